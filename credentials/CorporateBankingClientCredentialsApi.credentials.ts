@@ -1,0 +1,128 @@
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestHelper,
+	IHttpRequestOptions,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { fxEndpoints, originOf, tlsFromCredentials, tlsProperties, tokenCacheProperties } from '../nodes/shared/credentialFields';
+import { getClientCredentialsToken } from '../nodes/shared/transport/token';
+
+export class CorporateBankingClientCredentialsApi implements ICredentialType {
+	name = 'corporateBankingClientCredentialsApi';
+
+	displayName = 'Corporate Banking Client Credentials API';
+
+	icon: Icon = { light: 'file:../icons/bank.svg', dark: 'file:../icons/bank.dark.svg' };
+
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-corporate-banking#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Environment',
+			name: 'environment',
+			type: 'options',
+			options: [
+				{ name: 'Sandbox', value: 'sandbox', description: 'Mocked data and simulated trades' },
+				{ name: 'Production', value: 'production', description: 'Real data and real trades' },
+				{ name: 'Custom URLs', value: 'custom', description: 'Give the token, report and execution URLs one by one' },
+			],
+			default: 'sandbox',
+		},
+		{
+			displayName: 'API Base URL',
+			name: 'apiUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://sandbox-api.bank.example',
+			description: 'The host of the bank\'s APIs for this environment. The report API is under /v1/open-trades-service, execution under /v1/trade-service, the token endpoint at /oauth2/token.',
+			displayOptions: { show: { environment: ['sandbox', 'production'] } },
+		},
+		{
+			displayName: 'Token URL',
+			name: 'tokenUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://auth.bank.example/oauth2/token',
+			description: 'The OAuth2 token endpoint. Leave empty to use {API Base URL}/oauth2/token.',
+		},
+		{
+			displayName: 'Trade Report Base URL',
+			name: 'reportBaseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://api.bank.example/v1/open-trades-service',
+			displayOptions: { show: { environment: ['custom'] } },
+		},
+		{
+			displayName: 'Trade Execution Base URL',
+			name: 'executionBaseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://api.bank.example/v1/trade-service',
+			displayOptions: { show: { environment: ['custom'] } },
+		},
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'The client ID received at onboarding',
+		},
+		{
+			displayName: 'Scope',
+			name: 'scope',
+			type: 'string',
+			default: 'accounts',
+			description: 'Space-separated scopes; must contain "accounts"',
+		},
+		...tlsProperties({ clientCertificate: 'optional' }),
+		...tokenCacheProperties,
+	];
+
+	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
+		const endpoints = fxEndpoints(credentials);
+		if (!originOf(endpoints.tokenUrl)) {
+			throw new Error('Token URL: must be an absolute https:// URL (or set the API Base URL)');
+		}
+		const clientId = String(credentials.clientId ?? '').trim();
+		if (!clientId) throw new Error('Client ID: required');
+		const scope = String(credentials.scope ?? '').trim() || 'accounts';
+		if (!scope.split(/\s+/).includes('accounts')) throw new Error('Scope: must contain "accounts"');
+		const token = await getClientCredentialsToken(
+			this.helpers,
+			{ tokenUrl: endpoints.tokenUrl, clientId, scope, tls: tlsFromCredentials(credentials) },
+			typeof credentials.accessToken === 'string' ? credentials.accessToken : undefined,
+		);
+		return { accessToken: token.accessToken, tokenExpiresAt: token.expiresAt };
+	}
+
+	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		const endpoints = fxEndpoints(credentials);
+		const target = originOf(new URL(requestOptions.url, requestOptions.baseURL).toString());
+		const allowed = [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl].map(originOf);
+		if (!target || !allowed.includes(target)) {
+			throw new Error(`Refusing to send the bank credential to ${target ?? 'an invalid URL'}: it is not one of the credential's bank URLs`);
+		}
+		const tls = tlsFromCredentials(credentials);
+		return {
+			...requestOptions,
+			headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
+			...(tls ? { agentOptions: { ...(requestOptions.agentOptions ?? {}), ...tls } } : {}),
+		};
+	}
+
+	test: ICredentialTestRequest = {
+		request: {
+			method: 'GET',
+			url: '={{$credentials.environment === "custom" ? $credentials.reportBaseUrl.replace(/\\/+$/, "") : $credentials.apiUrl.replace(/\\/+$/, "") + "/v1/open-trades-service"}}/trade-reports/open',
+			qs: { limit: 1 },
+		},
+	};
+}

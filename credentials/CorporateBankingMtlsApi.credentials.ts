@@ -1,0 +1,98 @@
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestHelper,
+	IHttpRequestOptions,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { mtlsTokenUrl, originOf, tlsFromCredentials, tlsProperties, tokenCacheProperties } from '../nodes/shared/credentialFields';
+import { getClientCredentialsToken } from '../nodes/shared/transport/token';
+
+export class CorporateBankingMtlsApi implements ICredentialType {
+	name = 'corporateBankingMtlsApi';
+
+	displayName = 'Corporate Banking Mutual TLS API';
+
+	icon: Icon = { light: 'file:../icons/bank.svg', dark: 'file:../icons/bank.dark.svg' };
+
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-corporate-banking#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://mtls-api.bank.example',
+			description: 'The mutual-TLS host of the bank. The token endpoint is {Base URL}[/{Country Code}]/oauth2/token.',
+		},
+		{
+			displayName: 'Country Code',
+			name: 'countryCode',
+			type: 'string',
+			default: '',
+			placeholder: 'gb',
+			description: 'Two-letter country code some regulated APIs put before /oauth2/token. Leave empty when the bank does not use one.',
+		},
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'The client ID registered with the network certificate at onboarding (tls_client_auth)',
+		},
+		{
+			displayName: 'Scope',
+			name: 'scope',
+			type: 'string',
+			default: 'accounts',
+			description: 'Space-separated scopes; must contain "accounts"',
+		},
+		...tlsProperties({ clientCertificate: 'required' }),
+		...tokenCacheProperties,
+	];
+
+	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
+		const country = typeof credentials.countryCode === 'string' ? credentials.countryCode.trim() : '';
+		if (country && !/^[A-Za-z]{2}$/.test(country)) throw new Error('Country Code: must be two letters, or empty');
+		const tokenUrl = mtlsTokenUrl(credentials);
+		if (!originOf(tokenUrl)) throw new Error('Base URL: must be an absolute https:// URL');
+		const clientId = String(credentials.clientId ?? '').trim();
+		if (!clientId) throw new Error('Client ID: required');
+		const scope = String(credentials.scope ?? '').trim() || 'accounts';
+		if (!scope.split(/\s+/).includes('accounts')) throw new Error('Scope: must contain "accounts"');
+		const tls = tlsFromCredentials(credentials);
+		if (!tls?.cert) throw new Error('Client Certificate: required for tls_client_auth');
+		const token = await getClientCredentialsToken(
+			this.helpers,
+			{ tokenUrl, clientId, scope, tls },
+			typeof credentials.accessToken === 'string' ? credentials.accessToken : undefined,
+		);
+		return { accessToken: token.accessToken, tokenExpiresAt: token.expiresAt };
+	}
+
+	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		const tls = tlsFromCredentials(credentials);
+		return {
+			...requestOptions,
+			headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
+			...(tls ? { agentOptions: { ...(requestOptions.agentOptions ?? {}), ...tls } } : {}),
+		};
+	}
+
+	test: ICredentialTestRequest = {
+		request: {
+			method: 'POST',
+			url: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}/events',
+			body: { maxEvents: 0, returnImmediately: true },
+			json: true,
+		},
+	};
+}

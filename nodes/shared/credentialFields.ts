@@ -1,0 +1,151 @@
+import type { ICredentialDataDecryptedObject, INodeProperties } from 'n8n-workflow';
+
+import type { ClientTlsOptions } from './transport/tls';
+import { buildTlsOptions } from './transport/tls';
+
+/** Credential fields for TLS: the bank's CA, an optional client certificate, and the explicit opt-out. */
+export function tlsProperties(options: { clientCertificate: 'optional' | 'required' }): INodeProperties[] {
+	const showClient = options.clientCertificate === 'optional' ? { displayOptions: { show: { useClientCertificate: [true] } } } : {};
+	const props: INodeProperties[] = [];
+	if (options.clientCertificate === 'optional') {
+		props.push({
+			displayName: 'Use Client Certificate',
+			name: 'useClientCertificate',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to present a TLS client certificate (mutual TLS) on every connection',
+		});
+	}
+	props.push(
+		{
+			displayName: 'Client Certificate',
+			name: 'certificate',
+			type: 'string',
+			typeOptions: { password: true, rows: 4 },
+			default: '',
+			required: options.clientCertificate === 'required',
+			placeholder: '-----BEGIN CERTIFICATE-----',
+			description: 'The PEM certificate registered with the bank (with its chain, if the bank asks for it)',
+			...showClient,
+		},
+		{
+			displayName: 'Private Key',
+			name: 'privateKey',
+			type: 'string',
+			typeOptions: { password: true, rows: 4 },
+			default: '',
+			required: options.clientCertificate === 'required',
+			placeholder: '-----BEGIN PRIVATE KEY-----',
+			description: 'The PEM private key of the client certificate',
+			...showClient,
+		},
+		{
+			displayName: 'Passphrase',
+			name: 'passphrase',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description: 'The passphrase of the private key, if it is encrypted',
+			...showClient,
+		},
+		{
+			displayName: 'CA Certificate',
+			name: 'caCertificate',
+			type: 'string',
+			typeOptions: { password: true, rows: 4 },
+			default: '',
+			placeholder: '-----BEGIN CERTIFICATE-----',
+			description: "PEM certificate(s) of the authority that signed the bank's server certificate, when it is not a public one",
+		},
+		{
+			displayName: 'Ignore TLS Certificate Errors',
+			name: 'allowUnauthorizedCerts',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to connect even if SSL certificate validation is not possible',
+		},
+		{
+			displayName: 'Turning off certificate verification exposes tokens, files and trades to anyone on the network path. Use it only against a local test server.',
+			name: 'allowUnauthorizedCertsNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { allowUnauthorizedCerts: [true] } },
+		},
+	);
+	return props;
+}
+
+/** Client TLS options from the credential fields above (validated; errors name the field). */
+export function tlsFromCredentials(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
+	const useClient = credentials.useClientCertificate === undefined || credentials.useClientCertificate === true;
+	return buildTlsOptions({
+		caCertificate: credentials.caCertificate,
+		certificate: useClient ? credentials.certificate : '',
+		privateKey: useClient ? credentials.privateKey : '',
+		passphrase: useClient ? credentials.passphrase : '',
+		allowUnauthorizedCerts: credentials.allowUnauthorizedCerts,
+	});
+}
+
+/** Hidden fields where n8n keeps the current access token (expirable) and its expiry. */
+export const tokenCacheProperties: INodeProperties[] = [
+	{
+		displayName: 'Access Token',
+		name: 'accessToken',
+		type: 'hidden',
+		typeOptions: { expirable: true, password: true },
+		default: '',
+	},
+	{
+		displayName: 'Token Expires At',
+		name: 'tokenExpiresAt',
+		type: 'hidden',
+		default: 0,
+	},
+];
+
+export function trimUrl(value: unknown): string {
+	return typeof value === 'string' ? value.trim().replace(/\/+$/, '') : '';
+}
+
+/** Endpoints of the FX APIs from a client-credentials credential. */
+export interface FxEndpoints {
+	tokenUrl: string;
+	reportBaseUrl: string;
+	executionBaseUrl: string;
+}
+
+export const REPORT_PATH = '/v1/open-trades-service';
+export const EXECUTION_PATH = '/v1/trade-service';
+
+export function fxEndpoints(credentials: ICredentialDataDecryptedObject): FxEndpoints {
+	if (credentials.environment === 'custom') {
+		return {
+			tokenUrl: trimUrl(credentials.tokenUrl),
+			reportBaseUrl: trimUrl(credentials.reportBaseUrl),
+			executionBaseUrl: trimUrl(credentials.executionBaseUrl),
+		};
+	}
+	const api = trimUrl(credentials.apiUrl);
+	const tokenUrl = trimUrl(credentials.tokenUrl);
+	return {
+		tokenUrl: tokenUrl || `${api}/oauth2/token`,
+		reportBaseUrl: `${api}${REPORT_PATH}`,
+		executionBaseUrl: `${api}${EXECUTION_PATH}`,
+	};
+}
+
+/** The mutual-TLS token URL: `{base}[/{country}]/oauth2/token`. */
+export function mtlsTokenUrl(credentials: ICredentialDataDecryptedObject): string {
+	const base = trimUrl(credentials.baseUrl);
+	const country = typeof credentials.countryCode === 'string' ? credentials.countryCode.trim().toLowerCase() : '';
+	return `${base}${country ? `/${country}` : ''}/oauth2/token`;
+}
+
+export function originOf(url: string): string | undefined {
+	try {
+		return new URL(url).origin;
+	} catch {
+		return undefined;
+	}
+}

@@ -1,0 +1,205 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { redactSecrets } from './redact';
+import { describeTlsError } from './tls';
+
+/** What a bank said when it refused a request, whatever shape its error body had. */
+export interface BankErrorInfo {
+	/** HTTP status, when there was a response. */
+	status?: number;
+	/** The bank's own error code or exception type. */
+	code?: string;
+	/** The bank's own message. */
+	message?: string;
+	/** Further details from the body (field errors, paths). */
+	details?: string[];
+	/** A transport-level error code (ECONNRESET, ETIMEDOUT, a TLS code). */
+	networkCode?: string;
+	/** Present when the failure happened before or while connecting. */
+	networkMessage?: string;
+}
+
+function str(value: unknown): string | undefined {
+	if (typeof value === 'string' && value.trim()) return value.trim();
+	if (typeof value === 'number') return String(value);
+	return undefined;
+}
+
+function parseMaybeJson(body: unknown): unknown {
+	if (Buffer.isBuffer(body)) body = body.toString('utf8');
+	if (typeof body === 'string') {
+		const text = body.trim();
+		if (text.startsWith('{') || text.startsWith('[')) {
+			try {
+				return JSON.parse(text);
+			} catch {
+				return text;
+			}
+		}
+		return text;
+	}
+	return body;
+}
+
+/**
+ * Reads every error body shape the bank's APIs use:
+ * `{error:{exception,message,timestamp}}` (trade report), `{timestamp,exception,message}`
+ * (trade execution), `{status,exceptionType,details}` (mock service),
+ * `{Code,Id,Message,Errors:[{ErrorCode,Message,Path,Url}]}` (Open Banking event polling),
+ * OAuth `{error,error_description}`, and plain text or HTML pages.
+ */
+export function parseBankErrorBody(rawBody: unknown): Pick<BankErrorInfo, 'code' | 'message' | 'details'> {
+	const body = parseMaybeJson(rawBody);
+	if (body === undefined || body === null || body === '') return {};
+	if (typeof body === 'string') {
+		if (/^<(!doctype html|html)/i.test(body)) {
+			const title = /<title>([^<]*)<\/title>/i.exec(body)?.[1]?.trim();
+			return { message: title ? `The bank answered with an HTML page: ${title}` : 'The bank answered with an HTML page instead of data' };
+		}
+		return { message: body.length > 300 ? `${body.slice(0, 300)}…` : body };
+	}
+	if (typeof body !== 'object') return { message: String(body) };
+	const obj = body as Record<string, unknown>;
+
+	const nested = obj.error;
+	if (nested && typeof nested === 'object' && !Array.isArray(nested)) {
+		const e = nested as Record<string, unknown>;
+		return { code: str(e.exception) ?? str(e.code), message: str(e.message) ?? str(e.description) };
+	}
+	if (typeof obj.error === 'string') {
+		return { code: obj.error, message: str(obj.error_description) ?? obj.error };
+	}
+	if ('Code' in obj || 'Errors' in obj) {
+		const errors = Array.isArray(obj.Errors) ? (obj.Errors as Array<Record<string, unknown>>) : [];
+		const details = errors
+			.map((e) => [str(e.ErrorCode), str(e.Message), str(e.Path) && `at ${str(e.Path)}`].filter(Boolean).join(' '))
+			.filter(Boolean);
+		return {
+			code: str(errors[0]?.ErrorCode) ?? str(obj.Code),
+			message: str(obj.Message) ?? str(errors[0]?.Message),
+			details: details.length ? details : undefined,
+		};
+	}
+	if ('exceptionType' in obj || ('details' in obj && 'status' in obj)) {
+		const details = obj.details;
+		const list = Array.isArray(details) ? details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))) : undefined;
+		return {
+			code: str(obj.exceptionType),
+			message: typeof details === 'string' ? details : list?.[0] ?? str(obj.message),
+			details: list && list.length > 1 ? list : undefined,
+		};
+	}
+	return {
+		code: str(obj.exception) ?? str(obj.code) ?? str(obj.errorCode),
+		message: str(obj.message) ?? str(obj.Message) ?? str(obj.detail) ?? str(obj.description),
+	};
+}
+
+interface ErrorLike {
+	message?: string;
+	code?: string;
+	httpCode?: string | null;
+	status?: number;
+	statusCode?: number;
+	response?: { status?: number; statusCode?: number; data?: unknown; body?: unknown; headers?: Record<string, unknown> };
+	cause?: unknown;
+	errorResponse?: unknown;
+	context?: { data?: unknown };
+}
+
+/** Finds status, body and network code in whatever n8n's request helpers threw. */
+export function extractErrorInfo(error: unknown): BankErrorInfo {
+	const seen = new Set<unknown>();
+	let status: number | undefined;
+	let body: unknown;
+	let networkCode: string | undefined;
+	let networkMessage: string | undefined;
+	let current: unknown = error;
+	while (current && typeof current === 'object' && !seen.has(current)) {
+		seen.add(current);
+		const e = current as ErrorLike;
+		const resp = e.response;
+		if (resp && typeof resp === 'object') {
+			status ??= resp.status ?? resp.statusCode;
+			if (body === undefined) body = resp.data ?? resp.body;
+		}
+		if (body === undefined && e.context?.data !== undefined) body = e.context.data;
+		if (status === undefined && typeof e.statusCode === 'number') status = e.statusCode;
+		if (status === undefined && typeof e.status === 'number') status = e.status;
+		if (status === undefined && e.httpCode && /^\d{3}$/.test(e.httpCode)) status = Number(e.httpCode);
+		if (!networkCode && typeof e.code === 'string' && /^[A-Z_0-9]+$/.test(e.code)) {
+			networkCode = e.code;
+			networkMessage = e.message;
+		}
+		current = e.cause ?? e.errorResponse;
+	}
+	const parsed = parseBankErrorBody(body);
+	return { status, ...parsed, networkCode: status ? undefined : networkCode, networkMessage: status ? undefined : networkMessage };
+}
+
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET', 'ECONNREFUSED', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+export function isTimeout(info: BankErrorInfo): boolean {
+	return !!info.networkCode && TIMEOUT_CODES.has(info.networkCode);
+}
+
+export function isNetworkFailure(info: BankErrorInfo): boolean {
+	return !info.status && !!info.networkCode && (TIMEOUT_CODES.has(info.networkCode) || DROPPED_CODES.has(info.networkCode));
+}
+
+export interface BankErrorOptions {
+	/** What was being done, e.g. "Get open trades". */
+	operation?: string;
+	itemIndex?: number;
+	/** Secrets that must not appear in the error. */
+	secrets?: string[];
+	/** Replaces the message for a given HTTP status. */
+	statusMessages?: Record<number, string>;
+	/** Extra text appended to the description. */
+	hint?: string;
+}
+
+/**
+ * Turns a failed bank call into a NodeApiError carrying the bank's own code and message. The
+ * error is built from the extracted facts only: request headers, tokens and bodies sent are
+ * never copied into it.
+ */
+export function toBankApiError(node: INode, error: unknown, options: BankErrorOptions = {}): NodeApiError {
+	const info = extractErrorInfo(error);
+	const secrets = options.secrets ?? [];
+	const clean = (s: string | undefined) => (s === undefined ? undefined : redactSecrets(s, secrets));
+	let message: string;
+	const descriptionParts: string[] = [];
+	const tls = describeTlsError(error) ?? (info.networkCode ? describeTlsError({ code: info.networkCode, message: info.networkMessage }) : undefined);
+	if (info.status) {
+		message = options.statusMessages?.[info.status] ?? info.message ?? `The bank answered HTTP ${info.status}`;
+		if (info.code) descriptionParts.push(`Bank code: ${info.code}`);
+		if (options.statusMessages?.[info.status] && info.message) descriptionParts.push(`Bank message: ${info.message}`);
+		descriptionParts.push(`HTTP status: ${info.status}`);
+	} else if (tls) {
+		message = tls;
+	} else if (info.networkCode) {
+		message = isTimeout(info)
+			? `The bank did not answer in time (${info.networkCode})`
+			: `The connection to the bank failed (${info.networkCode})`;
+	} else {
+		message = (error as Error)?.message ?? 'The request to the bank failed';
+	}
+	if (info.details?.length) descriptionParts.push(...info.details);
+	if (options.hint) descriptionParts.push(options.hint);
+	const body: JsonObject = {
+		message: clean(message) ?? '',
+		...(info.code ? { code: info.code } : {}),
+		...(info.status ? { httpCode: String(info.status) } : {}),
+		...(info.networkCode ? { networkCode: info.networkCode } : {}),
+	};
+	const apiError = new NodeApiError(node, body, {
+		message: clean(options.operation ? `${options.operation}: ${message}` : message),
+		description: clean(descriptionParts.join('\n')) || undefined,
+		httpCode: info.status ? String(info.status) : info.networkCode,
+		itemIndex: options.itemIndex,
+	});
+	return apiError;
+}

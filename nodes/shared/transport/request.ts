@@ -1,0 +1,137 @@
+import type {
+	IAdditionalCredentialOptions,
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+	IPollFunctions,
+} from 'n8n-workflow';
+
+import { extractErrorInfo, isNetworkFailure } from './errors';
+import type { RetryPolicy } from './retry';
+import { NO_RETRY, withRetry } from './retry';
+import type { ClientTlsOptions } from './tls';
+import { tokenNeedsRefresh } from './token';
+
+export type BankContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
+
+export interface BankRequestOptions {
+	method: IHttpRequestMethods;
+	url: string;
+	qs?: IDataObject;
+	headers?: IDataObject;
+	/** A JSON body (objects) or a raw body (string/Buffer) sent as is. */
+	body?: IHttpRequestOptions['body'];
+	/** Parse the response as JSON (default true). */
+	json?: boolean;
+	timeoutMs?: number;
+	/**
+	 * Whether sending the request twice is harmless. Only idempotent requests are retried after
+	 * a 5xx, a timeout or a dropped connection. A request that is not idempotent is sent once;
+	 * after a 401 it is sent once more with a fresh token, because the bank refused it unread.
+	 */
+	idempotent: boolean;
+	retry?: RetryPolicy;
+	/** TLS settings for requests without a credential (the credential adds its own). */
+	tls?: ClientTlsOptions;
+	/** Called before each retry, for logging and counting. */
+	onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
+	random?: () => number;
+}
+
+export interface BankResponse<T = unknown> {
+	statusCode: number;
+	headers: Record<string, string | string[] | undefined>;
+	body: T;
+}
+
+/** Statuses worth another try for an idempotent request. */
+export const RETRYABLE_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+export function isRetryableError(error: unknown): boolean {
+	const info = extractErrorInfo(error);
+	if (info.status) return RETRYABLE_STATUSES.has(info.status);
+	return isNetworkFailure(info);
+}
+
+/** Names of the hidden credential fields that hold the cached token and its expiry. */
+export const TOKEN_FIELD = 'accessToken';
+export const TOKEN_EXPIRY_FIELD = 'tokenExpiresAt';
+
+/**
+ * Builds the override that makes n8n renew a token that is about to expire. n8n itself renews
+ * an expirable credential field only when it is empty or after a 401; handing it the stored data
+ * with the token blanked makes it run the credential's preAuthentication and store the result,
+ * so every worker reading the credential sees the new token.
+ */
+async function expiryOverride(ctx: BankContext, credentialType: string): Promise<IAdditionalCredentialOptions | undefined> {
+	const data = (await ctx.getCredentials(credentialType)) as ICredentialDataDecryptedObject;
+	if (!(TOKEN_FIELD in data) && !(TOKEN_EXPIRY_FIELD in data)) return undefined;
+	if (!tokenNeedsRefresh(data[TOKEN_FIELD], data[TOKEN_EXPIRY_FIELD])) return undefined;
+	const details = ctx.getNode().credentials?.[credentialType];
+	return {
+		credentialsDecrypted: {
+			id: details?.id ?? '',
+			name: details?.name ?? credentialType,
+			type: credentialType,
+			data: { ...data, [TOKEN_FIELD]: '' },
+		},
+	};
+}
+
+function toHttpOptions(req: BankRequestOptions): IHttpRequestOptions {
+	const options: IHttpRequestOptions = {
+		method: req.method,
+		url: req.url,
+		qs: req.qs,
+		headers: { Accept: 'application/json', ...(req.headers ?? {}) },
+		body: req.body,
+		json: req.json ?? true,
+		timeout: req.timeoutMs ?? 60000,
+		returnFullResponse: true,
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
+	};
+	if (req.tls) options.agentOptions = { ...req.tls };
+	return options;
+}
+
+function toResponse<T>(raw: unknown): BankResponse<T> {
+	const full = raw as IN8nHttpFullResponse;
+	return {
+		statusCode: full.statusCode,
+		headers: (full.headers ?? {}) as BankResponse['headers'],
+		body: full.body as T,
+	};
+}
+
+/**
+ * The one way every node talks to the bank. With a credential type, the request goes through
+ * n8n's authenticated helper: the credential adds the bearer token and client TLS, n8n renews the
+ * token after a 401 and sends the request once more. Idempotent requests are retried with backoff
+ * after 5xx and network failures; others never are.
+ */
+export async function bankRequest<T = unknown>(
+	ctx: BankContext,
+	credentialType: string | undefined,
+	req: BankRequestOptions,
+): Promise<BankResponse<T>> {
+	const policy = req.idempotent ? (req.retry ?? NO_RETRY) : NO_RETRY;
+	return await withRetry(
+		policy,
+		{ retryable: isRetryableError, onRetry: req.onRetry, random: req.random },
+		async () => {
+			const options = toHttpOptions(req);
+			if (credentialType) {
+				const additional = await expiryOverride(ctx, credentialType);
+				const raw: unknown = await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options, additional);
+				return toResponse<T>(raw);
+			}
+			const raw: unknown = await ctx.helpers.httpRequest(options);
+			return toResponse<T>(raw);
+		},
+	);
+}
