@@ -138,6 +138,19 @@ export function extractErrorInfo(error: unknown): BankErrorInfo {
 	return { status, ...parsed, networkCode: status ? undefined : networkCode, networkMessage: status ? undefined : networkMessage };
 }
 
+/** Whether an error or any error it wraps has the given name (e.g. 'TokenError'). */
+export function errorChainHas(error: unknown, name: string): boolean {
+	const seen = new Set<unknown>();
+	let current: unknown = error;
+	while (current && typeof current === 'object' && !seen.has(current)) {
+		seen.add(current);
+		if ((current as Error).name === name) return true;
+		const e = current as ErrorLike;
+		current = e.cause ?? e.errorResponse;
+	}
+	return false;
+}
+
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET', 'ECONNREFUSED', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH']);
 
@@ -195,11 +208,14 @@ export function toBankApiError(node: INode, error: unknown, options: BankErrorOp
 		...(info.status ? { httpCode: String(info.status) } : {}),
 		...(info.networkCode ? { networkCode: info.networkCode } : {}),
 	};
+	const finalMessage = clean(options.operation ? `${options.operation}: ${message}` : message) ?? message;
 	const apiError = new NodeApiError(node, body, {
-		message: clean(options.operation ? `${options.operation}: ${message}` : message),
+		message: finalMessage,
 		description: clean(descriptionParts.join('\n')) || undefined,
-		httpCode: info.status ? String(info.status) : info.networkCode,
+		httpCode: info.status ? String(info.status) : undefined,
 		itemIndex: options.itemIndex,
 	});
+	// NodeApiError swaps in generic texts for known network codes; keep the specific one.
+	apiError.message = finalMessage;
 	return apiError;
 }

@@ -1,0 +1,80 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { BankRequestOptions, BankResponse } from '../transport/request';
+import { bankRequest } from '../transport/request';
+import type { RetryPolicy } from '../transport/retry';
+
+/**
+ * Where an FX operation sends its requests: the bank's API with a credential, or the bank's mock
+ * service without one. Operations are written once against this and serve both nodes.
+ */
+export interface FxTarget {
+	/** Base URL of the API, e.g. https://api.bank.example/v1/open-trades-service */
+	baseUrl: string;
+	/** The credential type adding token and TLS; none for the mock service. */
+	credentialType?: string;
+	/** Retry policy for idempotent requests (reads). */
+	readRetry?: RetryPolicy;
+	/**
+	 * Retry policy for requests that change state. Only the mock service sets it: it moves no
+	 * money. For the real bank an execution is never sent twice.
+	 */
+	writeRetry?: RetryPolicy;
+	/** Adds target-specific fields to each output item (the mock's x-mockdata-info header). */
+	decorate?: (json: IDataObject, response: BankResponse) => IDataObject;
+	/** Called before each retry. */
+	onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
+	random?: () => number;
+	timeoutMs?: number;
+}
+
+export async function fxRequest<T>(
+	ctx: IExecuteFunctions,
+	target: FxTarget,
+	req: Omit<BankRequestOptions, 'retry' | 'onRetry' | 'random'>,
+): Promise<BankResponse<T>> {
+	const retry = req.idempotent ? target.readRetry : target.writeRetry;
+	return await bankRequest<T>(ctx, target.credentialType, {
+		...req,
+		idempotent: req.idempotent || !!target.writeRetry,
+		retry,
+		onRetry: target.onRetry,
+		random: target.random,
+		timeoutMs: req.timeoutMs ?? target.timeoutMs,
+	});
+}
+
+/** Origin check for links the bank hands back: never follow one to another host. */
+export function sameOriginUrl(base: string, link: string): URL | undefined {
+	let resolved: URL;
+	try {
+		resolved = new URL(link, base);
+	} catch {
+		return undefined;
+	}
+	return resolved.origin === new URL(base).origin ? resolved : undefined;
+}
+
+function num(value: unknown): unknown {
+	if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+	return value;
+}
+
+function money(value: unknown): unknown {
+	if (!value || typeof value !== 'object') return value;
+	const m = value as IDataObject;
+	return { ...m, ...(m.amount !== undefined ? { amount: num(m.amount) } : {}) };
+}
+
+/** A trade or execution result as an n8n item: numbers as numbers, money objects kept. */
+export function shapeTrade(raw: IDataObject): IDataObject {
+	const out: IDataObject = { ...raw };
+	for (const key of ['allInPrice', 'spotPrice', 'forwardPrice']) {
+		if (key in out) out[key] = num(out[key]) as IDataObject[string];
+	}
+	for (const key of ['sold', 'bought']) {
+		if (key in out) out[key] = money(out[key]) as IDataObject[string];
+	}
+	if (typeof out.autoSettle === 'string') out.autoSettle = out.autoSettle === 'true';
+	return out;
+}

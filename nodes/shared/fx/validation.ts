@@ -1,0 +1,124 @@
+import { DateTime } from 'luxon';
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/** ISO 4217 active alphabetic currency codes (funds and precious-metal codes included). */
+export const ISO_4217 = new Set(
+	(
+		'AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD ' +
+		'CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL ' +
+		'GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD ' +
+		'KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO ' +
+		'NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD ' +
+		'SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV ' +
+		'WST XAF XAG XAU XBA XBB XBC XBD XCD XCG XDR XOF XPD XPF XPT XSU XUA YER ZAR ZMW ZWG ZWL'
+	).split(' '),
+);
+
+/** Tenors the bank accepts (REFERENCES: ON, TOM, TN, SP, SN, 1W-3W, 1M-11M, 15M, 18M, 1Y-5Y). */
+export const TENORS: string[] = [
+	'ON',
+	'TOM',
+	'TN',
+	'SP',
+	'SN',
+	'1W',
+	'2W',
+	'3W',
+	...Array.from({ length: 11 }, (_, i) => `${i + 1}M`),
+	'15M',
+	'18M',
+	...Array.from({ length: 5 }, (_, i) => `${i + 1}Y`),
+];
+
+export const TENOR_NAMES: Record<string, string> = {
+	ON: 'Overnight (ON)',
+	TOM: 'Tomorrow (TOM)',
+	TN: 'Tomorrow Next (TN)',
+	SP: 'Spot (SP)',
+	SN: 'Spot Next (SN)',
+};
+
+export class FxValidator {
+	constructor(
+		private readonly node: INode,
+		private readonly itemIndex: number,
+	) {}
+
+	fail(field: string, rule: string): never {
+		throw new NodeOperationError(this.node, `${field}: ${rule}`, {
+			itemIndex: this.itemIndex,
+			description: 'Nothing was sent to the bank.',
+		});
+	}
+
+	/** A calendar date as YYYY-MM-DD from a date or date-time parameter value. */
+	date(field: string, value: unknown, rules: { notFuture?: boolean; notPast?: boolean } = {}): string {
+		let text: string | undefined;
+		if (value instanceof Date) text = Number.isNaN(value.getTime()) ? undefined : value.toISOString().slice(0, 10);
+		else if (DateTime.isDateTime(value)) text = value.isValid ? value.toISODate() ?? undefined : undefined;
+		else if (typeof value === 'string') text = value.trim();
+		if (!text) this.fail(field, 'required, as a date such as 2025-01-31');
+		const match = /^(\d{4}-\d{2}-\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
+		if (!match) this.fail(field, `"${text}" is not a valid date (expected YYYY-MM-DD)`);
+		const day = DateTime.fromISO(match[1], { zone: 'utc' });
+		if (!day.isValid) this.fail(field, `"${match[1]}" is not a real calendar date`);
+		const today = DateTime.utc().startOf('day');
+		if (rules.notFuture && day > today) this.fail(field, `${match[1]} is in the future; it must be today or earlier`);
+		if (rules.notPast && day < today) this.fail(field, `${match[1]} is in the past; it must be today or later`);
+		return match[1];
+	}
+
+	integer(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+		const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+		if (typeof n !== 'number' || !Number.isInteger(n)) this.fail(field, `must be a whole number, got ${JSON.stringify(value)}`);
+		if (n < min || n > max) {
+			this.fail(field, max === Number.MAX_SAFE_INTEGER ? `must be at least ${min}, got ${n}` : `must be from ${min} to ${max}, got ${n}`);
+		}
+		return n;
+	}
+
+	positiveAmount(field: string, value: unknown): number {
+		const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+		if (typeof n !== 'number' || !Number.isFinite(n)) this.fail(field, `must be a number, got ${JSON.stringify(value)}`);
+		if (n <= 0) this.fail(field, `must be greater than zero, got ${n}`);
+		return n;
+	}
+
+	currency(field: string, value: unknown): string {
+		const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
+		if (!code) this.fail(field, 'required, an ISO 4217 currency code such as EUR');
+		if (!ISO_4217.has(code)) this.fail(field, `"${String(value)}" is not an ISO 4217 currency code`);
+		return code;
+	}
+
+	oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
+		const v = typeof value === 'string' ? value.trim().toUpperCase() : '';
+		if (!allowed.includes(v as T)) this.fail(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+		return v as T;
+	}
+
+	requiredText(field: string, value: unknown, maxLength = 256): string {
+		const v = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+		if (!v) this.fail(field, 'required');
+		if (v.length > maxLength) this.fail(field, `must be at most ${maxLength} characters`);
+		return v;
+	}
+
+	tradeId(field: string, value: unknown): string {
+		const v = typeof value === 'string' ? value.trim() : '';
+		if (v.length !== 12) this.fail(field, `must be exactly 12 characters, got ${v.length}`);
+		if (!/^[A-Za-z0-9]+$/.test(v)) this.fail(field, 'may contain only letters and digits');
+		return v;
+	}
+
+	/** Counterpart identifiers from a comma-separated string or a list. */
+	counterparts(field: string, value: unknown): string[] {
+		const raw = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [];
+		const list = raw.map((s) => s.trim()).filter(Boolean);
+		for (const id of list) {
+			if (!/^[A-Za-z0-9._\-/ ]{1,64}$/.test(id)) this.fail(field, `"${id}" is not a counterpart identifier`);
+		}
+		return [...new Set(list)];
+	}
+}
