@@ -108,6 +108,9 @@ export async function executeTrade(ctx: IExecuteFunctions, itemIndex: number, ta
 				hint: `The trade may have been executed. Check the trade report (FX Trade Report > Get Open) before trying again; it was not sent again automatically.\n${request}`,
 			});
 		}
+		if (target.writeRetry) {
+			throw toBankApiError(ctx.getNode(), error, { operation: 'Execute trade (mock service)', itemIndex, hint: request });
+		}
 		throw toBankApiError(ctx.getNode(), error, {
 			operation: 'Execute trade: not executed',
 			itemIndex,

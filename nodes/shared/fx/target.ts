@@ -22,6 +22,8 @@ export interface FxTarget {
 	writeRetry?: RetryPolicy;
 	/** Adds target-specific fields to each output item (the mock's x-mockdata-info header). */
 	decorate?: (json: IDataObject, response: BankResponse) => IDataObject;
+	/** Which failures may be retried; default: 5xx, 408, 429 and network failures. */
+	retryable?: (error: unknown) => boolean;
 	/** Called before each retry. */
 	onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
 	random?: () => number;
@@ -31,13 +33,14 @@ export interface FxTarget {
 export async function fxRequest<T>(
 	ctx: IExecuteFunctions,
 	target: FxTarget,
-	req: Omit<BankRequestOptions, 'retry' | 'onRetry' | 'random'>,
+	req: Omit<BankRequestOptions, 'retry' | 'onRetry' | 'random' | 'retryable'>,
 ): Promise<BankResponse<T>> {
 	const retry = req.idempotent ? target.readRetry : target.writeRetry;
 	return await bankRequest<T>(ctx, target.credentialType, {
 		...req,
 		idempotent: req.idempotent || !!target.writeRetry,
 		retry,
+		retryable: target.retryable,
 		onRetry: target.onRetry,
 		random: target.random,
 		timeoutMs: req.timeoutMs ?? target.timeoutMs,

@@ -37,6 +37,8 @@ export interface BankRequestOptions {
 	retry?: RetryPolicy;
 	/** TLS settings for requests without a credential (the credential adds its own). */
 	tls?: ClientTlsOptions;
+	/** Which failures may be retried (default: 5xx, 408, 429 and network failures). */
+	retryable?: (error: unknown) => boolean;
 	/** Called before each retry, for logging and counting. */
 	onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
 	random?: () => number;
@@ -46,6 +48,8 @@ export interface BankResponse<T = unknown> {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
 	body: T;
+	/** How many times the request was sent (1 when it succeeded at once). */
+	attempts: number;
 }
 
 /** Statuses worth another try for an idempotent request. */
@@ -99,12 +103,13 @@ function toHttpOptions(req: BankRequestOptions): IHttpRequestOptions {
 	return options;
 }
 
-function toResponse<T>(raw: unknown): BankResponse<T> {
+function toResponse<T>(raw: unknown, attempts: number): BankResponse<T> {
 	const full = raw as IN8nHttpFullResponse;
 	return {
 		statusCode: full.statusCode,
 		headers: (full.headers ?? {}) as BankResponse['headers'],
 		body: full.body as T,
+		attempts,
 	};
 }
 
@@ -122,16 +127,16 @@ export async function bankRequest<T = unknown>(
 	const policy = req.idempotent ? (req.retry ?? NO_RETRY) : NO_RETRY;
 	return await withRetry(
 		policy,
-		{ retryable: isRetryableError, onRetry: req.onRetry, random: req.random },
-		async () => {
+		{ retryable: req.retryable ?? isRetryableError, onRetry: req.onRetry, random: req.random },
+		async (attempt) => {
 			const options = toHttpOptions(req);
 			if (credentialType) {
 				const additional = await expiryOverride(ctx, credentialType);
 				const raw: unknown = await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options, additional);
-				return toResponse<T>(raw);
+				return toResponse<T>(raw, attempt);
 			}
 			const raw: unknown = await ctx.helpers.httpRequest(options);
-			return toResponse<T>(raw);
+			return toResponse<T>(raw, attempt);
 		},
 	);
 }

@@ -1,0 +1,104 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { jsonParse, NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { executeTrade } from '../FxTradeExecution/operations/executeTrade';
+import { reportOperations } from '../FxTradeReport/operations';
+import type { FxTarget } from '../shared/fx/target';
+import { trimUrl } from '../shared/credentialFields';
+import { runForEachItem } from '../shared/runItems';
+import { extractErrorInfo, isNetworkFailure } from '../shared/transport/errors';
+import type { BankResponse } from '../shared/transport/request';
+import type { RetryPolicy } from '../shared/transport/retry';
+import type { MockApi } from './description';
+import { MOCK_APIS, mockProperties } from './description';
+
+/** The x-mockdata-info header, parsed when it is JSON. */
+export function mockDataInfo(response: BankResponse): unknown {
+	const raw = response.headers['x-mockdata-info'];
+	const text = Array.isArray(raw) ? raw.join(',') : raw;
+	if (text === undefined) return undefined;
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
+	}
+}
+
+/** The mock service errors at random on purpose: any error status or dropped connection is worth another try. */
+function mockRetryable(error: unknown): boolean {
+	const info = extractErrorInfo(error);
+	return info.status !== undefined ? info.status >= 400 : isNetworkFailure(info);
+}
+
+export class BankMockService implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Bank Mock Service',
+		name: 'bankMockService',
+		icon: { light: 'file:../../icons/bank.svg', dark: 'file:../../icons/bank.dark.svg' },
+		group: ['input'],
+		version: 1,
+		subtitle: '={{$parameter["api"] + ": " + $parameter["operation"]}}',
+		description: "Call the bank's mock FX APIs without authentication, surviving their random errors",
+		defaults: { name: 'Bank Mock Service' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: mockProperties,
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const api = this.getNodeParameter('api', 0) as MockApi;
+		const defaults = MOCK_APIS[api];
+		if (!defaults) throw new NodeOperationError(this.getNode(), `API: "${String(api)}" is not supported`);
+		const operation = this.getNodeParameter('operation', 0) as string;
+		const run = api === 'execution' ? (operation === 'executeTrade' ? executeTrade : undefined) : reportOperations[operation];
+		if (!run) throw new NodeOperationError(this.getNode(), `Operation: "${operation}" is not supported for this API`);
+
+		return [
+			await runForEachItem(this, async (i) => {
+				const base = trimUrl(this.getNodeParameter('mockBaseUrl', i));
+				if (!/^https?:\/\/[^/]+/i.test(base)) {
+					throw new NodeOperationError(this.getNode(), 'Mock Base URL: must be an absolute http(s) URL', { itemIndex: i });
+				}
+				const version = String(this.getNodeParameter('apiVersion', i, defaults.version)).trim() || defaults.version;
+				const name = String(this.getNodeParameter('apiName', i, defaults.name)).trim() || defaults.name;
+				if (!/^[\w.-]+$/.test(version)) throw new NodeOperationError(this.getNode(), 'API Version: may contain only letters, digits, dots and dashes', { itemIndex: i });
+				if (!/^[\w.-]+$/.test(name)) throw new NodeOperationError(this.getNode(), 'API Name: may contain only letters, digits, dots and dashes', { itemIndex: i });
+				const handling = this.getNodeParameter('errorHandling', i, {}) as IDataObject;
+				const policy: RetryPolicy = {
+					attempts: Math.max(1, Math.floor(Number(handling.attempts ?? 5))),
+					baseDelayMs: Math.max(0, Number(handling.baseDelayMs ?? 200)),
+					maxDelayMs: Math.max(0, Number(handling.maxDelayMs ?? 3000)),
+					jitter: true,
+				};
+				let attempts = 1;
+				const target: FxTarget = {
+					baseUrl: `${base}/mock/sandbox/${version}/${name}${defaults.path}`,
+					readRetry: policy,
+					writeRetry: policy,
+					retryable: mockRetryable,
+					onRetry: (_error, attempt) => {
+						attempts = attempt + 1;
+						this.logger.debug(`Mock service error, retrying (attempt ${attempt + 1} of ${policy.attempts})`);
+					},
+					decorate: (json, response) => ({ ...json, mockDataInfo: mockDataInfo(response) as IDataObject, mockAttempts: response.attempts }),
+				};
+				try {
+					return await run(this, i, target);
+				} catch (error) {
+					if (!(error instanceof NodeApiError)) throw error instanceof NodeOperationError ? error : new NodeOperationError(this.getNode(), error as Error, { itemIndex: i });
+					const fallback = (handling.fallback as string) ?? 'fail';
+					if (fallback === 'errorItem') {
+						return [{ json: { error: error.message, description: error.description ?? undefined, httpCode: error.httpCode ?? undefined, mockAttempts: attempts }, pairedItem: { item: i } }];
+					}
+					if (fallback === 'fallbackJson') {
+						const raw = handling.fallbackJson ?? '{}';
+						const json = typeof raw === 'string' ? jsonParse<IDataObject>(raw, { errorMessage: 'Fallback JSON: is not valid JSON' }) : (raw as IDataObject);
+						return [{ json: { ...json, mockFallback: true, mockAttempts: attempts }, pairedItem: { item: i } }];
+					}
+					throw new NodeApiError(this.getNode(), error as unknown as IDataObject as never);
+				}
+			}),
+		];
+	}
+}

@@ -1,0 +1,117 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { fxExecutionProperties } from '../FxTradeExecution/description';
+import { fxReportProperties } from '../FxTradeReport/description';
+
+/** The mock APIs the bank publishes, with their default version and name. */
+export const MOCK_APIS = {
+	report: { version: '1.0.0', name: 'fx-open-and-historical-trades-api', path: '/v1/open-trades-service' },
+	execution: { version: '1.0.1', name: 'fx-trade-execution-api', path: '/v1/trade-service' },
+} as const;
+
+export type MockApi = keyof typeof MOCK_APIS;
+
+export const mockProperties: INodeProperties[] = [
+	{
+		displayName: 'Mock Base URL',
+		name: 'mockBaseUrl',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'https://mock.bank.example',
+		description: "The host of the bank's mock service. Requests go to {Mock Base URL}/mock/sandbox/{API Version}/{API Name}/{operation path}.",
+	},
+	{
+		displayName: 'API',
+		name: 'api',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'FX Trade Report', value: 'report' },
+			{ name: 'FX Trade Execution', value: 'execution' },
+		],
+		default: 'report',
+	},
+	{
+		displayName: 'API Version',
+		name: 'apiVersion',
+		type: 'string',
+		default: '1.0.0',
+		displayOptions: { show: { api: ['report'] } },
+	},
+	{
+		displayName: 'API Version',
+		name: 'apiVersion',
+		type: 'string',
+		default: '1.0.1',
+		displayOptions: { show: { api: ['execution'] } },
+	},
+	{
+		displayName: 'API Name',
+		name: 'apiName',
+		type: 'string',
+		default: 'fx-open-and-historical-trades-api',
+		displayOptions: { show: { api: ['report'] } },
+	},
+	{
+		displayName: 'API Name',
+		name: 'apiName',
+		type: 'string',
+		default: 'fx-trade-execution-api',
+		displayOptions: { show: { api: ['execution'] } },
+	},
+	...fxReportProperties({ api: ['report'] }),
+	...fxExecutionProperties({ api: ['execution'] }).filter((p) => p.name !== 'allowAiAgentUse'),
+	{
+		displayName: 'Random Errors',
+		name: 'errorHandling',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		description: 'The mock service answers with random errors on purpose; these settings decide how they are survived',
+		options: [
+			{
+				displayName: 'Attempts',
+				name: 'attempts',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 20 },
+				default: 5,
+				description: 'How many times a request is sent before giving up (1 = no retry)',
+			},
+			{
+				displayName: 'Backoff (Ms)',
+				name: 'baseDelayMs',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 200,
+				description: 'Wait before the first retry; it doubles each time, with random jitter',
+			},
+			{
+				displayName: 'Fallback JSON',
+				name: 'fallbackJson',
+				type: 'json',
+				default: '{}',
+				description: 'The item to output for a request that still fails after every attempt',
+				displayOptions: { show: { fallback: ['fallbackJson'] } },
+			},
+			{
+				displayName: 'Max Backoff (Ms)',
+				name: 'maxDelayMs',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 3000,
+			},
+			{
+				displayName: 'When Retries Run Out',
+				name: 'fallback',
+				type: 'options',
+				options: [
+					{ name: 'Fail the Node', value: 'fail' },
+					{ name: 'Output an Error Item', value: 'errorItem' },
+					{ name: 'Output Fallback JSON', value: 'fallbackJson' },
+				],
+				default: 'fail',
+			},
+		],
+	},
+];
