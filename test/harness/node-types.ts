@@ -1,0 +1,152 @@
+/**
+ * The node types a harness run knows about: the project's nodes given by the
+ * test, plus small stand-ins for the n8n-nodes-base nodes that workflows
+ * exported from the editor usually contain (Manual Trigger, No Op, sticky
+ * notes), so that those workflows run unchanged.
+ */
+import { DirectoryLoader } from 'n8n-core';
+import {
+	commonCORSParameters,
+	commonPollingParameters,
+} from 'n8n-core/dist/nodes-loader/constants';
+import {
+	NodeConnectionTypes,
+	NodeHelpers,
+	UnexpectedError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+	type INodeTypes,
+	type IVersionedNodeType,
+} from 'n8n-workflow';
+
+export const MANUAL_TRIGGER_TYPE = 'n8n-nodes-base.manualTrigger';
+export const NO_OP_TYPE = 'n8n-nodes-base.noOp';
+export const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
+
+function baseDescription(
+	name: string,
+	displayName: string,
+	extra: Partial<INodeTypeDescription>,
+): INodeTypeDescription {
+	return {
+		displayName,
+		name,
+		group: ['transform'],
+		version: [1, 1.1, 2],
+		description: displayName,
+		defaults: { name: displayName },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+		...extra,
+	};
+}
+
+/**
+ * Stand-in for n8n's Manual Trigger. The run puts the start items on the
+ * execution stack; this node emits them unchanged (one empty item by default).
+ */
+export class HarnessManualTrigger implements INodeType {
+	description = baseDescription(MANUAL_TRIGGER_TYPE, 'When clicking ‘Execute workflow’', {
+		group: ['trigger'],
+		inputs: [],
+		eventTriggerDescription: '',
+		maxNodes: 1,
+	});
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
+/** Stand-in for n8n's No Operation node: passes its input through. */
+export class HarnessNoOp implements INodeType {
+	description = baseDescription(NO_OP_TYPE, 'No Operation, do nothing', {});
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
+/** Sticky notes are never executed; they only need to be a known type. */
+export class HarnessStickyNote implements INodeType {
+	description = baseDescription(STICKY_NOTE_TYPE, 'Sticky Note', {
+		group: ['input'],
+		inputs: [],
+		outputs: [],
+		properties: [
+			{ displayName: 'Content', name: 'content', type: 'string', default: '' },
+			{ displayName: 'Height', name: 'height', type: 'number', default: 160 },
+			{ displayName: 'Width', name: 'width', type: 'number', default: 240 },
+			{ displayName: 'Color', name: 'color', type: 'number', default: 1 },
+		],
+	});
+}
+
+export function builtinNodeTypes(): Record<string, INodeType> {
+	return {
+		[MANUAL_TRIGGER_TYPE]: new HarnessManualTrigger(),
+		[NO_OP_TYPE]: new HarnessNoOp(),
+		[STICKY_NOTE_TYPE]: new HarnessStickyNote(),
+	};
+}
+
+const prepared = new WeakSet<INodeTypeDescription>();
+
+/**
+ * What n8n's node loader adds to a node type when it loads a package: the
+ * "Poll Times" parameter of polling nodes, the CORS option of webhooks and
+ * the request options of declarative nodes. Done once per description.
+ */
+function applyLoaderParameters(nodeType: INodeType): void {
+	const { description } = nodeType;
+	if (prepared.has(description)) return;
+	prepared.add(description);
+	if (description.polling)
+		description.properties.unshift(...structuredClone(commonPollingParameters));
+	if (nodeType.webhook && description.supportsCORS) {
+		const options = description.properties.find(({ name }) => name === 'options');
+		if (options)
+			options.options = [...structuredClone(commonCORSParameters), ...(options.options ?? [])];
+		else description.properties.push(...structuredClone(commonCORSParameters));
+	}
+	DirectoryLoader.applyDeclarativeNodeOptionParameters(nodeType);
+}
+
+/** INodeTypes over a plain map; versioned node types resolve to the requested version. */
+export class HarnessNodeTypes implements INodeTypes {
+	private readonly types: Record<string, INodeType | IVersionedNodeType>;
+
+	constructor(types: Record<string, INodeType | IVersionedNodeType>) {
+		this.types = { ...builtinNodeTypes(), ...types };
+		for (const type of Object.values(this.types)) {
+			if ('nodeVersions' in type) Object.values(type.nodeVersions).forEach(applyLoaderParameters);
+			else applyLoaderParameters(type);
+		}
+	}
+
+	getByName(nodeType: string): INodeType | IVersionedNodeType {
+		const type = this.types[nodeType];
+		if (type === undefined) {
+			throw new UnexpectedError(`Unknown node type "${nodeType}": pass it in nodeTypes`, {
+				extra: { known: Object.keys(this.types) },
+			});
+		}
+		return type;
+	}
+
+	getByNameAndVersion(nodeType: string, version?: number): INodeType {
+		return NodeHelpers.getVersionedNodeType(this.getByName(nodeType), version);
+	}
+
+	getKnownTypes(): IDataObject {
+		const known: IDataObject = {};
+		for (const name of Object.keys(this.types)) {
+			known[name] = { className: this.types[name].constructor.name, sourcePath: '' };
+		}
+		return known;
+	}
+}

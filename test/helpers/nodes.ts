@@ -1,0 +1,66 @@
+import type { ICredentialType, IDataObject, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
+
+import { CorporateBankingClientCredentialsApi } from '../../credentials/CorporateBankingClientCredentialsApi.credentials';
+import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
+import { CorporateBankingMtlsApi } from '../../credentials/CorporateBankingMtlsApi.credentials';
+import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
+import { FxTradeExecution } from '../../nodes/FxTradeExecution/FxTradeExecution.node';
+import { FxTradeReport } from '../../nodes/FxTradeReport/FxTradeReport.node';
+import type { CredentialStore, RunResult } from '../harness/engine';
+import { MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
+
+export const PACKAGE = 'n8n-nodes-corporate-banking';
+
+/** Every node type of the package, under the names n8n gives them when the package is installed. */
+export function packageNodeTypes(): Record<string, INodeType> {
+	const list: INodeType[] = [new FxTradeReport(), new FxTradeExecution(), new BankMockService()];
+	const out: Record<string, INodeType> = {};
+	for (const t of list) out[`${PACKAGE}.${t.description.name}`] = t;
+	return out;
+}
+
+export function packageCredentialTypes(): ICredentialType[] {
+	return [new CorporateBankingClientCredentialsApi(), new CorporateBankingMtlsApi(), new CorporateBankingFileServiceApi()];
+}
+
+export interface RunNodeOptions {
+	/** Node type name without the package prefix, e.g. 'fxTradeReport'. */
+	type: string;
+	parameters: IDataObject;
+	/** Credential type -> credential id in the store. */
+	credentials?: Record<string, string>;
+	store?: CredentialStore;
+	inputItems?: INodeExecutionData[];
+	settings?: Partial<INode>;
+	nodeTypes?: Record<string, INodeType>;
+	binaryDataMode?: 'default' | 'filesystem';
+}
+
+export const NODE_NAME = 'Bank';
+
+/** Runs Manual Trigger -> one of our nodes through the real n8n engine. */
+export async function runNode(opts: RunNodeOptions): Promise<RunResult> {
+	const credentials: INode['credentials'] = {};
+	for (const [type, id] of Object.entries(opts.credentials ?? {})) credentials[type] = { id, name: id };
+	const nodes: INode[] = [
+		{ id: 'start', name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'bank',
+			name: NODE_NAME,
+			type: `${PACKAGE}.${opts.type}`,
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: opts.parameters as INode['parameters'],
+			credentials,
+			...(opts.settings ?? {}),
+		},
+	];
+	return await runWorkflow({
+		workflow: { nodes, connections: { Start: { main: [[{ node: NODE_NAME, type: 'main', index: 0 }]] } } },
+		nodeTypes: opts.nodeTypes ?? packageNodeTypes(),
+		credentialTypes: packageCredentialTypes(),
+		credentials: opts.store,
+		inputItems: opts.inputItems,
+		binaryDataMode: opts.binaryDataMode,
+	});
+}
