@@ -9,12 +9,13 @@ import { runForEachItem } from '../shared/runItems';
 import { extractErrorInfo, isNetworkFailure } from '../shared/transport/errors';
 import type { BankResponse } from '../shared/transport/request';
 import type { RetryPolicy } from '../shared/transport/retry';
+import { buildTlsOptions } from '../shared/transport/tls';
 import type { MockApi } from './description';
 import { MOCK_APIS, mockProperties } from './description';
 
 /** The x-mockdata-info header, parsed when it is JSON. */
-export function mockDataInfo(response: BankResponse): unknown {
-	const raw = response.headers['x-mockdata-info'];
+export function mockDataInfo(headers: BankResponse['headers'] | Record<string, unknown> | undefined): unknown {
+	const raw = headers?.['x-mockdata-info'] as string | string[] | undefined;
 	const text = Array.isArray(raw) ? raw.join(',') : raw;
 	if (text === undefined) return undefined;
 	try {
@@ -65,6 +66,13 @@ export class BankMockService implements INodeType {
 				if (!/^[\w.-]+$/.test(version)) throw new NodeOperationError(this.getNode(), 'API Version: may contain only letters, digits, dots and dashes', { itemIndex: i });
 				if (!/^[\w.-]+$/.test(name)) throw new NodeOperationError(this.getNode(), 'API Name: may contain only letters, digits, dots and dashes', { itemIndex: i });
 				const handling = this.getNodeParameter('errorHandling', i, {}) as IDataObject;
+				const connection = this.getNodeParameter('connection', i, {}) as IDataObject;
+				let tls;
+				try {
+					tls = buildTlsOptions({ caCertificate: connection.caCertificate, allowUnauthorizedCerts: connection.allowUnauthorizedCerts });
+				} catch (error) {
+					throw new NodeOperationError(this.getNode(), (error as Error).message, { itemIndex: i });
+				}
 				const policy: RetryPolicy = {
 					attempts: Math.max(1, Math.floor(Number(handling.attempts ?? 5))),
 					baseDelayMs: Math.max(0, Number(handling.baseDelayMs ?? 200)),
@@ -72,16 +80,23 @@ export class BankMockService implements INodeType {
 					jitter: true,
 				};
 				let attempts = 1;
+				let failedInfo: unknown;
 				const target: FxTarget = {
 					baseUrl: `${base}/mock/sandbox/${version}/${name}${defaults.path}`,
+					tls,
+					timeoutMs: typeof connection.timeoutMs === 'number' ? connection.timeoutMs : undefined,
 					readRetry: policy,
 					writeRetry: policy,
 					retryable: mockRetryable,
+					notFoundMeansEmpty: false,
 					onRetry: (_error, attempt) => {
 						attempts = attempt + 1;
 						this.logger.debug(`Mock service error, retrying (attempt ${attempt + 1} of ${policy.attempts})`);
 					},
-					decorate: (json, response) => ({ ...json, mockDataInfo: mockDataInfo(response) as IDataObject, mockAttempts: response.attempts }),
+					onError: (error) => {
+						failedInfo = mockDataInfo(extractErrorInfo(error).headers);
+					},
+					decorate: (json, response) => ({ ...json, mockDataInfo: mockDataInfo(response.headers) as IDataObject, mockAttempts: response.attempts }),
 				};
 				try {
 					return await run(this, i, target);
@@ -89,12 +104,17 @@ export class BankMockService implements INodeType {
 					if (!(error instanceof NodeApiError)) throw error instanceof NodeOperationError ? error : new NodeOperationError(this.getNode(), error as Error, { itemIndex: i });
 					const fallback = (handling.fallback as string) ?? 'fail';
 					if (fallback === 'errorItem') {
-						return [{ json: { error: error.message, description: error.description ?? undefined, httpCode: error.httpCode ?? undefined, mockAttempts: attempts }, pairedItem: { item: i } }];
+						return [
+							{
+								json: { error: error.message, description: error.description ?? undefined, httpCode: error.httpCode ?? undefined, mockDataInfo: failedInfo as IDataObject, mockAttempts: attempts },
+								pairedItem: { item: i },
+							},
+						];
 					}
 					if (fallback === 'fallbackJson') {
 						const raw = handling.fallbackJson ?? '{}';
 						const json = typeof raw === 'string' ? jsonParse<IDataObject>(raw, { errorMessage: 'Fallback JSON: is not valid JSON' }) : (raw as IDataObject);
-						return [{ json: { ...json, mockFallback: true, mockAttempts: attempts }, pairedItem: { item: i } }];
+						return [{ json: { ...json, mockFallback: true, mockDataInfo: failedInfo as IDataObject, mockAttempts: attempts }, pairedItem: { item: i } }];
 					}
 					throw new NodeApiError(this.getNode(), error as unknown as IDataObject as never);
 				}

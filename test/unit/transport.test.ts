@@ -17,6 +17,7 @@ import {
 	parseBankErrorBody,
 	parseXml,
 	redactSecrets,
+	renewalTime,
 	toBankApiError,
 	tokenLifetimeSeconds,
 	tokenNeedsRefresh,
@@ -119,11 +120,14 @@ describe('tokens', () => {
 		expect(tokenLifetimeSeconds(1_800_000)).toBe(1800);
 		expect(tokenLifetimeSeconds(undefined)).toBe(3600);
 	});
-	it('renews a minute before expiry', () => {
+	it('renews a minute before expiry, or half-way through a short lifetime', () => {
 		const now = 1_000_000;
+		expect(renewalTime(now, 3600)).toBe(now + 3_540_000);
+		expect(renewalTime(now, 30)).toBe(now + 15_000);
 		expect(tokenNeedsRefresh('', now + 3_600_000, now)).toBe(true);
-		expect(tokenNeedsRefresh('t', now + 61_000, now)).toBe(false);
-		expect(tokenNeedsRefresh('t', now + 59_000, now)).toBe(true);
+		expect(tokenNeedsRefresh('t', now + 1, now)).toBe(false);
+		expect(tokenNeedsRefresh('t', now, now)).toBe(true);
+		expect(tokenNeedsRefresh('t', 0, now)).toBe(true);
 	});
 	it('redacts bearer tokens, client ids and keys', () => {
 		const text = 'Authorization: Bearer eyJabc.def client_id=my-client -----BEGIN PRIVATE KEY-----\nAAA\n-----END PRIVATE KEY-----';

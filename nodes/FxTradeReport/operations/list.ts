@@ -61,7 +61,7 @@ export async function listTrades(
 			response = await fxRequest<TradePage>(ctx, target, { method: 'GET', url: url.toString(), idempotent: true });
 			page = response.body ?? {};
 		} catch (error) {
-			if (extractErrorInfo(error).status === 404) break;
+			if (target.notFoundMeansEmpty !== false && extractErrorInfo(error).status === 404) break;
 			throw toBankApiError(ctx.getNode(), error, { operation: req.operation, itemIndex });
 		}
 		if (typeof page !== 'object' || !Array.isArray(page.items)) {

@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { BankRequestOptions, BankResponse } from '../transport/request';
 import { bankRequest } from '../transport/request';
 import type { RetryPolicy } from '../transport/retry';
+import type { ClientTlsOptions } from '../transport/tls';
 
 /**
  * Where an FX operation sends its requests: the bank's API with a credential, or the bank's mock
@@ -24,10 +25,19 @@ export interface FxTarget {
 	decorate?: (json: IDataObject, response: BankResponse) => IDataObject;
 	/** Which failures may be retried; default: 5xx, 408, 429 and network failures. */
 	retryable?: (error: unknown) => boolean;
+	/**
+	 * Whether a 404 from a list endpoint means "no trades" (the bank's API). The mock service
+	 * answers 404 at random, so there it stays an error.
+	 */
+	notFoundMeansEmpty?: boolean;
+	/** Called with the raw error when a request finally fails (after any retries). */
+	onError?: (error: unknown) => void;
 	/** Called before each retry. */
 	onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
 	random?: () => number;
 	timeoutMs?: number;
+	/** TLS settings for a target without a credential (the mock service). */
+	tls?: ClientTlsOptions;
 }
 
 export async function fxRequest<T>(
@@ -36,7 +46,7 @@ export async function fxRequest<T>(
 	req: Omit<BankRequestOptions, 'retry' | 'onRetry' | 'random' | 'retryable'>,
 ): Promise<BankResponse<T>> {
 	const retry = req.idempotent ? target.readRetry : target.writeRetry;
-	return await bankRequest<T>(ctx, target.credentialType, {
+	const outcome = await bankRequest<T>(ctx, target.credentialType, {
 		...req,
 		idempotent: req.idempotent || !!target.writeRetry,
 		retry,
@@ -44,7 +54,14 @@ export async function fxRequest<T>(
 		onRetry: target.onRetry,
 		random: target.random,
 		timeoutMs: req.timeoutMs ?? target.timeoutMs,
-	});
+		tls: target.tls,
+	}).then(
+		(response) => ({ ok: true as const, response }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
+	if (outcome.ok) return outcome.response;
+	target.onError?.(outcome.error);
+	throw outcome.error;
 }
 
 /** Origin check for links the bank hands back: never follow one to another host. */

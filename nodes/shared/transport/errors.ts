@@ -18,6 +18,8 @@ export interface BankErrorInfo {
 	networkCode?: string;
 	/** Present when the failure happened before or while connecting. */
 	networkMessage?: string;
+	/** Response headers of the failed request, when there was a response. */
+	headers?: Record<string, unknown>;
 }
 
 function str(value: unknown): string | undefined {
@@ -115,6 +117,7 @@ export function extractErrorInfo(error: unknown): BankErrorInfo {
 	let body: unknown;
 	let networkCode: string | undefined;
 	let networkMessage: string | undefined;
+	let headers: Record<string, unknown> | undefined;
 	let current: unknown = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
@@ -123,6 +126,7 @@ export function extractErrorInfo(error: unknown): BankErrorInfo {
 		if (resp && typeof resp === 'object') {
 			status ??= resp.status ?? resp.statusCode;
 			if (body === undefined) body = resp.data ?? resp.body;
+			headers ??= resp.headers;
 		}
 		if (body === undefined && e.context?.data !== undefined) body = e.context.data;
 		if (status === undefined && typeof e.statusCode === 'number') status = e.statusCode;
@@ -135,20 +139,25 @@ export function extractErrorInfo(error: unknown): BankErrorInfo {
 		current = e.cause ?? e.errorResponse;
 	}
 	const parsed = parseBankErrorBody(body);
-	return { status, ...parsed, networkCode: status ? undefined : networkCode, networkMessage: status ? undefined : networkMessage };
+	return { status, ...parsed, networkCode: status ? undefined : networkCode, networkMessage: status ? undefined : networkMessage, headers };
 }
 
-/** Whether an error or any error it wraps has the given name (e.g. 'TokenError'). */
-export function errorChainHas(error: unknown, name: string): boolean {
+/** The first error in the chain (the error and what it wraps) with the given name. */
+export function findInChain(error: unknown, name: string): Error | undefined {
 	const seen = new Set<unknown>();
 	let current: unknown = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
-		if ((current as Error).name === name) return true;
+		if ((current as Error).name === name) return current as Error;
 		const e = current as ErrorLike;
 		current = e.cause ?? e.errorResponse;
 	}
-	return false;
+	return undefined;
+}
+
+/** Whether an error or any error it wraps has the given name (e.g. 'TokenError'). */
+export function errorChainHas(error: unknown, name: string): boolean {
+	return findInChain(error, name) !== undefined;
 }
 
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -180,13 +189,17 @@ export interface BankErrorOptions {
  * never copied into it.
  */
 export function toBankApiError(node: INode, error: unknown, options: BankErrorOptions = {}): NodeApiError {
-	const info = extractErrorInfo(error);
+	// Errors raised before the request went out (token, TLS material) speak for themselves.
+	const early = findInChain(error, 'TokenError') ?? findInChain(error, 'TlsConfigError');
+	const info: BankErrorInfo = early ? { message: early.message } : extractErrorInfo(error);
 	const secrets = options.secrets ?? [];
 	const clean = (s: string | undefined) => (s === undefined ? undefined : redactSecrets(s, secrets));
 	let message: string;
 	const descriptionParts: string[] = [];
 	const tls = describeTlsError(error) ?? (info.networkCode ? describeTlsError({ code: info.networkCode, message: info.networkMessage }) : undefined);
-	if (info.status) {
+	if (early) {
+		message = early.message;
+	} else if (info.status) {
 		message = options.statusMessages?.[info.status] ?? info.message ?? `The bank answered HTTP ${info.status}`;
 		if (info.code) descriptionParts.push(`Bank code: ${info.code}`);
 		if (options.statusMessages?.[info.status] && info.message) descriptionParts.push(`Bank message: ${info.message}`);

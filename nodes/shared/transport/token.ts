@@ -8,8 +8,14 @@ import { describeTlsError } from './tls';
 
 /** The longest a token is trusted, whatever the bank says (SPEC: valid one hour). */
 export const MAX_TOKEN_LIFETIME_S = 3600;
-/** Tokens are renewed this long before they expire. */
+/** Tokens are renewed this long before they expire (half the lifetime for short-lived ones). */
 export const TOKEN_REFRESH_MARGIN_S = 60;
+
+/** The moment to stop using a token of the given lifetime: a margin before it really expires. */
+export function renewalTime(issuedAt: number, lifetimeSeconds: number): number {
+	const margin = Math.min(TOKEN_REFRESH_MARGIN_S, lifetimeSeconds / 2);
+	return issuedAt + (lifetimeSeconds - margin) * 1000;
+}
 
 export interface TokenRequest {
 	tokenUrl: string;
@@ -21,7 +27,7 @@ export interface TokenRequest {
 
 export interface IssuedToken {
 	accessToken: string;
-	/** Epoch milliseconds after which the token must not be used. */
+	/** Epoch milliseconds after which the token is renewed instead of used (before it really expires). */
 	expiresAt: number;
 }
 
@@ -37,18 +43,18 @@ export function tokenLifetimeSeconds(expiresIn: unknown): number {
 	return Math.min(seconds, MAX_TOKEN_LIFETIME_S);
 }
 
-/** True when a stored token is missing or within the refresh margin of its expiry. */
-export function tokenNeedsRefresh(accessToken: unknown, expiresAt: unknown, now = Date.now()): boolean {
+/** True when a stored token is missing or due for renewal. */
+export function tokenNeedsRefresh(accessToken: unknown, renewAt: unknown, now = Date.now()): boolean {
 	if (typeof accessToken !== 'string' || accessToken === '') return true;
-	const at = typeof expiresAt === 'number' ? expiresAt : Number(expiresAt);
+	const at = typeof renewAt === 'number' ? renewAt : Number(renewAt);
 	if (!Number.isFinite(at) || at <= 0) return true;
-	return at - TOKEN_REFRESH_MARGIN_S * 1000 <= now;
+	return at <= now;
 }
 
 export class TokenError extends Error {
 	constructor(
 		message: string,
-		readonly status?: number,
+		readonly httpStatus?: number,
 		readonly bankCode?: string,
 	) {
 		super(message);
@@ -108,9 +114,15 @@ async function requestToken(helpers: IHttpRequestHelper['helpers'], req: TokenRe
 		const error = outcome.error;
 		const info = extractErrorInfo(error);
 		const tls = describeTlsError(error) ?? describeTlsError({ code: info.networkCode, message: info.networkMessage });
+		const resetWithCertificate = !tls && !!req.tls?.cert && (info.networkCode === 'ECONNRESET' || info.networkCode === 'EPIPE');
 		const reason = info.status
 			? `the bank answered HTTP ${info.status}${info.code ? ` (${info.code})` : ''}${info.message ? `: ${info.message}` : ''}`
-			: tls ?? (info.networkCode ? `the connection failed (${info.networkCode})` : (error as Error).message);
+			: (tls ??
+				(resetWithCertificate
+					? `the bank closed the connection during the TLS handshake (${info.networkCode}). It may have refused the client certificate: check that the credential's Client Certificate is the one registered with the bank and is signed by a CA the bank trusts.`
+					: info.networkCode
+						? `the connection failed (${info.networkCode})`
+						: (error as Error).message));
 		throw new TokenError(redactSecrets(`Could not get an access token: ${reason}`, [req.clientId]), info.status, info.code);
 	}
 	const body = parseJsonBody(outcome.value);
@@ -123,7 +135,7 @@ async function requestToken(helpers: IHttpRequestHelper['helpers'], req: TokenRe
 	if (tokenType.toLowerCase() !== 'bearer') {
 		throw new TokenError(`Could not get an access token: unsupported token_type "${tokenType}"`);
 	}
-	return { accessToken, expiresAt: Date.now() + tokenLifetimeSeconds(body.expires_in) * 1000 };
+	return { accessToken, expiresAt: renewalTime(Date.now(), tokenLifetimeSeconds(body.expires_in)) };
 }
 
 /**

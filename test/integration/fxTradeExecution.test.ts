@@ -1,0 +1,160 @@
+import { DateTime } from 'luxon';
+
+import { CC, CREDENTIAL_IDS, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { NODE_NAME, runNode } from '../helpers/nodes';
+
+const sandbox = useSandbox();
+const credentials = { [CC]: CREDENTIAL_IDS[CC] };
+const inDays = (n: number) => DateTime.utc().plus({ days: n }).toISODate()!;
+
+const base = {
+	operation: 'executeTrade',
+	counterpart: 'DEMOCP1',
+	buyCurrency: 'DKK',
+	sellCurrency: 'EUR',
+	amount: 1000000,
+	amountSide: 'SELL',
+	baseSide: 'SELL',
+	maturityType: 'tenor',
+	tenor: '1M',
+	additionalFields: { comment: 'hedge', shortName: 'H1' },
+};
+
+async function execute(parameters: Record<string, unknown>, extra: Partial<Parameters<typeof runNode>[0]> = {}) {
+	return await runNode({ type: 'fxTradeExecution', parameters, credentials, store: sandboxCredentials(sandbox.bank()), ...extra });
+}
+
+const executions = () => sandbox.bank().stats.executions;
+
+describe('FX Trade Execution', () => {
+	it('executes a trade with a tenor and returns the execution result', async () => {
+		const result = await execute(base);
+		expect(result.status).toBe('success');
+		const [item] = result.output(NODE_NAME);
+		expect(item.json).toMatchObject({ tradeId: expect.any(String), executionId: expect.any(String), counterpart: 'DEMOCP1', autoSettle: expect.any(Boolean) });
+		expect(typeof item.json.allInPrice).toBe('number');
+		expect(executions()).toBe(1);
+		expect(sandbox.bank().stats.executionBodies[0]).toEqual({
+			counterpart: 'DEMOCP1',
+			buyCurrency: 'DKK',
+			sellCurrency: 'EUR',
+			amount: 1000000,
+			amountSide: 'SELL',
+			baseSide: 'SELL',
+			tenor: '1M',
+			comment: 'hedge',
+			shortName: 'H1',
+		});
+	});
+
+	it('sends the maturity date and not the tenor when the maturity is a date', async () => {
+		const date = inDays(30);
+		await execute({ ...base, maturityType: 'date', maturityDate: `${date}T00:00:00`, tenor: '1Y' });
+		const body = sandbox.bank().stats.executionBodies[0] as Record<string, unknown>;
+		expect(body.maturityDate).toBe(date);
+		expect(body).not.toHaveProperty('tenor');
+	});
+
+	it('outputs one result per input item, paired with it', async () => {
+		const result = await execute(
+			{ ...base, counterpart: '={{ $json.cp }}', amount: '={{ $json.amount }}' },
+			{ inputItems: [{ json: { cp: 'CP-A', amount: 100 } }, { json: { cp: 'CP-B', amount: 200 } }] },
+		);
+		const items = result.output(NODE_NAME);
+		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(items.map((i) => i.json.counterpart)).toEqual(['CP-A', 'CP-B']);
+		expect(executions()).toBe(2);
+	});
+
+	describe('never executes twice', () => {
+		it('after a timeout: one execution at the bank, an "outcome unknown" error carrying the request', async () => {
+			sandbox.bank().faults.add({ kind: 'delay', area: 'execution', delayMs: 2500, phase: 'after' });
+			const result = await execute({ ...base, additionalFields: { timeoutMs: 1000 } });
+			const error = result.nodeError(NODE_NAME)!;
+			expect(error.message).toMatch(/^Execute trade: outcome unknown/);
+			expect(error.description).toContain('The trade may have been executed. Check the trade report');
+			expect(error.description).toContain('"counterpart":"DEMOCP1"');
+			expect(error.description).not.toMatch(/Bearer|access_token|sandbox-client/);
+			await new Promise((r) => setTimeout(r, 1800));
+			expect(executions()).toBe(1);
+			expect(sandbox.bank().stats.requests.filter((r) => r.area === 'execution')).toHaveLength(1);
+		});
+
+		it('after a 500 once the trade was processed: one execution, outcome unknown, no retry', async () => {
+			sandbox.bank().faults.add({ kind: 'status', status: 500, area: 'execution', phase: 'after' });
+			const result = await execute(base);
+			expect(result.nodeError(NODE_NAME)?.message).toMatch(/^Execute trade: outcome unknown/);
+			expect(result.nodeError(NODE_NAME)?.httpCode).toBe('500');
+			expect(executions()).toBe(1);
+			expect(sandbox.bank().stats.requests.filter((r) => r.area === 'execution')).toHaveLength(1);
+		});
+
+		it('after a dropped connection once the trade was processed: one execution, outcome unknown', async () => {
+			sandbox.bank().faults.add({ kind: 'drop', area: 'execution', phase: 'after' });
+			const result = await execute(base);
+			expect(result.nodeError(NODE_NAME)?.message).toMatch(/^Execute trade: outcome unknown: The connection to the bank failed/);
+			expect(executions()).toBe(1);
+		});
+
+		it('after a 401: zero executions, then the token is renewed and exactly one', async () => {
+			const store = sandboxCredentials(sandbox.bank());
+			await runNode({ type: 'fxTradeReport', parameters: { operation: 'getOpen', limit: 1 }, credentials, store });
+			sandbox.bank().tokens.expireAll();
+			const result = await runNode({ type: 'fxTradeExecution', parameters: base, credentials, store });
+			expect(result.status).toBe('success');
+			const calls = sandbox.bank().stats.requests.filter((r) => r.area === 'execution');
+			expect(calls.map((c) => c.status)).toEqual([401, 200]);
+			expect(executions()).toBe(1);
+			expect(sandbox.bank().stats.tokenRequests).toBe(2);
+		});
+
+		it('a refusal by the bank says nothing was executed', async () => {
+			sandbox.bank().faults.add({ kind: 'status', status: 400, area: 'execution' });
+			const result = await execute(base);
+			expect(result.nodeError(NODE_NAME)?.message).toMatch(/^Execute trade: not executed/);
+			expect(executions()).toBe(0);
+		});
+
+		it('refuses to run with n8n\'s Retry On Fail switched on', async () => {
+			const result = await execute(base, { settings: { retryOnFail: true, maxTries: 3 } });
+			expect(result.nodeError(NODE_NAME)?.message).toBe('Settings > Retry On Fail: must be off for trade execution');
+			expect(executions()).toBe(0);
+			expect(sandbox.bank().stats.tokenRequests).toBe(0);
+		});
+
+		it('refuses an AI agent unless allowed in the node', async () => {
+			const { FxTradeExecution } = await import('../../nodes/FxTradeExecution/FxTradeExecution.node');
+			const nodeTypes = { 'n8n-nodes-corporate-banking.fxTradeExecutionTool': new FxTradeExecution() };
+			const result = await execute(base, { type: 'fxTradeExecutionTool', nodeTypes });
+			expect(result.nodeError(NODE_NAME)?.message).toMatch(/^Allow Use by AI Agents: is off/);
+			expect(executions()).toBe(0);
+			const allowed = await execute({ ...base, allowAiAgentUse: true }, { type: 'fxTradeExecutionTool', nodeTypes });
+			expect(allowed.status).toBe('success');
+			expect(executions()).toBe(1);
+		});
+	});
+
+	describe('validation before sending', () => {
+		const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+			['unknown currency', { buyCurrency: 'XYZ' }, /^Buy Currency: "XYZ" is not an ISO 4217 currency code/],
+			['three letters but not a currency', { sellCurrency: 'ABC' }, /^Sell Currency: "ABC" is not an ISO 4217 currency code/],
+			['same buy and sell', { buyCurrency: 'EUR', sellCurrency: 'eur' }, /^Sell Currency: must differ from the Buy Currency/],
+			['zero amount', { amount: 0 }, /^Amount: must be greater than zero/],
+			['negative amount', { amount: -5 }, /^Amount: must be greater than zero/],
+			['NaN amount', { amount: '={{ NaN }}' }, /^Amount: must be a number/],
+			['missing maturity date', { maturityType: 'date', maturityDate: '={{ "" }}' }, /^Maturity Date: required/],
+			['past maturity date', { maturityType: 'date', maturityDate: DateTime.utc().minus({ days: 1 }).toISODate() }, /^Maturity Date: .* is in the past/],
+			['impossible maturity date', { maturityType: 'date', maturityDate: '2031-02-29' }, /^Maturity Date: "2031-02-29" is not a real calendar date/],
+			['unknown tenor', { tenor: '7M7' }, /^Tenor: must be one of ON, TOM/],
+			['missing counterpart', { counterpart: '={{ $json.nothing }}' }, /^Counterpart: required/],
+			['bad amount side', { amountSide: 'HOLD' }, /^Amount Side: must be one of BUY, SELL/],
+		];
+		it.each(cases)('%s', async (_name, overrides, message) => {
+			const result = await execute({ ...base, ...overrides });
+			const error = result.nodeError(NODE_NAME);
+			expect(error?.name).toBe('NodeOperationError');
+			expect(error?.message).toMatch(message);
+			expect(sandbox.bank().stats.requests.filter((r) => r.area === 'execution')).toHaveLength(0);
+		});
+	});
+});
