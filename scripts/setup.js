@@ -1,0 +1,29 @@
+/** Installs the project's dependencies when they are missing or older than package-lock.json. */
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+
+function run(cmd, args, opts = {}) {
+	console.log(`\n> ${cmd} ${args.join(' ')}`);
+	const res = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, env: { ...process.env, ...(opts.env ?? {}) } });
+	if (res.status !== 0 && !opts.allowFail) {
+		console.error(`\n${cmd} ${args.join(' ')} failed (exit ${res.status ?? res.signal})`);
+		process.exit(res.status || 1);
+	}
+	return res.status ?? 1;
+}
+
+function depsStale() {
+	const marker = path.join(root, 'node_modules', '.package-lock.json');
+	if (!fs.existsSync(marker)) return true;
+	return fs.statSync(path.join(root, 'package-lock.json')).mtimeMs > fs.statSync(marker).mtimeMs;
+}
+
+function ensureDependencies() {
+	// n8n's packages pull in a native module built only for Node 24; the engine does not need it.
+	if (depsStale()) run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund']);
+}
+
+module.exports = { root, run, ensureDependencies };
