@@ -26,4 +26,22 @@ function ensureDependencies() {
 	if (depsStale()) run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund']);
 }
 
-module.exports = { root, run, ensureDependencies };
+function has(command) {
+	return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+/** Debian packages the tests use: xmlsec1, an XML-signature verifier that is not ours. */
+function ensureSystemPackages() {
+	const missing = [['xmlsec1', 'xmlsec1']].filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg);
+	if (!missing.length) return;
+	if (!has('apt-get')) {
+		console.error(`Missing ${missing.join(', ')} and no apt-get to install it: install it with your package manager.`);
+		process.exit(1);
+	}
+	const sudo = process.getuid && process.getuid() !== 0 ? ['sudo'] : [];
+	const apt = (args) => (sudo.length ? run('sudo', ['apt-get', ...args]) : run('apt-get', args));
+	apt(['update', '-qq']);
+	apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
+}
+
+module.exports = { root, run, ensureDependencies, ensureSystemPackages };

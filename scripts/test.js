@@ -7,9 +7,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { run, ensureDependencies } = require('./setup');
+const { run, ensureDependencies, ensureSystemPackages } = require('./setup');
 
 ensureDependencies();
+ensureSystemPackages();
 run('npm', ['run', 'build']);
 run('npm', ['run', 'lint']);
 

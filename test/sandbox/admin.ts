@@ -1,0 +1,207 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { isRecord, readBody } from './http';
+import type { EventSpec, FaultSpec, PutFileOptions, SandboxBank, SandboxSwitches } from './types';
+
+class AdminError extends Error {
+	constructor(
+		readonly status: number,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+function reply(res: ServerResponse, status: number, value: unknown): void {
+	const body = Buffer.from(JSON.stringify(value, null, '\t'), 'utf8');
+	res.writeHead(status, {
+		'content-type': 'application/json',
+		'content-length': body.length,
+		'cache-control': 'no-store',
+	});
+	res.end(body);
+}
+
+async function jsonBody(req: IncomingMessage): Promise<unknown> {
+	const raw = await readBody(req, 32 * 1024 * 1024);
+	if (raw.length === 0) return {};
+	try {
+		return JSON.parse(raw.toString('utf8'));
+	} catch {
+		throw new AdminError(400, 'Body must be JSON.');
+	}
+}
+
+type BooleanSwitch = Exclude<keyof SandboxSwitches, 'linkStyle'>;
+const BOOLEAN_SWITCHES: readonly BooleanSwitch[] = [
+	'signResponses',
+	'compressDownloads',
+	'requireSignedRequests',
+];
+
+function isBooleanSwitch(key: string): key is BooleanSwitch {
+	return (BOOLEAN_SWITCHES as readonly string[]).includes(key);
+}
+
+/**
+ * Admin API under /__sandbox (JSON, no authentication, not subject to faults):
+ * GET stats, POST reset, GET/POST/DELETE faults, POST tokens/expire, GET/POST events,
+ * GET/POST mock, GET/POST switches, POST trades, GET/POST files, GET credentials.
+ */
+export async function handleAdmin(
+	req: IncomingMessage,
+	res: ServerResponse,
+	subPath: string,
+	url: URL,
+	bank: SandboxBank,
+): Promise<void> {
+	const method = req.method ?? 'GET';
+	const route = `${method} ${subPath.replace(/\/+$/, '') || '/'}`;
+	try {
+		switch (route) {
+			case 'GET /':
+				reply(res, 200, {
+					urls: bank.urls,
+					endpoints: [
+						'GET /__sandbox/stats',
+						'POST /__sandbox/reset {all?: boolean}',
+						'GET /__sandbox/faults',
+						'POST /__sandbox/faults FaultSpec | FaultSpec[]',
+						'DELETE /__sandbox/faults[?id=N]',
+						'POST /__sandbox/tokens/expire',
+						'GET /__sandbox/events',
+						'POST /__sandbox/events {count} | {events: EventSpec[]}',
+						'GET|POST /__sandbox/mock {seed?, errorRate?}',
+						'GET|POST /__sandbox/switches {linkStyle?, signResponses?, compressDownloads?, requireSignedRequests?}',
+						'POST /__sandbox/trades {count}',
+						'GET|POST /__sandbox/files {fileType, content | contentBase64, userFilename?, status?}',
+						'GET /__sandbox/credentials',
+					],
+				});
+				return;
+			case 'GET /stats':
+				reply(res, 200, bank.stats);
+				return;
+			case 'POST /reset': {
+				const body = await jsonBody(req);
+				if (isRecord(body) && body.all === true) bank.resetAll();
+				else bank.resetStats();
+				reply(res, 200, { ok: true });
+				return;
+			}
+			case 'GET /faults':
+				reply(res, 200, bank.faults.list());
+				return;
+			case 'POST /faults': {
+				const body = await jsonBody(req);
+				try {
+					reply(res, 200, { ids: bank.faults.add(body as FaultSpec | FaultSpec[]) });
+				} catch (error) {
+					throw new AdminError(400, (error as Error).message);
+				}
+				return;
+			}
+			case 'DELETE /faults': {
+				const id = url.searchParams.get('id');
+				bank.faults.clear(id === null ? undefined : Number(id));
+				reply(res, 200, { ok: true });
+				return;
+			}
+			case 'POST /tokens/expire':
+				bank.tokens.expireAll();
+				reply(res, 200, { ok: true });
+				return;
+			case 'GET /events':
+				reply(res, 200, { pending: bank.events.pending() });
+				return;
+			case 'POST /events': {
+				const body = await jsonBody(req);
+				let spec: number | Array<Partial<EventSpec>>;
+				if (typeof body === 'number') spec = body;
+				else if (Array.isArray(body)) spec = body as Array<Partial<EventSpec>>;
+				else if (isRecord(body) && Array.isArray(body.events))
+					spec = body.events as Array<Partial<EventSpec>>;
+				else if (isRecord(body) && typeof body.count === 'number') spec = body.count;
+				else throw new AdminError(400, 'Send {count: n} or {events: [...]}.');
+				reply(res, 200, { jtis: bank.events.enqueue(spec) });
+				return;
+			}
+			case 'GET /mock':
+				reply(res, 200, { seed: bank.mock.seed, errorRate: bank.mock.errorRate });
+				return;
+			case 'POST /mock': {
+				const body = await jsonBody(req);
+				if (!isRecord(body)) throw new AdminError(400, 'Send {seed?, errorRate?}.');
+				try {
+					bank.mock.configure({
+						seed: body.seed === undefined ? undefined : Number(body.seed),
+						errorRate: body.errorRate === undefined ? undefined : Number(body.errorRate),
+					});
+				} catch (error) {
+					throw new AdminError(400, (error as Error).message);
+				}
+				reply(res, 200, { seed: bank.mock.seed, errorRate: bank.mock.errorRate });
+				return;
+			}
+			case 'GET /switches':
+				reply(res, 200, bank.switches);
+				return;
+			case 'POST /switches': {
+				const body = await jsonBody(req);
+				if (!isRecord(body)) throw new AdminError(400, 'Send an object of switches.');
+				for (const [key, value] of Object.entries(body)) {
+					if (key === 'linkStyle') {
+						if (value !== 'relative' && value !== 'absolute' && value !== 'foreign') {
+							throw new AdminError(400, 'linkStyle must be relative, absolute or foreign.');
+						}
+						bank.switches.linkStyle = value;
+					} else if (isBooleanSwitch(key)) {
+						if (typeof value !== 'boolean') throw new AdminError(400, `${key} must be a boolean.`);
+						bank.switches[key] = value;
+					} else {
+						throw new AdminError(400, `Unknown switch ${key}.`);
+					}
+				}
+				reply(res, 200, bank.switches);
+				return;
+			}
+			case 'POST /trades': {
+				const body = await jsonBody(req);
+				if (!isRecord(body) || typeof body.count !== 'number')
+					throw new AdminError(400, 'Send {count: n}.');
+				bank.trades.setCount(body.count);
+				reply(res, 200, { count: bank.trades.all().length });
+				return;
+			}
+			case 'GET /files':
+				reply(res, 200, bank.files.list());
+				return;
+			case 'POST /files': {
+				const body = await jsonBody(req);
+				if (!isRecord(body) || typeof body.fileType !== 'string')
+					throw new AdminError(400, 'fileType is required.');
+				let content: Buffer;
+				if (typeof body.contentBase64 === 'string')
+					content = Buffer.from(body.contentBase64, 'base64');
+				else if (typeof body.content === 'string') content = Buffer.from(body.content, 'utf8');
+				else throw new AdminError(400, 'content or contentBase64 is required.');
+				const options: PutFileOptions = {
+					fileType: body.fileType,
+					content,
+					userFilename: typeof body.userFilename === 'string' ? body.userFilename : undefined,
+					status: typeof body.status === 'string' ? body.status : undefined,
+				};
+				reply(res, 200, bank.files.put(options));
+				return;
+			}
+			case 'GET /credentials':
+				reply(res, 200, { credentials: bank.credentialValues(), events: bank.eventSettings() });
+				return;
+			default:
+				throw new AdminError(404, `No admin route ${route}.`);
+		}
+	} catch (error) {
+		if (error instanceof AdminError) reply(res, error.status, { error: error.message });
+		else reply(res, 500, { error: (error as Error).message });
+	}
+}

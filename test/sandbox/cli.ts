@@ -1,0 +1,146 @@
+/**
+ * Runs the sandbox bank as a process:
+ *
+ *   ts-node --transpile-only test/sandbox/cli.ts [--host H] [--port N] [--mtls-port N]
+ *     [--foreign-port N] [--seed N] [--trades N] [--cert-dir DIR] [--mock-error-rate R]
+ *     [--state-file PATH] [--quiet]
+ *
+ * Prints the URLs and ready-to-paste n8n credential values, optionally writes them as
+ * JSON to --state-file, and runs until SIGINT/SIGTERM.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+
+import { startSandbox, type SandboxOptions } from './index';
+
+interface CliArgs {
+	options: SandboxOptions;
+	stateFile?: string;
+	quiet: boolean;
+}
+
+const USAGE =
+	'Usage: cli.ts [--host H] [--port N] [--mtls-port N] [--foreign-port N] [--seed N] [--trades N] ' +
+	'[--cert-dir DIR] [--mock-error-rate R] [--state-file PATH] [--quiet]';
+
+function parseArgs(argv: string[]): CliArgs {
+	const options: SandboxOptions = {};
+	let stateFile: string | undefined;
+	let quiet = false;
+	for (let index = 0; index < argv.length; index++) {
+		const arg = argv[index];
+		const [flag, inline] = arg.includes('=')
+			? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+			: [arg, undefined];
+		const value = (): string => {
+			const next = inline ?? argv[++index];
+			if (next === undefined) throw new Error(`${flag} needs a value`);
+			return next;
+		};
+		const number = (): number => {
+			const parsed = Number(value());
+			if (!Number.isFinite(parsed)) throw new Error(`${flag} needs a number`);
+			return parsed;
+		};
+		switch (flag) {
+			case '--host':
+				options.host = value();
+				break;
+			case '--port':
+				options.port = number();
+				break;
+			case '--mtls-port':
+				options.mtlsPort = number();
+				break;
+			case '--foreign-port':
+				options.foreignPort = number();
+				break;
+			case '--seed':
+				options.seed = number();
+				break;
+			case '--trades':
+				options.trades = number();
+				break;
+			case '--cert-dir':
+				options.certDir = value();
+				break;
+			case '--mock-error-rate':
+				options.mockErrorRate = number();
+				break;
+			case '--state-file':
+				stateFile = value();
+				break;
+			case '--quiet':
+				quiet = true;
+				break;
+			case '--help':
+			case '-h':
+				process.stdout.write(`${USAGE}\n`);
+				process.exit(0);
+				break;
+			default:
+				throw new Error(`Unknown argument ${arg}\n${USAGE}`);
+		}
+	}
+	return { options, stateFile, quiet };
+}
+
+async function main(): Promise<void> {
+	const args = parseArgs(process.argv.slice(2));
+	const bank = await startSandbox(args.options);
+	const state = {
+		pid: process.pid,
+		urls: bank.urls,
+		clients: bank.clients,
+		credentials: bank.credentialValues(),
+		events: bank.eventSettings(),
+		certDir: bank.tls.certDir,
+	};
+	if (args.stateFile)
+		writeFileSync(args.stateFile, JSON.stringify(state, null, '\t'), { mode: 0o600 });
+	if (!args.quiet) {
+		const lines: string[] = ['Sandbox bank is running.', '', 'URLs:'];
+		for (const [name, url] of Object.entries(bank.urls)) lines.push(`  ${name.padEnd(18)} ${url}`);
+		lines.push('', 'Event trigger settings:');
+		for (const [name, value] of Object.entries(bank.eventSettings()))
+			lines.push(`  ${name.padEnd(18)} ${value}`);
+		lines.push('', `Certificates and keys (PEM files): ${bank.tls.certDir}`);
+		for (const [type, values] of Object.entries(state.credentials)) {
+			lines.push('', `Credential ${type}:`);
+			for (const [field, value] of Object.entries(values)) {
+				const text = String(value);
+				if (text.includes('\n'))
+					lines.push(
+						`  ${field}:`,
+						...text
+							.trimEnd()
+							.split('\n')
+							.map((line) => `    ${line}`),
+					);
+				else lines.push(`  ${field}: ${text === '' ? '(empty)' : text}`);
+			}
+		}
+		lines.push('', 'Press Ctrl+C to stop.');
+		process.stdout.write(`${lines.join('\n')}\n`);
+	}
+	process.stdout.write(`SANDBOX_READY ${bank.urls.base}\n`);
+	let stopping = false;
+	const shutdown = (signal: string): void => {
+		if (stopping) return;
+		stopping = true;
+		if (!args.quiet) process.stdout.write(`Received ${signal}, stopping.\n`);
+		void bank.stop().then(
+			() => {
+				if (args.stateFile) rmSync(args.stateFile, { force: true });
+				process.exit(0);
+			},
+			() => process.exit(1),
+		);
+	};
+	process.on('SIGINT', () => shutdown('SIGINT'));
+	process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+	process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+	process.exit(1);
+});

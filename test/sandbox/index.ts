@@ -1,0 +1,568 @@
+/**
+ * The local sandbox bank: a real HTTPS server speaking every interface of SPEC.md
+ * (token endpoint, FX trade report and execution, mock service, bxd SOAP file service,
+ * Open Banking aggregated event polling over mutual TLS), with fault switches.
+ * See README.md in this folder.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+
+import { handleAdmin } from './admin';
+import { FileStore } from './bankfiles';
+import { DEFAULT_CERT_DIR, loadOrCreatePki } from './certs';
+import { EventService } from './events';
+import { FaultEngine, PHASED_KINDS } from './faults';
+import {
+	areaError,
+	bearerToken,
+	BodyTooLargeError,
+	isClosed,
+	send,
+	sendFaultReplacement,
+	sleep,
+	type RequestContext,
+} from './http';
+import { MOCK_EXECUTION_API, MOCK_REPORT_API, MockService } from './mock';
+import { handleSoap, type FileServiceDeps } from './soap';
+import { describeTokenFailure, handleTokenRequest, TokenStore } from './tokens';
+import { handleExecution, handleReport, TradeBook } from './trades';
+import type {
+	Area,
+	RequestRecord,
+	SandboxBank,
+	SandboxClients,
+	SandboxOptions,
+	SandboxStats,
+	SandboxSwitches,
+	SandboxUrls,
+} from './types';
+
+export * from './types';
+export { MOCK_EXAMPLE_TRADES, MOCK_EXECUTION_API, MOCK_REPORT_API } from './mock';
+export { TENORS, COUNTERPARTS } from './trades';
+export { signApplicationRequest, verifyEnvelopedSignature } from './xmldsig';
+export { STANDARD_LIMIT, LARGE_LIMIT, RESPONSE_TEXTS, XMLDATA_NS } from './soap';
+
+export const REPORT_BASE_PATH = '/v1/open-trades-service';
+export const EXECUTION_BASE_PATH = '/v1/trade-service';
+export const SOAP_PATH = '/services/CorporateFileService';
+export const SOAP_LARGE_PATH = '/services/CorporateFileServiceLarge';
+export const JWKS_PATH = '/.well-known/jwks.json';
+export const ADMIN_PATH = '/__sandbox';
+
+const CLIENTS: SandboxClients = {
+	clientId: 'sandbox-client-0001',
+	mtlsClientId: 'sandbox-tpp-0001',
+	eventsAudience: 'sandbox-tpp-0001',
+	eventsIssuer: 'https://sandbox-bank.localhost/',
+	fileService: {
+		senderId: '11111111',
+		customerId: '11111111',
+		receiverId: 'SBXBFIHH',
+		softwareId: 'n8n-corporate-banking',
+		targetId: '11111111A1',
+	},
+};
+
+export function freshStats(): SandboxStats {
+	return {
+		tokenRequests: 0,
+		tokensIssued: 0,
+		mtlsTokenRequests: 0,
+		mtlsTokensIssued: 0,
+		mtlsCountryCodes: [],
+		executions: 0,
+		executionBodies: [],
+		requests: [],
+		foreignRequests: [],
+		eventPolls: 0,
+		eventsDelivered: [],
+		eventsAcked: [],
+		setErrsReceived: {},
+		mockCalls: 0,
+		mockErrors: 0,
+		mockErrorLog: [],
+		soapCalls: [],
+		soapRefusedTooLarge: 0,
+		faultsFired: [],
+	};
+}
+
+/** Keeps the recorded lists bounded when the sandbox runs for a long time. */
+const STATS_LIST_LIMIT = 20000;
+
+function trimStats(stats: SandboxStats): void {
+	for (const list of [
+		stats.requests,
+		stats.foreignRequests,
+		stats.soapCalls,
+		stats.eventsDelivered,
+		stats.eventsAcked,
+		stats.faultsFired,
+		stats.mockErrorLog,
+		stats.executionBodies,
+		stats.mtlsCountryCodes,
+	] as unknown[][]) {
+		if (list.length > STATS_LIST_LIMIT) list.splice(0, list.length - STATS_LIST_LIMIT);
+	}
+}
+
+const defaultSwitches = (signResponses: boolean): SandboxSwitches => ({
+	linkStyle: 'relative',
+	signResponses,
+	compressDownloads: false,
+	requireSignedRequests: false,
+});
+
+function classifyMain(path: string): Area {
+	if (path === '/oauth2/token') return 'token';
+	if (path === REPORT_BASE_PATH || path.startsWith(`${REPORT_BASE_PATH}/`)) return 'report';
+	if (path === EXECUTION_BASE_PATH || path.startsWith(`${EXECUTION_BASE_PATH}/`))
+		return 'execution';
+	if (path.startsWith('/mock/')) return 'mock';
+	if (path === SOAP_PATH) return 'soap';
+	if (path === SOAP_LARGE_PATH) return 'soapLarge';
+	if (path === JWKS_PATH) return 'jwks';
+	if (path === ADMIN_PATH || path.startsWith(`${ADMIN_PATH}/`)) return 'admin';
+	return 'unknown';
+}
+
+function classifyMtls(path: string): Area {
+	if (path === '/oauth2/token' || /^\/[A-Za-z]{2}\/oauth2\/token$/.test(path)) return 'mtlsToken';
+	if (path === '/events') return 'events';
+	return 'unknown';
+}
+
+async function listen(server: Server, port: number, host: string): Promise<number> {
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, host, () => {
+			server.off('error', reject);
+			resolve();
+		});
+	});
+	return (server.address() as AddressInfo).port;
+}
+
+async function close(server: Server): Promise<void> {
+	server.closeAllConnections();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+function urlHost(host: string): string {
+	return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Starts the sandbox bank. Stop it with `bank.stop()`. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxBank> {
+	const host = options.host ?? '127.0.0.1';
+	const seed = options.seed ?? 42;
+	const now = options.clock ?? ((): Date => new Date());
+	const certDir = options.certDir ?? DEFAULT_CERT_DIR;
+	const pki = await loadOrCreatePki(certDir, [host]);
+	const stats = freshStats();
+	const switches = defaultSwitches(options.signResponses ?? true);
+	const faults = new FaultEngine();
+	const tokens = new TokenStore(options.tokenTtlSeconds ?? 3600, now);
+	const tradeCount = options.trades ?? 3000;
+	const book = new TradeBook(seed, tradeCount, now);
+	const mock = new MockService(seed, options.mockErrorRate ?? 0.2, stats);
+	const files = new FileStore({
+		seed,
+		days: options.statementDays ?? 10,
+		customerId: CLIENTS.fileService.customerId,
+		customerName: 'Sandbox Customer Oy',
+		targetId: CLIENTS.fileService.targetId,
+		now,
+	});
+
+	const tlsOptions = { key: pki.serverKeyPem, cert: pki.serverCertPem };
+	const mainServer = createServer(tlsOptions);
+	const mtlsServer = createServer({
+		...tlsOptions,
+		ca: [pki.caCertPem],
+		requestCert: true,
+		rejectUnauthorized: true,
+	});
+	const foreignServer = createServer(tlsOptions);
+	let mainPort: number;
+	let mtlsPort: number;
+	let foreignPort: number;
+	try {
+		mainPort = await listen(mainServer, options.port ?? 0, host);
+		mtlsPort = await listen(mtlsServer, options.mtlsPort ?? 0, host);
+		foreignPort = await listen(foreignServer, options.foreignPort ?? 0, host);
+	} catch (error) {
+		for (const server of [mainServer, mtlsServer, foreignServer])
+			if (server.listening) server.close();
+		files.dispose();
+		throw error;
+	}
+
+	const base = `https://${urlHost(host === '0.0.0.0' ? '127.0.0.1' : host)}:${mainPort}`;
+	const mtlsBase = `https://${urlHost(host === '0.0.0.0' ? '127.0.0.1' : host)}:${mtlsPort}`;
+	const foreign = `https://${urlHost(host === '0.0.0.0' ? '127.0.0.1' : host)}:${foreignPort}`;
+	const urls: SandboxUrls = {
+		base,
+		token: `${base}/oauth2/token`,
+		reportBase: `${base}${REPORT_BASE_PATH}`,
+		executionBase: `${base}${EXECUTION_BASE_PATH}`,
+		mockBase: base,
+		mockReportBase: `${base}/mock/sandbox/${MOCK_REPORT_API.version}/${MOCK_REPORT_API.name}${REPORT_BASE_PATH}`,
+		mockExecutionBase: `${base}/mock/sandbox/${MOCK_EXECUTION_API.version}/${MOCK_EXECUTION_API.name}${EXECUTION_BASE_PATH}`,
+		soap: `${base}${SOAP_PATH}`,
+		soapLarge: `${base}${SOAP_LARGE_PATH}`,
+		jwks: `${base}${JWKS_PATH}`,
+		mtlsBase,
+		mtlsToken: `${mtlsBase}/oauth2/token`,
+		events: `${mtlsBase}/events`,
+		foreign,
+		admin: `${base}${ADMIN_PATH}`,
+	};
+
+	const events = new EventService({
+		signingKeyPem: pki.eventSigningKeyPem,
+		rogueKeyPem: pki.eventRogueKeyPem,
+		issuer: CLIENTS.eventsIssuer,
+		audience: CLIENTS.eventsAudience,
+		resourceBase: CLIENTS.eventsIssuer.replace(/\/$/, ''),
+		stats,
+		tokens,
+		now,
+	});
+	const fileDeps: FileServiceDeps = {
+		store: files,
+		stats,
+		switches,
+		clients: CLIENTS,
+		customerSigningCertPem: pki.customerSigningCertPem,
+		bankSigningCertPem: pki.bankSigningCertPem,
+		bankSigningKeyPem: pki.bankSigningKeyPem,
+	};
+
+	const bearerFailure = (ctx: RequestContext): boolean => {
+		const check = tokens.check(bearerToken(ctx.req), 'client');
+		if (check.ok) return false;
+		const status = check.reason === 'wrongKind' ? 403 : 401;
+		const { contentType, body } = areaError(
+			ctx.area,
+			status,
+			describeTokenFailure(check.reason),
+			now,
+		);
+		send(
+			ctx,
+			status,
+			{ 'content-type': contentType, ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}) },
+			body,
+		);
+		return true;
+	};
+
+	async function routeMain(ctx: RequestContext): Promise<void> {
+		const path = ctx.url.pathname;
+		switch (ctx.area) {
+			case 'token':
+				await handleTokenRequest(ctx, {
+					kind: 'client',
+					clientId: CLIENTS.clientId,
+					store: tokens,
+					stats,
+				});
+				return;
+			case 'report':
+				if (bearerFailure(ctx)) return;
+				handleReport(
+					ctx,
+					{ book, switches, basePath: REPORT_BASE_PATH, origin: base, foreignOrigin: foreign },
+					path.slice(REPORT_BASE_PATH.length),
+				);
+				return;
+			case 'execution':
+				if (path.replace(/\/+$/, '') !== `${EXECUTION_BASE_PATH}/trade-execution/execute`) {
+					const { contentType, body } = areaError(
+						'execution',
+						404,
+						'The requested trade execution endpoint does not exist.',
+						now,
+					);
+					send(ctx, 404, { 'content-type': contentType }, body);
+					return;
+				}
+				if (bearerFailure(ctx)) return;
+				await handleExecution(ctx, { book, stats });
+				return;
+			case 'mock':
+				if (!path.startsWith('/mock/sandbox/')) {
+					await mock.handle(ctx, '/');
+					return;
+				}
+				await mock.handle(ctx, path.slice('/mock/sandbox'.length));
+				return;
+			case 'soap':
+				await handleSoap(ctx, fileDeps, 'standard', urls.soap);
+				return;
+			case 'soapLarge':
+				await handleSoap(ctx, fileDeps, 'large', urls.soapLarge);
+				return;
+			case 'jwks':
+				send(
+					ctx,
+					200,
+					{ 'content-type': 'application/json', 'cache-control': 'max-age=60' },
+					JSON.stringify(events.jwks()),
+				);
+				return;
+			default:
+				if (path === '/' && ctx.req.method === 'GET') {
+					send(
+						ctx,
+						200,
+						{ 'content-type': 'application/json' },
+						JSON.stringify({ service: 'sandbox corporate bank', urls }, null, '\t'),
+					);
+					return;
+				}
+				send(
+					ctx,
+					404,
+					{ 'content-type': 'application/json' },
+					JSON.stringify({ error: 'NotFound', message: `No resource at ${path}.` }),
+				);
+		}
+	}
+
+	async function routeMtls(ctx: RequestContext): Promise<void> {
+		const socket = ctx.req.socket as TLSSocket;
+		const peer = socket.getPeerCertificate();
+		const fingerprint = peer?.raw ? createHash('sha256').update(peer.raw).digest('hex') : undefined;
+		const commonName = peer?.subject ? String(peer.subject.CN ?? '') : undefined;
+		if (ctx.area === 'mtlsToken') {
+			const country = /^\/([A-Za-z]{2})\/oauth2\/token$/.exec(ctx.url.pathname)?.[1];
+			if (country) stats.mtlsCountryCodes.push(country.toUpperCase());
+			await handleTokenRequest(ctx, {
+				kind: 'mtls',
+				clientId: CLIENTS.mtlsClientId,
+				store: tokens,
+				stats,
+				certFingerprint: fingerprint,
+				certCommonName: commonName,
+				expectedCommonName: pki.clientCertCommonName,
+			});
+			return;
+		}
+		if (ctx.area === 'events') {
+			await events.handle(ctx, fingerprint);
+			return;
+		}
+		send(
+			ctx,
+			404,
+			{ 'content-type': 'application/json' },
+			JSON.stringify({ error: 'NotFound', message: `No resource at ${ctx.url.pathname}.` }),
+		);
+	}
+
+	async function dispatch(
+		server: 'main' | 'mtls',
+		req: IncomingMessage,
+		res: ServerResponse,
+		route: (ctx: RequestContext) => Promise<void>,
+	): Promise<void> {
+		const url = new URL(req.url ?? '/', server === 'main' ? base : mtlsBase);
+		const method = req.method ?? 'GET';
+		const area = server === 'main' ? classifyMain(url.pathname) : classifyMtls(url.pathname);
+		if (area === 'admin') {
+			await handleAdmin(req, res, url.pathname.slice(ADMIN_PATH.length), url, bank);
+			return;
+		}
+		const record: RequestRecord = {
+			server,
+			method,
+			path: url.pathname + url.search,
+			area,
+			authorization: req.headers.authorization !== undefined,
+		};
+		stats.requests.push(record);
+		trimStats(stats);
+		const ctx: RequestContext = { server, req, res, url, area, record, now };
+		if (area === 'mock')
+			res.setHeader(
+				'x-mockdata-info',
+				JSON.stringify({ example: null, random: false, injected: true }),
+			);
+		const fault = faults.take(area, method, url.pathname, record.path);
+		if (fault) {
+			ctx.fault = fault;
+			record.fault = fault.kind;
+			stats.faultsFired.push({ id: fault.id, kind: fault.kind, area, path: record.path });
+			if (fault.kind === 'delay' && fault.phase !== 'after') {
+				await sleep(fault.delayMs ?? 1000);
+				if (isClosed(ctx)) return;
+			} else if (PHASED_KINDS.has(fault.kind) && (fault.phase ?? 'before') === 'before') {
+				sendFaultReplacement(ctx, fault);
+				if (fault.kind !== 'drop') req.resume();
+				return;
+			}
+		}
+		try {
+			await route(ctx);
+		} catch (error) {
+			if (isClosed(ctx)) return;
+			const tooLarge = error instanceof BodyTooLargeError;
+			const status = tooLarge ? 413 : 500;
+			if (tooLarge) req.resume();
+			const { contentType, body } = areaError(
+				area,
+				status,
+				tooLarge ? 'Request payload too large.' : 'Internal sandbox error.',
+				now,
+			);
+			if (!tooLarge && process.env.SANDBOX_DEBUG)
+				process.stderr.write(`sandbox error: ${(error as Error).stack ?? String(error)}\n`);
+			send(ctx, status, { 'content-type': contentType }, body);
+		}
+	}
+
+	mainServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+		void dispatch('main', req, res, routeMain);
+	});
+	mtlsServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+		void dispatch('mtls', req, res, routeMtls);
+	});
+	foreignServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+		stats.foreignRequests.push({
+			method: req.method ?? 'GET',
+			url: req.url ?? '/',
+			headers: { ...req.headers },
+		});
+		req.resume();
+		const body = JSON.stringify({ items: [], next: null, previous: null, foreign: true });
+		res.writeHead(200, {
+			'content-type': 'application/json',
+			'content-length': Buffer.byteLength(body),
+		});
+		res.end(body);
+	});
+	for (const server of [mainServer, mtlsServer, foreignServer]) {
+		server.on('tlsClientError', () => undefined);
+		server.on('clientError', (_error, socket) => socket.destroy());
+	}
+
+	const resetStats = (): void => {
+		const fresh = freshStats();
+		for (const key of Object.keys(fresh) as Array<keyof SandboxStats>) {
+			(stats as unknown as Record<string, unknown>)[key] = fresh[key];
+		}
+	};
+
+	const bank: SandboxBank = {
+		urls,
+		tls: {
+			caPem: pki.caCertPem,
+			serverCertPem: pki.serverCertPem,
+			clientCertPem: pki.clientCertPem,
+			clientKeyPem: pki.clientKeyPem,
+			clientKeyEncryptedPem: pki.clientKeyEncryptedPem,
+			clientKeyPassphrase: pki.clientKeyPassphrase,
+			otherCaPem: pki.otherCaCertPem,
+			otherCaClientCertPem: pki.otherCaClientCertPem,
+			otherCaClientKeyPem: pki.otherCaClientKeyPem,
+			expiredClientCertPem: pki.expiredClientCertPem,
+			expiredClientKeyPem: pki.expiredClientKeyPem,
+			customerSigningCertPem: pki.customerSigningCertPem,
+			customerSigningKeyPem: pki.customerSigningKeyPem,
+			bankSigningCertPem: pki.bankSigningCertPem,
+			bankSigningKeyPem: pki.bankSigningKeyPem,
+			eventSigningPublicKeyPem: pki.eventSigningPublicKeyPem,
+			eventKid: events.kid,
+			certDir,
+		},
+		clients: CLIENTS,
+		stats,
+		resetStats,
+		faults,
+		switches,
+		tokens: {
+			expireAll: () => tokens.expireAll(),
+			get ttlSeconds() {
+				return tokens.ttlSeconds;
+			},
+			activeCount: () => tokens.activeCount(),
+		},
+		events: {
+			enqueue: (spec) => events.enqueue(spec),
+			pending: () => events.pending(),
+			get: (jti) => events.get(jti),
+			clear: () => events.clear(),
+			jwks: () => events.jwks(),
+		},
+		trades: {
+			all: () => book.all(),
+			setCount: (count) => book.setCount(count),
+			get: (tradeId) => book.get(tradeId),
+		},
+		files,
+		mock,
+		credentialValues: () => ({
+			corporateBankingClientCredentialsApi: {
+				environment: 'custom',
+				tokenUrl: urls.token,
+				reportBaseUrl: urls.reportBase,
+				executionBaseUrl: urls.executionBase,
+				clientId: CLIENTS.clientId,
+				scope: 'accounts',
+				caCertificate: pki.caCertPem,
+			},
+			corporateBankingMtlsApi: {
+				baseUrl: urls.mtlsBase,
+				countryCode: '',
+				clientId: CLIENTS.mtlsClientId,
+				scope: 'accounts',
+				certificate: pki.clientCertPem,
+				privateKey: pki.clientKeyPem,
+				passphrase: '',
+				caCertificate: pki.caCertPem,
+			},
+			corporateBankingFileServiceApi: {
+				url: urls.soap,
+				largeFileUrl: urls.soapLarge,
+				senderId: CLIENTS.fileService.senderId,
+				customerId: CLIENTS.fileService.customerId,
+				receiverId: CLIENTS.fileService.receiverId,
+				softwareId: CLIENTS.fileService.softwareId,
+				environment: 'TEST',
+				caCertificate: pki.caCertPem,
+				signingCertificate: pki.customerSigningCertPem,
+				signingPrivateKey: pki.customerSigningKeyPem,
+				bankCertificate: pki.bankSigningCertPem,
+			},
+		}),
+		eventSettings: () => ({
+			eventsUrl: urls.events,
+			jwksUrl: urls.jwks,
+			issuer: CLIENTS.eventsIssuer,
+			audience: CLIENTS.eventsAudience,
+			kid: events.kid,
+		}),
+		resetAll: () => {
+			resetStats();
+			faults.clear();
+			Object.assign(switches, defaultSwitches(options.signResponses ?? true));
+			tokens.clear();
+			events.clear();
+			files.reset();
+			if (book.generatedCount() !== tradeCount) book.setCount(tradeCount);
+			else book.resetExecuted();
+			mock.configure({ seed, errorRate: options.mockErrorRate ?? 0.2 });
+		},
+		stop: async () => {
+			await Promise.all([close(mainServer), close(mtlsServer), close(foreignServer)]);
+			files.dispose();
+		},
+	};
+	return bank;
+}
