@@ -1,9 +1,11 @@
-import type { ICredentialType, IDataObject, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { ICredentialType, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { CorporateBankingClientCredentialsApi } from '../../credentials/CorporateBankingClientCredentialsApi.credentials';
 import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
 import { CorporateBankingMtlsApi } from '../../credentials/CorporateBankingMtlsApi.credentials';
+import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.node';
 import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
+import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
 import { FxTradeExecution } from '../../nodes/FxTradeExecution/FxTradeExecution.node';
 import { FxTradeReport } from '../../nodes/FxTradeReport/FxTradeReport.node';
 import type { CredentialStore, RunResult } from '../harness/engine';
@@ -13,7 +15,7 @@ export const PACKAGE = 'n8n-nodes-corporate-banking';
 
 /** Every node type of the package, under the names n8n gives them when the package is installed. */
 export function packageNodeTypes(): Record<string, INodeType> {
-	const list: INodeType[] = [new FxTradeReport(), new FxTradeExecution(), new BankMockService()];
+	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankMockService()];
 	const out: Record<string, INodeType> = {};
 	for (const t of list) out[`${PACKAGE}.${t.description.name}`] = t;
 	return out;
@@ -26,7 +28,7 @@ export function packageCredentialTypes(): ICredentialType[] {
 export interface RunNodeOptions {
 	/** Node type name without the package prefix, e.g. 'fxTradeReport'. */
 	type: string;
-	parameters: IDataObject;
+	parameters: Record<string, unknown>;
 	/** Credential type -> credential id in the store. */
 	credentials?: Record<string, string>;
 	store?: CredentialStore;

@@ -66,22 +66,21 @@ export const TOKEN_FIELD = 'accessToken';
 export const TOKEN_EXPIRY_FIELD = 'tokenExpiresAt';
 
 /**
- * Builds the override that makes n8n renew a token that is about to expire. n8n itself renews
- * an expirable credential field only when it is empty or after a 401; handing it the stored data
- * with the token blanked makes it run the credential's preAuthentication and store the result,
- * so every worker reading the credential sees the new token.
+ * Reads the credential once and hands it to n8n's authenticated helper, so it is not decrypted a
+ * second time. A token that is due for renewal is blanked: n8n renews an expirable credential
+ * field only when it is empty or after a 401, and then runs the credential's preAuthentication and
+ * stores the new token in the credential, where every worker reading it sees it.
  */
-async function expiryOverride(ctx: BankContext, credentialType: string): Promise<IAdditionalCredentialOptions | undefined> {
+async function credentialsFor(ctx: BankContext, credentialType: string): Promise<IAdditionalCredentialOptions> {
 	const data = (await ctx.getCredentials(credentialType)) as ICredentialDataDecryptedObject;
-	if (!(TOKEN_FIELD in data) && !(TOKEN_EXPIRY_FIELD in data)) return undefined;
-	if (!tokenNeedsRefresh(data[TOKEN_FIELD], data[TOKEN_EXPIRY_FIELD])) return undefined;
+	const renew = (TOKEN_FIELD in data || TOKEN_EXPIRY_FIELD in data) && tokenNeedsRefresh(data[TOKEN_FIELD], data[TOKEN_EXPIRY_FIELD]);
 	const details = ctx.getNode().credentials?.[credentialType];
 	return {
 		credentialsDecrypted: {
 			id: details?.id ?? '',
 			name: details?.name ?? credentialType,
 			type: credentialType,
-			data: { ...data, [TOKEN_FIELD]: '' },
+			data: renew ? { ...data, [TOKEN_FIELD]: '' } : data,
 		},
 	};
 }
@@ -131,7 +130,7 @@ export async function bankRequest<T = unknown>(
 		async (attempt) => {
 			const options = toHttpOptions(req);
 			if (credentialType) {
-				const additional = await expiryOverride(ctx, credentialType);
+				const additional = await credentialsFor(ctx, credentialType);
 				const raw: unknown = await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options, additional);
 				return toResponse<T>(raw, attempt);
 			}

@@ -1,4 +1,4 @@
-import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 
 /** The TLS material n8n's request helpers accept as `agentOptions`. */
 export interface ClientTlsOptions {
@@ -108,6 +108,21 @@ export function buildTlsOptions(
 	names: TlsFieldNames = DEFAULT_NAMES,
 	now: Date = new Date(),
 ): ClientTlsOptions | undefined {
+	// The same material is checked once a minute at most: parsing keys on every request costs time.
+	const key = createHash('sha256')
+		.update(JSON.stringify([values.caCertificate, values.certificate, values.privateKey, values.passphrase, values.allowUnauthorizedCerts, names]))
+		.digest('hex');
+	const cached = checked.get(key);
+	if (cached && now.getTime() - cached.at < 60_000 && now.getTime() >= cached.at) return cached.options;
+	const options = checkTlsOptions(values, names, now);
+	if (checked.size > 100) checked.clear();
+	checked.set(key, { at: now.getTime(), options });
+	return options;
+}
+
+const checked = new Map<string, { at: number; options: ClientTlsOptions | undefined }>();
+
+function checkTlsOptions(values: TlsFieldValues, names: TlsFieldNames, now: Date): ClientTlsOptions | undefined {
 	const options: ClientTlsOptions = {};
 	const ca = normalizePem(values.caCertificate);
 	if (ca) {

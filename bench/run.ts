@@ -1,0 +1,58 @@
+/**
+ * `npm run bench`: runs every benchmark (each with its baseline in the same run), merges the
+ * results into bench/results.json and prints one table.
+ */
+import '../test/harness/env';
+
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+type Bench = { name: string; file: string; targets: (r: Record<string, unknown>) => string };
+
+const BENCHES: Bench[] = [
+	{
+		name: 'fxReportReturnAll',
+		file: './fxReport.bench',
+		targets: (r) => `ratio ${r.ratio} (target <= 1.2), tokenRequests ${r.tokenRequests} (target 1)`,
+	},
+	{
+		name: 'eventTrigger',
+		file: './eventTrigger.bench',
+		targets: (r) => `${r.eventsPerSecond} events/s (target >= 5000), ratio ${r.ratio} (target <= 1.3)`,
+	},
+	{
+		name: 'fileService',
+		file: './fileService.bench',
+		targets: (r) => JSON.stringify(r),
+	},
+];
+
+async function main(): Promise<void> {
+	const only = process.argv.slice(2);
+	const resultsFile = path.join(__dirname, 'results.json');
+	const results: Record<string, unknown> = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};
+	const rows: string[] = [];
+	for (const bench of BENCHES) {
+		if (only.length && !only.includes(bench.name)) continue;
+		const modulePath = path.join(__dirname, `${bench.file}.ts`);
+		if (!existsSync(modulePath)) {
+			rows.push(`${bench.name.padEnd(20)} not available`);
+			continue;
+		}
+		console.log(`running ${bench.name} ...`);
+		const mod = (await import(modulePath)) as { run: () => Promise<Record<string, unknown>> };
+		const result = await mod.run();
+		results[bench.name] = { ...result, measuredAt: new Date().toISOString(), node: process.version };
+		writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+		rows.push(`${bench.name.padEnd(20)} ${bench.targets(result)}`);
+	}
+	console.log(`\nbenchmark            result\n${rows.join('\n')}\n\nwritten to bench/results.json`);
+}
+
+void main().then(
+	() => process.exit(0),
+	(error: unknown) => {
+		console.error(error);
+		process.exit(1);
+	},
+);

@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+
+import { plainJson } from './common';
+
+export interface SandboxState {
+	urls: Record<string, string>;
+	clients: { clientId: string; mtlsClientId: string };
+	credentials: Record<string, Record<string, unknown>>;
+	events: { eventsUrl: string; jwksUrl: string; issuer: string; audience: string; kid: string };
+	certDir: string;
+}
+
+export interface SandboxProcess {
+	state: SandboxState;
+	caPem: string;
+	admin<T = unknown>(method: string, subPath: string, body?: unknown): Promise<T>;
+	stop(): Promise<void>;
+}
+
+/**
+ * Runs the sandbox bank in its own process, as a real bank is on another machine: the server's work
+ * does not share the event loop with the client being measured.
+ */
+export async function startSandboxProcess(args: string[] = []): Promise<SandboxProcess> {
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-sandbox-'));
+	const stateFile = path.join(dir, 'state.json');
+	const root = path.resolve(__dirname, '..');
+	const child: ChildProcess = spawn(
+		process.execPath,
+		[path.join(root, 'node_modules/ts-node/dist/bin.js'), '--transpile-only', '--prefer-ts-exts', path.join(root, 'test/sandbox/cli.ts'), '--state-file', stateFile, '--quiet', ...args],
+		{ stdio: ['ignore', 'pipe', 'inherit'] },
+	);
+	await new Promise<void>((resolve, reject) => {
+		let out = '';
+		child.stdout!.on('data', (c: Buffer) => {
+			out += c.toString();
+			if (out.includes('SANDBOX_READY')) resolve();
+		});
+		child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+	});
+	const state = JSON.parse(readFileSync(stateFile, 'utf8')) as SandboxState;
+	const caPem = String(state.credentials.corporateBankingClientCredentialsApi.caCertificate);
+	const agent = new https.Agent({ keepAlive: true, ca: caPem });
+	return {
+		state,
+		caPem,
+		async admin<T>(method: string, subPath: string, body?: unknown): Promise<T> {
+			const res = await plainJson<T>(agent, `${state.urls.admin}${subPath}`, {
+				method,
+				headers: { 'content-type': 'application/json' },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+			if (res.status >= 400) throw new Error(`sandbox admin ${method} ${subPath}: ${res.status}`);
+			return res.body;
+		},
+		async stop() {
+			agent.destroy();
+			child.kill('SIGTERM');
+			await new Promise((r) => child.once('exit', r));
+			rmSync(dir, { recursive: true, force: true });
+		},
+	};
+}

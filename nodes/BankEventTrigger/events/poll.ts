@@ -1,0 +1,115 @@
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+
+import { redactSecrets } from '../../shared/transport/redact';
+import { describeError, keyResolver, requestEvents } from './bank';
+import { judgeSet } from './judge';
+import type { TriggerSettings } from './settings';
+import { DeliveryState } from './state';
+
+/** Polls in progress in this process, by workflow and node. */
+const running = new Set<string>();
+
+/** Part of n8n's poll budget kept free for handing the items over. */
+const BUDGET_SHARE = 0.8;
+
+function deadline(ctx: IPollFunctions, settings: TriggerSettings, start: number): number {
+	let limitMs = settings.maxSecondsPerPoll * 1000;
+	const budget = typeof ctx.getPollBudgetMs === 'function' ? ctx.getPollBudgetMs() : undefined;
+	if (typeof budget === 'number' && Number.isFinite(budget) && budget > 0) limitMs = Math.min(limitMs, budget * BUDGET_SHARE);
+	return start + limitMs;
+}
+
+/**
+ * One scheduled poll: drains the bank's queue page by page while it says more events are
+ * available, within the per-poll ceilings.
+ *
+ * Delivery: every request carries the acknowledgements and refusals of the SETs handled before it
+ * (the previous page of this poll, or the previous poll, kept in static data), so an event is
+ * acknowledged only once it is in this poll's output; the last page's acknowledgements go out with
+ * the first request of the next poll. SETs already emitted (remembered by jti) are acknowledged
+ * again and never emitted twice.
+ *
+ * Failures: a request that fails (after the transport's retries) ends the poll. What was gathered
+ * before is still emitted, and nothing is marked as acknowledged that the bank did not confirm,
+ * so the next poll sends it again. The failure is logged, never thrown: the trigger keeps polling.
+ */
+export async function pollEvents(ctx: IPollFunctions, settings: TriggerSettings): Promise<INodeExecutionData[][] | null> {
+	// A poll still running when the next one is due owns the static data: the late one skips, or
+	// both would hand out the same unacknowledged events.
+	const key = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
+	if (running.has(key)) {
+		ctx.logger.debug('Bank Event Trigger: the previous poll is still running; this one is skipped');
+		return null;
+	}
+	running.add(key);
+	try {
+		return await drain(ctx, settings);
+	} finally {
+		running.delete(key);
+	}
+}
+
+async function drain(ctx: IPollFunctions, settings: TriggerSettings): Promise<INodeExecutionData[][] | null> {
+	const start = Date.now();
+	const stopAt = deadline(ctx, settings, start);
+	const state = new DeliveryState(ctx.getWorkflowStaticData('node'), settings.dedupeWindow);
+	const keys = keyResolver(ctx, settings);
+	const events: INodeExecutionData[] = [];
+	const rejected: INodeExecutionData[] = [];
+	let received = 0;
+	let repeats = 0;
+	let skipped = 0;
+	let requests = 0;
+
+	while (true) {
+		const outgoing = state.outgoing();
+		const body = {
+			maxEvents: Math.max(1, Math.min(settings.maxEvents, settings.maxEventsPerPoll - received)),
+			returnImmediately: settings.returnImmediately,
+			...outgoing,
+		};
+		let more = false;
+		try {
+			const answer = await requestEvents(ctx, settings, body);
+			requests++;
+			state.delivered(outgoing);
+			for (const [jti, jws] of answer.sets) {
+				received++;
+				if (state.seen(jti)) {
+					state.repeated(jti);
+					repeats++;
+					continue;
+				}
+				const outcome = await judgeSet(jti, jws, settings, keys);
+				if (outcome.kind === 'event') {
+					events.push(outcome.item);
+					state.emitted(jti);
+				} else if (outcome.kind === 'skipped') {
+					state.skipped(jti);
+					skipped++;
+				} else {
+					rejected.push(outcome.item);
+					state.refused(jti, outcome.error);
+					ctx.logger.warn(
+						redactSecrets(`Bank Event Trigger: refused event ${jti}: ${outcome.error.err}: ${outcome.error.description}`, settings.secrets),
+					);
+				}
+			}
+			more = answer.moreAvailable && answer.sets.length > 0;
+		} catch (error) {
+			ctx.logger.error(
+				`Bank Event Trigger: the event poll failed: ${describeError(ctx, error, settings).replace(/\.+$/, '')}. ` +
+					`${events.length + rejected.length} events of this poll are handed over; ${state.pendingCount} acknowledgements wait for the next poll.`,
+			);
+			break;
+		}
+		if (!more || received >= settings.maxEventsPerPoll || Date.now() >= stopAt) break;
+	}
+
+	state.save();
+	ctx.logger.debug(
+		`Bank Event Trigger: ${requests} requests, ${events.length} events emitted, ${rejected.length} refused, ${repeats} repeats and ${skipped} other types acknowledged`,
+	);
+	if (!events.length && !rejected.length) return null;
+	return [events, rejected];
+}

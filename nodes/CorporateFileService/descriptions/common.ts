@@ -1,0 +1,186 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Operation values are the WSDL operation names. */
+export const operationProperty: INodeProperties = {
+	displayName: 'Operation',
+	name: 'operation',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{
+			name: 'Delete File',
+			value: 'deleteFile',
+			description: 'Delete a file held by the bank',
+			action: 'Delete a file',
+		},
+		{
+			name: 'Download File',
+			value: 'downloadFile',
+			description: 'Download one file by its file reference, as binary data',
+			action: 'Download a file',
+		},
+		{
+			name: 'Get User Info',
+			value: 'getUserInfo',
+			description: 'List the file types this user may upload and download',
+			action: 'Get user info',
+		},
+		{
+			name: 'List Files',
+			value: 'downloadFileList',
+			description: 'List the files available for download',
+			action: 'List files',
+		},
+		{
+			name: 'Upload File',
+			value: 'uploadFile',
+			description: 'Upload a file (for example a pain.001 payment file) from binary data',
+			action: 'Upload a file',
+		},
+	],
+	default: 'downloadFileList',
+};
+
+export const modeProperty: INodeProperties = {
+	displayName: 'Request',
+	name: 'mode',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{
+			name: 'Build From Parameters',
+			value: 'build',
+			description: 'Build the ApplicationRequest from the fields below',
+		},
+		{
+			name: 'Raw ApplicationRequest',
+			value: 'raw',
+			description: "Send an ApplicationRequest you write yourself, for banks with their own content. The node still signs and wraps it.",
+		},
+	],
+	default: 'build',
+};
+
+export const rawProperties: INodeProperties[] = [
+	{
+		displayName: 'ApplicationRequest',
+		name: 'applicationRequest',
+		type: 'string',
+		typeOptions: { rows: 10 },
+		required: true,
+		default: '',
+		placeholder: '<ApplicationRequest xmlns="http://bxd.fi/xmldata/">…</ApplicationRequest>',
+		description:
+			'The ApplicationRequest document as XML, or its base64. It is signed with the credential\'s signing key unless it already carries a signature.',
+		displayOptions: { show: { mode: ['raw'] } },
+	},
+	{
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		description: 'The name of the output binary field for the Content of the answer, when it has one',
+		displayOptions: { show: { mode: ['raw'] } },
+	},
+];
+
+/** File type: any text, with the common codes offered as suggestions (banks use their own). */
+export function fileTypeProperty(operations: string[], required: boolean, description: string): INodeProperties {
+	return {
+		displayName: 'File Type',
+		name: 'fileType',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required,
+		description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: 'Select or type a file type…',
+				typeOptions: { searchListMethod: 'searchFileTypes', searchable: true },
+			},
+			{
+				displayName: 'Code',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. XT or camt.053.001.02',
+			},
+		],
+		displayOptions: { show: { mode: ['build'], operation: operations } },
+	};
+}
+
+export const optionsProperty: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Compress',
+			name: 'compress',
+			type: 'boolean',
+			default: true,
+			description: 'Whether to gzip the file before sending it (the bank unpacks it)',
+			displayOptions: { show: { '/operation': ['uploadFile'], '/mode': ['build'] } },
+		},
+		{
+			displayName: 'Endpoint',
+			name: 'endpoint',
+			type: 'options',
+			options: [
+				{
+					name: 'Auto',
+					value: 'auto',
+					description: 'Messages over 20 MB go to the Large File Service URL, others to the Service URL',
+				},
+				{ name: 'Large', value: 'large', description: 'Always the Large File Service URL' },
+				{ name: 'Standard', value: 'standard', description: 'Always the Service URL' },
+			],
+			default: 'auto',
+			description: 'Which of the two file service addresses of the credential to use',
+		},
+		{
+			displayName: 'Execution Serial',
+			name: 'executionSerial',
+			type: 'string',
+			default: '',
+			description: 'An identifier of your own (up to 32 characters) that the bank returns in its answer, for banks that use it',
+			displayOptions: { show: { '/mode': ['build'] } },
+		},
+		{
+			displayName: 'Request Compressed Download',
+			name: 'requestCompression',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to ask the bank to gzip the file in transit. It is unpacked here either way.',
+			displayOptions: { show: { '/operation': ['downloadFile'], '/mode': ['build'] } },
+		},
+		{
+			displayName: 'Signature Canonicalization',
+			name: 'canonicalization',
+			type: 'options',
+			options: [
+				{
+					name: 'Inclusive (C14N 1.0)',
+					value: 'inclusive',
+					description: 'What most bxd banks use for the ApplicationRequest signature',
+				},
+				{ name: 'Exclusive (Exc-C14N)', value: 'exclusive' },
+			],
+			default: 'inclusive',
+			description: 'How the signed ApplicationRequest is canonicalized, when the credential has a signing key',
+		},
+		{
+			displayName: 'Timeout (Seconds)',
+			name: 'timeout',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 120,
+			description: 'How long to wait for the bank to answer',
+		},
+	],
+};

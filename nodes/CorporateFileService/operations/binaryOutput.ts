@@ -1,0 +1,76 @@
+import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { ApplicationResponse } from '../../shared/bxd';
+import { attempt, decompress } from '../../shared/bxd';
+
+export interface GuessedType {
+	mimeType: string;
+	extension: string;
+}
+
+/** Guesses the type from the first bytes: bank files are mostly XML (camt, pain), else text. */
+export function guessFileType(content: Buffer, fileType?: string): GuessedType {
+	const head = content.subarray(0, 512);
+	if (head[0] === 0x25 && head.subarray(0, 5).toString('latin1') === '%PDF-') return { mimeType: 'application/pdf', extension: 'pdf' };
+	if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return { mimeType: 'application/zip', extension: 'zip' };
+	if (head[0] === 0x1f && head[1] === 0x8b) return { mimeType: 'application/gzip', extension: 'gz' };
+	const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+	if (text.startsWith('<')) return { mimeType: 'application/xml', extension: 'xml' };
+	if (/^(camt|pain|xml)/i.test(fileType ?? '') && text.startsWith('<')) return { mimeType: 'application/xml', extension: 'xml' };
+	if (text.startsWith('{') || text.startsWith('[')) {
+		try {
+			JSON.parse(content.toString('utf8'));
+			return { mimeType: 'application/json', extension: 'json' };
+		} catch {
+			// not JSON after all: fall through to the text check
+		}
+	}
+	// eslint-disable-next-line no-control-regex
+	const binary = /[\u0000-\u0008\u000E-\u001A\u001C-\u001F]/.test(head.toString('latin1'));
+	return binary ? { mimeType: 'application/octet-stream', extension: 'bin' } : { mimeType: 'text/plain', extension: 'txt' };
+}
+
+/** A file name the bank gave, or the file reference with an extension from the content. */
+export function fileNameFor(userFilename: string | undefined, fileReference: string | undefined, guessed: GuessedType): string {
+	const given = userFilename?.replace(/[\\/]/g, '_').trim();
+	if (given) return given;
+	return `${(fileReference ?? 'bank-file').replace(/[^\w.-]/g, '_')}.${guessed.extension}`;
+}
+
+/** The Content of an answer, unpacked when the bank says it is compressed. */
+export function unpackedContent(ctx: IExecuteFunctions, itemIndex: number, response: ApplicationResponse): Buffer | undefined {
+	if (!response.content) return undefined;
+	if (response.encrypted) {
+		throw new NodeOperationError(ctx.getNode(), 'The bank sent the file encrypted, which this node cannot decrypt', {
+			itemIndex,
+			description: 'Ask the bank to send files unencrypted for this user, or use the raw ApplicationResponse.',
+		});
+	}
+	if (!response.compressed) return response.content;
+	const content = response.content;
+	const unpacked = attempt(() => decompress(content, response.compressionMethod));
+	if (unpacked.ok) return unpacked.value;
+	throw new NodeOperationError(ctx.getNode(), (unpacked.error as Error).message, { itemIndex });
+}
+
+/** One output item with the file as n8n binary data (stored the way the instance stores binaries). */
+export async function binaryItem(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	content: Buffer,
+	names: { userFilename?: string; fileReference?: string; fileType?: string },
+	propertyName: string,
+	json: IDataObject,
+): Promise<INodeExecutionData> {
+	const guessed = guessFileType(content, names.fileType);
+	const fileName = fileNameFor(names.userFilename, names.fileReference, guessed);
+	const binary: IBinaryKeyData = {
+		[propertyName]: await ctx.helpers.prepareBinaryData(content, fileName, guessed.mimeType),
+	};
+	return {
+		json: { ...json, fileName, mimeType: guessed.mimeType, fileSize: content.length },
+		binary,
+		pairedItem: { item: itemIndex },
+	};
+}

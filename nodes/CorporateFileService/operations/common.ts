@@ -1,0 +1,104 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { DateTime } from 'luxon';
+
+import type { BxdOperation, Canonicalization, FileDescriptor, FileServiceResult, PreparedRequest, RequestFields } from '../../shared/bxd';
+import { prepareRequest } from '../../shared/bxd';
+import type { Endpoint, ServiceContext } from '../fileService';
+import { sendPrepared, toNodeError } from '../fileService';
+
+export type FileServiceOperation = (ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext) => Promise<INodeExecutionData[]>;
+
+export interface CommonOptions {
+	endpoint: Endpoint;
+	timeoutMs: number;
+	canonicalization: Canonicalization;
+	compress: boolean;
+	requestCompression: boolean;
+	executionSerial?: string;
+}
+
+export function readOptions(ctx: IExecuteFunctions, itemIndex: number): CommonOptions {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const endpoint = (options.endpoint as Endpoint | undefined) ?? 'auto';
+	if (!['auto', 'standard', 'large'].includes(endpoint)) {
+		throw new NodeOperationError(ctx.getNode(), `Endpoint must be Auto, Standard or Large (got "${String(endpoint)}")`, { itemIndex });
+	}
+	const timeout = Number(options.timeout ?? 120);
+	return {
+		endpoint,
+		timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout * 1000 : 120000,
+		canonicalization: options.canonicalization === 'exclusive' ? 'exclusive' : 'inclusive',
+		compress: options.compress !== false,
+		requestCompression: options.requestCompression === true,
+		executionSerial: typeof options.executionSerial === 'string' && options.executionSerial.trim() ? options.executionSerial.trim() : undefined,
+	};
+}
+
+/** Optional text parameter, trimmed; undefined when empty. */
+export function textParam(ctx: IExecuteFunctions, name: string, itemIndex: number): string | undefined {
+	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+	if (value === undefined || value === null) return undefined;
+	const text = String(value).trim();
+	return text ? text : undefined;
+}
+
+/** The File Type parameter (a list pick or a typed code). */
+export function fileTypeParam(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+	const value = ctx.getNodeParameter('fileType', itemIndex, '', { extractValue: true }) as unknown;
+	if (value && typeof value === 'object' && 'value' in (value as IDataObject)) {
+		return String((value as IDataObject).value ?? '').trim() || undefined;
+	}
+	return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+}
+
+/** A date parameter as YYYY-MM-DD (the day as written, whatever time it carries). */
+export function dateParam(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string | undefined {
+	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+	if (value === undefined || value === null || value === '') return undefined;
+	if (DateTime.isDateTime(value)) return value.toISODate() ?? undefined;
+	if (value instanceof Date) return DateTime.fromJSDate(value).toISODate() ?? undefined;
+	const text = String(value).trim();
+	const match = /^(\d{4}-\d{2}-\d{2})/.exec(text);
+	if (match && DateTime.fromISO(match[1]).isValid) return match[1];
+	throw new NodeOperationError(ctx.getNode(), `${label}: "${text}" is not a date (use YYYY-MM-DD)`, { itemIndex });
+}
+
+/** Builds, signs and sends one request from fields; every failure becomes an n8n error. */
+export async function exchange(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	service: ServiceContext,
+	operation: BxdOperation,
+	fields: RequestFields,
+	options: CommonOptions,
+): Promise<FileServiceResult> {
+	let prepared: PreparedRequest;
+	try {
+		prepared = prepareRequest(
+			{ ...service.settings, canonicalization: options.canonicalization },
+			operation,
+			options.executionSerial ? { ...fields, executionSerial: options.executionSerial } : fields,
+		);
+	} catch (error) {
+		throw toNodeError(ctx.getNode(), error, { operation, itemIndex, secrets: service.secrets });
+	}
+	return await sendPrepared(ctx, service, prepared, { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs });
+}
+
+/** The response summary every operation adds to its items. */
+export function responseSummary(result: FileServiceResult): IDataObject {
+	const ar = result.applicationResponse;
+	const summary: IDataObject = {
+		responseCode: result.code,
+		responseText: ar?.responseText ?? result.header.responseText ?? null,
+	};
+	if (ar?.amountTotal !== undefined) summary.amountTotal = ar.amountTotal;
+	if (ar?.transactionCount !== undefined) summary.transactionCount = ar.transactionCount;
+	if (ar?.executionSerial !== undefined) summary.executionSerial = ar.executionSerial;
+	return summary;
+}
+
+export function descriptorJson(descriptor: FileDescriptor | undefined): IDataObject {
+	return descriptor ? ({ ...descriptor } as IDataObject) : {};
+}

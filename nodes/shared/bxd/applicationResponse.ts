@@ -1,0 +1,301 @@
+import { DateTime } from 'luxon';
+
+import { assertSafeXml, asArray, MalformedXmlError, parseXml, UnsafeXmlError, xmlText } from '../transport/xml';
+import { attempt } from './attempt';
+import { decodePayload } from './base64';
+import { normalizeResponseCode } from './codes';
+import type { PayloadDocument } from './document';
+import { cutLastElement, rootPrefix } from './document';
+import { BxdFormatError } from './errors';
+import type { BankTrust } from './signature';
+import { verifyEnvelopedSignature } from './signature';
+
+/** One file the bank lists (FileDescriptor), with typed values. */
+export interface FileDescriptor {
+	fileReference?: string;
+	targetId?: string;
+	serviceId?: string;
+	serviceIdOwnerName?: string;
+	userFilename?: string;
+	parentFileReference?: string;
+	fileType?: string;
+	/** ISO 8601, UTC. */
+	fileTimestamp?: string;
+	status?: string;
+	amountTotal?: number;
+	transactionCount?: number;
+	lastDownloadTimestamp?: string;
+	forwardedTimestamp?: string;
+	confirmable?: boolean;
+	deletable?: boolean;
+	subStatus?: string;
+	subStatusText?: string;
+	missingTransactions?: boolean;
+	subType?: string;
+	feedbackFileAttributes?: FeedbackFileAttributes;
+}
+
+export interface FeedbackFileAttributes {
+	feedbackFileReference?: string;
+	feedbackFileType?: string;
+	feedbackFileTypeName?: string;
+	feedbackFileStatus?: string;
+	feedbackFileDate?: string;
+	feedbackFileTimestamp?: string;
+	feedbackServiceId?: string;
+	fileActionHistory?: string;
+}
+
+export interface FileTypeService {
+	serviceId?: string;
+	serviceIdOwnerName?: string;
+	serviceIdType?: string;
+	serviceIdText?: string;
+}
+
+/** One file type the user may send or fetch (getUserInfo). */
+export interface UserFileType {
+	targetId?: string;
+	fileType?: string;
+	fileTypeName?: string;
+	country?: string;
+	direction?: string;
+	fileTypeServices: FileTypeService[];
+}
+
+export type SignatureCheck = 'valid' | 'unsigned' | 'notChecked';
+
+export interface ApplicationResponse {
+	customerId?: string;
+	timestamp?: string;
+	/** Two digits ("5" becomes "05"). */
+	responseCode?: string;
+	responseText?: string;
+	executionSerial?: string;
+	encrypted?: boolean;
+	encryptionMethod?: string;
+	compressed?: boolean;
+	compressionMethod?: string;
+	amountTotal?: number;
+	transactionCount?: number;
+	fileType?: string;
+	fileDescriptors: FileDescriptor[];
+	userFileTypes: UserFileType[];
+	/** The file from Content, base64-decoded (still compressed when `compressed`). */
+	content?: Buffer;
+	/** 'notChecked' when no bank certificate was given. */
+	signature: SignatureCheck;
+	/** The document as XML text with the Content text left out. */
+	xmlWithoutContent: string;
+	/** The decoded document exactly as the bank sent it. */
+	bytes: Buffer;
+	/** The character encoding its XML declaration names. */
+	encoding: 'utf8' | 'latin1';
+	/** The document parsed (namespace prefixes removed, Content and Signature left out). */
+	tree: Record<string, unknown>;
+}
+
+type XmlObject = Record<string, unknown>;
+
+function obj(value: unknown): XmlObject | undefined {
+	if (Array.isArray(value)) value = value[0];
+	return value && typeof value === 'object' ? (value as XmlObject) : undefined;
+}
+
+function str(value: unknown): string | undefined {
+	const raw = xmlText(Array.isArray(value) ? value[0] : value);
+	const trimmed = raw?.trim();
+	return trimmed ? trimmed : undefined;
+}
+
+/** xs:dateTime as ISO 8601 in UTC; values that are not dates stay as the bank wrote them. */
+export function isoTimestamp(value: unknown): string | undefined {
+	const raw = str(value);
+	if (!raw) return undefined;
+	const parsed = DateTime.fromISO(raw, { zone: 'utc' });
+	return parsed.isValid ? (parsed.toUTC().toISO() ?? raw) : raw;
+}
+
+function isoDate(value: unknown): string | undefined {
+	const raw = str(value);
+	if (!raw) return undefined;
+	const parsed = DateTime.fromISO(raw, { setZone: true });
+	return parsed.isValid ? (parsed.toISODate() ?? raw) : raw;
+}
+
+function num(value: unknown): number | undefined {
+	const raw = str(value);
+	if (raw === undefined) return undefined;
+	const n = Number(raw);
+	return Number.isFinite(n) ? n : undefined;
+}
+
+function int(value: unknown): number | undefined {
+	const raw = str(value);
+	if (raw === undefined || !/^[+-]?\d+$/.test(raw)) return undefined;
+	const n = Number(raw);
+	return Number.isSafeInteger(n) ? n : undefined;
+}
+
+function bool(value: unknown): boolean | undefined {
+	const raw = str(value)?.toLowerCase();
+	if (raw === 'true' || raw === '1') return true;
+	if (raw === 'false' || raw === '0') return false;
+	return undefined;
+}
+
+function compact<T extends object>(value: T): T {
+	for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
+	return value;
+}
+
+function feedback(value: unknown): FeedbackFileAttributes | undefined {
+	const f = obj(value);
+	if (!f) return undefined;
+	return compact({
+		feedbackFileReference: str(f.FeedbackFileReference),
+		feedbackFileType: str(f.FeedbackFileType),
+		feedbackFileTypeName: str(f.FeedbackFileTypeName),
+		feedbackFileStatus: str(f.FeedbackFileStatus),
+		feedbackFileDate: isoDate(f.FeedbackFileDate),
+		feedbackFileTimestamp: isoTimestamp(f.FeedbackFilestamp ?? f.FeedbackFileTimestamp),
+		feedbackServiceId: str(f.FeedbackServiceId),
+		fileActionHistory: str(f.FileActionHistory),
+	});
+}
+
+export function toFileDescriptor(value: unknown): FileDescriptor {
+	const d = obj(value) ?? {};
+	return compact({
+		fileReference: str(d.FileReference),
+		targetId: str(d.TargetId),
+		serviceId: str(d.ServiceId),
+		serviceIdOwnerName: str(d.ServiceIdOwnerName),
+		userFilename: str(d.UserFilename),
+		parentFileReference: str(d.ParentFileReference),
+		fileType: str(d.FileType),
+		fileTimestamp: isoTimestamp(d.FileTimestamp),
+		status: str(d.Status),
+		amountTotal: num(d.AmountTotal),
+		transactionCount: int(d.TransactionCount),
+		lastDownloadTimestamp: isoTimestamp(d.LastDownloadTimestamp),
+		forwardedTimestamp: isoTimestamp(d.ForwardedTimestamp),
+		confirmable: bool(d.Confirmable),
+		deletable: bool(d.Deletable),
+		subStatus: str(d.SubStatus),
+		subStatusText: str(d.SubStatusText),
+		missingTransactions: bool(d.MissingTransactions),
+		subType: str(d.SubType),
+		feedbackFileAttributes: feedback(d.FeedbackFileAttributes),
+	});
+}
+
+export function toUserFileType(value: unknown): UserFileType {
+	const t = obj(value) ?? {};
+	const services = asArray(obj(t.FileTypeServices)?.FileTypeService as unknown[] | undefined);
+	return compact({
+		targetId: str(t.TargetId),
+		fileType: str(t.FileType),
+		fileTypeName: str(t.FileTypeName),
+		country: str(t.Country),
+		direction: str(t.Direction),
+		fileTypeServices: services.map((service) => {
+			const s = obj(service) ?? {};
+			return compact({
+				serviceId: str(s.ServiceId),
+				serviceIdOwnerName: str(s.ServiceIdOwnerName),
+				serviceIdType: str(s.ServiceIdType),
+				serviceIdText: str(s.ServiceIdText),
+			});
+		}),
+	});
+}
+
+function stripBom(bytes: Buffer): Buffer {
+	return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+}
+
+/**
+ * Splits an ApplicationResponse (or ApplicationRequest) into the document without its Content and
+ * the Content's base64 text, found from the end of the document with indexOf (a file of any size
+ * never goes through the XML parser).
+ */
+export function splitAtContent(bytes: Buffer): PayloadDocument {
+	const clean = stripBom(bytes);
+	const start = clean.subarray(0, 8192).toString('latin1');
+	const encoding = documentEncoding(start);
+	const prefix = rootPrefix(start);
+	const cut = cutLastElement(clean, 'Content', prefix);
+	if (!cut) return { head: clean.toString(encoding), tail: '' };
+	return { head: cut.head.toString(encoding), payload: cut.content, tail: cut.tail.toString(encoding) };
+}
+
+/** The encoding an XML declaration names: Latin-1 family or UTF-8 (the default). */
+export function documentEncoding(start: string): 'utf8' | 'latin1' {
+	const declared = /^\s*<\?xml[^>]*\sencoding\s*=\s*["']([^"']+)["']/i.exec(start)?.[1]?.toLowerCase();
+	return declared && /^(iso-?8859-1|latin-?1|windows-1252|cp1252|us-ascii)$/.test(declared) ? 'latin1' : 'utf8';
+}
+
+export interface ReadOptions {
+	/** Verify the enveloped signature against the bank's certificate(s). */
+	trust?: BankTrust;
+}
+
+/**
+ * Reads a decoded ApplicationResponse: refuses DOCTYPE/ENTITY declarations, verifies the
+ * signature when a bank certificate is given, and returns typed values. Response codes are not
+ * judged here.
+ */
+export function readApplicationResponse(bytes: Buffer, options: ReadOptions = {}): ApplicationResponse {
+	const doc = splitAtContent(bytes);
+	const xmlWithoutContent = doc.head + doc.tail;
+	const outcome = attempt(() => {
+		assertSafeXml(xmlWithoutContent);
+		return parseXml<XmlObject>(xmlWithoutContent);
+	});
+	if (!outcome.ok) {
+		const error = outcome.error;
+		if (error instanceof UnsafeXmlError) {
+			throw new BxdFormatError(`The ApplicationResponse was refused: ${error.message} (a bank never needs one; this can be an XML attack)`);
+		}
+		if (error instanceof MalformedXmlError) {
+			throw new BxdFormatError(`The ApplicationResponse is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`);
+		}
+		throw error;
+	}
+	const parsed = outcome.value;
+	const root = obj(parsed.ApplicationResponse);
+	if (!root) {
+		const name = Object.keys(parsed).find((key) => !key.startsWith('@_') && key !== '#text');
+		throw new BxdFormatError(`The bank's answer holds ${name ? `a ${name}` : 'no document'} instead of an ApplicationResponse`);
+	}
+	const signature: SignatureCheck = options.trust ? verifyEnvelopedSignature(doc, options.trust) : 'notChecked';
+	const tree: XmlObject = { ...root };
+	delete tree.Signature;
+	delete tree.Content;
+	const descriptors = asArray(obj(root.FileDescriptors)?.FileDescriptor as unknown[] | undefined);
+	const fileTypes = asArray(obj(root.UserFileTypes)?.UserFileType as unknown[] | undefined);
+	const response: ApplicationResponse = {
+		customerId: str(root.CustomerId),
+		timestamp: isoTimestamp(root.Timestamp),
+		responseCode: normalizeResponseCode(str(root.ResponseCode)),
+		responseText: str(root.ResponseText),
+		executionSerial: str(root.ExecutionSerial),
+		encrypted: bool(root.Encrypted),
+		encryptionMethod: str(root.EncryptionMethod),
+		compressed: bool(root.Compressed),
+		compressionMethod: str(root.CompressionMethod),
+		amountTotal: num(root.AmountTotal),
+		transactionCount: int(root.TransactionCount),
+		fileType: str(root.FileType),
+		fileDescriptors: descriptors.map(toFileDescriptor),
+		userFileTypes: fileTypes.map(toUserFileType),
+		signature,
+		xmlWithoutContent,
+		bytes,
+		encoding: documentEncoding(stripBom(bytes).subarray(0, 200).toString('latin1')),
+		tree,
+	};
+	if (doc.payload) response.content = decodePayload(doc.payload, 'The file content (ApplicationResponse Content)');
+	return compact(response);
+}
