@@ -1,7 +1,8 @@
 /**
  * eventTrigger: 10,000 PS256-signed events drained from the sandbox bank through the Bank Event
  * Trigger (n8n's polling engine, default per-poll ceilings, polls repeated until the bank's queue
- * is empty and acknowledged), against a plain loop in the same process: keep-alive mutual-TLS
+ * is empty and acknowledged), against a plain loop in the same run, with the sandbox bank in its
+ * own process: keep-alive mutual-TLS
  * requests, jose verification with a local JWKS, acknowledgements with the next request.
  * Reports events per second of the trigger and the ratio of medians.
  */
@@ -14,11 +15,22 @@ import { BankEventTrigger } from '../nodes/BankEventTrigger/BankEventTrigger.nod
 import { clearJwksCache } from '../nodes/BankEventTrigger/events/keys';
 import { clearTokenMemo } from '../nodes/shared/transport/token';
 import { createPollHarness } from '../test/harness/poll';
-import { CREDENTIAL_IDS, MTLS, sandboxCredentials } from '../test/helpers/bank';
+import { CREDENTIAL_IDS, MTLS } from '../test/helpers/bank';
 import { packageCredentialTypes } from '../test/helpers/nodes';
-import type { SandboxBank } from '../test/sandbox';
-import { startSandbox } from '../test/sandbox';
+import { createCredentialStore } from '../test/harness/engine';
 import { median, plainJson, round, timed } from './common';
+import type { SandboxProcess } from './sandboxProcess';
+import { startSandboxProcess } from './sandboxProcess';
+
+type Bank = SandboxProcess;
+
+function mtlsValues(bank: Bank): Record<string, string> {
+	return bank.state.credentials[MTLS] as Record<string, string>;
+}
+
+async function pendingCount(bank: Bank): Promise<number> {
+	return (await bank.admin<{ pending: string[] }>('GET', '/events')).pending.length;
+}
 
 const EVENTS = 10_000;
 const PAGE = 100;
@@ -42,17 +54,18 @@ interface PollBody {
 	moreAvailable?: boolean;
 }
 
-async function baseline(bank: SandboxBank, keepAlive = true): Promise<number> {
-	const s = bank.eventSettings();
-	const tls = { ca: bank.tls.caPem, cert: bank.tls.clientCertPem, key: bank.tls.clientKeyPem };
+async function baseline(bank: Bank, keepAlive = true): Promise<number> {
+	const s = bank.state.events;
+	const v = mtlsValues(bank);
+	const tls = { ca: bank.caPem, cert: v.certificate, key: v.privateKey };
 	const shared = new https.Agent({ keepAlive: true, ...tls });
 	const agentFor = () => (keepAlive ? shared : new https.Agent(tls));
-	const plain = new https.Agent({ keepAlive: true, ca: bank.tls.caPem });
+	const plain = new https.Agent({ keepAlive: true, ca: bank.caPem });
 	try {
-		const token = await plainJson<{ access_token: string }>(agentFor(), bank.urls.mtlsToken, {
+		const token = await plainJson<{ access_token: string }>(agentFor(), bank.state.urls.mtlsToken, {
 			method: 'POST',
 			headers: { 'content-type': 'application/x-www-form-urlencoded' },
-			body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'accounts', client_id: bank.clients.mtlsClientId }).toString(),
+			body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'accounts', client_id: bank.state.clients.mtlsClientId }).toString(),
 		});
 		const jwks = await plainJson<Parameters<typeof createLocalJWKSet>[0]>(plain, s.jwksUrl);
 		const keys = createLocalJWKSet(jwks.body);
@@ -84,8 +97,8 @@ async function baseline(bank: SandboxBank, keepAlive = true): Promise<number> {
 	}
 }
 
-function triggerNode(bank: SandboxBank): INode {
-	const s = bank.eventSettings();
+function triggerNode(bank: Bank): INode {
+	const s = bank.state.events;
 	return {
 		id: 'bench-trigger',
 		name: 'Bank Event Trigger',
@@ -99,52 +112,55 @@ function triggerNode(bank: SandboxBank): INode {
 
 let polls = 0;
 
-async function trigger(bank: SandboxBank): Promise<number> {
+async function trigger(bank: Bank, expected = EVENTS): Promise<number> {
 	clearTokenMemo();
 	clearJwksCache();
 	const harness = createPollHarness({
 		node: triggerNode(bank),
 		nodeType: new BankEventTrigger(),
 		credentialTypes: packageCredentialTypes(),
-		credentials: sandboxCredentials(bank),
+		credentials: createCredentialStore([{ id: CREDENTIAL_IDS[MTLS], name: 'mtls', type: MTLS, data: mtlsValues(bank) }]),
 	});
 	let count = 0;
 	polls = 0;
-	// Poll as n8n would, until everything is emitted and acknowledged.
-	while (bank.events.pending().length) {
+	// Poll as n8n would until every event is emitted, then once more: that poll carries the last
+	// acknowledgements (the caller checks that the bank's queue is empty).
+	while (count < expected) {
 		const result = await harness.poll();
 		polls++;
 		count += result?.[0].length ?? 0;
 		if (polls > 1000) throw new Error('the trigger does not drain the queue');
 	}
+	await harness.poll();
+	polls++;
 	return count;
 }
 
 export async function run(reps = 3): Promise<EventTriggerResult> {
-	const bank = await startSandbox({ seed: 42, trades: 10 });
+	const bank = await startSandboxProcess(['--seed', '42', '--trades', '10']);
 	try {
-		const measure = async (fn: (b: SandboxBank) => Promise<number>, events: number) => {
-			bank.events.clear();
-			bank.events.enqueue(events);
-			bank.resetStats();
-			const t = await timed(async () => await fn(bank));
+		const measure = async (fn: (b: Bank, expected: number) => Promise<number>, events: number) => {
+			await bank.admin('POST', '/reset', { all: true });
+			await bank.admin('POST', '/events', { count: events });
+			const t = await timed(async () => await fn(bank, events));
 			if (t.value !== events) throw new Error(`${fn.name} drained ${t.value} of ${events} events`);
-			if (bank.events.pending().length) throw new Error(`${fn.name} left events unacknowledged`);
+			if (await pendingCount(bank)) throw new Error(`${fn.name} left events unacknowledged`);
 			return t.seconds;
 		};
+		const keepAlive = async (b: Bank) => await baseline(b, true);
 		// Warm both paths (JIT, TLS, engine modules), then alternate.
-		await measure(baseline, 500);
+		await measure(keepAlive, 500);
 		await measure(trigger, 500);
-		const freshConnections = async (b: SandboxBank) => await baseline(b, false);
+		const freshConnections = async (b: Bank) => await baseline(b, false);
 		const baseTimes: number[] = [];
 		const freshTimes: number[] = [];
 		const triggerTimes: number[] = [];
 		let requests = 0;
 		for (let i = 0; i < reps; i++) {
-			baseTimes.push(await measure(baseline, EVENTS));
+			baseTimes.push(await measure(keepAlive, EVENTS));
 			triggerTimes.push(await measure(trigger, EVENTS));
+			requests = (await bank.admin<{ requests: Array<{ area: string }> }>('GET', '/stats')).requests.filter((r) => r.area === 'events').length;
 			freshTimes.push(await measure(freshConnections, EVENTS));
-			requests = bank.stats.requests.filter((r) => r.area === 'events').length;
 		}
 		const triggerS = median(triggerTimes);
 		const baseS = median(baseTimes);

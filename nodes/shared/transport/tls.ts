@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { createSecureContext, type SecureContext } from 'node:tls';
 
 /** The TLS material n8n's request helpers accept as `agentOptions`. */
 export interface ClientTlsOptions {
@@ -7,6 +8,11 @@ export interface ClientTlsOptions {
 	key?: string;
 	passphrase?: string;
 	rejectUnauthorized?: boolean;
+	/**
+	 * The same material as a ready TLS context. n8n opens a new connection for every request;
+	 * handing it a context built once spares parsing the CA, certificate and key each time.
+	 */
+	secureContext?: SecureContext;
 }
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
@@ -166,7 +172,11 @@ function checkTlsOptions(values: TlsFieldValues, names: TlsFieldNames, now: Date
 		if (passphrase) options.passphrase = passphrase;
 	}
 	if (values.allowUnauthorizedCerts === true) options.rejectUnauthorized = false;
-	return Object.keys(options).length ? options : undefined;
+	if (!Object.keys(options).length) return undefined;
+	if (options.ca || options.cert) {
+		options.secureContext = createSecureContext({ ca: options.ca, cert: options.cert, key: options.key, passphrase: options.passphrase });
+	}
+	return options;
 }
 
 const UNTRUSTED_CODES = new Set([
