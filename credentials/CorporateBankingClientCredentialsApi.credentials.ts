@@ -9,8 +9,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { fxEndpoints, originOf, tlsFromCredentials, tlsProperties, tokenCacheProperties } from '../nodes/shared/credentialFields';
-import { getClientCredentialsToken } from '../nodes/shared/transport/token';
+import { fetchTokenFields, fxEndpoints, tlsProperties, tokenCacheProperties, withCredentialAuth } from '../nodes/shared/credentialFields';
 
 export class CorporateBankingClientCredentialsApi implements ICredentialType {
 	name = 'corporateBankingClientCredentialsApi';
@@ -87,35 +86,19 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 	];
 
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
-		const endpoints = fxEndpoints(credentials);
-		if (!originOf(endpoints.tokenUrl)) {
-			throw new Error('Token URL: must be an absolute https:// URL (or set the API Base URL)');
-		}
-		const clientId = String(credentials.clientId ?? '').trim();
-		if (!clientId) throw new Error('Client ID: required');
-		const scope = String(credentials.scope ?? '').trim() || 'accounts';
-		if (!scope.split(/\s+/).includes('accounts')) throw new Error('Scope: must contain "accounts"');
-		const token = await getClientCredentialsToken(
-			this.helpers,
-			{ tokenUrl: endpoints.tokenUrl, clientId, scope, tls: tlsFromCredentials(credentials) },
-			typeof credentials.accessToken === 'string' ? credentials.accessToken : undefined,
-		);
-		return { accessToken: token.accessToken, tokenExpiresAt: token.expiresAt };
+		return await fetchTokenFields(this.helpers, credentials, fxEndpoints(credentials).tokenUrl, {
+			requireClientCertificate: false,
+			tokenUrlField: 'Token URL (or API Base URL)',
+		});
 	}
 
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
 		const endpoints = fxEndpoints(credentials);
-		const target = originOf(new URL(requestOptions.url, requestOptions.baseURL).toString());
-		const allowed = [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl].map(originOf);
-		if (!target || !allowed.includes(target)) {
-			throw new Error(`Refusing to send the bank credential to ${target ?? 'an invalid URL'}: it is not one of the credential's bank URLs`);
-		}
-		const tls = tlsFromCredentials(credentials);
-		return {
-			...requestOptions,
-			headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
-			...(tls ? { agentOptions: { ...(requestOptions.agentOptions ?? {}), ...tls } } : {}),
-		};
+		return withCredentialAuth(credentials, requestOptions, {
+			bearer: true,
+			allowedUrls: [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl],
+			what: 'bank credential',
+		});
 	}
 
 	test: ICredentialTestRequest = {

@@ -7,7 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { originOf, tlsFromCredentials, tlsProperties, trimUrl } from '../nodes/shared/credentialFields';
+import { tlsProperties, trimUrl, withCredentialAuth } from '../nodes/shared/credentialFields';
 
 export class CorporateBankingFileServiceApi implements ICredentialType {
 	name = 'corporateBankingFileServiceApi';
@@ -126,13 +126,11 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 	];
 
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		const target = originOf(new URL(requestOptions.url, requestOptions.baseURL).toString());
-		const allowed = [trimUrl(credentials.url), trimUrl(credentials.largeFileUrl)].filter(Boolean).map(originOf);
-		if (!target || !allowed.includes(target)) {
-			throw new Error(`Refusing to use the file service credential with ${target ?? 'an invalid URL'}: it is not one of the credential's service URLs`);
-		}
-		const tls = tlsFromCredentials(credentials);
-		return tls ? { ...requestOptions, agentOptions: { ...(requestOptions.agentOptions ?? {}), ...tls } } : requestOptions;
+		return withCredentialAuth(credentials, requestOptions, {
+			bearer: false,
+			allowedUrls: [trimUrl(credentials.url), trimUrl(credentials.largeFileUrl)],
+			what: 'file service credential',
+		});
 	}
 
 	test: ICredentialTestRequest = {

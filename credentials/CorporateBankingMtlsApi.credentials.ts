@@ -9,8 +9,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { mtlsTokenUrl, originOf, tlsFromCredentials, tlsProperties, tokenCacheProperties } from '../nodes/shared/credentialFields';
-import { getClientCredentialsToken } from '../nodes/shared/transport/token';
+import { fetchTokenFields, mtlsTokenUrl, tlsProperties, tokenCacheProperties, withCredentialAuth } from '../nodes/shared/credentialFields';
 
 export class CorporateBankingMtlsApi implements ICredentialType {
 	name = 'corporateBankingMtlsApi';
@@ -62,29 +61,14 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
 		const country = typeof credentials.countryCode === 'string' ? credentials.countryCode.trim() : '';
 		if (country && !/^[A-Za-z]{2}$/.test(country)) throw new Error('Country Code: must be two letters, or empty');
-		const tokenUrl = mtlsTokenUrl(credentials);
-		if (!originOf(tokenUrl)) throw new Error('Base URL: must be an absolute https:// URL');
-		const clientId = String(credentials.clientId ?? '').trim();
-		if (!clientId) throw new Error('Client ID: required');
-		const scope = String(credentials.scope ?? '').trim() || 'accounts';
-		if (!scope.split(/\s+/).includes('accounts')) throw new Error('Scope: must contain "accounts"');
-		const tls = tlsFromCredentials(credentials);
-		if (!tls?.cert) throw new Error('Client Certificate: required for tls_client_auth');
-		const token = await getClientCredentialsToken(
-			this.helpers,
-			{ tokenUrl, clientId, scope, tls },
-			typeof credentials.accessToken === 'string' ? credentials.accessToken : undefined,
-		);
-		return { accessToken: token.accessToken, tokenExpiresAt: token.expiresAt };
+		return await fetchTokenFields(this.helpers, credentials, mtlsTokenUrl(credentials), {
+			requireClientCertificate: true,
+			tokenUrlField: 'Base URL',
+		});
 	}
 
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		const tls = tlsFromCredentials(credentials);
-		return {
-			...requestOptions,
-			headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
-			...(tls ? { agentOptions: { ...(requestOptions.agentOptions ?? {}), ...tls } } : {}),
-		};
+		return withCredentialAuth(credentials, requestOptions, { bearer: true, what: 'bank credential' });
 	}
 
 	test: ICredentialTestRequest = {

@@ -1,7 +1,8 @@
-import type { ICredentialDataDecryptedObject, INodeProperties } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestHelper, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions } from './transport/tls';
+import { getClientCredentialsToken } from './transport/token';
 
 /** Credential fields for TLS: the bank's CA, an optional client certificate, and the explicit opt-out. */
 export function tlsProperties(options: { clientCertificate: 'optional' | 'required' }): INodeProperties[] {
@@ -148,4 +149,55 @@ export function originOf(url: string): string | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * The client-credentials grant behind a credential's preAuthentication: checks the fields, gets
+ * the token (over mutual TLS when the credential has a client certificate) and returns the hidden
+ * fields n8n stores in the credential.
+ */
+export async function fetchTokenFields(
+	helpers: IHttpRequestHelper['helpers'],
+	credentials: ICredentialDataDecryptedObject,
+	tokenUrl: string,
+	options: { requireClientCertificate: boolean; tokenUrlField: string },
+): Promise<IDataObject> {
+	if (!originOf(tokenUrl)) throw new Error(`${options.tokenUrlField}: must be an absolute https:// URL`);
+	const clientId = String(credentials.clientId ?? '').trim();
+	if (!clientId) throw new Error('Client ID: required');
+	const scope = String(credentials.scope ?? '').trim() || 'accounts';
+	if (!scope.split(/\s+/).includes('accounts')) throw new Error('Scope: must contain "accounts"');
+	const tls = tlsFromCredentials(credentials);
+	if (options.requireClientCertificate && !tls?.cert) throw new Error('Client Certificate: required for tls_client_auth');
+	const token = await getClientCredentialsToken(
+		helpers,
+		{ tokenUrl, clientId, scope, tls },
+		typeof credentials.accessToken === 'string' ? credentials.accessToken : undefined,
+	);
+	return { accessToken: token.accessToken, tokenExpiresAt: token.expiresAt };
+}
+
+/**
+ * What a credential's authenticate adds to a request: the client TLS material and, for token
+ * credentials, the bearer token. With `allowedUrls`, a request to any other origin is refused
+ * before anything is sent.
+ */
+export function withCredentialAuth(
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+	options: { bearer: boolean; allowedUrls?: string[]; what: string },
+): IHttpRequestOptions {
+	if (options.allowedUrls) {
+		const target = originOf(new URL(requestOptions.url, requestOptions.baseURL).toString());
+		const allowed = options.allowedUrls.filter(Boolean).map(originOf);
+		if (!target || !allowed.includes(target)) {
+			throw new Error(`Refusing to send the ${options.what} to ${target ?? 'an invalid URL'}: it is not one of the credential's URLs`);
+		}
+	}
+	const tls = tlsFromCredentials(credentials);
+	return {
+		...requestOptions,
+		...(options.bearer ? { headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.accessToken ?? '')}` } } : {}),
+		...(tls ? { agentOptions: { ...(requestOptions.agentOptions ?? {}), ...tls } } : {}),
+	};
 }
