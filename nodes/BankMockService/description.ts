@@ -93,6 +93,14 @@ export const mockProperties: INodeProperties[] = [
 			},
 		],
 	},
+	{
+		displayName:
+			'Certificate verification is off: anyone on the network path can read and change what is sent to and answered by the mock service. Use it only against a local test server.',
+		name: 'allowUnauthorizedCertsNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { 'connection.allowUnauthorizedCerts': [true] } },
+	},
 	...fxReportProperties({ api: ['report'] }),
 	...fxExecutionProperties({ api: ['execution'] }).filter((p) => p.name !== 'allowAiAgentUse'),
 	{

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { FxTarget } from '../../shared/fx/target';
-import { fxRequest, shapeTrade } from '../../shared/fx/target';
+import { fxRequest, isJsonObject, shapeTrade } from '../../shared/fx/target';
 import { FxValidator, TENORS } from '../../shared/fx/validation';
 import { errorChainHas, extractErrorInfo, toBankApiError } from '../../shared/transport/errors';
 import { describeTlsError } from '../../shared/transport/tls';
@@ -90,7 +90,7 @@ export async function executeTrade(ctx: IExecuteFunctions, itemIndex: number, ta
 			idempotent: false,
 			timeoutMs,
 		});
-		if (!response.body || typeof response.body !== 'object') {
+		if (!isJsonObject(response.body)) {
 			throw new NodeOperationError(ctx.getNode(), 'Execute trade: outcome unknown, the bank answered without an execution result', {
 				itemIndex,
 				description: `The trade may have been executed. Check the trade report before trying again.\nRequest sent: ${JSON.stringify(body)}`,

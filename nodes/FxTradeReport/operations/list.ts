@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { FxTarget } from '../../shared/fx/target';
-import { fxRequest, sameOriginUrl, shapeTrade } from '../../shared/fx/target';
+import { fxRequest, isJsonObject, notJsonError, sameOriginUrl, shapeTrade } from '../../shared/fx/target';
 import { FxValidator } from '../../shared/fx/validation';
 import { extractErrorInfo, toBankApiError } from '../../shared/transport/errors';
 
@@ -64,11 +64,15 @@ export async function listTrades(
 			if (target.notFoundMeansEmpty !== false && extractErrorInfo(error).status === 404) break;
 			throw toBankApiError(ctx.getNode(), error, { operation: req.operation, itemIndex });
 		}
-		if (typeof page !== 'object' || !Array.isArray(page.items)) {
+		if (!isJsonObject(page as unknown)) throw notJsonError(ctx, req.operation, page, itemIndex);
+		if (!Array.isArray(page.items)) {
 			throw new NodeOperationError(ctx.getNode(), `${req.operation}: the bank's answer has no "items" list`, { itemIndex });
 		}
 		for (const trade of page.items) {
 			if (out.length >= paging.limit) break;
+			if (!isJsonObject(trade)) {
+				throw new NodeOperationError(ctx.getNode(), `${req.operation}: the bank's answer lists an item that is not a trade object`, { itemIndex });
+			}
 			const json = shapeTrade(trade);
 			out.push({ json: target.decorate ? target.decorate(json, response) : json, pairedItem: { item: itemIndex } });
 		}

@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { parseBankErrorBody } from '../transport/errors';
 import type { BankRequestOptions, BankResponse } from '../transport/request';
 import { bankRequest } from '../transport/request';
 import type { RetryPolicy } from '../transport/retry';
@@ -62,6 +64,23 @@ export async function fxRequest<T>(
 	if (outcome.ok) return outcome.response;
 	target.onError?.(outcome.error);
 	throw outcome.error;
+}
+
+/** Whether a response body is a JSON object. A body that does not parse as JSON arrives as text. */
+export function isJsonObject(body: unknown): body is IDataObject {
+	return !!body && typeof body === 'object' && !Array.isArray(body) && !Buffer.isBuffer(body);
+}
+
+/**
+ * The error for a successful answer that is not the JSON the API promises (a gateway's maintenance
+ * page, a proxy's login form): its text must never become items.
+ */
+export function notJsonError(ctx: IExecuteFunctions, operation: string, body: unknown, itemIndex: number): NodeOperationError {
+	const seen = parseBankErrorBody(body).message;
+	return new NodeOperationError(ctx.getNode(), `${operation}: the bank's answer is not JSON`, {
+		itemIndex,
+		description: `${seen ? `${seen}\n` : ''}Nothing was output. The bank, or something between n8n and the bank, answered with a page instead of data.`,
+	});
 }
 
 /** Origin check for links the bank hands back: never follow one to another host. */

@@ -39,6 +39,11 @@ export const TENOR_NAMES: Record<string, string> = {
 	SN: 'Spot Next (SN)',
 };
 
+/** A value as the user would recognise it in a message (JSON.stringify shows NaN and Infinity as null). */
+function shown(value: unknown): string {
+	return typeof value === 'number' ? String(value) : JSON.stringify(value);
+}
+
 export class FxValidator {
 	constructor(
 		private readonly node: INode,
@@ -71,7 +76,7 @@ export class FxValidator {
 
 	integer(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
 		const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-		if (typeof n !== 'number' || !Number.isInteger(n)) this.fail(field, `must be a whole number, got ${JSON.stringify(value)}`);
+		if (typeof n !== 'number' || !Number.isInteger(n)) this.fail(field, `must be a whole number, got ${shown(value)}`);
 		if (n < min || n > max) {
 			this.fail(field, max === Number.MAX_SAFE_INTEGER ? `must be at least ${min}, got ${n}` : `must be from ${min} to ${max}, got ${n}`);
 		}
@@ -80,7 +85,7 @@ export class FxValidator {
 
 	positiveAmount(field: string, value: unknown): number {
 		const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-		if (typeof n !== 'number' || !Number.isFinite(n)) this.fail(field, `must be a number, got ${JSON.stringify(value)}`);
+		if (typeof n !== 'number' || !Number.isFinite(n)) this.fail(field, `must be a number, got ${shown(value)}`);
 		if (n <= 0) this.fail(field, `must be greater than zero, got ${n}`);
 		return n;
 	}

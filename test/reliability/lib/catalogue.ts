@@ -1,0 +1,568 @@
+/**
+ * The bad-input catalogue: every way a user or a bank can hand the nodes something wrong, each run
+ * through the real n8n engine against the sandbox bank (or a stand-in in front of it where the
+ * sandbox has no switch for the answer). Each case names the error a user must see (the field and
+ * the rule) and proves that nothing harmful happened: no request left n8n, or the bad answer was
+ * refused instead of being used.
+ */
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { DateTime } from 'luxon';
+import type { IDataObject } from 'n8n-workflow';
+
+import { CC, FILES } from '../../helpers/bank';
+import type { SandboxBank } from '../../sandbox';
+import { signPs256 } from '../../sandbox/events';
+import { applicationRequestXml } from '../../sandbox/testing';
+import type { NodeKind, Outcome } from './run';
+import { requestsIn, runAction, runTrigger, tokenRequests } from './run';
+import {
+	billionLaughs,
+	editApplicationResponseBase64,
+	editApplicationResponseXml,
+	startEventsRelay,
+	startSoapRelay,
+	withDoctype,
+} from './standins';
+
+export type Category =
+	| 'dates and paging'
+	| 'trade ID and counterparts'
+	| 'amounts, currencies, maturity'
+	| 'node settings'
+	| 'PEM, keys and passphrases'
+	| 'XML and base64'
+	| 'not JSON'
+	| 'signed events'
+	| 'TLS';
+
+export interface BadInputCase {
+	node: NodeKind;
+	category: Category;
+	name: string;
+	/** Refused before any request, or a bad answer refused instead of used. */
+	kind: 'before any request' | 'instead of harm';
+	run(bank: SandboxBank): Promise<Outcome>;
+	/** The error the user sees: names the field (or the part of the answer) and the rule. */
+	message: RegExp;
+	/** Where the error shows: the node's error (default), or the trigger's Rejected output. */
+	shownOn?: 'error' | 'rejected';
+	/** Proves nothing harmful happened. */
+	harmless(bank: SandboxBank, outcome: Outcome): void;
+}
+
+const daysAgo = (n: number) => DateTime.utc().minus({ days: n }).toISODate()!;
+const inDays = (n: number) => DateTime.utc().plus({ days: n }).toISODate()!;
+
+/** No request reached these areas of the bank, and no token was asked for. */
+function nothingSent(...areas: string[]) {
+	return (bank: SandboxBank) => {
+		expect({ requests: requestsIn(bank, ...areas), tokens: tokenRequests(bank) }).toEqual({ requests: 0, tokens: 0 });
+	};
+}
+
+const REPORT_AREAS = ['report', 'token'];
+const EXECUTION_AREAS = ['execution', 'token'];
+const FILE_AREAS = ['soap', 'soapLarge'];
+const EVENT_AREAS = ['events', 'mtlsToken', 'jwks'];
+
+function report(category: Category, name: string, parameters: IDataObject, message: RegExp): BadInputCase {
+	return {
+		node: 'fxTradeReport',
+		category,
+		name,
+		kind: 'before any request',
+		run: async (bank) => await runAction(bank, 'fxTradeReport', { parameters }),
+		message,
+		harmless: nothingSent(...REPORT_AREAS),
+	};
+}
+
+export const TRADE = {
+	operation: 'executeTrade',
+	counterpart: 'DEMOCP1',
+	buyCurrency: 'DKK',
+	sellCurrency: 'EUR',
+	amount: 1000000,
+	amountSide: 'SELL',
+	baseSide: 'SELL',
+	maturityType: 'tenor',
+	tenor: '1M',
+};
+
+function execution(category: Category, name: string, parameters: IDataObject, message: RegExp, settings?: IDataObject): BadInputCase {
+	return {
+		node: 'fxTradeExecution',
+		category,
+		name,
+		kind: 'before any request',
+		run: async (bank) => await runAction(bank, 'fxTradeExecution', { parameters: { ...TRADE, ...parameters }, settings }),
+		message,
+		harmless: (bank) => {
+			nothingSent(...EXECUTION_AREAS)(bank);
+			expect(bank.stats.executions).toBe(0);
+		},
+	};
+}
+
+function mock(category: Category, name: string, parameters: IDataObject, message: RegExp): BadInputCase {
+	return {
+		node: 'bankMockService',
+		category,
+		name,
+		kind: 'before any request',
+		run: async (bank) => await runAction(bank, 'bankMockService', { parameters }),
+		message,
+		harmless: (bank) => expect(requestsIn(bank, 'mock')).toBe(0),
+	};
+}
+
+function files(category: Category, name: string, parameters: IDataObject, message: RegExp, credential: (bank: SandboxBank) => Record<string, unknown> = () => ({})): BadInputCase {
+	return {
+		node: 'corporateFileService',
+		category,
+		name,
+		kind: 'before any request',
+		run: async (bank) => await runAction(bank, 'corporateFileService', { parameters, credential: { [FILES]: credential(bank) } }),
+		message,
+		harmless: (bank) => {
+			nothingSent(...FILE_AREAS)(bank);
+			expect(bank.stats.soapCalls).toEqual([]);
+		},
+	};
+}
+
+function trigger(category: Category, name: string, parameters: IDataObject, message: RegExp, credential: (bank: SandboxBank) => Record<string, unknown> = () => ({})): BadInputCase {
+	return {
+		node: 'bankEventTrigger',
+		category,
+		name,
+		kind: 'before any request',
+		run: async (bank) => {
+			bank.events.enqueue(1);
+			return await runTrigger(bank, { parameters, credential: credential(bank) });
+		},
+		message,
+		harmless: (bank, outcome) => {
+			nothingSent(...EVENT_AREAS)(bank);
+			expect(outcome.items.flat()).toEqual([]);
+			expect(bank.events.pending()).toHaveLength(1);
+		},
+	};
+}
+
+/** A file-service answer changed on its way back; nothing of it may reach the items. */
+function soapAnswer(name: string, operation: string, transform: (soap: string) => string, message: RegExp, parameters: (bank: SandboxBank) => IDataObject = () => ({})): BadInputCase {
+	return {
+		node: 'corporateFileService',
+		category: 'XML and base64',
+		name,
+		kind: 'instead of harm',
+		run: async (bank) => {
+			const relay = await startSoapRelay(bank, transform);
+			try {
+				const started = Date.now();
+				const outcome = await runAction(bank, 'corporateFileService', {
+					parameters: { operation, ...parameters(bank) },
+					credential: { [FILES]: { url: relay.soapUrl, largeFileUrl: '' } },
+				});
+				// An entity bomb is refused, never expanded: no time is spent on it.
+				expect(Date.now() - started).toBeLessThan(5000);
+				return outcome;
+			} finally {
+				await relay.close();
+			}
+		},
+		message,
+		harmless: (bank, outcome) => {
+			expect(outcome.items.flat()).toEqual([]);
+			expect(bank.stats.soapCalls.map((c) => c.operation)).toEqual([operation]);
+		},
+	};
+}
+
+const aDownloadableFile = (bank: SandboxBank) => bank.files.list().find((d) => d.status === 'NEW')!.fileReference;
+
+/** The trigger refuses a SET: Rejected output with the RFC 8935 code, reported to the bank, never emitted. */
+function refusedSet(name: string, message: RegExp, prepare: (bank: SandboxBank) => Promise<{ jti: string; eventsUrl?: string; close?: () => Promise<void> }>): BadInputCase {
+	let jti = '';
+	return {
+		node: 'bankEventTrigger',
+		category: 'signed events',
+		name,
+		kind: 'instead of harm',
+		shownOn: 'rejected',
+		run: async (bank) => {
+			const prepared = await prepare(bank);
+			jti = prepared.jti;
+			try {
+				// Two polls: the first refuses the SET, the second reports the refusal to the bank.
+				return await runTrigger(bank, { polls: 2, parameters: prepared.eventsUrl ? { eventsUrl: prepared.eventsUrl } : {} });
+			} finally {
+				await prepared.close?.();
+			}
+		},
+		message,
+		harmless: (bank, outcome) => {
+			const [events, rejected] = outcome.items;
+			expect(events).toEqual([]);
+			expect(rejected.map((i) => i.json.jti)).toEqual([jti]);
+			expect(bank.stats.setErrsReceived[jti]?.err).toBe(rejected[0].json.err);
+			expect(bank.events.pending()).not.toContain(jti);
+		},
+	};
+}
+
+/** A SET the sandbox would never build, signed with the bank's real event key, added by a relay. */
+async function relaySet(bank: SandboxBank, jws: (jti: string) => string) {
+	const jti = `relay-${Math.random().toString(36).slice(2)}`;
+	let sent = false;
+	const relay = await startEventsRelay(bank, () => {
+		if (sent) return {};
+		sent = true;
+		return { [jti]: jws(jti) };
+	});
+	return { jti, eventsUrl: relay.eventsUrl, close: relay.close };
+}
+
+function bankEventKey(bank: SandboxBank) {
+	return createPrivateKey(readFileSync(join(bank.tls.certDir, 'event-signing.key'), 'utf8'));
+}
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+function setClaims(bank: SandboxBank, jti: string): IDataObject {
+	const now = Math.floor(Date.now() / 1000);
+	return {
+		iss: bank.clients.eventsIssuer,
+		aud: bank.clients.eventsAudience,
+		iat: now,
+		jti,
+		events: { 'urn:uk:org:openbanking:events:resource-update': { subject: { subject_type: 'http://openbanking.org.uk/rid_http://openbanking.org.uk/rty' } } },
+	};
+}
+
+/** An unsigned or untrusted server: the TLS handshake fails before anything is sent. */
+function untrusted(node: NodeKind, name: string, run: (bank: SandboxBank) => Promise<Outcome>, areas: string[]): BadInputCase {
+	return {
+		node,
+		category: 'TLS',
+		name,
+		kind: 'instead of harm',
+		run,
+		message: /TLS certificate is not trusted \(\w+\)\. Add the bank's CA certificate to the credential's CA Certificate field/,
+		harmless: (bank, outcome) => {
+			expect(outcome.items.flat()).toEqual([]);
+			expect(requestsIn(bank, ...areas)).toBe(0);
+			expect(tokenRequests(bank)).toBe(0);
+		},
+	};
+}
+
+export const CATALOGUE: BadInputCase[] = [
+	// FX Trade Report: dates and paging.
+	report('dates and paging', 'impossible start date', { operation: 'getMany', startDate: '2025-02-30' }, /^Start Date: "2025-02-30" is not a real calendar date/),
+	report('dates and paging', 'start date not a date', { operation: 'getMany', startDate: '31/01/2025' }, /^Start Date: "31\/01\/2025" is not a valid date \(expected YYYY-MM-DD\)/),
+	report('dates and paging', 'future start date', { operation: 'getMany', startDate: inDays(2) }, /^Start Date: \S+ is in the future; it must be today or earlier/),
+	report('dates and paging', 'future end date', { operation: 'getMany', startDate: daysAgo(5), endDate: inDays(1) }, /^End Date: \S+ is in the future/),
+	report('dates and paging', 'impossible end date', { operation: 'getMany', startDate: daysAgo(5), endDate: '2024-13-01' }, /^End Date: "2024-13-01" is not a real calendar date/),
+	report('dates and paging', 'end date before start date', { operation: 'getMany', startDate: daysAgo(5), endDate: daysAgo(6) }, /^End Date: \S+ is before the Start Date/),
+	report('dates and paging', 'Limit 0', { operation: 'getMany', startDate: daysAgo(5), limit: 0 }, /^Limit: must be at least 1, got 0/),
+	report('dates and paging', 'Limit not a whole number', { operation: 'getOpen', limit: 2.5 }, /^Limit: must be a whole number, got 2.5/),
+	report('dates and paging', 'Page Size (limit) 101', { operation: 'getOpen', options: { pageSize: 101 } }, /^Page Size \(limit\): must be from 1 to 100, got 101/),
+	report('dates and paging', 'Page Size (limit) 0', { operation: 'getMany', startDate: daysAgo(5), options: { pageSize: 0 } }, /^Page Size \(limit\): must be from 1 to 100, got 0/),
+	report('dates and paging', 'negative Offset', { operation: 'getOpen', options: { offset: -1 } }, /^Offset: must be at least 0, got -1/),
+	// FX Trade Report: identifiers.
+	report('trade ID and counterparts', 'Trade ID of 11 characters', { operation: 'get', tradeId: 'T250711A878' }, /^Trade ID: must be exactly 12 characters, got 11/),
+	report('trade ID and counterparts', 'Trade ID of 13 characters', { operation: 'get', tradeId: 'T250711A87870' }, /^Trade ID: must be exactly 12 characters, got 13/),
+	report('trade ID and counterparts', 'Trade ID with a path in it', { operation: 'get', tradeId: '../../admin1' }, /^Trade ID: may contain only letters and digits/),
+	report('trade ID and counterparts', 'Counterparts with a stray character', { operation: 'getOpen', counterparts: 'CP0001, CP1;DROP' }, /^Counterparts: "CP1;DROP" is not a counterpart identifier/),
+
+	// FX Trade Execution.
+	execution('amounts, currencies, maturity', 'unknown currency', { buyCurrency: 'XYZ' }, /^Buy Currency: "XYZ" is not an ISO 4217 currency code/),
+	execution('amounts, currencies, maturity', 'three letters that are no currency', { sellCurrency: 'ABC' }, /^Sell Currency: "ABC" is not an ISO 4217 currency code/),
+	execution('amounts, currencies, maturity', 'missing buy currency', { buyCurrency: '={{ $json.currency }}' }, /^Buy Currency: required/),
+	execution('amounts, currencies, maturity', 'same buy and sell currency', { buyCurrency: 'EUR', sellCurrency: 'eur' }, /^Sell Currency: must differ from the Buy Currency \(both are EUR\)/),
+	execution('amounts, currencies, maturity', 'zero amount', { amount: 0 }, /^Amount: must be greater than zero, got 0/),
+	execution('amounts, currencies, maturity', 'negative amount', { amount: -250 }, /^Amount: must be greater than zero, got -250/),
+	execution('amounts, currencies, maturity', 'NaN amount', { amount: '={{ NaN }}' }, /^Amount: must be a number, got NaN/),
+	execution('amounts, currencies, maturity', 'infinite amount', { amount: '={{ 1 / 0 }}' }, /^Amount: must be a number, got Infinity/),
+	execution('amounts, currencies, maturity', 'amount that is text', { amount: '={{ "a lot" }}' }, /^Amount: must be a number, got "a lot"/),
+	execution('amounts, currencies, maturity', 'missing maturity date', { maturityType: 'date', maturityDate: '={{ "" }}' }, /^Maturity Date: required when the maturity is given as a date/),
+	execution('amounts, currencies, maturity', 'maturity date in the past', { maturityType: 'date', maturityDate: daysAgo(1) }, /^Maturity Date: \S+ is in the past; it must be today or later/),
+	execution('amounts, currencies, maturity', 'impossible maturity date', { maturityType: 'date', maturityDate: '2031-02-29' }, /^Maturity Date: "2031-02-29" is not a real calendar date/),
+	execution('amounts, currencies, maturity', 'unknown tenor', { tenor: '7W' }, /^Tenor: must be one of ON, TOM, TN, SP, SN, 1W/),
+	execution('amounts, currencies, maturity', 'missing counterpart', { counterpart: '={{ $json.nothing }}' }, /^Counterpart: required/),
+	execution('amounts, currencies, maturity', 'unknown amount side', { amountSide: 'HOLD' }, /^Amount Side: must be one of BUY, SELL, got "HOLD"/),
+	execution('amounts, currencies, maturity', 'unknown base side', { baseSide: 'BOTH' }, /^Base Side: must be one of BUY, SELL, got "BOTH"/),
+	execution('node settings', "n8n's Retry On Fail switched on", {}, /^Settings > Retry On Fail: must be off for trade execution/, { retryOnFail: true, maxTries: 3 }),
+
+	// Bank Mock Service: the same validation, and its own settings.
+	mock('amounts, currencies, maturity', 'same buy and sell currency (mock)', { api: 'execution', ...TRADE, sellCurrency: 'DKK' }, /^Sell Currency: must differ from the Buy Currency/),
+	mock('trade ID and counterparts', 'Trade ID of 11 characters (mock)', { api: 'report', operation: 'get', tradeId: 'T250711A878' }, /^Trade ID: must be exactly 12 characters, got 11/),
+	mock('dates and paging', 'future start date (mock)', { api: 'report', operation: 'getMany', startDate: inDays(3) }, /^Start Date: \S+ is in the future/),
+	mock('node settings', 'Mock Base URL not http(s)', { mockBaseUrl: 'ftp://mock.bank.example', api: 'report', operation: 'getOpen' }, /^Mock Base URL: must be an absolute http\(s\) URL/),
+	mock('node settings', 'API Version with a path in it', { api: 'report', apiVersion: '../1.0.0', operation: 'getOpen' }, /^API Version: may contain only letters, digits, dots and dashes/),
+	mock('PEM, keys and passphrases', 'malformed CA certificate PEM (mock)', { api: 'report', operation: 'getOpen', connection: { caCertificate: '-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----' } }, /^CA Certificate: the PEM certificate cannot be read/),
+
+	// Corporate File Service: credential material and requests, checked before sending.
+	files('PEM, keys and passphrases', 'malformed signing certificate PEM', { operation: 'getUserInfo' }, /^Credential: Signing Certificate: not a PEM certificate/, () => ({ signingCertificate: 'MIIC-pasted-without-its-header' })),
+	files('PEM, keys and passphrases', 'wrong signing key passphrase', { operation: 'getUserInfo' }, /^Credential: Signing Key Passphrase: wrong passphrase for the Signing Private Key/, (bank) => ({
+		signingPrivateKey: createPrivateKey(bank.tls.customerSigningKeyPem).export({ format: 'pem', type: 'pkcs8', cipher: 'aes-256-cbc', passphrase: 'the right passphrase' }).toString(),
+		signingKeyPassphrase: 'a wrong passphrase',
+	})),
+	files('PEM, keys and passphrases', 'signing key of another certificate', { operation: 'getUserInfo' }, /^Credential: Signing Certificate: does not match the Signing Private Key/, (bank) => ({ signingPrivateKey: bank.tls.clientKeyPem })),
+	// Names the field; the rule is still OpenSSL's own text ("asn1 encoding routines::wrong tag"),
+	// which comes from the file service's bank-certificate reader (nodes/shared/bxd).
+	files('PEM, keys and passphrases', 'malformed bank certificate PEM', { operation: 'getUserInfo' }, /^Credential: Bank Certificate: /, () => ({ bankCertificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' })),
+	files('PEM, keys and passphrases', 'malformed TLS client certificate PEM (file service)', { operation: 'getUserInfo' }, /Client Certificate: not a PEM certificate/, (bank) => ({ useClientCertificate: true, certificate: 'garbage', privateKey: bank.tls.clientKeyPem })),
+	files('dates and paging', 'List Files start date that is not a date', { operation: 'downloadFileList', startDate: 'yesterday' }, /^Start Date: "yesterday" is not a date \(use YYYY-MM-DD\)/),
+	files('XML and base64', 'raw ApplicationRequest with a DOCTYPE and an external entity', { operation: 'getUserInfo', mode: 'raw', applicationRequest: withDoctype(applicationRequestXml({ customerId: '11111111', softwareId: 'x', command: 'GetUserInfo' }), '<!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>') }, /^Get user info: The ApplicationRequest is refused: XML with a DOCTYPE declaration is refused/),
+	files('XML and base64', 'raw ApplicationRequest with a billion laughs', { operation: 'getUserInfo', mode: 'raw', applicationRequest: withDoctype(applicationRequestXml({ customerId: '11111111', softwareId: '&lol9;', command: 'GetUserInfo' }), billionLaughs('ApplicationRequest')) }, /^Get user info: The ApplicationRequest is refused: XML with a DOCTYPE declaration is refused/),
+	files('XML and base64', 'raw ApplicationRequest neither XML nor base64', { operation: 'getUserInfo', mode: 'raw', applicationRequest: 'PD94bWwg*not base64' }, /not valid base64/),
+
+	// Corporate File Service: bad answers from the bank.
+	{
+		node: 'corporateFileService',
+		category: 'XML and base64',
+		name: 'answer with a DOCTYPE declaring an external entity (XXE)',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'soapDoctype' });
+			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'downloadFileList' } });
+		},
+		message: /^List files: .*DOCTYPE/,
+		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
+	},
+	soapAnswer('answer with entity expansion', 'getUserInfo', (soap) => withDoctype(soap.replace(/<(\w+:)?ResponseText>[^<]*/, '<$1ResponseText>&big;'), '<!DOCTYPE e [<!ENTITY big "expanded text">]>'), /^Get user info: .*(DOCTYPE|ENTITY)/),
+	soapAnswer('answer with a billion laughs', 'downloadFileList', (soap) => withDoctype(soap.replace(/<(\w+:)?ResponseText>[^<]*/, '<$1ResponseText>&lol9;'), billionLaughs('soapenv:Envelope')), /^List files: .*(DOCTYPE|ENTITY)/),
+	soapAnswer('ApplicationResponse (inside the base64) with a billion laughs', 'getUserInfo', (soap) => editApplicationResponseXml(soap, (xml) => withDoctype(xml, billionLaughs('ApplicationResponse'))), /^Get user info: .*(DOCTYPE|ENTITY)/),
+	soapAnswer('truncated base64 in the ApplicationResponse', 'downloadFile', (soap) => editApplicationResponseBase64(soap, (b64) => b64.slice(0, Math.floor(b64.length / 8) * 4 + 3)), /^Download file: .*base64/i, (bank) => ({ fileReference: aDownloadableFile(bank) })),
+	soapAnswer('invalid base64 in the ApplicationResponse', 'downloadFile', (soap) => editApplicationResponseBase64(soap, (b64) => `${b64.slice(0, 400)}*%$${b64.slice(403)}`), /^Download file: .*base64/i, (bank) => ({ fileReference: aDownloadableFile(bank) })),
+	{
+		node: 'corporateFileService',
+		category: 'XML and base64',
+		name: 'answer cut off in the middle',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'malformed', area: 'soap' });
+			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'getUserInfo' } });
+		},
+		message: /^Get user info: .*(not closed|cut off|not well-formed|base64)/,
+		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
+	},
+	{
+		node: 'corporateFileService',
+		category: 'XML and base64',
+		name: 'answer altered after the bank signed it',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'soapTamperedSignature' });
+			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'downloadFileList' } });
+		},
+		message: /^List files: The response signature is invalid/,
+		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
+	},
+
+	// Answers that are not JSON.
+	{
+		node: 'fxTradeReport',
+		category: 'not JSON',
+		name: 'HTML error page instead of JSON (report, after retries)',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'html', status: 503, area: 'report', count: 3 });
+			return await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen', limit: 5 } });
+		},
+		message: /^Get open trades: The bank answered with an HTML page: 502 Bad Gateway/,
+		harmless: (bank, outcome) => {
+			expect(outcome.items.flat()).toEqual([]);
+			expect(outcome.error?.httpCode).toBe('503');
+			expect(requestsIn(bank, 'report')).toBe(3);
+		},
+	},
+	{
+		node: 'fxTradeReport',
+		category: 'not JSON',
+		name: 'non-JSON 200 on a list (report)',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'nonJson200', area: 'report' });
+			return await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen', limit: 5 } });
+		},
+		message: /^Get open trades: the bank's answer is not JSON/,
+		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
+	},
+	{
+		node: 'fxTradeReport',
+		category: 'not JSON',
+		name: 'non-JSON 200 for one trade (report)',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'nonJson200', area: 'report' });
+			return await runAction(bank, 'fxTradeReport', { parameters: { operation: 'get', tradeId: bank.trades.all()[0].tradeId } });
+		},
+		message: /^Get trade: the bank's answer is not JSON/,
+		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
+	},
+	{
+		node: 'fxTradeExecution',
+		category: 'not JSON',
+		name: 'HTML error page instead of JSON (execution): not sent again',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'html', area: 'execution' });
+			return await runAction(bank, 'fxTradeExecution', { parameters: TRADE });
+		},
+		message: /^Execute trade: outcome unknown: The bank answered with an HTML page: 502 Bad Gateway/,
+		harmless: (bank) => {
+			expect(requestsIn(bank, 'execution')).toBe(1);
+			expect(bank.stats.executions).toBe(0);
+		},
+	},
+	{
+		node: 'fxTradeExecution',
+		category: 'not JSON',
+		name: 'non-JSON 200 after the trade was made (execution): outcome unknown, not sent again',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'nonJson200', area: 'execution', phase: 'after' });
+			return await runAction(bank, 'fxTradeExecution', { parameters: TRADE });
+		},
+		message: /^Execute trade: outcome unknown, the bank answered without an execution result/,
+		harmless: (bank) => {
+			expect(requestsIn(bank, 'execution')).toBe(1);
+			expect(bank.stats.executions).toBe(1);
+		},
+	},
+	{
+		node: 'fxTradeReport',
+		category: 'not JSON',
+		name: 'non-JSON 200 from the token endpoint',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'nonJson200', area: 'token' });
+			return await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen', limit: 1 } });
+		},
+		message: /^Get open trades: Could not get an access token: the token endpoint did not answer with JSON/,
+		harmless: (bank) => expect(requestsIn(bank, 'report')).toBe(0),
+	},
+	{
+		node: 'fxTradeExecution',
+		category: 'not JSON',
+		name: 'HTML error page from the token endpoint',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add({ kind: 'html', area: 'token' });
+			return await runAction(bank, 'fxTradeExecution', { parameters: TRADE });
+		},
+		message: /Could not get an access token: the bank answered HTTP 502/,
+		harmless: (bank) => {
+			expect(requestsIn(bank, 'execution')).toBe(0);
+			expect(bank.stats.executions).toBe(0);
+		},
+	},
+	{
+		node: 'bankMockService',
+		category: 'not JSON',
+		name: 'non-JSON 200 from the mock service',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.mock.configure({ errorRate: 0 });
+			bank.faults.add({ kind: 'nonJson200', area: 'mock' });
+			return await runAction(bank, 'bankMockService', { parameters: { api: 'report', operation: 'get', tradeId: 'T250711A8787' } });
+		},
+		message: /^Get trade: the bank's answer is not JSON/,
+		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
+	},
+	{
+		node: 'bankEventTrigger',
+		category: 'not JSON',
+		name: 'non-JSON 200 from the events endpoint (Fetch Test Event)',
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.events.enqueue(2);
+			bank.faults.add({ kind: 'nonJson200', area: 'events' });
+			return await runTrigger(bank, { mode: 'manual' });
+		},
+		message: /^Fetch events: The bank answered the event poll with something that is not JSON/,
+		harmless: (bank) => {
+			expect(bank.events.pending()).toHaveLength(2);
+			expect(bank.stats.eventsAcked).toEqual([]);
+		},
+	},
+
+	// The Bank Event Trigger's settings and its mutual-TLS credential.
+	trigger('node settings', 'Events URL over plain http', { eventsUrl: 'http://127.0.0.1:1/events' }, /^Events URL: must be an https:\/\/ URL/),
+	trigger('node settings', 'Expected Issuer empty', { issuer: '' }, /^Expected Issuer: required/),
+	trigger('node settings', 'Expected Audience empty', { audience: ' ' }, /^Expected Audience: required/),
+	trigger('node settings', 'algorithm "none" allowed', { algorithms: ['PS256', 'none'] }, /^Allowed Algorithms: "none" is never accepted/),
+	trigger('node settings', 'Max Events per Request 0', { maxEvents: 0 }, /^Max Events per Request: must be a whole number of at least 1/),
+	trigger('PEM, keys and passphrases', 'malformed public key PEM', { keySource: 'pem', publicKey: '-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----' }, /^Public Key: not a PEM public key or certificate/),
+	trigger('PEM, keys and passphrases', 'malformed client certificate PEM', {}, /^Client Certificate: not a PEM certificate/, () => ({ certificate: 'MIIB...pasted without its header' })),
+	trigger('PEM, keys and passphrases', 'malformed private key PEM', {}, /^Private Key: not a PEM private key/, () => ({ privateKey: 'just some text' })),
+	trigger('PEM, keys and passphrases', 'wrong passphrase', {}, /^Passphrase: wrong passphrase for the Private Key/, (bank) => ({ privateKey: bank.tls.clientKeyEncryptedPem, passphrase: 'not-the-passphrase' })),
+	trigger('PEM, keys and passphrases', 'encrypted key without its passphrase', {}, /^Passphrase: the Private Key is encrypted and needs its passphrase/, (bank) => ({ privateKey: bank.tls.clientKeyEncryptedPem, passphrase: '' })),
+	trigger('PEM, keys and passphrases', 'private key of another certificate', {}, /^Client Certificate: does not match the Private Key/, (bank) => ({ privateKey: bank.tls.otherCaClientKeyPem })),
+	{
+		node: 'bankEventTrigger',
+		category: 'node settings',
+		name: 'Country Code of three letters',
+		kind: 'before any request',
+		run: async (bank) => await runTrigger(bank, { mode: 'manual', credential: { countryCode: 'gbr' } }),
+		message: /Country Code: must be two letters, or empty/,
+		harmless: nothingSent(...EVENT_AREAS),
+	},
+	trigger('TLS', 'expired client certificate', {}, /^Client Certificate: expired on \d{4}-/, (bank) => ({ certificate: bank.tls.expiredClientCertPem, privateKey: bank.tls.expiredClientKeyPem })),
+	trigger('TLS', 'no client certificate', {}, /^Client Certificate: required/, () => ({ certificate: '', privateKey: '' })),
+
+	// Signed events the trigger must refuse.
+	refusedSet('invalid JWS (not a compact JWS)', /^The SET is not a valid compact JWS/, async (bank) => await relaySet(bank, () => 'eyJhbGciOiJQUzI1NiJ9.not-a-jws')),
+	refusedSet('unsigned SET (alg none)', /^The SET is signed with an algorithm that is not allowed/, async (bank) =>
+		await relaySet(bank, (jti) => `${b64url({ alg: 'none', typ: 'secevent+jwt' })}.${b64url(setClaims(bank, jti))}.`),
+	),
+	refusedSet('SET whose jti differs from the one it was delivered under', /^The SET's jti claim "\S+" differs from the jti it was delivered under/, async (bank) =>
+		await relaySet(bank, (jti) => signPs256({ alg: 'PS256', kid: bank.tls.eventKid, typ: 'secevent+jwt' }, setClaims(bank, `${jti}-other`), bankEventKey(bank))),
+	),
+	refusedSet('wrong audience', /^The SET's audience "[^"]+" does not include the expected audience/, async (bank) => ({ jti: bank.events.enqueue([{ defect: 'wrongAudience' }])[0] })),
+	refusedSet('wrong issuer', /^The SET's issuer "[^"]+" is not the expected issuer/, async (bank) => ({ jti: bank.events.enqueue([{ defect: 'wrongIssuer' }])[0] })),
+	refusedSet('signature by another key', /^The signature does not verify with the bank's key/, async (bank) => ({ jti: bank.events.enqueue([{ defect: 'badSignature' }])[0] })),
+	refusedSet('unknown signing key (kid)', /^No key with kid "[^"]+" in the bank's JWKS/, async (bank) => ({ jti: bank.events.enqueue([{ defect: 'unknownKid' }])[0] })),
+
+	// TLS: servers that cannot be trusted and certificates the bank refuses.
+	untrusted('fxTradeReport', 'untrusted server certificate (report)', async (bank) => await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen' }, credential: { [CC]: { caCertificate: '' } } }), ['report', 'token']),
+	untrusted('corporateFileService', 'untrusted server certificate (file service)', async (bank) => await runAction(bank, 'corporateFileService', { parameters: { operation: 'getUserInfo' }, credential: { [FILES]: { caCertificate: '' } } }), FILE_AREAS),
+	untrusted('bankEventTrigger', 'untrusted server certificate (event trigger)', async (bank) => await runTrigger(bank, { mode: 'manual', credential: { caCertificate: '' } }), EVENT_AREAS),
+	untrusted('bankMockService', 'untrusted server certificate (mock service)', async (bank) => await runAction(bank, 'bankMockService', { parameters: { api: 'report', operation: 'getOpen', connection: {} } }), ['mock']),
+	untrusted('fxTradeReport', 'server certificate from a CA other than the configured one', async (bank) => await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen' }, credential: { [CC]: { caCertificate: bank.tls.otherCaPem } } }), ['report', 'token']),
+	{
+		node: 'bankEventTrigger',
+		category: 'TLS',
+		name: 'client certificate of a CA the bank does not trust',
+		kind: 'instead of harm',
+		run: async (bank) => await runTrigger(bank, { mode: 'manual', credential: { certificate: bank.tls.otherCaClientCertPem, privateKey: bank.tls.otherCaClientKeyPem } }),
+		message: /Could not get an access token: the bank closed the connection during the TLS handshake \(ECONNRESET\)\. It may have refused the client certificate/,
+		harmless: (bank) => {
+			expect(bank.stats.mtlsTokensIssued).toBe(0);
+			expect(requestsIn(bank, 'events')).toBe(0);
+		},
+	},
+	{
+		node: 'fxTradeReport',
+		category: 'TLS',
+		name: 'client ID the bank does not know',
+		kind: 'instead of harm',
+		run: async (bank) => await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen' }, credential: { [CC]: { clientId: 'unknown-client-4242' } } }),
+		message: /^Get open trades: Could not get an access token: the bank answered HTTP 401/,
+		harmless: (bank) => {
+			expect(bank.stats.tokensIssued).toBe(0);
+			expect(requestsIn(bank, 'report')).toBe(0);
+		},
+	},
+];
+
+/** Values typed into credentials by the catalogue that must never show up either. */
+export const CATALOGUE_SECRETS = ['the right passphrase', 'a wrong passphrase', 'not-the-passphrase', 'unknown-client-4242'];
+
