@@ -1,51 +1,335 @@
 /**
- * Runs every example workflow against the local sandbox bank through the n8n workflow engine and
- * prints what each node returned.
+ * `npm run demo`: the example workflows in a real n8n 2.41.1 against the local sandbox bank, with
+ * a short summary of what every node returned.
+ *
+ *   npm run demo                # run the examples in real n8n (installed once into the cache)
+ *   npm run demo -- --ui        # the n8n editor on http://localhost:5678 with everything loaded, until Ctrl-C
+ *   npm run demo -- --engine    # run the examples through n8n's workflow engine (n8n-core) only
+ *
+ * When real n8n cannot be installed, the examples run through the engine instead.
  */
-import '../test/harness/env';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
-import { MANUAL_TRIGGER_TYPE, STICKY_NOTE_TYPE } from '../test/harness/engine';
-import { manualExamples, runExample } from '../test/helpers/examples';
-import { startSandbox } from '../test/sandbox';
+import { ensureN8n, N8N_VERSION, type N8nInstall } from '../test/e2e/lib/install';
+import { nodeError, nodeItems, sleep, type RunData, type RunItem } from '../test/e2e/lib/n8n';
+import { buildAndPack } from '../test/e2e/lib/package';
+import { startStack, type Stack } from '../test/e2e/lib/stack';
+import { DEMO_OWNER, setupOwner } from '../test/e2e/lib/ui';
+import {
+	credentialName,
+	exampleFiles,
+	isManual,
+	loadExample,
+	packageManifest,
+	packageNodeTypes,
+	PACKAGE_NAME,
+	sandboxCredentials,
+	workflowId,
+	type WorkflowJson,
+} from '../test/e2e/lib/workflows';
+
+const SANDBOX_PORTS: [number, number, number] = [8443, 8444, 8445];
+const UI_PORT = 5678;
+
+const KEYS = [
+	'tradeId',
+	'counterpart',
+	'product',
+	'maturityDate',
+	'executionId',
+	'jti',
+	'eventType',
+	'fileReference',
+	'userFilename',
+	'fileType',
+	'status',
+	'mockAttempts',
+	'error',
+];
 
 function summarise(json: Record<string, unknown>): string {
-	const keys = ['tradeId', 'counterpart', 'product', 'maturityDate', 'executionId', 'fileReference', 'FileReference', 'fileName', 'status', 'error'];
-	const parts = keys.filter((k) => json[k] !== undefined && json[k] !== null).map((k) => `${k}=${String(json[k])}`);
+	const parts = KEYS.filter((k) => json[k] !== undefined && json[k] !== null).map(
+		(k) => `${k}=${String(json[k])}`,
+	);
 	for (const k of ['sold', 'bought']) {
-		const m = json[k] as { currency?: string; amount?: number } | undefined;
-		if (m?.currency) parts.push(`${k}=${m.amount} ${m.currency}`);
+		const money = json[k] as { currency?: string; amount?: number } | undefined;
+		if (money?.currency) parts.push(`${k}=${money.amount} ${money.currency}`);
 	}
 	return parts.slice(0, 6).join(', ') || JSON.stringify(json).slice(0, 100);
 }
 
-async function main(): Promise<void> {
+function printItems(label: string, items: RunItem[]): void {
+	console.log(`   ${label}: ${items.length} item(s)`);
+	for (const item of items.slice(0, 3)) {
+		const file = item.binary ? Object.values(item.binary)[0] : undefined;
+		console.log(
+			`     - ${summarise(item.json)}${file ? ` [file ${file.fileName}, ${file.fileSize}]` : ''}`,
+		);
+	}
+	if (items.length > 3) console.log(`     ... and ${items.length - 3} more`);
+}
+
+/** Prints every node of a run; returns the number of nodes that failed. */
+function printRun(workflow: WorkflowJson, run: RunData): number {
+	let failures = 0;
+	for (const node of workflow.nodes) {
+		if (node.type === 'n8n-nodes-base.stickyNote' || node.type === 'n8n-nodes-base.manualTrigger')
+			continue;
+		if (!run.data.resultData.runData[node.name]) {
+			console.log(`   ${node.name}: did not run`);
+			continue;
+		}
+		const error = nodeError(run, node.name);
+		if (error) {
+			failures++;
+			console.log(`   ${node.name}: ERROR ${error.message ?? ''}`);
+			continue;
+		}
+		const outputs = run.data.resultData.runData[node.name][0]?.data?.main ?? [];
+		if (outputs.length > 1)
+			outputs.forEach((_, index) =>
+				printItems(`${node.name} (output ${index + 1})`, nodeItems(run, node.name, index)),
+			);
+		else printItems(node.name, nodeItems(run, node.name));
+	}
+	return failures;
+}
+
+function missingTypes(workflow: WorkflowJson): string[] {
+	const listed = packageManifest().nodes;
+	return packageNodeTypes(workflow).filter((t) => !listed.includes(t));
+}
+
+async function realDemo(install: N8nInstall): Promise<number> {
+	const pkg = buildAndPack({ build: false });
+	const stack = await startStack({
+		install,
+		pkg,
+		sandboxPorts: SANDBOX_PORTS,
+		seed: 42,
+		mockErrorRate: 0.2,
+	});
+	const interrupt = (): void => {
+		console.log('\nInterrupted: stopping n8n and the sandbox bank...');
+		void stack.stop().finally(() => process.exit(130));
+	};
+	process.once('SIGINT', interrupt);
+	process.once('SIGTERM', interrupt);
+	let failures = 0;
+	try {
+		console.log(
+			`Sandbox bank running at ${stack.bank.state.urls.base} (mutual TLS at ${stack.bank.state.urls.mtlsBase})`,
+		);
+		console.log(
+			`n8n ${N8N_VERSION} with ${pkg.name}@${pkg.version} installed as a community package\n`,
+		);
+		const files = exampleFiles();
+		const runnable = files.filter((f) => !missingTypes(loadExample(f)).length);
+		await stack.importExamples(runnable);
+		for (const file of files) {
+			const workflow = loadExample(file);
+			const missing = missingTypes(workflow);
+			if (missing.length) {
+				console.log(
+					`== ${workflow.name ?? file}  (examples/${file}) -> skipped: package.json does not list ${missing.join(', ')}\n`,
+				);
+				continue;
+			}
+			if (isManual(workflow)) failures += await runManual(stack, file, workflow);
+			else if (workflow.nodes.some((n) => n.type === `${PACKAGE_NAME}.bankEventTrigger`))
+				failures += await runTrigger(stack, file, workflow);
+		}
+		const stats = await stack.bank.admin<Record<string, number & unknown[]>>('GET', '/stats');
+		console.log(
+			`Bank saw ${stats.tokenRequests} token request(s), ${stats.mtlsTokenRequests} mutual-TLS token request(s), ${stats.executions} trade execution(s), ` +
+				`${stats.mockCalls} mock call(s) (${stats.mockErrors} random errors survived), ${stats.eventPolls} event poll(s), ${stats.soapCalls.length} file service call(s).`,
+		);
+	} finally {
+		await stack.stop();
+	}
+	return failures;
+}
+
+async function runManual(stack: Stack, file: string, workflow: WorkflowJson): Promise<number> {
+	const result = await stack.n8n.execute(workflowId(file));
+	if (!result.run) {
+		console.log(
+			`== ${workflow.name ?? file}  (examples/${file}) -> n8n execute printed no run (exit ${result.exitCode})`,
+		);
+		console.log(result.output.split('\n').slice(-15).join('\n'));
+		return 1;
+	}
+	const status = result.run.data.resultData.error ? 'error' : 'success';
+	console.log(
+		`== ${workflow.name ?? file}  (examples/${file}) -> ${status} (n8n execute, ${result.seconds.toFixed(1)} s)`,
+	);
+	const failures = printRun(workflow, result.run);
+	console.log('');
+	return failures + (status === 'success' ? 0 : 1);
+}
+
+async function runTrigger(stack: Stack, file: string, workflow: WorkflowJson): Promise<number> {
+	const id = workflowId(file);
+	const { jtis } = await stack.bank.admin<{ jtis: string[] }>('POST', '/events', { count: 3 });
+	const started = Date.now();
+	await stack.n8n.publish(id);
+	await stack.n8n.start();
+	try {
+		const deadline = Date.now() + 90_000;
+		while (Date.now() < deadline) {
+			const executions = stack.n8n
+				.executions(id)
+				.filter((e) => e.finished || e.status === 'success' || e.status === 'error');
+			const trigger = workflow.nodes.find((n) => n.type === `${PACKAGE_NAME}.bankEventTrigger`)!;
+			const seen = executions.flatMap((e) =>
+				(e.run ? nodeItems(e.run, trigger.name) : []).map((i) => i.json.jti),
+			);
+			if (jtis.every((j) => seen.includes(j))) {
+				console.log(
+					`== ${workflow.name ?? file}  (examples/${file}) -> published; n8n start ran ${executions.length} execution(s) for ${jtis.length} queued event(s) (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+				);
+				let failures = 0;
+				for (const execution of executions) {
+					console.log(`   execution ${execution.id} (${execution.mode}, ${execution.status}):`);
+					failures += printRun(workflow, execution.run!);
+				}
+				console.log('');
+				return failures;
+			}
+			await sleep(1000);
+		}
+		console.log(
+			`== ${workflow.name ?? file}  (examples/${file}) -> the trigger did not emit the queued events within 90 s (log: ${stack.n8n.logFile})`,
+		);
+		return 1;
+	} finally {
+		await stack.n8n.stop();
+	}
+}
+
+async function uiDemo(install: N8nInstall): Promise<void> {
+	const pkg = buildAndPack({ build: false });
+	const stack = await startStack({
+		install,
+		pkg,
+		n8nPort: UI_PORT,
+		sandboxPorts: SANDBOX_PORTS,
+		seed: 42,
+		mockErrorRate: 0.2,
+		trustSandboxCa: true,
+	});
+	let stopping = false;
+	const stop = async (): Promise<void> => {
+		if (stopping) return;
+		stopping = true;
+		console.log('\nStopping n8n and the sandbox bank...');
+		await stack.stop();
+		process.exit(0);
+	};
+	process.on('SIGINT', () => void stop());
+	process.on('SIGTERM', () => void stop());
+	const files = exampleFiles().filter((f) => !missingTypes(loadExample(f)).length);
+	await stack.importExamples(files);
+	await stack.n8n.start();
+	await setupOwner(stack.n8n.baseUrl);
+	const credentials = sandboxCredentials(stack.bank.state).map((c) => credentialName(c.type));
+	console.log(
+		[
+			'',
+			`n8n ${N8N_VERSION} editor: ${stack.n8n.baseUrl}`,
+			`  log in as ${DEMO_OWNER.email} / ${DEMO_OWNER.password} (a local demo account of this throwaway instance)`,
+			`  nodes: ${packageManifest()
+				.nodes.map((n) => `${PACKAGE_NAME}.${n}`)
+				.join(', ')}`,
+			`  credentials: ${credentials.join('; ')}`,
+			`  workflows: ${files.map((f) => loadExample(f).name ?? f).join('; ')}`,
+			`Sandbox bank: ${stack.bank.state.urls.base} (mutual TLS ${stack.bank.state.urls.mtlsBase}); n8n trusts its test CA.`,
+			`  queue bank events: curl --cacert ${path.join(stack.bank.state.certDir, 'ca.crt')} -X POST ${stack.bank.state.urls.admin}/events -H 'content-type: application/json' -d '{"count": 3}'`,
+			`n8n's log: ${stack.n8n.logFile}`,
+			'Press Ctrl-C to stop (the n8n data folder is temporary and is removed).',
+		].join('\n'),
+	);
+	await new Promise(() => undefined);
+}
+
+/** The engine-based run (n8n-core's WorkflowExecute in this process): no n8n install needed. */
+async function engineDemo(): Promise<number> {
+	require('../test/harness/env');
+	const { MANUAL_TRIGGER_TYPE } = await import('../test/harness/engine');
+	const { manualExamples, runExample } = await import('../test/helpers/examples');
+	const nodes = await import('../test/helpers/nodes');
+	const { startSandbox } = await import('../test/sandbox');
+	const known = Object.keys(nodes.packageNodeTypes());
 	const bank = await startSandbox({ seed: 42, mockErrorRate: 0.2 });
 	console.log(`Sandbox bank running at ${bank.urls.base} (mutual TLS at ${bank.urls.mtlsBase})\n`);
 	let failures = 0;
 	try {
 		for (const file of manualExamples()) {
+			const types = (
+				JSON.parse(
+					readFileSync(path.join(__dirname, '..', 'examples', file), 'utf8'),
+				) as WorkflowJson
+			).nodes.map((n) => n.type);
+			const unknown = [
+				...new Set(types.filter((t) => t.startsWith(`${PACKAGE_NAME}.`) && !known.includes(t))),
+			];
+			if (unknown.length) {
+				console.log(
+					`== examples/${file} -> skipped: the engine run does not know ${unknown.join(', ')}\n`,
+				);
+				continue;
+			}
 			const result = await runExample(file, bank);
 			console.log(`== ${result.workflow.name ?? file}  (examples/${file}) -> ${result.status}`);
 			for (const node of result.workflow.nodes) {
-				if (node.type === MANUAL_TRIGGER_TYPE || node.type === STICKY_NOTE_TYPE) continue;
+				if (node.type === MANUAL_TRIGGER_TYPE || node.type === 'n8n-nodes-base.stickyNote')
+					continue;
 				const error = result.nodeError(node.name);
 				if (error) {
 					failures++;
 					console.log(`   ${node.name}: ERROR ${error.message}`);
 					continue;
 				}
-				const items = result.output(node.name);
-				console.log(`   ${node.name}: ${items.length} item(s)`);
-				for (const item of items.slice(0, 3)) console.log(`     - ${summarise(item.json)}${item.binary ? ` [file: ${Object.values(item.binary)[0].fileName}]` : ''}`);
-				if (items.length > 3) console.log(`     ... and ${items.length - 3} more`);
+				printItems(node.name, result.output(node.name) as RunItem[]);
 			}
 			console.log('');
 		}
-		console.log(`Bank saw ${bank.stats.tokenRequests} token request(s), ${bank.stats.executions} trade execution(s), ${bank.stats.mockCalls} mock call(s) (${bank.stats.mockErrors} random errors survived).`);
+		console.log(
+			`Bank saw ${bank.stats.tokenRequests} token request(s), ${bank.stats.executions} trade execution(s), ${bank.stats.mockCalls} mock call(s) (${bank.stats.mockErrors} random errors survived).`,
+		);
 	} finally {
 		await bank.stop();
 	}
-	process.exit(failures ? 1 : 0);
+	return failures;
 }
 
-void main();
+async function main(): Promise<void> {
+	const args = process.argv.slice(2);
+	const ui = args.includes('--ui');
+	if (args.includes('--engine')) process.exit((await engineDemo()) ? 1 : 0);
+	let install: N8nInstall | undefined;
+	try {
+		console.log(
+			`Preparing n8n ${N8N_VERSION} on Node.js 24 (installed once into the cache; the first time takes a few minutes)...`,
+		);
+		install = ensureN8n((line) => console.log(`  ${line}`));
+	} catch (error) {
+		const reason = (error as Error).message.split('\n')[0];
+		if (ui) {
+			console.error(`Real n8n could not be installed, so the editor cannot start: ${reason}`);
+			process.exit(1);
+		}
+		console.log(
+			`Real n8n could not be installed (${reason}).\nRunning the example workflows through n8n's workflow engine (n8n-core) instead.\n`,
+		);
+		process.exit((await engineDemo()) ? 1 : 0);
+	}
+	if (ui) return await uiDemo(install);
+	process.exit((await realDemo(install)) ? 1 : 0);
+}
+
+main().catch((error: unknown) => {
+	console.error(error instanceof Error ? error.message : String(error));
+	process.exit(1);
+});

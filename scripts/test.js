@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm test`: everything from a fresh clone. Installs dependencies when they are missing or
- * stale, builds, lints, and runs every test suite through jest, then prints one summary line.
+ * stale, builds, lints, runs every test suite through jest and the end-to-end tests in a real
+ * n8n, then prints one summary line.
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -17,6 +18,8 @@ run('npm', ['run', 'lint']);
 const extra = process.argv.slice(2);
 const report = path.join(os.tmpdir(), `jest-report-${process.pid}.json`);
 const status = run('npx', ['jest', '--ci', '--json', `--outputFile=${report}`, ...extra], { allowFail: true });
+// The packed package inside a real n8n (skipped when the run is narrowed to some test files).
+const e2eStatus = extra.length ? 0 : run('node', ['test/e2e/run.js', '--no-build', `--merge-into=${report}`], { allowFail: true });
 let summary = 'tests: 0 passed, 0 failed';
 if (fs.existsSync(report)) {
 	const r = JSON.parse(fs.readFileSync(report, 'utf8'));
@@ -25,4 +28,4 @@ if (fs.existsSync(report)) {
 	fs.rmSync(report, { force: true });
 }
 console.log(`\n${summary}`);
-process.exit(status);
+process.exit(status || e2eStatus);

@@ -1,0 +1,45 @@
+/**
+ * Runs once before the e2e test files: installs Node 24 + n8n 2.41.1 into the cache (a no-op when
+ * cached), builds and packs the package, and hands the result to the test files through a JSON
+ * file named by CORPORATE_BANKING_E2E_CONTEXT. Failures are recorded, not thrown, so every test
+ * reports them as its own failure and the run still produces a report.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { ensureN8n } from './lib/install';
+import { buildAndPack } from './lib/package';
+import type { E2eContext } from './lib/stack';
+
+const say = (line: string): void => {
+	process.stderr.write(`[e2e] ${line}\n`);
+};
+
+export default function globalSetup(): void {
+	const ctx: E2eContext = { installSeconds: 0 };
+	const started = Date.now();
+	try {
+		ctx.install = ensureN8n(say);
+		ctx.installSeconds = ctx.install.installSeconds;
+		say(
+			ctx.installSeconds
+				? `n8n ready after installing (${ctx.installSeconds.toFixed(0)} s)`
+				: `n8n ${ctx.install.dir} (cached)`,
+		);
+	} catch (error) {
+		ctx.installError = (error as Error).message;
+		say(`real n8n could not be installed: ${ctx.installError.split('\n')[0]}`);
+	}
+	try {
+		ctx.pkg = buildAndPack({ build: process.env.CORPORATE_BANKING_E2E_BUILD !== '0', log: say });
+	} catch (error) {
+		ctx.packError = (error as Error).message;
+		say(`build/pack failed: ${ctx.packError.split('\n')[0]}`);
+	}
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'corporate-banking-e2e-'));
+	const file = path.join(dir, 'context.json');
+	writeFileSync(file, JSON.stringify(ctx));
+	process.env.CORPORATE_BANKING_E2E_CONTEXT = file;
+	say(`set-up took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}

@@ -1,0 +1,111 @@
+/**
+ * A running test stack: the sandbox bank (its own process), a real n8n with the packed package
+ * installed as a community package, the sandbox's credentials imported, and example workflows
+ * imported and pointed at the sandbox.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { ensureN8n, type N8nInstall } from './install';
+import { N8n } from './n8n';
+import { buildAndPack, installIntoNodesFolder, type PackedPackage } from './package';
+import { startSandboxProcess, type SandboxProcess } from './sandbox';
+import { prepareForImport, sandboxCredentials, type WorkflowJson } from './workflows';
+
+/** What the jest global set-up prepared once for every e2e test file (see globalSetup.ts). */
+export interface E2eContext {
+	install?: N8nInstall;
+	installError?: string;
+	pkg?: PackedPackage;
+	packError?: string;
+	/** Seconds spent installing n8n in this run (0 when cached). */
+	installSeconds: number;
+}
+
+export function loadContext(): E2eContext {
+	const file = process.env.CORPORATE_BANKING_E2E_CONTEXT;
+	if (!file)
+		throw new Error(
+			'CORPORATE_BANKING_E2E_CONTEXT is not set: run the e2e tests through test/e2e/run.js or with test/e2e/jest.config.js',
+		);
+	return JSON.parse(readFileSync(file, 'utf8')) as E2eContext;
+}
+
+/** Throws the set-up's failure (n8n not installed, package not packed) as the test's failure. */
+export function requireContext(): Required<Pick<E2eContext, 'install' | 'pkg'>> {
+	const ctx = loadContext();
+	if (!ctx.install)
+		throw new Error(`Real n8n is not available: ${ctx.installError ?? 'not installed'}`);
+	if (!ctx.pkg)
+		throw new Error(
+			`The package could not be built and packed: ${ctx.packError ?? 'unknown error'}`,
+		);
+	return { install: ctx.install, pkg: ctx.pkg };
+}
+
+export interface Stack {
+	n8n: N8n;
+	bank: SandboxProcess;
+	/** Imports example files (rewritten for the sandbox) and returns what was imported. */
+	importExamples(files: string[]): Promise<WorkflowJson[]>;
+	stop(): Promise<void>;
+}
+
+export interface StackOptions {
+	install?: N8nInstall;
+	pkg?: PackedPackage;
+	n8nPort?: number;
+	sandboxPorts?: [number, number, number];
+	seed?: number;
+	mockErrorRate?: number;
+	n8nEnv?: NodeJS.ProcessEnv;
+	/** Start n8n with NODE_EXTRA_CA_CERTS = the sandbox's CA (for nodes added by hand in the editor). */
+	trustSandboxCa?: boolean;
+	keepUserFolder?: boolean;
+	log?: (line: string) => void;
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+	const log = opts.log ?? (() => undefined);
+	const install = opts.install ?? ensureN8n(log);
+	const pkg = opts.pkg ?? buildAndPack({ build: false, log });
+	const bank = await startSandboxProcess({
+		ports: opts.sandboxPorts,
+		seed: opts.seed,
+		mockErrorRate: opts.mockErrorRate,
+	});
+	let n8n: N8n | undefined;
+	try {
+		const caFile = path.join(bank.state.certDir, 'ca.crt');
+		n8n = await N8n.create({
+			install,
+			port: opts.n8nPort,
+			keep: opts.keepUserFolder,
+			env: {
+				...(opts.n8nEnv ?? {}),
+				...(opts.trustSandboxCa ? { NODE_EXTRA_CA_CERTS: caFile } : {}),
+			},
+		});
+		installIntoNodesFolder(pkg, n8n.nodesDir, n8n.env());
+		log(`installed ${pkg.name}@${pkg.version} into ${n8n.nodesDir}`);
+		await n8n.importCredentials(sandboxCredentials(bank.state));
+	} catch (error) {
+		await n8n?.dispose();
+		await bank.stop();
+		throw error;
+	}
+	const instance = n8n;
+	return {
+		n8n: instance,
+		bank,
+		async importExamples(files) {
+			const workflows = files.map((f) => prepareForImport(f, bank.state, bank.caPem));
+			if (workflows.length) await instance.importWorkflows(workflows);
+			return workflows;
+		},
+		async stop() {
+			await instance.dispose();
+			await bank.stop();
+		},
+	};
+}

@@ -1,0 +1,148 @@
+/**
+ * The package's example workflows, prepared for import into a real n8n: node types as the
+ * community-package installer names them, credentials pointing at the sandbox bank's credentials
+ * of the same type, the mock service and event settings pointing at the sandbox bank (the same
+ * rewriting test/helpers/examples.ts does for the engine-based runs).
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { SandboxState } from './sandbox';
+import { PROJECT_ROOT } from './sandbox';
+
+export const PACKAGE_NAME = 'n8n-nodes-corporate-banking';
+export const EXAMPLES_DIR = path.join(PROJECT_ROOT, 'examples');
+export const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
+
+export interface WorkflowNode {
+	id?: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	credentials?: Record<string, { id: string; name: string }>;
+	disabled?: boolean;
+}
+
+export interface WorkflowJson {
+	id?: string;
+	name?: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, unknown>;
+	settings?: Record<string, unknown>;
+	active?: boolean;
+	[key: string]: unknown;
+}
+
+/** package.json's `n8n` section: node and credential type names the package declares. */
+export function packageManifest(): { nodes: string[]; credentials: string[]; nodeFiles: string[] } {
+	const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+		n8n: { nodes: string[]; credentials: string[] };
+	};
+	const base = (file: string, suffix: string): string => {
+		const name = path.basename(file).replace(suffix, '');
+		return name.charAt(0).toLowerCase() + name.slice(1);
+	};
+	return {
+		nodeFiles: pkg.n8n.nodes,
+		nodes: pkg.n8n.nodes.map((f) => base(f, '.node.js')),
+		credentials: pkg.n8n.credentials.map((f) => base(f, '.credentials.js')),
+	};
+}
+
+/** Whether package.json lists a node (by type name without package prefix, e.g. `bankEventTrigger`). */
+export function packageHasNode(name: string): boolean {
+	return packageManifest().nodes.includes(name);
+}
+
+/** Credential ids in the e2e n8n: one credential per type, holding the sandbox bank's values. */
+export function credentialId(type: string): string {
+	return `sandbox-${type}`.slice(0, 36);
+}
+
+export function credentialName(type: string): string {
+	const label: Record<string, string> = {
+		corporateBankingClientCredentialsApi: 'Sandbox bank: FX API (client credentials)',
+		corporateBankingMtlsApi: 'Sandbox bank: events (mutual TLS)',
+		corporateBankingFileServiceApi: 'Sandbox bank: file service',
+	};
+	return label[type] ?? `Sandbox bank: ${type}`;
+}
+
+/** `n8n import:credentials` input for every credential type the package lists and the sandbox offers. */
+export function sandboxCredentials(
+	state: SandboxState,
+): Array<{ id: string; name: string; type: string; data: Record<string, unknown> }> {
+	return packageManifest()
+		.credentials.filter((type) => state.credentials[type])
+		.map((type) => ({
+			id: credentialId(type),
+			name: credentialName(type),
+			type,
+			data: state.credentials[type],
+		}));
+}
+
+/** A stable n8n workflow id (16 alphanumerics) for an example file. */
+export function workflowId(file: string): string {
+	return `cb${createHash('sha256').update(file).digest('hex').slice(0, 14)}`;
+}
+
+export function exampleFiles(): string[] {
+	return readdirSync(EXAMPLES_DIR)
+		.filter((f) => f.endsWith('.json'))
+		.sort();
+}
+
+export function loadExample(file: string): WorkflowJson {
+	return JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowJson;
+}
+
+export function isManual(workflow: WorkflowJson): boolean {
+	return workflow.nodes.some((n) => n.type === MANUAL_TRIGGER && !n.disabled);
+}
+
+/** Node types of the package the workflow uses (without prefix). */
+export function packageNodeTypes(workflow: WorkflowJson): string[] {
+	return [
+		...new Set(
+			workflow.nodes
+				.filter((n) => n.type.startsWith(`${PACKAGE_NAME}.`))
+				.map((n) => n.type.slice(PACKAGE_NAME.length + 1)),
+		),
+	];
+}
+
+/** Points an example at the sandbox bank; the result is ready for `n8n import:workflow`. */
+export function prepareForImport(file: string, state: SandboxState, caPem: string): WorkflowJson {
+	const workflow = loadExample(file);
+	for (const node of workflow.nodes) {
+		for (const type of Object.keys(node.credentials ?? {})) {
+			node.credentials![type] = { id: credentialId(type), name: credentialName(type) };
+		}
+		if (typeof node.parameters.mockBaseUrl === 'string') {
+			node.parameters.mockBaseUrl = state.urls.mockBase;
+			node.parameters.connection = {
+				...((node.parameters.connection as object) ?? {}),
+				caCertificate: caPem,
+			};
+		}
+		if (node.type === `${PACKAGE_NAME}.bankEventTrigger`) {
+			const ev = state.events;
+			// An empty Events URL means {credential Base URL}/events: the credential already points at the sandbox.
+			if (node.parameters.eventsUrl) node.parameters.eventsUrl = ev.eventsUrl;
+			if ((node.parameters.keySource ?? 'jwks') === 'jwks') node.parameters.jwksUrl = ev.jwksUrl;
+			node.parameters.issuer = ev.issuer;
+			node.parameters.audience = ev.audience;
+		}
+	}
+	return {
+		...workflow,
+		id: workflowId(file),
+		name: workflow.name ?? file,
+		active: false,
+		settings: { executionOrder: 'v1', ...(workflow.settings ?? {}) },
+	};
+}
