@@ -6,7 +6,9 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { BxdOperation, FileServiceResult, FileServiceSettings, PreparedRequest } from '../shared/bxd';
+import { Readable } from 'node:stream';
+
+import type { AnswerReading, BxdOperation, FileServiceResult, FileServiceSettings, PreparedRequest, StreamingRequest } from '../shared/bxd';
 import {
 	bankTrust,
 	BxdError,
@@ -16,7 +18,9 @@ import {
 	BxdSignatureError,
 	BxdValidationError,
 	parseSoapFault,
+	readAtMost,
 	readResponse,
+	readResponseStream,
 	responseCodeHint,
 	signingMaterial,
 	STANDARD_MESSAGE_LIMIT,
@@ -24,6 +28,7 @@ import {
 import { trimUrl } from '../shared/credentialFields';
 import { toBankApiError } from '../shared/transport/errors';
 import { redactSecrets } from '../shared/transport/redact';
+import type { BankResponse } from '../shared/transport/request';
 import { bankRequest, isRetryableError } from '../shared/transport/request';
 import { DEFAULT_RETRY } from '../shared/transport/retry';
 import { buildTlsOptions, normalizePem, TlsConfigError } from '../shared/transport/tls';
@@ -258,43 +263,65 @@ const IDEMPOTENT: Record<BxdOperation, boolean> = {
 	getUserInfo: true,
 };
 
+/** Files and answers above these sizes are streamed; smaller ones take the simpler in-memory path. */
+export const streamingThresholds = {
+	/** Upload: size of the stored file in bytes. */
+	uploadBytes: 4 * 1024 * 1024,
+	/** Download: Content-Length of the answer in bytes (an answer without one is always streamed). */
+	downloadBytes: 4 * 1024 * 1024,
+};
+
+interface Outgoing {
+	operation: BxdOperation;
+	/** Size of the SOAP message in bytes. */
+	size: number;
+	body: Buffer | Readable;
+}
+
 /**
- * Sends a prepared message and reads the answer. Listing, downloading and user info are retried
- * after network failures and 5xx answers that are not SOAP faults; uploads and deletes are sent
- * once.
+ * Sends one SOAP message: picks the address by size, sends it (retried only when the operation
+ * is idempotent and the body is not a stream), and turns transport failures and SOAP faults into
+ * n8n errors. Returns the answer's body and what errors about it should say.
  */
-export async function sendPrepared(
+async function deliver(
 	ctx: IExecuteFunctions | ILoadOptionsFunctions,
 	service: ServiceContext,
-	prepared: PreparedRequest,
+	outgoing: Outgoing,
 	options: SendOptions,
-): Promise<FileServiceResult> {
+	responseType?: 'stream',
+): Promise<{ response: BankResponse<unknown>; errorContext: ErrorContext }> {
 	const node = ctx.getNode();
-	const operation = prepared.operation;
-	const url = chooseUrl(node, service, options.endpoint, prepared.size, options.itemIndex);
+	const { operation, size } = outgoing;
+	const url = chooseUrl(node, service, options.endpoint, size, options.itemIndex);
 	const large = url === service.largeFileUrl && url !== service.url;
 	const sizeHint =
-		prepared.size > STANDARD_MESSAGE_LIMIT && !large
-			? `The message is ${megabytes(prepared.size)}: messages over 20 MB must go to the large-file address. ${
+		size > STANDARD_MESSAGE_LIMIT && !large
+			? `The message is ${megabytes(size)}: messages over 20 MB must go to the large-file address. ${
 					service.largeFileUrl ? 'Set Options > Endpoint to Auto or Large.' : 'Set the Large File Service URL in the credential.'
 				}`
 			: undefined;
 	const errorContext: ErrorContext = { operation, itemIndex: options.itemIndex, secrets: service.secrets, hint: sizeHint };
 	const idempotent = IDEMPOTENT[operation];
-	let body: unknown;
+	const streamed = outgoing.body instanceof Readable;
 	try {
 		const response = await bankRequest<unknown>(ctx, CREDENTIAL_TYPE, {
 			method: 'POST',
 			url,
-			body: prepared.envelope.body,
+			body: outgoing.body,
 			json: false,
-			headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '""', Accept: 'text/xml' },
+			headers: {
+				'Content-Type': 'text/xml; charset=utf-8',
+				SOAPAction: '""',
+				Accept: 'text/xml',
+				...(streamed ? { 'Content-Length': String(size) } : {}),
+			},
 			idempotent,
 			retry: idempotent ? DEFAULT_RETRY : undefined,
 			retryable,
 			timeoutMs: options.timeoutMs,
+			responseType,
 		});
-		body = response.body;
+		return { response, errorContext };
 	} catch (error) {
 		const fault = parseSoapFault(responseBodyOf(error));
 		if (fault) throw toNodeError(node, fault, { ...errorContext, httpStatus: statusOf(error) });
@@ -306,12 +333,84 @@ export async function sendPrepared(
 			statusMessages: { 413: 'The bank refused the message as too large' },
 		});
 	}
+}
+
+function judge(service: ServiceContext, operation: BxdOperation, body: unknown, node: INode, errorContext: ErrorContext): FileServiceResult {
 	try {
 		if (typeof body !== 'string' && !Buffer.isBuffer(body)) {
 			throw new BxdFormatError("The bank's answer is not XML");
 		}
 		return readResponse(service.settings, operation, body);
 	} catch (error) {
+		throw toNodeError(node, error, errorContext);
+	}
+}
+
+/**
+ * Sends a prepared message and reads the answer. Listing, downloading and user info are retried
+ * after network failures and 5xx answers that are not SOAP faults; uploads and deletes are sent
+ * once.
+ */
+export async function sendPrepared(
+	ctx: IExecuteFunctions | ILoadOptionsFunctions,
+	service: ServiceContext,
+	prepared: PreparedRequest,
+	options: SendOptions,
+): Promise<FileServiceResult> {
+	const { response, errorContext } = await deliver(ctx, service, { operation: prepared.operation, size: prepared.size, body: prepared.envelope.body }, options);
+	return judge(service, prepared.operation, response.body, ctx.getNode(), errorContext);
+}
+
+/**
+ * Sends a message whose file is streamed from disk (never retried: the stream is read once) and
+ * reads the bank's small answer.
+ */
+export async function sendStreamingRequest(
+	ctx: IExecuteFunctions,
+	service: ServiceContext,
+	request: StreamingRequest,
+	options: SendOptions,
+): Promise<FileServiceResult> {
+	const body = request.body();
+	try {
+		const { response, errorContext } = await deliver(ctx, service, { operation: request.operation, size: request.size, body }, options);
+		return judge(service, request.operation, response.body, ctx.getNode(), errorContext);
+	} finally {
+		// Whatever happened to the request, the file is closed.
+		body.destroy();
+	}
+}
+
+export interface DownloadReading {
+	reading: AnswerReading;
+	/** What errors raised while the file streams should say. */
+	errorContext: ErrorContext;
+}
+
+/**
+ * Sends a message whose answer may carry a large file and reads the answer as it arrives: a small
+ * answer (up to streamingThresholds.downloadBytes) is read whole and judged as usual; a larger one
+ * is judged up to its Content and the file comes as a stream (see readResponseStream).
+ */
+export async function sendForDownload(
+	ctx: IExecuteFunctions,
+	service: ServiceContext,
+	prepared: PreparedRequest,
+	options: SendOptions,
+): Promise<DownloadReading> {
+	const node = ctx.getNode();
+	const operation = prepared.operation;
+	const { response, errorContext } = await deliver(ctx, service, { operation, size: prepared.size, body: prepared.envelope.body }, options, 'stream');
+	const stream = response.body as Readable;
+	const declared = Number(response.headers['content-length']);
+	try {
+		if (Number.isFinite(declared) && declared <= streamingThresholds.downloadBytes) {
+			const body = await readAtMost(stream, streamingThresholds.downloadBytes, "The bank's answer");
+			return { reading: { streamed: false, result: judge(service, operation, body, node, errorContext) }, errorContext };
+		}
+		return { reading: await readResponseStream(service.settings, operation, stream, { unpack: true }), errorContext };
+	} catch (error) {
+		stream.destroy();
 		throw toNodeError(node, error, errorContext);
 	}
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readSync, openSync, closeSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -209,6 +209,18 @@ export function pain001Summary(
 	return { messageId, transactions, controlSum };
 }
 
+/** The first `length` bytes of a file. */
+export function readHead(path: string, length: number): Buffer {
+	const fd = openSync(path, 'r');
+	try {
+		const buffer = Buffer.alloc(length);
+		const read = readSync(fd, buffer, 0, length, 0);
+		return buffer.subarray(0, read);
+	} finally {
+		closeSync(fd);
+	}
+}
+
 interface StoredFile {
 	descriptor: BankFileDescriptor;
 	content: Buffer | { path: string };
@@ -229,6 +241,7 @@ export interface FileStoreOptions {
 export class FileStore implements FileStoreApi {
 	private files = new Map<string, StoredFile>();
 	private counter = 0;
+	private spillCounter = 0;
 	private spillDir?: string;
 
 	constructor(private readonly options: FileStoreOptions) {
@@ -241,6 +254,7 @@ export class FileStore implements FileStoreApi {
 	}
 
 	reset(): void {
+		for (const file of this.files.values()) this.removeSpilled(file);
 		this.files.clear();
 		this.counter = 0;
 		const prng = new Prng(this.options.seed ^ 0xf11e5);
@@ -391,7 +405,38 @@ export class FileStore implements FileStoreApi {
 	}
 
 	delete(fileReference: string): boolean {
+		const file = this.files.get(fileReference);
+		if (file) this.removeSpilled(file);
 		return this.files.delete(fileReference);
+	}
+
+	/**
+	 * A new path in the store's own folder on disk, for a large file being received (an upload
+	 * streamed to disk). A file put with such a path is removed with the file, on reset and on
+	 * dispose.
+	 */
+	spillFile(): string {
+		this.spillDir ??= mkdtempSync(join(tmpdir(), 'sandbox-bank-files-'));
+		this.spillCounter += 1;
+		return join(this.spillDir, `incoming-${process.pid}-${this.spillCounter}`);
+	}
+
+	/** Whether a file on disk belongs to a stored file. */
+	owns(path: string): boolean {
+		for (const file of this.files.values()) if (!Buffer.isBuffer(file.content) && file.content.path === path) return true;
+		return false;
+	}
+
+	/** The first bytes of a stored file (for sniffing its type), without reading it whole. */
+	head(fileReference: string, length: number): Buffer | undefined {
+		const file = this.files.get(fileReference);
+		if (!file) return undefined;
+		return Buffer.isBuffer(file.content) ? file.content.subarray(0, length) : readHead(file.content.path, length);
+	}
+
+	private removeSpilled(file: StoredFile): void {
+		if (Buffer.isBuffer(file.content) || !this.spillDir) return;
+		if (file.content.path.startsWith(`${this.spillDir}/`)) rmSync(file.content.path, { force: true });
 	}
 
 	dispose(): void {

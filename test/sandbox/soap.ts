@@ -1,11 +1,22 @@
-import { createReadStream, readFileSync, statSync } from 'node:fs';
-import { gunzipSync, gzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import {
+	createGunzip,
+	createGzip,
+	createInflate,
+	createInflateRaw,
+	gunzipSync,
+	gzipSync,
+	inflateRawSync,
+	inflateSync,
+} from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
 
 import {
 	FILE_TYPE_ALIASES,
 	pain001Summary,
 	pain002,
+	readHead,
 	sameFileType,
 	USER_FILE_TYPES,
 	type FileStore,
@@ -30,6 +41,12 @@ import type {
 	SoapCallRecord,
 } from './types';
 import {
+	readSoapRequestStream,
+	SoapStreamError,
+	verifyStreamedSignature,
+	type StreamedSoapRequest,
+} from './soapStream';
+import {
 	buildSignature,
 	c14nText,
 	CanonicalDigest,
@@ -41,10 +58,11 @@ export const XMLDATA_NS = 'http://bxd.fi/xmldata/';
 
 /** The standard address refuses HTTP bodies larger than this (20 MiB). */
 export const STANDARD_LIMIT = 20 * 1024 * 1024;
-/** Upper bound accepted on the large-file address. */
-export const LARGE_LIMIT = 256 * 1024 * 1024;
-/** Above this size an ApplicationRequest signature is not checked (recorded as 'skipped'). */
-export const SIGNATURE_CHECK_LIMIT = 160 * 1024 * 1024;
+/**
+ * Upper bound accepted on the large-file address. Messages there are read as a stream (the file
+ * goes to disk as it arrives), so this only guards the disk.
+ */
+export const LARGE_LIMIT = 16 * 1024 * 1024 * 1024;
 
 const OPERATIONS: Record<string, string> = {
 	uploadFile: 'UploadFile',
@@ -137,7 +155,8 @@ interface ApplicationRequestFields {
 	compressionMethod?: string;
 	softwareId?: string;
 	fileType?: string;
-	content?: Buffer;
+	/** The Content decoded: in memory, or in a file on disk (large messages, still packed when compressed). */
+	content?: Buffer | { path: string; size: number };
 	signature: SoapCallRecord['signature'];
 }
 
@@ -241,6 +260,14 @@ export function parseSoapRequest(body: Buffer): ParsedSoapRequest {
 	assertNoDoctype(body.subarray(0, 4096).toString('utf8'));
 	const cut = cutElement(body, 'ApplicationRequest');
 	const skeleton = cut ? cut.skeleton : body.toString('utf8');
+	const parsed = parseSoapSkeleton(skeleton);
+	if (!cut) throw new SoapClientError('ApplicationRequest is required.');
+	return { ...parsed, applicationRequest: decodeBase64(cut.inner) };
+}
+
+/** Parses the SOAP request without its ApplicationRequest text: the operation and the RequestHeader. */
+function parseSoapSkeleton(skeleton: string): Omit<ParsedSoapRequest, 'applicationRequest'> {
+	assertNoDoctype(skeleton.slice(0, 4096));
 	const doc = parser().parseFromString(skeleton, 'text/xml') as unknown as Document;
 	const envelope = doc.documentElement;
 	if (!envelope || envelope.localName !== 'Envelope' || envelope.namespaceURI !== SOAP_ENV_NS) {
@@ -279,9 +306,8 @@ export function parseSoapRequest(body: Buffer): ParsedSoapRequest {
 	})) {
 		if (!value) throw new SoapClientError(`RequestHeader/${name} is required.`);
 	}
-	if (!cut || !child(request, 'ApplicationRequest'))
-		throw new SoapClientError('ApplicationRequest is required.');
-	return { operation, header, applicationRequest: decodeBase64(cut.inner) };
+	if (!child(request, 'ApplicationRequest')) throw new SoapClientError('ApplicationRequest is required.');
+	return { operation, header };
 }
 
 /** Parses the decoded ApplicationRequest (http://bxd.fi/xmldata/) and checks its signature. */
@@ -316,13 +342,52 @@ export function parseApplicationRequest(
 		);
 	}
 	const hasSignature = doc.getElementsByTagNameNS(DSIG_NS, 'Signature').length > 0;
-	let signature: SoapCallRecord['signature'] = 'none';
-	if (hasSignature) {
-		signature =
-			xml.length > SIGNATURE_CHECK_LIMIT
-				? 'skipped'
-				: verifyEnvelopedSignature(xml.toString('utf8'), customerCertPem);
+	const signature: SoapCallRecord['signature'] = hasSignature
+		? verifyEnvelopedSignature(xml.toString('utf8'), customerCertPem)
+		: 'none';
+	return fieldsOf(root, cut && child(root, 'Content') ? decodeBase64(cut.inner) : undefined, signature);
+}
+
+/**
+ * Parses an ApplicationRequest whose Content streamed into a file (see soapStream.ts): the
+ * document without the Content text, the file, and the signature checked from the hashes
+ * taken while the Content passed.
+ */
+function parseStreamedApplicationRequest(
+	streamed: Extract<StreamedSoapRequest, { kind: 'content' }>,
+	customerCertPem: string,
+): ApplicationRequestFields {
+	let doc: Document;
+	try {
+		assertNoDoctype(streamed.documentSkeleton.slice(0, 4096));
+		doc = parser().parseFromString(streamed.documentSkeleton, 'text/xml') as unknown as Document;
+	} catch (error) {
+		throw new ApplicationError(
+			'12',
+			`ApplicationRequest is not well-formed XML: ${(error as Error).message}`,
+		);
 	}
+	const root = doc.documentElement;
+	if (!root || root.localName !== 'ApplicationRequest' || root.namespaceURI !== XMLDATA_NS) {
+		throw new ApplicationError(
+			'12',
+			`ApplicationRequest root must be {${XMLDATA_NS}}ApplicationRequest.`,
+		);
+	}
+	const signature = verifyStreamedSignature(
+		streamed.documentSkeleton,
+		streamed.contentAt,
+		streamed.digests,
+		customerCertPem,
+	);
+	return fieldsOf(root, { path: streamed.contentFile, size: streamed.contentSize }, signature);
+}
+
+function fieldsOf(
+	root: Element,
+	content: ApplicationRequestFields['content'],
+	signature: SoapCallRecord['signature'],
+): ApplicationRequestFields {
 	const references = child(root, 'FileReferences');
 	return {
 		customerId: text(root, 'CustomerId'),
@@ -346,7 +411,7 @@ export function parseApplicationRequest(
 		compressionMethod: text(root, 'CompressionMethod'),
 		softwareId: text(root, 'SoftwareId'),
 		fileType: text(root, 'FileType'),
-		content: cut && child(root, 'Content') ? decodeBase64(cut.inner) : undefined,
+		content,
 		signature,
 	};
 }
@@ -370,6 +435,8 @@ interface ResponsePlan {
 	amountTotal?: number;
 	transactionCount?: number;
 	content?: ContentSource;
+	/** A file made for this response only (a compressed copy), removed once it is sent. */
+	temporary?: string;
 	compressed?: boolean;
 }
 
@@ -678,13 +745,35 @@ function filterList(fields: ApplicationRequestFields, store: FileStore): BankFil
 	});
 }
 
-function runOperation(
-	parsed: ParsedSoapRequest,
+/** Unpacks a compressed file into another file as a stream (GZIP, or DEFLATE as zlib or raw). */
+async function decompressFile(from: string, to: string, method: string | undefined): Promise<void> {
+	const name = (method ?? 'GZIP').toUpperCase();
+	if (name !== 'GZIP' && name !== 'DEFLATE') {
+		throw new ApplicationError('21', `Compression method ${name} is not supported.`);
+	}
+	const head = readHead(from, 2);
+	const zlibHeader = head.length === 2 && (head[0] & 0x0f) === 8 && ((head[0] << 8) | head[1]) % 31 === 0;
+	const unpack = name === 'GZIP' ? createGunzip() : zlibHeader ? createInflate() : createInflateRaw();
+	try {
+		await pipeline(createReadStream(from, { highWaterMark: 1024 * 1024 }), unpack, createWriteStream(to));
+	} catch (error) {
+		rmSync(to, { force: true });
+		throw new ApplicationError('21', `Deflate error: ${(error as Error).message}`);
+	}
+}
+
+/** Gzips a stored file into a new file of the store (a compressed download of a large file). */
+async function gzipFile(from: string, to: string): Promise<void> {
+	await pipeline(createReadStream(from, { highWaterMark: 1024 * 1024 }), createGzip(), createWriteStream(to));
+}
+
+async function runOperation(
+	parsed: Omit<ParsedSoapRequest, 'applicationRequest'>,
 	fields: ApplicationRequestFields,
 	deps: FileServiceDeps,
 	now: Date,
 	forceCompression: boolean,
-): Omit<ResponsePlan, 'operation' | 'header' | 'customerId'> {
+): Promise<Omit<ResponsePlan, 'operation' | 'header' | 'customerId'>> {
 	const { store } = deps;
 	switch (parsed.operation) {
 		case 'getUserInfo':
@@ -725,14 +814,22 @@ function runOperation(
 				);
 			}
 			let content: ContentSource = source.content;
+			let temporary: string | undefined;
 			if (wantsCompression) {
-				content = gzipSync(Buffer.isBuffer(content) ? content : readFileSync(content.path));
+				if (Buffer.isBuffer(content)) {
+					content = gzipSync(content);
+				} else {
+					temporary = store.spillFile();
+					await gzipFile(content.path, temporary);
+					content = { path: temporary };
+				}
 			}
 			return {
 				code: '00',
 				descriptors: [descriptor],
 				fileType: descriptor.fileType,
 				content,
+				temporary,
 				compressed: wantsCompression,
 				amountTotal: descriptor.amountTotal,
 				transactionCount: descriptor.transactionCount,
@@ -756,14 +853,23 @@ function runOperation(
 		}
 		case 'uploadFile': {
 			if (!fields.fileType) throw new ApplicationError('12', 'FileType is required.');
-			if (!fields.content || fields.content.length === 0)
-				throw new ApplicationError('12', 'Content is required.');
+			const received = fields.content;
+			const size = Buffer.isBuffer(received) ? received.length : received?.size;
+			if (!received || !size) throw new ApplicationError('12', 'Content is required.');
 			if (isTrue(fields.encryption))
 				throw new ApplicationError('22', 'Decrypt error: encrypted content is not supported.');
-			const content = isTrue(fields.compression)
-				? decompress(fields.content, fields.compressionMethod)
-				: fields.content;
-			const summary = pain001Summary(content);
+			let content: Buffer | { path: string };
+			if (Buffer.isBuffer(received)) {
+				content = isTrue(fields.compression) ? decompress(received, fields.compressionMethod) : received;
+			} else if (isTrue(fields.compression)) {
+				const unpacked = store.spillFile();
+				await decompressFile(received.path, unpacked, fields.compressionMethod);
+				rmSync(received.path, { force: true });
+				content = { path: unpacked };
+			} else {
+				content = { path: received.path };
+			}
+			const summary = pain001Summary(Buffer.isBuffer(content) ? content : readHead(content.path, 64 * 1024));
 			const controlSum = summary?.controlSum !== undefined ? Number(summary.controlSum) : undefined;
 			const descriptor = store.put({
 				fileType: fields.fileType,
@@ -894,7 +1000,7 @@ export function wsdl(address: string): string {
 	);
 }
 
-/** Reads the body as a stream; refuses past `limit` (the caller answers 413 and discards the rest). */
+/** Reads the body whole; refuses past `limit` (the caller answers 413 and discards the rest). */
 async function readSoapBody(ctx: RequestContext, limit: number): Promise<Buffer> {
 	return await readBody(ctx.req, limit);
 }
@@ -924,13 +1030,11 @@ export async function handleSoap(
 		return;
 	}
 	const limit = which === 'standard' ? STANDARD_LIMIT : LARGE_LIMIT;
-	let body: Buffer;
-	try {
-		body = await readSoapBody(ctx, limit);
-	} catch (error) {
-		if (error instanceof BodyTooLargeError) {
-			deps.stats.soapRefusedTooLarge += 1;
-			discardRest(ctx, 2 * LARGE_LIMIT);
+	// Refused as too large: the rest of the body is read and dropped first (up to twice the limit,
+	// then the connection is closed), so a client still sending gets the answer, not a broken pipe.
+	const tooLarge = (): void => {
+		deps.stats.soapRefusedTooLarge += 1;
+		const answer = (): void =>
 			sendSoapFault(
 				ctx,
 				413,
@@ -940,15 +1044,57 @@ export async function handleSoap(
 				'size',
 				'413',
 			);
+		if (ctx.req.readableEnded) answer();
+		else ctx.req.once('end', answer);
+		discardRest(ctx, 2 * limit);
+	};
+	// The standard address reads the (small) message whole; the large-file address reads it as a
+	// stream, the file going to disk as it arrives.
+	let body: Buffer | undefined;
+	let streamed: StreamedSoapRequest | undefined;
+	try {
+		if (which === 'large') {
+			streamed = await readSoapRequestStream(ctx.req, () => deps.store.spillFile(), limit);
+			if (streamed.kind === 'whole') body = streamed.body;
+		} else {
+			body = await readSoapBody(ctx, limit);
+		}
+	} catch (error) {
+		if (error instanceof BodyTooLargeError || (error instanceof SoapStreamError && error.tooLarge)) {
+			tooLarge();
+			return;
+		}
+		if (error instanceof SoapStreamError) {
+			deps.stats.soapCalls.push({ url: which, operation: 'unknown', signature: 'none', bytes: 0 });
+			discardRest(ctx, 2 * limit);
+			sendSoapFault(ctx, 500, error.message, 'validation', '12');
 			return;
 		}
 		throw error;
 	}
+	const received = streamed?.kind === 'content' ? streamed.contentFile : undefined;
+	let temporary: string | undefined;
+	try {
+		temporary = await answerSoap(ctx, deps, which, { body, streamed });
+	} finally {
+		if (received && !deps.store.owns(received)) rmSync(received, { force: true });
+		if (temporary) rmSync(temporary, { force: true });
+	}
+}
+
+/** Answers a request that has been read; returns a file made for the answer only, to remove. */
+async function answerSoap(
+	ctx: RequestContext,
+	deps: FileServiceDeps,
+	which: 'standard' | 'large',
+	request: { body?: Buffer; streamed?: StreamedSoapRequest },
+): Promise<string | undefined> {
+	const { body, streamed } = request;
 	const record: SoapCallRecord = {
 		url: which,
 		operation: 'unknown',
 		signature: 'none',
-		bytes: body.length,
+		bytes: streamed?.bytes ?? body?.length ?? 0,
 	};
 	deps.stats.soapCalls.push(record);
 	const fault = ctx.fault;
@@ -960,15 +1106,26 @@ export async function handleSoap(
 			fault.category ?? 'technical',
 			fault.code ?? '26',
 		);
-		return;
+		return undefined;
 	}
-	let parsed: ParsedSoapRequest;
+	let parsed: Omit<ParsedSoapRequest, 'applicationRequest'>;
+	let readFields: () => ApplicationRequestFields;
 	try {
-		parsed = parseSoapRequest(body);
+		if (streamed && streamed.kind !== 'whole') {
+			parsed = parseSoapSkeleton(streamed.soapSkeleton);
+			readFields =
+				streamed.kind === 'content'
+					? () => parseStreamedApplicationRequest(streamed, deps.customerSigningCertPem)
+					: () => parseApplicationRequest(streamed.applicationRequest, deps.customerSigningCertPem);
+		} else {
+			const whole = parseSoapRequest(body ?? Buffer.alloc(0));
+			parsed = whole;
+			readFields = () => parseApplicationRequest(whole.applicationRequest, deps.customerSigningCertPem);
+		}
 	} catch (error) {
 		if (error instanceof SoapClientError) {
 			sendSoapFault(ctx, 500, error.message, error.category, error.code);
-			return;
+			return undefined;
 		}
 		throw error;
 	}
@@ -976,7 +1133,7 @@ export async function handleSoap(
 	const fileService = deps.clients.fileService;
 	if (parsed.header.senderId !== fileService.senderId) {
 		sendSoapFault(ctx, 500, 'SenderId not found.', 'authentication', '07');
-		return;
+		return undefined;
 	}
 	const now = ctx.now();
 	const plan: ResponsePlan = {
@@ -992,12 +1149,12 @@ export async function handleSoap(
 				`Invalid parameters: unknown ReceiverId ${parsed.header.receiverId}.`,
 			);
 		}
-		const fields = parseApplicationRequest(parsed.applicationRequest, deps.customerSigningCertPem);
+		const fields = readFields();
 		record.command = fields.command;
 		record.signature = fields.signature;
 		if (fields.customerId && fields.customerId !== fileService.customerId) {
 			sendSoapFault(ctx, 500, 'CustomerId not found.', 'authorization', '13');
-			return;
+			return undefined;
 		}
 		if (!fields.customerId) throw new ApplicationError('12', 'CustomerId is required.');
 		plan.executionSerial = fields.executionSerial;
@@ -1023,7 +1180,7 @@ export async function handleSoap(
 			plan.code = normaliseCode(fault.responseCode ?? '26');
 			plan.text = fault.responseText ?? RESPONSE_TEXTS[plan.code];
 		} else {
-			Object.assign(plan, runOperation(parsed, fields, deps, now, deps.switches.compressDownloads));
+			Object.assign(plan, await runOperation(parsed, fields, deps, now, deps.switches.compressDownloads));
 		}
 	} catch (error) {
 		if (error instanceof ApplicationError) {
@@ -1050,4 +1207,5 @@ export async function handleSoap(
 		now,
 	);
 	await writeResponse(ctx, rendered);
+	return plan.temporary;
 }

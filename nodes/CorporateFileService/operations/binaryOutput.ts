@@ -1,16 +1,19 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ApplicationResponse } from '../../shared/bxd';
-import { attempt, decompress } from '../../shared/bxd';
+import type { ApplicationResponse, StreamedAnswer } from '../../shared/bxd';
+import { attempt, decompress, peekStream } from '../../shared/bxd';
 
 export interface GuessedType {
 	mimeType: string;
 	extension: string;
 }
 
-/** Guesses the type from the first bytes: bank files are mostly XML (camt, pain), else text. */
-export function guessFileType(content: Buffer, fileType?: string): GuessedType {
+/**
+ * Guesses the type from the first bytes: bank files are mostly XML (camt, pain), else text.
+ * `complete` says whether `content` is the whole file (JSON is only recognised then).
+ */
+export function guessFileType(content: Buffer, fileType?: string, complete = true): GuessedType {
 	const head = content.subarray(0, 512);
 	if (head[0] === 0x25 && head.subarray(0, 5).toString('latin1') === '%PDF-') return { mimeType: 'application/pdf', extension: 'pdf' };
 	if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return { mimeType: 'application/zip', extension: 'zip' };
@@ -18,7 +21,7 @@ export function guessFileType(content: Buffer, fileType?: string): GuessedType {
 	const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
 	if (text.startsWith('<')) return { mimeType: 'application/xml', extension: 'xml' };
 	if (/^(camt|pain|xml)/i.test(fileType ?? '') && text.startsWith('<')) return { mimeType: 'application/xml', extension: 'xml' };
-	if (text.startsWith('{') || text.startsWith('[')) {
+	if (complete && (text.startsWith('{') || text.startsWith('['))) {
 		try {
 			JSON.parse(content.toString('utf8'));
 			return { mimeType: 'application/json', extension: 'json' };
@@ -38,15 +41,18 @@ export function fileNameFor(userFilename: string | undefined, fileReference: str
 	return `${(fileReference ?? 'bank-file').replace(/[^\w.-]/g, '_')}.${guessed.extension}`;
 }
 
+/** The bank sent the file encrypted: an error that says what to do. */
+export function encryptedError(ctx: IExecuteFunctions, itemIndex: number): NodeOperationError {
+	return new NodeOperationError(ctx.getNode(), 'The bank sent the file encrypted, which this node cannot decrypt', {
+		itemIndex,
+		description: 'Ask the bank to send files unencrypted for this user, or use the raw ApplicationResponse.',
+	});
+}
+
 /** The Content of an answer, unpacked when the bank says it is compressed. */
 export function unpackedContent(ctx: IExecuteFunctions, itemIndex: number, response: ApplicationResponse): Buffer | undefined {
 	if (!response.content) return undefined;
-	if (response.encrypted) {
-		throw new NodeOperationError(ctx.getNode(), 'The bank sent the file encrypted, which this node cannot decrypt', {
-			itemIndex,
-			description: 'Ask the bank to send files unencrypted for this user, or use the raw ApplicationResponse.',
-		});
-	}
+	if (response.encrypted) throw encryptedError(ctx, itemIndex);
 	if (!response.compressed) return response.content;
 	const content = response.content;
 	const unpacked = attempt(() => decompress(content, response.compressionMethod));
@@ -71,6 +77,31 @@ export async function binaryItem(
 	return {
 		json: { ...json, fileName, mimeType: guessed.mimeType, fileSize: content.length },
 		binary,
+		pairedItem: { item: itemIndex },
+	};
+}
+
+/**
+ * One output item with a streamed file: its type is guessed from the first bytes, then the
+ * stream goes to n8n's binary storage as it arrives (to disk in filesystem mode). `json` is
+ * built once the whole answer has been read and checked (it may use the final response).
+ */
+export async function streamedBinaryItem(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	answer: StreamedAnswer,
+	names: { userFilename?: string; fileReference?: string; fileType?: string },
+	propertyName: string,
+	json: (response: ApplicationResponse) => IDataObject,
+): Promise<INodeExecutionData> {
+	const { head, stream } = await peekStream(answer.content, 512);
+	const guessed = guessFileType(head, names.fileType, false);
+	const fileName = fileNameFor(names.userFilename, names.fileReference, guessed);
+	const binaryData = await ctx.helpers.prepareBinaryData(stream, fileName, guessed.mimeType);
+	const response = await answer.done;
+	return {
+		json: { ...json(response), fileName, mimeType: guessed.mimeType, fileSize: answer.contentBytes() },
+		binary: { [propertyName]: binaryData },
 		pairedItem: { item: itemIndex },
 	};
 }

@@ -64,6 +64,26 @@ export function dateParam(ctx: IExecuteFunctions, name: string, label: string, i
 	throw new NodeOperationError(ctx.getNode(), `${label}: "${text}" is not a date (use YYYY-MM-DD)`, { itemIndex });
 }
 
+/** Builds and signs one request from fields; a field the schema refuses becomes an n8n error. */
+export function prepare(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	service: ServiceContext,
+	operation: BxdOperation,
+	fields: RequestFields,
+	options: CommonOptions,
+): PreparedRequest {
+	try {
+		return prepareRequest(
+			{ ...service.settings, canonicalization: options.canonicalization },
+			operation,
+			options.executionSerial ? { ...fields, executionSerial: options.executionSerial } : fields,
+		);
+	} catch (error) {
+		throw toNodeError(ctx.getNode(), error, { operation, itemIndex, secrets: service.secrets });
+	}
+}
+
 /** Builds, signs and sends one request from fields; every failure becomes an n8n error. */
 export async function exchange(
 	ctx: IExecuteFunctions,
@@ -73,16 +93,7 @@ export async function exchange(
 	fields: RequestFields,
 	options: CommonOptions,
 ): Promise<FileServiceResult> {
-	let prepared: PreparedRequest;
-	try {
-		prepared = prepareRequest(
-			{ ...service.settings, canonicalization: options.canonicalization },
-			operation,
-			options.executionSerial ? { ...fields, executionSerial: options.executionSerial } : fields,
-		);
-	} catch (error) {
-		throw toNodeError(ctx.getNode(), error, { operation, itemIndex, secrets: service.secrets });
-	}
+	const prepared = prepare(ctx, itemIndex, service, operation, fields, options);
 	return await sendPrepared(ctx, service, prepared, { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs });
 }
 

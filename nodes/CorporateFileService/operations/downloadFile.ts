@@ -1,13 +1,16 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { ApplicationResponse, FileServiceResult, StreamedAnswer } from '../../shared/bxd';
 import type { ServiceContext } from '../fileService';
-import { binaryItem, unpackedContent } from './binaryOutput';
-import { descriptorJson, exchange, fileTypeParam, readOptions, responseSummary, textParam } from './common';
+import { sendForDownload, toNodeError } from '../fileService';
+import { binaryItem, encryptedError, streamedBinaryItem, unpackedContent } from './binaryOutput';
+import { descriptorJson, fileTypeParam, prepare, readOptions, responseSummary, textParam } from './common';
 
 /**
  * Download File: the file as binary data (unpacked when the bank compressed it) and its
- * descriptor as JSON. No item when the bank has no such file (code 24).
+ * descriptor as JSON. No item when the bank has no such file (code 24). A large answer is read
+ * as it arrives and the file goes to n8n's binary storage as a stream.
  */
 export async function downloadFile(ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext): Promise<INodeExecutionData[]> {
 	const fileReference = textParam(ctx, 'fileReference', itemIndex);
@@ -15,7 +18,7 @@ export async function downloadFile(ctx: IExecuteFunctions, itemIndex: number, se
 	const propertyName = textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data';
 	const options = readOptions(ctx, itemIndex);
 	const fileType = fileTypeParam(ctx, itemIndex);
-	const result = await exchange(
+	const prepared = prepare(
 		ctx,
 		itemIndex,
 		service,
@@ -28,27 +31,51 @@ export async function downloadFile(ctx: IExecuteFunctions, itemIndex: number, se
 		},
 		options,
 	);
-	const response = result.applicationResponse;
-	if (result.noData || !response) return [];
-	const content = unpackedContent(ctx, itemIndex, response);
-	if (!content) {
-		throw new NodeOperationError(ctx.getNode(), `Download file: the bank answered code ${result.code} but sent no file content`, { itemIndex });
+	const { reading, errorContext } = await sendForDownload(ctx, service, prepared, { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs });
+
+	const itemJson = (result: Pick<FileServiceResult, 'code' | 'header' | 'applicationResponse'>, response: ApplicationResponse): IDataObject => {
+		const descriptor = response.fileDescriptors.find((d) => d.fileReference === fileReference) ?? response.fileDescriptors[0];
+		return {
+			...descriptorJson(descriptor),
+			fileReference,
+			...responseSummary({ ...result, noData: false }),
+			compressed: response.compressed === true,
+			...(response.compressed ? { compressionMethod: response.compressionMethod ?? 'GZIP' } : {}),
+		};
+	};
+	const namesOf = (response: ApplicationResponse) => {
+		const descriptor = response.fileDescriptors.find((d) => d.fileReference === fileReference) ?? response.fileDescriptors[0];
+		return { userFilename: descriptor?.userFilename, fileReference, fileType: descriptor?.fileType ?? response.fileType ?? fileType };
+	};
+
+	if (!reading.streamed) {
+		const result = reading.result;
+		const response = result.applicationResponse;
+		if (result.noData || !response) return [];
+		const content = unpackedContent(ctx, itemIndex, response);
+		if (!content) {
+			throw new NodeOperationError(ctx.getNode(), `Download file: the bank answered code ${result.code} but sent no file content`, { itemIndex });
+		}
+		return [await binaryItem(ctx, itemIndex, content, namesOf(response), propertyName, itemJson(result, response))];
 	}
-	const descriptor = response.fileDescriptors.find((d) => d.fileReference === fileReference) ?? response.fileDescriptors[0];
-	return [
-		await binaryItem(
-			ctx,
-			itemIndex,
-			content,
-			{ userFilename: descriptor?.userFilename, fileReference, fileType: descriptor?.fileType ?? response.fileType ?? fileType },
-			propertyName,
-			{
-				...descriptorJson(descriptor),
-				fileReference,
-				...responseSummary(result),
-				compressed: response.compressed === true,
-				...(response.compressed ? { compressionMethod: response.compressionMethod ?? 'GZIP' } : {}),
-			},
-		),
-	];
+
+	const answer: StreamedAnswer = reading.answer;
+	if (answer.noData) {
+		answer.abort();
+		return [];
+	}
+	if (answer.applicationResponse.encrypted) {
+		answer.abort();
+		throw encryptedError(ctx, itemIndex);
+	}
+	try {
+		return [
+			await streamedBinaryItem(ctx, itemIndex, answer, namesOf(answer.applicationResponse), propertyName, (response) =>
+				itemJson({ code: answer.code, header: answer.header, applicationResponse: response }, response),
+			),
+		];
+	} catch (error) {
+		answer.abort();
+		throw toNodeError(ctx.getNode(), error, errorContext);
+	}
 }

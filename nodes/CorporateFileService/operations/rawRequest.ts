@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { BxdOperation, PreparedRequest } from '../../shared/bxd';
+import type { ApplicationResponse, BxdOperation, FileServiceResult, PreparedRequest } from '../../shared/bxd';
 import { attempt, decodePayload, prepareRawRequest } from '../../shared/bxd';
 import type { ServiceContext } from '../fileService';
-import { sendPrepared, toNodeError } from '../fileService';
-import { binaryItem, unpackedContent } from './binaryOutput';
+import { sendForDownload, sendPrepared, toNodeError } from '../fileService';
+import { binaryItem, encryptedError, streamedBinaryItem, unpackedContent } from './binaryOutput';
 import { readOptions, textParam } from './common';
 
 /** The XML text is returned whole up to this size; above it, without the Content text. */
@@ -51,28 +51,56 @@ export async function rawRequest(ctx: IExecuteFunctions, itemIndex: number, serv
 	} catch (error) {
 		throw toNodeError(ctx.getNode(), error, { operation, itemIndex, secrets: service.secrets });
 	}
-	const result = await sendPrepared(ctx, service, prepared, { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs });
-	const response = result.applicationResponse;
-	const json: IDataObject = {
+	const sendOptions = { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs };
+	const propertyName = textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data';
+	const summary = (result: Pick<FileServiceResult, 'code' | 'header'>, response: ApplicationResponse | undefined): IDataObject => ({
 		responseCode: result.code,
 		responseText: response?.responseText ?? result.header.responseText ?? null,
 		responseHeader: { ...result.header } as IDataObject,
 		signature: response?.signature ?? 'notChecked',
+	});
+	const namesOf = (response: ApplicationResponse) => {
+		const descriptor = response.fileDescriptors[0];
+		return { userFilename: descriptor?.userFilename, fileReference: descriptor?.fileReference, fileType: descriptor?.fileType ?? response.fileType };
 	};
-	if (!response) return [{ json: { ...json, applicationResponse: null, applicationResponseXml: null }, pairedItem: { item: itemIndex } }];
-	json.applicationResponse = withoutAttributes(response.tree) as IDataObject;
-	json.applicationResponseXml = response.bytes.length <= FULL_XML_LIMIT ? response.bytes.toString(response.encoding) : response.xmlWithoutContent;
-	const content = unpackedContent(ctx, itemIndex, response);
-	if (!content) return [{ json, pairedItem: { item: itemIndex } }];
-	const descriptor = response.fileDescriptors[0];
-	return [
-		await binaryItem(
-			ctx,
-			itemIndex,
-			content,
-			{ userFilename: descriptor?.userFilename, fileReference: descriptor?.fileReference, fileType: descriptor?.fileType ?? response.fileType },
-			textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data',
-			json,
-		),
-	];
+	const documentJson = (response: ApplicationResponse): IDataObject => ({
+		applicationResponse: withoutAttributes(response.tree) as IDataObject,
+		applicationResponseXml:
+			response.bytes && response.bytes.length <= FULL_XML_LIMIT ? response.bytes.toString(response.encoding) : response.xmlWithoutContent,
+	});
+
+	// A download may bring a file of any size: its answer is read as a stream.
+	if (operation === 'downloadFile') {
+		const { reading, errorContext } = await sendForDownload(ctx, service, prepared, sendOptions);
+		if (reading.streamed) {
+			const answer = reading.answer;
+			if (answer.applicationResponse.encrypted) {
+				answer.abort();
+				throw encryptedError(ctx, itemIndex);
+			}
+			try {
+				return [
+					await streamedBinaryItem(ctx, itemIndex, answer, namesOf(answer.applicationResponse), propertyName, (response) => ({
+						...summary(answer, response),
+						...documentJson(response),
+					})),
+				];
+			} catch (error) {
+				answer.abort();
+				throw toNodeError(ctx.getNode(), error, errorContext);
+			}
+		}
+		return await fromResult(reading.result);
+	}
+	return await fromResult(await sendPrepared(ctx, service, prepared, sendOptions));
+
+	async function fromResult(result: FileServiceResult): Promise<INodeExecutionData[]> {
+		const response = result.applicationResponse;
+		const json = summary(result, response);
+		if (!response) return [{ json: { ...json, applicationResponse: null, applicationResponseXml: null }, pairedItem: { item: itemIndex } }];
+		Object.assign(json, documentJson(response));
+		const content = unpackedContent(ctx, itemIndex, response);
+		if (!content) return [{ json, pairedItem: { item: itemIndex } }];
+		return [await binaryItem(ctx, itemIndex, content, namesOf(response), propertyName, json)];
+	}
 }

@@ -1,9 +1,27 @@
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { gzip, gzipStream } from '../../shared/bxd';
+import type { ContentSource, FileServiceResult, StreamingRequest } from '../../shared/bxd';
+import { CONTENT_CHUNK, gzip, gzipStream, gzipToFile, prepareStreamingRequest } from '../../shared/bxd';
 import type { ServiceContext } from '../fileService';
+import { sendStreamingRequest, streamingThresholds, toNodeError } from '../fileService';
 import { descriptorJson, exchange, fileTypeParam, readOptions, responseSummary, textParam } from './common';
+
+/** Size of a file in n8n's binary storage, from its metadata. */
+async function storedFileSize(ctx: IExecuteFunctions, id: string, known: number | undefined): Promise<number | undefined> {
+	if (typeof known === 'number') return known;
+	try {
+		const metadata = await ctx.helpers.getBinaryMetadata(id);
+		return typeof metadata.fileSize === 'number' ? metadata.fileSize : undefined;
+	} catch {
+		return undefined;
+	}
+}
 
 /** Keeps a default file name within the schema's 80 characters, extension included. */
 function fitFilename(name: string): string {
@@ -15,7 +33,9 @@ function fitFilename(name: string): string {
 
 /**
  * Upload File: sends the input item's binary file (gzipped unless Compress is off) and returns the
- * bank's result with the file reference it gave the file.
+ * bank's result with the file reference it gave the file. A large file stored on disk is streamed
+ * from disk into the request (gzipped to a temporary file first when Compress is on); it is never
+ * sent twice.
  */
 export async function uploadFile(ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode();
@@ -24,40 +44,69 @@ export async function uploadFile(ctx: IExecuteFunctions, itemIndex: number, serv
 	if (!fileType) throw new NodeOperationError(node, 'File Type is empty: the bank needs to know what kind of file this is', { itemIndex });
 	const options = readOptions(ctx, itemIndex);
 	const binaryData = ctx.helpers.assertBinaryData(itemIndex, propertyName);
+	const userFilename = textParam(ctx, 'userFilename', itemIndex) ?? (binaryData.fileName ? fitFilename(binaryData.fileName) : undefined);
+	const fields = {
+		fileType,
+		targetId: textParam(ctx, 'targetId', itemIndex),
+		userFilename,
+		...(options.compress ? { compression: true, compressionMethod: 'GZIP' } : {}),
+	};
+	const empty = () => new NodeOperationError(node, `The file in the binary field "${propertyName}" is empty`, { itemIndex });
 
-	let content: Buffer;
+	let result: FileServiceResult;
 	let fileSize: number;
-	if (options.compress) {
-		if (binaryData.id) {
-			const packed = await gzipStream(await ctx.helpers.getBinaryStream(binaryData.id));
-			content = packed.compressed;
-			fileSize = packed.inputBytes;
-		} else {
-			const raw = await ctx.helpers.getBinaryDataBuffer(itemIndex, propertyName);
-			content = gzip(raw);
-			fileSize = raw.length;
+	const storedSize = binaryData.id ? await storedFileSize(ctx, binaryData.id, binaryData.bytes) : undefined;
+	if (binaryData.id && storedSize !== undefined && storedSize > streamingThresholds.uploadBytes) {
+		// A large file stored on disk: streamed, never read into memory.
+		const id = binaryData.id;
+		let tempDir: string | undefined;
+		try {
+			let source: ContentSource;
+			if (options.compress) {
+				tempDir = await mkdtemp(join(tmpdir(), 'n8n-bxd-upload-'));
+				const packedPath = join(tempDir, 'content.gz');
+				const packed = await gzipToFile(await ctx.helpers.getBinaryStream(id, CONTENT_CHUNK), packedPath);
+				fileSize = packed.inputBytes;
+				source = { length: packed.outputBytes, open: async () => createReadStream(packedPath, { highWaterMark: CONTENT_CHUNK }) };
+			} else {
+				fileSize = storedSize;
+				source = { length: storedSize, open: async () => await ctx.helpers.getBinaryStream(id, CONTENT_CHUNK) };
+			}
+			if (fileSize === 0) throw empty();
+			let request: StreamingRequest;
+			try {
+				request = await prepareStreamingRequest(
+					{ ...service.settings, canonicalization: options.canonicalization },
+					'uploadFile',
+					options.executionSerial ? { ...fields, executionSerial: options.executionSerial } : fields,
+					source,
+				);
+			} catch (error) {
+				throw toNodeError(node, error, { operation: 'uploadFile', itemIndex, secrets: service.secrets });
+			}
+			result = await sendStreamingRequest(ctx, service, request, { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs });
+		} finally {
+			if (tempDir) await rm(tempDir, { recursive: true, force: true });
 		}
 	} else {
-		content = await ctx.helpers.getBinaryDataBuffer(itemIndex, propertyName);
-		fileSize = content.length;
+		let content: Buffer;
+		if (options.compress) {
+			if (binaryData.id) {
+				const packed = await gzipStream(await ctx.helpers.getBinaryStream(binaryData.id));
+				content = packed.compressed;
+				fileSize = packed.inputBytes;
+			} else {
+				const raw = await ctx.helpers.getBinaryDataBuffer(itemIndex, propertyName);
+				content = gzip(raw);
+				fileSize = raw.length;
+			}
+		} else {
+			content = await ctx.helpers.getBinaryDataBuffer(itemIndex, propertyName);
+			fileSize = content.length;
+		}
+		if (fileSize === 0) throw empty();
+		result = await exchange(ctx, itemIndex, service, 'uploadFile', { ...fields, content }, options);
 	}
-	if (fileSize === 0) throw new NodeOperationError(node, `The file in the binary field "${propertyName}" is empty`, { itemIndex });
-
-	const userFilename = textParam(ctx, 'userFilename', itemIndex) ?? (binaryData.fileName ? fitFilename(binaryData.fileName) : undefined);
-	const result = await exchange(
-		ctx,
-		itemIndex,
-		service,
-		'uploadFile',
-		{
-			fileType,
-			targetId: textParam(ctx, 'targetId', itemIndex),
-			userFilename,
-			content,
-			...(options.compress ? { compression: true, compressionMethod: 'GZIP' } : {}),
-		},
-		options,
-	);
 	const descriptor = result.applicationResponse?.fileDescriptors[0];
 	return [
 		{

@@ -89,6 +89,25 @@ function element(name: string, value: string | undefined): string {
  * given appear.
  */
 export function buildApplicationRequest(fields: ApplicationRequestFields): PayloadDocument {
+	const head = applicationRequestHead(fields);
+	if (!fields.content) return { head: `${head}</ApplicationRequest>`, tail: '' };
+	return {
+		head: `${head}<Content>`,
+		payload: Buffer.from(fields.content.toString('base64'), 'latin1'),
+		tail: '</Content></ApplicationRequest>',
+	};
+}
+
+/**
+ * The ApplicationRequest as the text around its Content, for a file that is streamed into it:
+ * `head` ends with the opening tag of Content, `tail` starts with its closing tag.
+ */
+export function buildApplicationRequestSlot(fields: Omit<ApplicationRequestFields, 'content'>): { head: string; tail: string } {
+	return { head: `${applicationRequestHead(fields)}<Content>`, tail: '</Content></ApplicationRequest>' };
+}
+
+/** The ApplicationRequest from its opening tag to FileType, checked against the schema. */
+function applicationRequestHead(fields: Omit<ApplicationRequestFields, 'content'>): string {
 	const customerId = fields.customerId?.trim() ?? '';
 	if (!customerId) throw new BxdValidationError('CustomerId', 'CustomerId is required (the Customer ID of the credential)');
 	const softwareId = fields.softwareId?.trim() ?? '';
@@ -123,11 +142,5 @@ export function buildApplicationRequest(fields: ApplicationRequestFields): Paylo
 		element('SoftwareId', softwareId),
 		element('FileType', fields.fileType),
 	];
-	const head = parts.join('');
-	if (!fields.content) return { head: `${head}</ApplicationRequest>`, tail: '' };
-	return {
-		head: `${head}<Content>`,
-		payload: Buffer.from(fields.content.toString('base64'), 'latin1'),
-		tail: '</Content></ApplicationRequest>',
-	};
+	return parts.join('');
 }

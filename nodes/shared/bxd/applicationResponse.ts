@@ -6,8 +6,8 @@ import { decodePayload } from './base64';
 import { normalizeResponseCode } from './codes';
 import type { PayloadDocument } from './document';
 import { cutLastElement, rootPrefix } from './document';
-import { BxdFormatError } from './errors';
-import type { BankTrust } from './signature';
+import { BxdFormatError, BxdSignatureError } from './errors';
+import type { BankTrust, PayloadDigester } from './signature';
 import { verifyEnvelopedSignature } from './signature';
 
 /** One file the bank lists (FileDescriptor), with typed values. */
@@ -87,8 +87,8 @@ export interface ApplicationResponse {
 	signature: SignatureCheck;
 	/** The document as XML text with the Content text left out. */
 	xmlWithoutContent: string;
-	/** The decoded document exactly as the bank sent it. */
-	bytes: Buffer;
+	/** The decoded document exactly as the bank sent it (absent when its Content was streamed). */
+	bytes?: Buffer;
 	/** The character encoding its XML declaration names. */
 	encoding: 'utf8' | 'latin1';
 	/** The document parsed (namespace prefixes removed, Content and Signature left out). */
@@ -211,7 +211,7 @@ export function toUserFileType(value: unknown): UserFileType {
 	});
 }
 
-function stripBom(bytes: Buffer): Buffer {
+export function stripBom(bytes: Buffer): Buffer {
 	return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
 }
 
@@ -241,14 +241,8 @@ export interface ReadOptions {
 	trust?: BankTrust;
 }
 
-/**
- * Reads a decoded ApplicationResponse: refuses DOCTYPE/ENTITY declarations, verifies the
- * signature when a bank certificate is given, and returns typed values. Response codes are not
- * judged here.
- */
-export function readApplicationResponse(bytes: Buffer, options: ReadOptions = {}): ApplicationResponse {
-	const doc = splitAtContent(bytes);
-	const xmlWithoutContent = doc.head + doc.tail;
+/** Parses the document text without its Content, refusing DOCTYPE/ENTITY declarations. */
+function parseDocument(xmlWithoutContent: string): XmlObject {
 	const outcome = attempt(() => {
 		assertSafeXml(xmlWithoutContent);
 		return parseXml<XmlObject>(xmlWithoutContent);
@@ -269,13 +263,17 @@ export function readApplicationResponse(bytes: Buffer, options: ReadOptions = {}
 		const name = Object.keys(parsed).find((key) => !key.startsWith('@_') && key !== '#text');
 		throw new BxdFormatError(`The bank's answer holds ${name ? `a ${name}` : 'no document'} instead of an ApplicationResponse`);
 	}
-	const signature: SignatureCheck = options.trust ? verifyEnvelopedSignature(doc, options.trust) : 'notChecked';
+	return root;
+}
+
+/** The typed fields of a parsed ApplicationResponse (without Content, bytes and signature). */
+function responseFields(root: XmlObject, xmlWithoutContent: string, encoding: 'utf8' | 'latin1', signature: SignatureCheck): ApplicationResponse {
 	const tree: XmlObject = { ...root };
 	delete tree.Signature;
 	delete tree.Content;
 	const descriptors = asArray(obj(root.FileDescriptors)?.FileDescriptor as unknown[] | undefined);
 	const fileTypes = asArray(obj(root.UserFileTypes)?.UserFileType as unknown[] | undefined);
-	const response: ApplicationResponse = {
+	return {
 		customerId: str(root.CustomerId),
 		timestamp: isoTimestamp(root.Timestamp),
 		responseCode: normalizeResponseCode(str(root.ResponseCode)),
@@ -292,10 +290,53 @@ export function readApplicationResponse(bytes: Buffer, options: ReadOptions = {}
 		userFileTypes: fileTypes.map(toUserFileType),
 		signature,
 		xmlWithoutContent,
-		bytes,
-		encoding: documentEncoding(stripBom(bytes).subarray(0, 200).toString('latin1')),
+		encoding,
 		tree,
 	};
+}
+
+/**
+ * Reads a decoded ApplicationResponse: refuses DOCTYPE/ENTITY declarations, verifies the
+ * signature when a bank certificate is given, and returns typed values. Response codes are not
+ * judged here.
+ */
+export function readApplicationResponse(bytes: Buffer, options: ReadOptions = {}): ApplicationResponse {
+	const doc = splitAtContent(bytes);
+	const xmlWithoutContent = doc.head + doc.tail;
+	const root = parseDocument(xmlWithoutContent);
+	const signature: SignatureCheck = options.trust ? verifyEnvelopedSignature(doc, options.trust) : 'notChecked';
+	const encoding = documentEncoding(stripBom(bytes).subarray(0, 200).toString('latin1'));
+	const response: ApplicationResponse = { ...responseFields(root, xmlWithoutContent, encoding, signature), bytes };
 	if (doc.payload) response.content = decodePayload(doc.payload, 'The file content (ApplicationResponse Content)');
 	return compact(response);
+}
+
+/**
+ * Reads the fields of an ApplicationResponse whose Content is still arriving: `head` is the
+ * document up to the Content's opening tag and `closing` closes what it leaves open. The
+ * signature is not checked yet ('notChecked').
+ */
+export function readApplicationResponseHead(head: string, closing: string, encoding: 'utf8' | 'latin1'): ApplicationResponse {
+	const xml = head + closing;
+	return compact(responseFields(parseDocument(xml), xml, encoding, 'notChecked'));
+}
+
+/**
+ * Reads an ApplicationResponse whose Content streamed past: `head` and `tail` are the text
+ * around it. With a bank certificate, the signature is verified with `digester`, which gives
+ * the digest over the Content as it was hashed in passing.
+ */
+export function readStreamedApplicationResponse(
+	doc: { head: string; tail: string },
+	encoding: 'utf8' | 'latin1',
+	options: ReadOptions & { digester?: PayloadDigester },
+): ApplicationResponse {
+	const xmlWithoutContent = doc.head + doc.tail;
+	const root = parseDocument(xmlWithoutContent);
+	let signature: SignatureCheck = 'notChecked';
+	if (options.trust) {
+		if (!options.digester) throw new BxdSignatureError('Internal error: the streamed Content was not hashed for the signature check');
+		signature = verifyEnvelopedSignature({ head: doc.head, tail: doc.tail }, options.trust, options.digester);
+	}
+	return compact(responseFields(root, xmlWithoutContent, encoding, signature));
 }

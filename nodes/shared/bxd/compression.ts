@@ -1,3 +1,5 @@
+import { createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, gunzipSync, gzipSync, inflateRawSync, inflateSync } from 'node:zlib';
@@ -33,6 +35,19 @@ export async function gzipStream(source: Readable): Promise<{ compressed: Buffer
 		for await (const chunk of compressed) chunks.push(chunk);
 	});
 	return { compressed: Buffer.concat(chunks), inputBytes };
+}
+
+/** Gzips a stream into a file, never holding more than a chunk; returns the sizes before and after. */
+export async function gzipToFile(source: Readable, path: string): Promise<{ inputBytes: number; outputBytes: number }> {
+	let inputBytes = 0;
+	const count = new Transform({
+		transform(chunk: Buffer, _encoding, done) {
+			inputBytes += chunk.length;
+			done(null, chunk);
+		},
+	});
+	await pipeline(source, count, createGzip({ chunkSize: 256 * 1024 }), createWriteStream(path));
+	return { inputBytes, outputBytes: (await stat(path)).size };
 }
 
 /** Reads a stream into one buffer. */

@@ -10,3 +10,6 @@ export * from './errors';
 export * from './exchange';
 export * from './signature';
 export * from './soap';
+export * from './requestStream';
+export * from './responseStream';
+export * from './streams';

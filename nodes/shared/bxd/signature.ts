@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, type Hash, type KeyObject, X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 
@@ -42,32 +42,87 @@ export function signingMaterial(certificatePem: string, privateKeyPem: string, p
 	return { certificatePem: leaf, certificateBase64: pemBase64(leaf), key };
 }
 
-type HashName = 'sha256' | 'sha512';
+export type HashName = 'sha256' | 'sha512';
 
 const HASH_URIS: Record<string, HashName> = { [SHA256]: 'sha256', [SHA512]: 'sha512' };
+
+/**
+ * What a signature reference digests around the payload: the canonical text before and after
+ * it. The payload itself (base64 text, canonical as it is) is never part of the XML that
+ * xml-crypto sees: a placeholder stands in for it.
+ */
+export interface PayloadSlot {
+	algorithm: HashName;
+	/** Canonical text before the payload. */
+	prefix: string;
+	/** Canonical text after the payload. */
+	suffix: string;
+}
+
+/** Returns the base64 digest of prefix + payload + suffix. */
+export type PayloadDigester = (slot: PayloadSlot) => string;
+
+/** Digests a payload held in memory. */
+export function bufferDigester(payload: Buffer | undefined): PayloadDigester {
+	return ({ algorithm, prefix, suffix }) => {
+		if (!payload) throw new BxdSignatureError('The document has no payload to digest');
+		return createHash(algorithm).update(prefix, 'utf8').update(payload).update(suffix, 'utf8').digest('base64');
+	};
+}
+
+const DUMMY_DIGEST: Record<HashName, string> = {
+	sha256: Buffer.alloc(32).toString('base64'),
+	sha512: Buffer.alloc(64).toString('base64'),
+};
+
+/**
+ * Records the slots a signature would digest, answering with a dummy digest. Signing (or
+ * verifying) once with it tells what a streaming pass over the payload has to hash; the real
+ * signature is then made with the digests that pass computed.
+ */
+export class DigestCapture {
+	readonly slots: PayloadSlot[] = [];
+
+	readonly digester: PayloadDigester = (slot) => {
+		this.slots.push(slot);
+		return DUMMY_DIGEST[slot.algorithm];
+	};
+
+	/** The one slot that was digested (a document has one payload, referenced once). */
+	single(): PayloadSlot {
+		if (this.slots.length !== 1) {
+			throw new BxdSignatureError(`Internal error: expected one digest over the payload, got ${this.slots.length}`);
+		}
+		return this.slots[0];
+	}
+}
+
+/** Answers with digests computed beforehand for exactly these slots. */
+export function fixedDigester(entries: Array<{ slot: PayloadSlot; digest: string }>): PayloadDigester {
+	return (slot) => {
+		const found = entries.find(
+			(entry) => entry.slot.algorithm === slot.algorithm && entry.slot.prefix === slot.prefix && entry.slot.suffix === slot.suffix,
+		);
+		if (!found) throw new BxdSignatureError('Internal error: the document changed between digesting and signing');
+		return found.digest;
+	};
+}
 
 /**
  * Hash algorithms for xml-crypto that digest the canonical text with the payload put back in
  * place of the placeholder. The document xml-crypto sees is small; the digest covers the file.
  */
-function payloadHashAlgorithms(placeholder: string, payload: Buffer | undefined): SignedXml['HashAlgorithms'] {
+function payloadHashAlgorithms(placeholder: string, digester: PayloadDigester): SignedXml['HashAlgorithms'] {
 	const algorithms: SignedXml['HashAlgorithms'] = {};
 	for (const [uri, name] of Object.entries(HASH_URIS)) {
 		algorithms[uri] = class PayloadHash {
 			getHash(xml: string): string {
-				const hash = createHash(name);
 				const at = xml.indexOf(placeholder);
-				if (at === -1) {
-					hash.update(xml, 'utf8');
-				} else {
-					if (!payload || xml.indexOf(placeholder, at + placeholder.length) !== -1) {
-						throw new BxdSignatureError('The document holds its payload more than once');
-					}
-					hash.update(xml.slice(0, at), 'utf8');
-					hash.update(payload);
-					hash.update(xml.slice(at + placeholder.length), 'utf8');
+				if (at === -1) return createHash(name).update(xml, 'utf8').digest('base64');
+				if (xml.indexOf(placeholder, at + placeholder.length) !== -1) {
+					throw new BxdSignatureError('The document holds its payload more than once');
 				}
-				return hash.digest('base64');
+				return digester({ algorithm: name, prefix: xml.slice(0, at), suffix: xml.slice(at + placeholder.length) });
 			}
 
 			getAlgorithmName(): string {
@@ -89,8 +144,26 @@ export interface SignOptions {
  * the certificate. The Signature is the last child of the root, where the schema puts it.
  */
 export function signApplicationRequest(doc: PayloadDocument, material: SigningMaterial, options: SignOptions = {}): PayloadDocument {
-	const c14n = C14N_URI[options.canonicalization ?? 'inclusive'];
 	const placeholder = newPlaceholder();
+	const signed = signEnvelopedSkeleton(skeletonOf(doc, placeholder), placeholder, material, options, bufferDigester(doc.payload));
+	if (!doc.payload) return { head: signed, tail: '' };
+	const { head, tail } = splitAtPlaceholder(signed, placeholder);
+	return { head, payload: doc.payload, tail };
+}
+
+/**
+ * The enveloped signature of an ApplicationRequest given as a skeleton (the document with
+ * `placeholder` where its payload goes); `digester` supplies the digest over the payload, so
+ * the payload may be a file that is never in memory. Returns the signed skeleton.
+ */
+export function signEnvelopedSkeleton(
+	skeleton: string,
+	placeholder: string,
+	material: SigningMaterial,
+	options: SignOptions,
+	digester: PayloadDigester,
+): string {
+	const c14n = C14N_URI[options.canonicalization ?? 'inclusive'];
 	const signer = new SignedXml({
 		privateKey: material.key,
 		publicCert: material.certificatePem,
@@ -98,18 +171,15 @@ export function signApplicationRequest(doc: PayloadDocument, material: SigningMa
 		canonicalizationAlgorithm: c14n,
 		getKeyInfoContent: () => `<X509Data><X509Certificate>${material.certificateBase64}</X509Certificate></X509Data>`,
 	});
-	signer.HashAlgorithms = payloadHashAlgorithms(placeholder, doc.payload);
+	signer.HashAlgorithms = payloadHashAlgorithms(placeholder, digester);
 	signer.addReference({
 		xpath: '/*',
 		transforms: [ENVELOPED_SIGNATURE, c14n],
 		digestAlgorithm: SHA256,
 		isEmptyUri: true,
 	});
-	signer.computeSignature(skeletonOf(doc, placeholder), { location: { reference: '/*', action: 'append' } });
-	const signed = signer.getSignedXml();
-	if (!doc.payload) return { head: signed, tail: '' };
-	const { head, tail } = splitAtPlaceholder(signed, placeholder);
-	return { head, payload: doc.payload, tail };
+	signer.computeSignature(skeleton, { location: { reference: '/*', action: 'append' } });
+	return signer.getSignedXml();
 }
 
 export interface WsSecurityReference {
@@ -125,7 +195,7 @@ export interface WsSecurityReference {
 export function signWsSecurity(
 	skeleton: string,
 	placeholder: string,
-	payload: Buffer | undefined,
+	payload: Buffer | PayloadDigester | undefined,
 	material: SigningMaterial,
 	references: WsSecurityReference[],
 	tokenId: string,
@@ -139,7 +209,7 @@ export function signWsSecurity(
 		getKeyInfoContent: () =>
 			`<wsse:SecurityTokenReference><wsse:Reference URI="#${tokenId}" ValueType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3"/></wsse:SecurityTokenReference>`,
 	});
-	signer.HashAlgorithms = payloadHashAlgorithms(placeholder, payload);
+	signer.HashAlgorithms = payloadHashAlgorithms(placeholder, typeof payload === 'function' ? payload : bufferDigester(payload));
 	for (const ref of references) {
 		signer.addReference({ xpath: ref.xpath, transforms: [EXC_C14N], digestAlgorithm: SHA256 });
 	}
@@ -208,11 +278,12 @@ export type SignatureStatus = 'valid' | 'unsigned';
  * Verifies the enveloped signature of an ApplicationResponse held as a payload document (the
  * Content cut out). Returns 'unsigned' when there is no signature, 'valid' when it verifies, and
  * throws a BxdSignatureError when it does not, when it signs anything less than the whole
- * document, or when it uses SHA-1.
+ * document, or when it uses SHA-1. A document whose payload streamed past (not in `doc`) is
+ * checked with `streamed`, which gives the digest over it.
  */
-export function verifyEnvelopedSignature(doc: PayloadDocument, trust: BankTrust): SignatureStatus {
+export function verifyEnvelopedSignature(doc: PayloadDocument, trust: BankTrust, streamed?: PayloadDigester): SignatureStatus {
 	const placeholder = newPlaceholder();
-	const skeleton = skeletonOf(doc, placeholder);
+	const skeleton = doc.head + (doc.payload || streamed ? placeholder : '') + doc.tail;
 	const problems: string[] = [];
 	const parsed = new DOMParser({
 		errorHandler: (level: string, message: unknown) => {
@@ -237,10 +308,10 @@ export function verifyEnvelopedSignature(doc: PayloadDocument, trust: BankTrust)
 	}
 	const certElement = signatureElement.getElementsByTagNameNS(DSIG_NS, 'X509Certificate')[0];
 	const keys = verificationKeys(trust, certElement?.textContent ?? undefined);
-	const payload = doc.payload ? canonicalPayloadText(doc.payload) : undefined;
+	const digester = streamed ?? bufferDigester(doc.payload ? canonicalPayloadText(doc.payload) : undefined);
 	let lastError: BxdSignatureError | undefined;
 	for (const key of keys) {
-		const outcome = checkWithKey(skeleton, signatureElement, key, placeholder, payload);
+		const outcome = checkWithKey(skeleton, signatureElement, key, placeholder, digester);
 		if (outcome === true) return 'valid';
 		lastError = outcome;
 		// A digest that does not match fails with every key.
@@ -254,10 +325,10 @@ function checkWithKey(
 	signatureElement: Element,
 	key: KeyObject,
 	placeholder: string,
-	payload: Buffer | undefined,
+	digester: PayloadDigester,
 ): true | BxdSignatureError {
 	const verifier = new SignedXml({ publicCert: key, getCertFromKeyInfo: () => null });
-	verifier.HashAlgorithms = payloadHashAlgorithms(placeholder, payload);
+	verifier.HashAlgorithms = payloadHashAlgorithms(placeholder, digester);
 	const algorithms = { ...verifier.SignatureAlgorithms };
 	for (const uri of Object.keys(algorithms)) if (/sha1$/i.test(uri)) delete algorithms[uri];
 	verifier.SignatureAlgorithms = algorithms;
@@ -290,4 +361,62 @@ function checkWithKey(
 		return new BxdSignatureError('The response signature is invalid: the signature value does not verify with the Bank Certificate');
 	}
 	return new BxdSignatureError(`The response signature is invalid: ${message}`);
+}
+
+/**
+ * The canonical text a verifier puts before the payload when it digests a document for an
+ * enveloped signature, for each canonicalization banks use (inclusive and exclusive C14N).
+ * It depends only on the text before the payload, so it is known when the payload starts to
+ * arrive and the payload can be hashed as it streams by. `head` ends with the opening tag of
+ * the payload element, `contentClose` closes that element and `rootClose` the root element.
+ */
+export function payloadPrefixes(head: string, contentClose: string, rootClose: string): string[] {
+	const prefixes = new Set<string>();
+	for (const c14n of [C14N, EXC_C14N]) {
+		const placeholder = newPlaceholder();
+		const probe =
+			`<ds:Signature xmlns:ds="${DSIG_NS}"><ds:SignedInfo><ds:CanonicalizationMethod Algorithm="${EXC_C14N}"/>` +
+			`<ds:SignatureMethod Algorithm="${RSA_SHA256}"/><ds:Reference URI=""><ds:Transforms>` +
+			`<ds:Transform Algorithm="${ENVELOPED_SIGNATURE}"/><ds:Transform Algorithm="${c14n}"/></ds:Transforms>` +
+			`<ds:DigestMethod Algorithm="${SHA256}"/><ds:DigestValue>AQ==</ds:DigestValue></ds:Reference></ds:SignedInfo>` +
+			'<ds:SignatureValue>AQ==</ds:SignatureValue></ds:Signature>';
+		const xml = `${head}${placeholder}${contentClose}${probe}${rootClose}`;
+		const capture = new DigestCapture();
+		const verifier = new SignedXml({ getCertFromKeyInfo: () => null });
+		verifier.HashAlgorithms = payloadHashAlgorithms(placeholder, capture.digester);
+		attempt(() => {
+			const parsed = new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document;
+			const signature = parsed.getElementsByTagNameNS(DSIG_NS, 'Signature')[0];
+			if (!signature) return false;
+			verifier.loadSignature(signature as unknown as Node);
+			return verifier.checkSignature(xml);
+		});
+		for (const slot of capture.slots) prefixes.add(slot.prefix);
+	}
+	return [...prefixes];
+}
+
+/** A running hash of the payload that started from one of the possible prefixes. */
+export interface PrefixedHash {
+	prefix: string;
+	hash: Hash;
+}
+
+/**
+ * Gives the digest of a payload hashed while it streamed, for a verifier: the hash that started
+ * from the prefix the verifier asks for, finished with its suffix. A canonicalization whose
+ * prefix was not foreseen cannot be checked after the payload has gone by.
+ */
+export function streamedDigester(hashes: PrefixedHash[]): PayloadDigester {
+	return ({ algorithm, prefix, suffix }) => {
+		const found = algorithm === 'sha256' ? hashes.find((entry) => entry.prefix === prefix) : undefined;
+		if (!found) {
+			throw new BxdSignatureError(
+				`The response signature cannot be checked: a file this large is verified while it streams, which works for SHA-256 digests with inclusive or exclusive C14N, and this signature uses ${
+					algorithm === 'sha256' ? 'another canonicalization' : algorithm.toUpperCase()
+				}`,
+			);
+		}
+		return found.hash.copy().update(suffix, 'utf8').digest('base64');
+	};
 }

@@ -2,8 +2,9 @@
  * SOAP 1.1 messages of the bxd file service: building the request envelope around the base64
  * ApplicationRequest (with an optional WS-Security header) and cutting the response envelope
  * apart. The base64 payload is joined and cut as bytes, never parsed: only the small rest of a
- * message goes through the XML parser. This is the one place a fully streaming path
- * (file -> gzip -> base64 -> base64 -> socket, and back) plugs in.
+ * message goes through the XML parser. The envelope is drafted around a placeholder, so the
+ * streaming path (requestStream.ts, responseStream.ts) uses the same text around a file that
+ * never is in memory.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 
@@ -16,8 +17,8 @@ import { MODEL_NS, SERVICE_NS, SOAP_ENV_NS, WS_SECURITY_TTL_MS, WSS_BASE64_ENCOD
 import type { PayloadDocument } from './document';
 import { cutFirstElement, documentBytes, newPlaceholder, splitAtPlaceholder } from './document';
 import { BxdFaultError, BxdFormatError } from './errors';
-import type { SigningMaterial } from './signature';
-import { signWsSecurity } from './signature';
+import type { PayloadDigester, SigningMaterial } from './signature';
+import { bufferDigester, signWsSecurity } from './signature';
 
 export interface RequestHeaderFields {
 	senderId: string;
@@ -69,58 +70,86 @@ function headerXml(header: RequestHeaderFields, requestId: string, now: Date): s
 }
 
 /**
- * Builds the SOAP request: RequestHeader plus the ApplicationRequest as base64. With signing
+ * A SOAP request before its payload (the base64 ApplicationRequest) is known: the text around
+ * it and, when signed, the WS-Security signature still to be computed over the Body.
+ */
+export interface EnvelopeDraft {
+	requestId: string;
+	/** The message with `placeholder` where the payload goes (unsigned: final already). */
+	skeleton: string;
+	placeholder: string;
+	/**
+	 * The final text around the payload. Signed messages take the digest over the Body from
+	 * `digester` (the payload may be a stream that was hashed beforehand).
+	 */
+	finish(digester?: PayloadDigester): { head: string; tail: string };
+}
+
+/**
+ * Drafts the SOAP request: RequestHeader plus the ApplicationRequest as base64. With signing
  * material the envelope gets a WS-Security header: the certificate as BinarySecurityToken, a
  * Timestamp valid five minutes, and a signature over the Timestamp and the Body (exclusive
  * C14N, RSA-SHA256), both referenced by wsu:Id.
  */
-export function buildRequestEnvelope(options: EnvelopeOptions): RequestEnvelope {
+export function draftRequestEnvelope(options: Omit<EnvelopeOptions, 'applicationRequest'>): EnvelopeDraft {
 	const now = options.now ?? new Date();
 	const requestId = options.header.requestId ?? newRequestId();
-	const payload = Buffer.from(documentBytes(options.applicationRequest).toString('base64'), 'latin1');
 	const operationElement = `cor:${options.operation}in`;
 	const bodyOpen = `<${operationElement}>${headerXml(options.header, requestId, now)}<mod:ApplicationRequest>`;
 	const bodyClose = `</mod:ApplicationRequest></${operationElement}>`;
 	const envelopeOpen = `<soapenv:Envelope xmlns:soapenv="${SOAP_ENV_NS}" xmlns:cor="${SERVICE_NS}" xmlns:mod="${MODEL_NS}">`;
 	const declaration = '<?xml version="1.0" encoding="UTF-8"?>';
+	const placeholder = newPlaceholder();
+	const signing = options.signing;
 
-	if (!options.signing) {
-		const document: PayloadDocument = {
-			head: `${declaration}${envelopeOpen}<soapenv:Header/><soapenv:Body>${bodyOpen}`,
-			payload,
-			tail: `${bodyClose}</soapenv:Body></soapenv:Envelope>`,
-		};
-		return { body: documentBytes(document), requestId, document };
+	if (!signing) {
+		const head = `${declaration}${envelopeOpen}<soapenv:Header/><soapenv:Body>${bodyOpen}`;
+		const tail = `${bodyClose}</soapenv:Body></soapenv:Envelope>`;
+		return { requestId, skeleton: head + placeholder + tail, placeholder, finish: () => ({ head, tail }) };
 	}
 
 	const suffix = randomUUID();
 	const tokenId = `X509-${suffix}`;
 	const timestampId = `TS-${suffix}`;
 	const bodyId = `Body-${suffix}`;
-	const placeholder = newPlaceholder();
 	const skeleton =
 		`${declaration}${envelopeOpen}` +
 		'<soapenv:Header>' +
 		`<wsse:Security xmlns:wsse="${WSSE_NS}" xmlns:wsu="${WSU_NS}" soapenv:mustUnderstand="1">` +
-		`<wsse:BinarySecurityToken EncodingType="${WSS_BASE64_ENCODING}" ValueType="${WSS_X509_TOKEN}" wsu:Id="${tokenId}">${options.signing.certificateBase64}</wsse:BinarySecurityToken>` +
+		`<wsse:BinarySecurityToken EncodingType="${WSS_BASE64_ENCODING}" ValueType="${WSS_X509_TOKEN}" wsu:Id="${tokenId}">${signing.certificateBase64}</wsse:BinarySecurityToken>` +
 		`<wsu:Timestamp wsu:Id="${timestampId}"><wsu:Created>${bxdTimestamp(now)}</wsu:Created>` +
 		`<wsu:Expires>${bxdTimestamp(new Date(now.getTime() + WS_SECURITY_TTL_MS))}</wsu:Expires></wsu:Timestamp>` +
 		'</wsse:Security>' +
 		'</soapenv:Header>' +
 		`<soapenv:Body xmlns:wsu="${WSU_NS}" wsu:Id="${bodyId}">${bodyOpen}${placeholder}${bodyClose}</soapenv:Body>` +
 		'</soapenv:Envelope>';
-	const signed = signWsSecurity(
+	return {
+		requestId,
 		skeleton,
 		placeholder,
-		payload,
-		options.signing,
-		[{ xpath: `//*[@wsu:Id='${timestampId}']` }, { xpath: `//*[@wsu:Id='${bodyId}']` }],
-		tokenId,
-		{ wsse: WSSE_NS, wsu: WSU_NS, soapenv: SOAP_ENV_NS },
-	);
-	const { head, tail } = splitAtPlaceholder(signed, placeholder);
+		finish: (digester) => {
+			if (!digester) throw new BxdFormatError('Internal error: a signed message needs the digest over its payload');
+			const signed = signWsSecurity(
+				skeleton,
+				placeholder,
+				digester,
+				signing,
+				[{ xpath: `//*[@wsu:Id='${timestampId}']` }, { xpath: `//*[@wsu:Id='${bodyId}']` }],
+				tokenId,
+				{ wsse: WSSE_NS, wsu: WSU_NS, soapenv: SOAP_ENV_NS },
+			);
+			return splitAtPlaceholder(signed, placeholder);
+		},
+	};
+}
+
+/** Builds the SOAP request around an ApplicationRequest held in memory (see draftRequestEnvelope). */
+export function buildRequestEnvelope(options: EnvelopeOptions): RequestEnvelope {
+	const draft = draftRequestEnvelope(options);
+	const payload = Buffer.from(documentBytes(options.applicationRequest).toString('base64'), 'latin1');
+	const { head, tail } = draft.finish(options.signing ? bufferDigester(payload) : undefined);
 	const document: PayloadDocument = { head, payload, tail };
-	return { body: documentBytes(document), requestId, document };
+	return { body: documentBytes(document), requestId: draft.requestId, document };
 }
 
 export interface ResponseHeaderFields {
@@ -222,6 +251,20 @@ export function parseResponseEnvelope(body: string | Buffer, expected?: BxdOpera
 	const cut = cutFirstElement(source, 'ApplicationResponse');
 	const rest = cut ? cut.head + cut.tail : source;
 	const skeleton = isBytes ? Buffer.from(rest, 'latin1').toString('utf8') : rest;
+	const result = readEnvelopeSkeleton(skeleton, expected);
+	if (cut && cut.end > cut.start) {
+		result.applicationResponse = decodePayload(source.slice(cut.start, cut.end), 'The ApplicationResponse in the SOAP answer');
+		if (result.applicationResponse.length === 0) result.applicationResponse = undefined;
+	}
+	return result;
+}
+
+/**
+ * Reads a SOAP response without its ApplicationResponse text (cut out, or still arriving and
+ * closed artificially): the operation element and the ResponseHeader. A SOAP fault throws a
+ * BxdFaultError; anything that is not a well-formed SOAP answer throws a BxdFormatError.
+ */
+export function readEnvelopeSkeleton(skeleton: string, expected?: BxdOperation): ResponseEnvelope {
 	const parsed = parseSkeleton(skeleton);
 	const envelope = asObject(parsed.Envelope);
 	if (!envelope) throw new BxdFormatError("The bank's answer is not a SOAP envelope");
@@ -237,7 +280,7 @@ export function parseResponseEnvelope(body: string | Buffer, expected?: BxdOpera
 	}
 	const header = asObject(out.ResponseHeader);
 	if (!header) throw new BxdFormatError(`The bank's ${element} has no ResponseHeader`);
-	const result: ResponseEnvelope = {
+	return {
 		element,
 		header: {
 			senderId: text(header.SenderId),
@@ -248,9 +291,4 @@ export function parseResponseEnvelope(body: string | Buffer, expected?: BxdOpera
 			receiverId: text(header.ReceiverId),
 		},
 	};
-	if (cut && cut.end > cut.start) {
-		result.applicationResponse = decodePayload(source.slice(cut.start, cut.end), 'The ApplicationResponse in the SOAP answer');
-		if (result.applicationResponse.length === 0) result.applicationResponse = undefined;
-	}
-	return result;
 }

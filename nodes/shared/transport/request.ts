@@ -9,6 +9,7 @@ import type {
 	IN8nHttpFullResponse,
 	IPollFunctions,
 } from 'n8n-workflow';
+import { Readable } from 'node:stream';
 
 import { extractErrorInfo, isNetworkFailure } from './errors';
 import type { RetryPolicy } from './retry';
@@ -23,10 +24,21 @@ export interface BankRequestOptions {
 	url: string;
 	qs?: IDataObject;
 	headers?: IDataObject;
-	/** A JSON body (objects) or a raw body (string/Buffer) sent as is. */
-	body?: IHttpRequestOptions['body'];
+	/**
+	 * A JSON body (objects) or a raw body (string/Buffer) sent as is, or a stream (Readable) sent
+	 * as it is read. A stream can be sent only once: such a request is never retried, and after a
+	 * 401 it is not sent again either. Give its Content-Length in `headers` when it is known.
+	 */
+	body?: IHttpRequestOptions['body'] | Readable;
 	/** Parse the response as JSON (default true). */
 	json?: boolean;
+	/**
+	 * How the response body comes back. Default: parsed (JSON or text). 'buffer': one Buffer.
+	 * 'stream': a Readable the caller must read or destroy; a status of 400 or more is still an
+	 * error, with up to 1 MiB of the body read into it (`response.data`), and a 401 does not
+	 * renew the token (for credentials without one).
+	 */
+	responseType?: 'stream' | 'buffer';
 	timeoutMs?: number;
 	/**
 	 * Whether sending the request twice is harmless. Only idempotent requests are retried after
@@ -91,7 +103,8 @@ function toHttpOptions(req: BankRequestOptions): IHttpRequestOptions {
 		url: req.url,
 		qs: req.qs,
 		headers: { Accept: 'application/json', ...(req.headers ?? {}) },
-		body: req.body,
+		// n8n's helpers hand a stream body to the HTTP client as it is (the type does not list it).
+		body: req.body as IHttpRequestOptions['body'],
 		json: req.json ?? true,
 		timeout: req.timeoutMs ?? 60000,
 		returnFullResponse: true,
@@ -99,7 +112,54 @@ function toHttpOptions(req: BankRequestOptions): IHttpRequestOptions {
 		sendCredentialsOnCrossOriginRedirect: false,
 	};
 	if (req.tls) options.agentOptions = { ...req.tls };
+	if (req.responseType === 'buffer') {
+		options.encoding = 'arraybuffer';
+		options.json = false;
+	} else if (req.responseType === 'stream') {
+		options.encoding = 'stream';
+		options.json = false;
+		options.ignoreHttpStatusErrors = true;
+	}
 	return options;
+}
+
+/** Most of an error body read from a streamed response. */
+const STREAMED_ERROR_BODY_LIMIT = 1024 * 1024;
+
+/** A status of 400 or more on a streamed response, with the start of its body. */
+export class BankHttpStatusError extends Error {
+	readonly httpCode: string;
+
+	constructor(readonly response: { status: number; headers: Record<string, unknown>; data: Buffer }) {
+		super(`Request failed with status code ${response.status}`);
+		this.name = 'BankHttpStatusError';
+		this.httpCode = String(response.status);
+	}
+}
+
+async function readErrorBody(body: unknown): Promise<Buffer> {
+	if (Buffer.isBuffer(body)) return body;
+	if (typeof body === 'string') return Buffer.from(body, 'utf8');
+	if (!(body instanceof Readable)) return Buffer.alloc(0);
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of body) {
+		const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+		chunks.push(bytes.subarray(0, STREAMED_ERROR_BODY_LIMIT - size));
+		size += Math.min(bytes.length, STREAMED_ERROR_BODY_LIMIT - size);
+		if (size >= STREAMED_ERROR_BODY_LIMIT) {
+			body.destroy();
+			break;
+		}
+	}
+	return Buffer.concat(chunks);
+}
+
+/** For a streamed response: throws on an error status, as the request helpers do otherwise. */
+async function checkStreamedStatus<T>(response: BankResponse<T>, req: BankRequestOptions): Promise<BankResponse<T>> {
+	if (req.responseType !== 'stream' || response.statusCode < 400) return response;
+	const data = await readErrorBody(response.body);
+	throw new BankHttpStatusError({ status: response.statusCode, headers: response.headers, data });
 }
 
 function toResponse<T>(raw: unknown, attempts: number): BankResponse<T> {
@@ -123,7 +183,8 @@ export async function bankRequest<T = unknown>(
 	credentialType: string | undefined,
 	req: BankRequestOptions,
 ): Promise<BankResponse<T>> {
-	const policy = req.idempotent ? (req.retry ?? NO_RETRY) : NO_RETRY;
+	// A stream body is consumed by the first attempt: it is never sent twice.
+	const policy = req.idempotent && !(req.body instanceof Readable) ? (req.retry ?? NO_RETRY) : NO_RETRY;
 	return await withRetry(
 		policy,
 		{ retryable: req.retryable ?? isRetryableError, onRetry: req.onRetry, random: req.random },
@@ -132,10 +193,10 @@ export async function bankRequest<T = unknown>(
 			if (credentialType) {
 				const additional = await credentialsFor(ctx, credentialType);
 				const raw: unknown = await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options, additional);
-				return toResponse<T>(raw, attempt);
+				return await checkStreamedStatus(toResponse<T>(raw, attempt), req);
 			}
 			const raw: unknown = await ctx.helpers.httpRequest(options);
-			return toResponse<T>(raw, attempt);
+			return await checkStreamedStatus(toResponse<T>(raw, attempt), req);
 		},
 	);
 }

@@ -1,0 +1,234 @@
+/**
+ * fileService: a round trip (upload, then download of the same file) of 100 MiB and of 1 GiB
+ * through the Corporate File Service node, run by n8n's engine with binary data on the
+ * filesystem, against the sandbox bank in its own process. In the same run, as baselines:
+ *
+ * - the streaming lower bound: plain node streams speaking the same protocol, nothing else;
+ * - the naive string approach: the message built as one string, the answer given whole to
+ *   fast-xml-parser (expected to fail at 1 GiB: V8 strings stop at about 512 MiB).
+ *
+ * Every client runs in its own child process (bench/fileServiceWorker.ts, compiled, under
+ * /usr/bin/time -v), so its peak resident memory is its own, measured over the same process idle
+ * after two warm-up round trips of 32 MiB. The comparison is unsigned and uncompressed (the lower bound neither signs nor
+ * packs); the node is also measured signing its requests and verifying the bank's signatures.
+ *
+ * Per size: wallS (upload + download seconds, median), peakRssMb (peak RSS over the idle
+ * process, MiB), ratioToLowerBound, naiveOk, and the details behind them.
+ */
+import { spawn } from 'node:child_process';
+import { createHash, randomFillSync } from 'node:crypto';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { median, round } from './common';
+import { compile, ROOT, startCompiledSandbox } from './compiled';
+import type { BankTarget } from './fileServiceClients';
+import type { SandboxProcess } from './sandboxProcess';
+
+const FILES = 'corporateBankingFileServiceApi';
+const MIB = 1024 * 1024;
+/** File sizes in MiB. */
+const SIZES = [100, 1024] as const;
+/** Repetitions per size (medians); the large size once. */
+const REPS: Record<number, number> = { 100: 5, 1024: 1 };
+/** The warm-up file: each client process makes two round trips with it before the measured one. */
+const WARMUP_MIB = 32;
+
+type Client = 'node' | 'lowerBound' | 'naive';
+
+interface Measured {
+	ok: boolean;
+	error?: string;
+	uploadS?: number;
+	downloadS?: number;
+	/** Seconds of upload plus download. */
+	wallS?: number;
+	/** Peak resident memory of the process over its idle level, MiB. */
+	peakRssMb?: number;
+	idleRssMb?: number;
+	maxRssMb?: number;
+}
+
+export interface SizeResult {
+	wallS: number;
+	peakRssMb: number;
+	ratioToLowerBound: number;
+	naiveOk: boolean;
+	uploadS: number;
+	downloadS: number;
+	lowerBoundWallS: number;
+	lowerBoundUploadS: number;
+	lowerBoundDownloadS: number;
+	lowerBoundPeakRssMb: number;
+	signedWallS?: number;
+	signedPeakRssMb?: number;
+	naiveWallS?: number;
+	naiveMaxRssMb?: number;
+	naiveError?: string;
+	idleRssMb: number;
+	runs: number;
+}
+
+export interface FileServiceResult {
+	sizes: number[];
+	[size: string]: SizeResult | number[] | string;
+}
+
+/** Writes `mib` MiB of random bytes (gzip cannot shrink them) and returns their SHA-256. */
+function makeFile(file: string, mib: number): string {
+	const hash = createHash('sha256');
+	const block = Buffer.alloc(MIB);
+	const fd = openSync(file, 'w');
+	try {
+		for (let i = 0; i < mib; i++) {
+			randomFillSync(block);
+			hash.update(block);
+			writeSync(fd, block);
+		}
+	} finally {
+		closeSync(fd);
+	}
+	return hash.digest('hex');
+}
+
+async function runWorker(worker: string, settings: Record<string, unknown>, dir: string): Promise<Measured> {
+	const settingsFile = path.join(dir, `settings-${Date.now()}.json`);
+	writeFileSync(settingsFile, JSON.stringify(settings));
+	// time writes its report to a file of its own: the worker's stderr (shared with time) may be left
+	// non-blocking by node, and a crash report can fill it.
+	const timeFile = path.join(dir, `time-${Date.now()}.txt`);
+	const child = spawn('/usr/bin/time', ['-v', '-o', timeFile, process.execPath, '--expose-gc', worker, settingsFile], {
+		cwd: ROOT,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	let stdout = '';
+	let stderr = '';
+	child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+	child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+	const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+	rmSync(settingsFile, { force: true });
+	const report = existsSync(timeFile) ? readFileSync(timeFile, 'utf8') : '';
+	rmSync(timeFile, { force: true });
+	const maxKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)?.[1] ?? NaN);
+	const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+	if (!line) {
+		const reason = /FATAL ERROR: ([^\n]+)/.exec(stderr)?.[1] ?? /Error: ([^\n]+)/.exec(stderr)?.[1] ?? `exit code ${code}`;
+		return { ok: false, error: reason.trim(), maxRssMb: round(maxKb / 1024, 1) };
+	}
+	const reported = JSON.parse(line.slice(7)) as {
+		ok: boolean;
+		error?: string;
+		uploadS?: number;
+		downloadS?: number;
+		idleRss: number;
+		peakRss: number;
+		maxRss: number;
+	};
+	const maxRss = Number.isFinite(maxKb) ? maxKb * 1024 : reported.maxRss;
+	const measured: Measured = { ok: reported.ok, error: reported.error, maxRssMb: round(maxRss / MIB, 1) };
+	if (reported.ok && reported.uploadS !== undefined && reported.downloadS !== undefined) {
+		measured.uploadS = round(reported.uploadS);
+		measured.downloadS = round(reported.downloadS);
+		measured.wallS = round(reported.uploadS + reported.downloadS);
+		measured.idleRssMb = round(reported.idleRss / MIB, 1);
+		measured.peakRssMb = round((reported.peakRss - reported.idleRss) / MIB, 1);
+	}
+	return measured;
+}
+
+function cleanHarnessFolders(): void {
+	// Worker processes leave their n8n user folder (with binary data) behind: remove the ones of
+	// processes that are gone.
+	for (const entry of readdirSync(os.tmpdir())) {
+		const match = /^n8n-harness-(\d+)$/.exec(entry);
+		if (!match) continue;
+		try {
+			process.kill(Number(match[1]), 0);
+		} catch {
+			rmSync(path.join(os.tmpdir(), entry), { recursive: true, force: true });
+		}
+	}
+}
+
+async function resetBank(bank: SandboxProcess, signed: boolean): Promise<void> {
+	await bank.admin('POST', '/reset', { all: true });
+	await bank.admin('POST', '/switches', { signResponses: signed });
+}
+
+export async function run(sizes: readonly number[] = SIZES): Promise<FileServiceResult> {
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-file-service-'));
+	// Both the sandbox bank and the clients run as compiled JavaScript, as n8n runs the built package.
+	const worker = await compile('bench/fileServiceWorker.ts', 'file-service-worker');
+	const bank = await startCompiledSandbox(['--seed', '42']);
+	const credentials = bank.state.credentials[FILES] as Record<string, unknown>;
+	const target: BankTarget = {
+		soap: String(credentials.url),
+		soapLarge: String(credentials.largeFileUrl),
+		ca: String(credentials.caCertificate),
+		senderId: String(credentials.senderId),
+		receiverId: String(credentials.receiverId),
+		customerId: String(credentials.customerId),
+		softwareId: String(credentials.softwareId),
+	};
+	const result: FileServiceResult = { sizes: [...sizes] };
+	try {
+		const warmupFile = path.join(dir, 'warmup.bin');
+		const warmupSha256 = makeFile(warmupFile, WARMUP_MIB);
+		// The bank is warmed up too (its JIT and memory), with a round trip nobody counts.
+		await resetBank(bank, false);
+		await runWorker(worker, { client: 'lowerBound', file: warmupFile, size: WARMUP_MIB * MIB, sha256: warmupSha256, warmupFile, warmupSha256, target, credentials, signed: false }, dir);
+		for (const mib of sizes) {
+			const file = path.join(dir, `file-${mib}.bin`);
+			const sha256 = makeFile(file, mib);
+			const common = { file, size: mib * MIB, sha256, warmupFile, warmupSha256, target, credentials };
+			const measure = async (client: Client, signed = false): Promise<Measured> => {
+				await resetBank(bank, signed);
+				const measured = await runWorker(worker, { ...common, client, signed }, dir);
+				cleanHarnessFolders();
+				const label = `${client}${signed ? ' (signed)' : ''}`;
+				console.log(`  fileService ${mib} MiB ${label.padEnd(18)} ${measured.ok ? `${measured.wallS} s, peak RSS +${measured.peakRssMb} MiB` : `failed: ${measured.error}`}`);
+				return measured;
+			};
+			const nodeRuns: Measured[] = [];
+			const lowerRuns: Measured[] = [];
+			for (let i = 0; i < (REPS[mib] ?? 1); i++) {
+				lowerRuns.push(await measure('lowerBound'));
+				nodeRuns.push(await measure('node'));
+			}
+			const signed = await measure('node', true);
+			const naive = await measure('naive');
+			rmSync(file, { force: true });
+			for (const runs of [nodeRuns, lowerRuns]) {
+				const failed = runs.find((r) => !r.ok);
+				if (failed) throw new Error(`fileService ${mib} MiB: a round trip failed: ${failed.error}`);
+			}
+			const pick = (runs: Measured[], key: keyof Measured) => median(runs.map((r) => Number(r[key])));
+			const wallS = round(pick(nodeRuns, 'wallS'));
+			const lowerBoundWallS = round(pick(lowerRuns, 'wallS'));
+			result[String(mib)] = {
+				wallS,
+				peakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.peakRssMb))), 1),
+				ratioToLowerBound: round(wallS / lowerBoundWallS),
+				naiveOk: naive.ok,
+				uploadS: round(pick(nodeRuns, 'uploadS')),
+				downloadS: round(pick(nodeRuns, 'downloadS')),
+				lowerBoundWallS,
+				lowerBoundUploadS: round(pick(lowerRuns, 'uploadS')),
+				lowerBoundDownloadS: round(pick(lowerRuns, 'downloadS')),
+				lowerBoundPeakRssMb: round(Math.max(...lowerRuns.map((r) => Number(r.peakRssMb))), 1),
+				...(signed.ok ? { signedWallS: signed.wallS, signedPeakRssMb: signed.peakRssMb } : {}),
+				...(naive.ok ? { naiveWallS: naive.wallS } : { naiveError: naive.error }),
+				naiveMaxRssMb: naive.maxRssMb,
+				idleRssMb: round(pick(nodeRuns, 'idleRssMb'), 1),
+				runs: nodeRuns.length,
+			};
+			if (!signed.ok) throw new Error(`fileService ${mib} MiB: the signed round trip failed: ${signed.error}`);
+		}
+		return result;
+	} finally {
+		await bank.stop();
+		if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+		cleanHarnessFolders();
+	}
+}

@@ -1,0 +1,201 @@
+/**
+ * One side of the fileService benchmark, run in its own process so that its memory is measured
+ * alone (the sandbox bank runs in another process): a round trip (upload, then download of the
+ * same file) of `file` by one client. Prints `RESULT {json}` as its last line.
+ *
+ *   node --expose-gc ts-node/dist/bin.js bench/fileServiceWorker.ts <settings.json>
+ *
+ * Settings: { client: 'node' | 'lowerBound' | 'naive', file, size, sha256, warmupFile, target,
+ * credentials, signed }. The node client runs the Corporate File Service node through n8n's
+ * engine with binary data on the filesystem, as n8n 2.x stores it: Read File (the file streamed
+ * into binary storage) -> Upload -> Download -> Hash (outside the timing). Reports upload and
+ * download seconds, the process's resident memory when idle (after two warm-up round trips, a
+ * garbage collection and half a second of rest) and at its peak during the measured round trip
+ * (sampled every 10 ms), and the process's lifetime maximum.
+ */
+import '../test/harness/env';
+
+import { createHash } from 'node:crypto';
+import { createReadStream, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { IExecuteFunctions, INode, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { CorporateFileService } from '../nodes/CorporateFileService/CorporateFileService.node';
+import { createCredentialStore, MANUAL_TRIGGER_TYPE, runWorkflow } from '../test/harness/engine';
+import { packageCredentialTypes } from '../test/helpers/nodes';
+import type { BankTarget } from './fileServiceClients';
+import { lowerBoundDownload, lowerBoundUpload, naiveDownload, naiveUpload } from './fileServiceClients';
+
+interface Settings {
+	client: 'node' | 'lowerBound' | 'naive';
+	file: string;
+	size: number;
+	sha256: string;
+	warmupFile: string;
+	warmupSha256: string;
+	target: BankTarget;
+	credentials: Record<string, unknown>;
+	/** Node only: sign requests and verify the bank's signatures. */
+	signed: boolean;
+}
+
+interface Timing {
+	uploadS: number;
+	downloadS: number;
+}
+
+const FILES = 'corporateBankingFileServiceApi';
+const TYPE = 'n8n-nodes-corporate-banking.corporateFileService';
+
+async function sha256(path: string): Promise<string> {
+	const hash = createHash('sha256');
+	for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+	return hash.digest('hex');
+}
+
+/** Reads a file from disk into binary storage as a stream, as n8n's Read/Write Files node does. */
+class ReadFile implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Read File',
+		name: 'readFile',
+		group: ['input'],
+		version: 1,
+		description: 'Reads a file from disk',
+		defaults: { name: 'Read File' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [{ displayName: 'Path', name: 'path', type: 'string', default: '' }],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const path = this.getNodeParameter('path', 0) as string;
+		const binary = await this.helpers.prepareBinaryData(createReadStream(path), 'archive.bin', 'application/octet-stream');
+		return [[{ json: {}, binary: { data: binary } }]];
+	}
+}
+
+/** Hashes the downloaded file as a downstream node reads it (a stream). */
+class HashFile implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Hash File',
+		name: 'hashFile',
+		group: ['transform'],
+		version: 1,
+		description: 'Hashes binary data',
+		defaults: { name: 'Hash File' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const meta = this.helpers.assertBinaryData(0, 'data');
+		if (!meta.id) throw new NodeOperationError(this.getNode(), 'expected binary data on the filesystem');
+		const hash = createHash('sha256');
+		for await (const chunk of await this.helpers.getBinaryStream(meta.id, 1024 * 1024)) hash.update(chunk as Buffer);
+		return [[{ json: { sha256: hash.digest('hex') } }]];
+	}
+}
+
+async function nodeRoundTrip(settings: Settings, file: string, expected: string): Promise<Timing> {
+	const data = { ...settings.credentials } as Record<string, string>;
+	if (!settings.signed) Object.assign(data, { signingCertificate: '', signingPrivateKey: '', bankCertificate: '' });
+	const store = createCredentialStore([{ id: 'files', name: 'files', type: FILES, data }]);
+	const chain: Array<Pick<INode, 'name' | 'type' | 'parameters'>> = [
+		{ name: 'Read', type: 'bench.readFile', parameters: { path: file } },
+		{ name: 'Upload', type: TYPE, parameters: { operation: 'uploadFile', fileType: 'XT', options: { compress: false } } },
+		{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: '={{ $json.fileReference }}' } },
+		{ name: 'Hash', type: 'bench.hashFile', parameters: {} },
+	];
+	const nodes: INode[] = [
+		{ id: 'start', name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
+		...chain.map((step, index) => ({
+			id: `n${index}`,
+			typeVersion: 1,
+			position: [200 * (index + 1), 0] as [number, number],
+			...step,
+			...(step.type === TYPE ? { credentials: { [FILES]: { id: 'files', name: 'files' } } } : {}),
+		})),
+	];
+	const names = ['Start', ...chain.map((s) => s.name)];
+	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {};
+	for (let i = 0; i < names.length - 1; i++) connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
+	const result = await runWorkflow({
+		workflow: { nodes, connections },
+		nodeTypes: { [TYPE]: new CorporateFileService(), 'bench.readFile': new ReadFile(), 'bench.hashFile': new HashFile() },
+		credentialTypes: packageCredentialTypes(),
+		credentials: store,
+		binaryDataMode: 'filesystem',
+	});
+	if (result.status !== 'success') throw new Error(`the workflow failed: ${result.error?.message ?? 'unknown error'}`);
+	const got = result.output('Hash')[0].json.sha256;
+	if (got !== expected) throw new Error(`the downloaded file differs (${String(got)} instead of ${expected})`);
+	const seconds = (name: string) => (result.runData[name]?.[0]?.executionTime ?? NaN) / 1000;
+	return { uploadS: seconds('Upload'), downloadS: seconds('Download') };
+}
+
+async function clientRoundTrip(settings: Settings, file: string, size: number, expected: string): Promise<Timing> {
+	const out = join(tmpdir(), `bench-download-${process.pid}-${Date.now()}.bin`);
+	try {
+		const upload = settings.client === 'naive' ? naiveUpload : (target: BankTarget, path: string) => lowerBoundUpload(target, path, size);
+		const download = settings.client === 'naive' ? naiveDownload : lowerBoundDownload;
+		let start = process.hrtime.bigint();
+		const reference = await upload(settings.target, file);
+		const uploadS = Number(process.hrtime.bigint() - start) / 1e9;
+		start = process.hrtime.bigint();
+		await download(settings.target, reference, out);
+		const downloadS = Number(process.hrtime.bigint() - start) / 1e9;
+		const got = await sha256(out);
+		if (got !== expected) throw new Error(`the downloaded file differs (${got} instead of ${expected})`);
+		return { uploadS, downloadS };
+	} finally {
+		rmSync(out, { force: true });
+	}
+}
+
+async function main(): Promise<void> {
+	const settings = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Settings;
+	const roundTrip = async (file: string, size: number, expected: string) =>
+		settings.client === 'node' ? await nodeRoundTrip(settings, file, expected) : await clientRoundTrip(settings, file, size, expected);
+	const gc = (globalThis as { gc?: () => void }).gc;
+	let idleRss = 0;
+	let peakRss = 0;
+	let timing: Timing | undefined;
+	let error: string | undefined;
+	try {
+		// Warm-up: loads every module the round trip uses and lets the JIT compile the hot paths.
+		if (settings.client !== 'naive') {
+			for (let i = 0; i < 2; i++) await roundTrip(settings.warmupFile, statSync(settings.warmupFile).size, settings.warmupSha256);
+		}
+		gc?.();
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		idleRss = process.memoryUsage.rss();
+		// The resident memory of the measured round trip, sampled every 10 ms (the process's
+		// lifetime maximum, which includes the warm-up, is reported too).
+		peakRss = idleRss;
+		const sampler = setInterval(() => {
+			peakRss = Math.max(peakRss, process.memoryUsage.rss());
+		}, 10);
+		try {
+			timing = await roundTrip(settings.file, settings.size, settings.sha256);
+		} finally {
+			clearInterval(sampler);
+			peakRss = Math.max(peakRss, process.memoryUsage.rss());
+		}
+	} catch (caught) {
+		error = (caught as Error)?.message ?? String(caught);
+	}
+	const maxRss = process.resourceUsage().maxRSS * 1024;
+	process.stdout.write(`RESULT ${JSON.stringify({ ok: !error, error, ...timing, idleRss, peakRss, maxRss })}\n`);
+}
+
+void main().then(
+	() => process.exit(0),
+	(error: unknown) => {
+		process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+		process.exit(1);
+	},
+);

@@ -1,0 +1,161 @@
+/**
+ * A request whose file is streamed: file -> base64 into the ApplicationRequest's Content ->
+ * base64 of that document into the SOAP Body -> the HTTP request, without ever holding the
+ * file, its base64 or the message. Signing needs the digests before the message is sent: one
+ * streaming pass over the file computes the ApplicationRequest digest and the Body digest
+ * together, then the message is streamed from a second read of the file.
+ */
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+
+import { buildApplicationRequestSlot } from './applicationRequest';
+import type { BxdOperation } from './constants';
+import { COMMANDS } from './constants';
+import { newPlaceholder, splitAtPlaceholder } from './document';
+import { BxdFormatError } from './errors';
+import type { FileServiceSettings, RequestFields } from './exchange';
+import { DigestCapture, fixedDigester, signEnvelopedSkeleton } from './signature';
+import { draftRequestEnvelope } from './soap';
+import { Base64Encoder, base64Length } from './streams';
+
+/** The bytes that go into the Content: opened once per pass. */
+export interface ContentSource {
+	/** A fresh stream of the bytes (already compressed when the request says so). */
+	open(): Promise<Readable>;
+	/** Their length in bytes. */
+	length: number;
+}
+
+export interface StreamingRequest {
+	operation: BxdOperation;
+	/** Size of the SOAP message in bytes (the Content-Length). */
+	size: number;
+	signed: boolean;
+	requestId: string;
+	/** The message as a stream; each call reads the content again. */
+	body(): Readable;
+}
+
+/** Chunks the content is read in: a multiple of 3, so base64 needs no carry-over. */
+export const CONTENT_CHUNK = 3 * 16 * 1024;
+
+const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
+
+async function* contentChunks(source: ContentSource): AsyncGenerator<Buffer> {
+	let count = 0;
+	for await (const chunk of await source.open()) {
+		const bytes = chunk as Buffer;
+		count += bytes.length;
+		yield bytes;
+	}
+	if (count !== source.length) {
+		throw new BxdFormatError(`The file changed while it was being sent (${count} bytes instead of ${source.length})`);
+	}
+}
+
+/**
+ * Prepares a request that carries a file streamed from `source` (uploadFile). With signing
+ * material it reads the file once to compute the digests, so this resolves after that pass.
+ */
+export async function prepareStreamingRequest(
+	settings: FileServiceSettings,
+	operation: BxdOperation,
+	fields: Omit<RequestFields, 'content'>,
+	source: ContentSource,
+	now = new Date(),
+): Promise<StreamingRequest> {
+	const slot = buildApplicationRequestSlot({
+		...fields,
+		customerId: settings.customerId,
+		command: COMMANDS[operation],
+		environment: settings.environment,
+		softwareId: settings.softwareId,
+		timestamp: fields.timestamp ?? now,
+	});
+	const draft = draftRequestEnvelope({
+		operation,
+		header: {
+			senderId: settings.senderId,
+			receiverId: settings.receiverId,
+			language: settings.language,
+			userAgent: settings.userAgent,
+			timestamp: now,
+		},
+		signing: settings.signing,
+		now,
+	});
+	let documentHead = slot.head;
+	let documentTail = slot.tail;
+	let envelope: { head: string; tail: string };
+
+	const signing = settings.signing;
+	if (!signing) {
+		envelope = draft.finish();
+	} else {
+		const options = { canonicalization: settings.canonicalization };
+		const placeholder = newPlaceholder();
+		const skeleton = slot.head + placeholder + slot.tail;
+		// What the two signatures digest around their payloads (dummy digests for now).
+		const documentCapture = new DigestCapture();
+		const draftDocument = splitAtPlaceholder(signEnvelopedSkeleton(skeleton, placeholder, signing, options, documentCapture.digester), placeholder);
+		const documentSlot = documentCapture.single();
+		const bodyCapture = new DigestCapture();
+		draft.finish(bodyCapture.digester);
+		const bodySlot = bodyCapture.single();
+
+		// One pass over the file: the ApplicationRequest digest, and the Body digest up to the
+		// document's tail, which holds the signature that needs the first digest.
+		const documentHash = createHash(documentSlot.algorithm).update(documentSlot.prefix, 'utf8');
+		const bodyHash = createHash(bodySlot.algorithm).update(bodySlot.prefix, 'utf8');
+		const inner = new Base64Encoder();
+		const outer = new Base64Encoder();
+		bodyHash.update(outer.write(utf8(draftDocument.head)));
+		for await (const chunk of contentChunks(source)) {
+			const text = inner.write(chunk);
+			documentHash.update(text);
+			bodyHash.update(outer.write(text));
+		}
+		const last = inner.end();
+		documentHash.update(last);
+		bodyHash.update(outer.write(last));
+		const documentDigest = documentHash.update(documentSlot.suffix, 'utf8').digest('base64');
+
+		const signed = splitAtPlaceholder(
+			signEnvelopedSkeleton(skeleton, placeholder, signing, options, fixedDigester([{ slot: documentSlot, digest: documentDigest }])),
+			placeholder,
+		);
+		if (signed.head !== draftDocument.head) throw new BxdFormatError('Internal error: the ApplicationRequest changed while it was signed');
+		documentHead = signed.head;
+		documentTail = signed.tail;
+		bodyHash.update(outer.write(utf8(documentTail)));
+		bodyHash.update(outer.end());
+		const bodyDigest = bodyHash.update(bodySlot.suffix, 'utf8').digest('base64');
+		envelope = draft.finish(fixedDigester([{ slot: bodySlot, digest: bodyDigest }]));
+	}
+
+	const envelopeHead = utf8(envelope.head);
+	const envelopeTail = utf8(envelope.tail);
+	const head = utf8(documentHead);
+	const tail = utf8(documentTail);
+	const size = envelopeHead.length + base64Length(head.length + base64Length(source.length) + tail.length) + envelopeTail.length;
+
+	async function* message(): AsyncGenerator<Buffer> {
+		const inner = new Base64Encoder();
+		const outer = new Base64Encoder();
+		yield envelopeHead;
+		yield outer.write(head);
+		for await (const chunk of contentChunks(source)) {
+			const text = outer.write(inner.write(chunk));
+			if (text.length) yield text;
+		}
+		for (const last of [outer.write(inner.end()), outer.write(tail), outer.end(), envelopeTail]) if (last.length) yield last;
+	}
+
+	return {
+		operation,
+		size,
+		signed: !!signing,
+		requestId: draft.requestId,
+		body: () => Readable.from(message(), { objectMode: false, highWaterMark: 1024 * 1024 }),
+	};
+}

@@ -1,0 +1,345 @@
+/**
+ * The Corporate File Service node with files large enough to be streamed, through the real n8n
+ * engine (binary data on the filesystem) against the sandbox bank: a 50 MB round trip is
+ * byte-identical signed or not, compressed or not, and really takes the streaming path (the
+ * payload is never handed to the in-memory builders and readers, and no buffer or string
+ * anywhere near its size is ever made).
+ * Errors found while a file streams (signature, codes, broken answers) still fail the item
+ * without leaving a file behind.
+ */
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
+import { streamingThresholds } from '../../nodes/CorporateFileService/fileService';
+import * as exchangeModule from '../../nodes/shared/bxd/exchange';
+import * as requestStreamModule from '../../nodes/shared/bxd/requestStream';
+import * as responseStreamModule from '../../nodes/shared/bxd/responseStream';
+import type { CredentialStore, RunResult } from '../harness/engine';
+import { MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
+import { CREDENTIAL_IDS, FILES, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { packageCredentialTypes } from '../helpers/nodes';
+
+const sandbox = useSandbox({ seed: 42 });
+const bank = () => sandbox.bank();
+const TYPE = 'n8n-nodes-corporate-banking.corporateFileService';
+const MAKE_FILE = 'n8n-nodes-test.makeStreamedFile';
+const INSPECT = 'n8n-nodes-test.hashFile';
+const MB = 1_000_000;
+const SIZE = 50 * MB;
+
+/** Deterministic bytes that gzip cannot shrink: a 64 KiB pseudo-random block, then xor-shifted per block. */
+function* fileChunks(size: number): Generator<Buffer> {
+	const block = Buffer.alloc(65536);
+	let x = 0x2545f491;
+	for (let offset = 0; offset < size; offset += block.length) {
+		for (let i = 0; i < block.length; i += 4) {
+			x ^= x << 13;
+			x ^= x >>> 17;
+			x ^= x << 5;
+			block.writeInt32LE(x | 0, i);
+		}
+		yield Buffer.from(block.subarray(0, Math.min(block.length, size - offset)));
+	}
+}
+
+/** Makes a large binary file as n8n's file nodes do: streamed into binary storage, never in memory whole. */
+class MakeStreamedFile implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Make Streamed File',
+		name: 'makeStreamedFile',
+		group: ['transform'],
+		version: 1,
+		description: 'Test source of a large binary file',
+		defaults: { name: 'Make Streamed File' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [
+			{ displayName: 'Size', name: 'size', type: 'number', default: 1000 },
+			{ displayName: 'File Name', name: 'fileName', type: 'string', default: 'file.bin' },
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const size = this.getNodeParameter('size', 0) as number;
+		const hash = createHash('sha256');
+		const source = Readable.from(
+			(function* () {
+				for (const chunk of fileChunks(size)) {
+					hash.update(chunk);
+					yield chunk;
+				}
+			})(),
+			{ objectMode: false },
+		);
+		const binary = await this.helpers.prepareBinaryData(source, this.getNodeParameter('fileName', 0) as string, 'application/octet-stream');
+		return [[{ json: { sha256: hash.digest('hex'), size }, binary: { data: binary } }]];
+	}
+}
+
+/** Hashes each item's binary file as a downstream node would read it (as a stream). */
+class HashFile implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Hash File',
+		name: 'hashFile',
+		group: ['transform'],
+		version: 1,
+		description: 'Test sink of binary data',
+		defaults: { name: 'Hash File' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const out: INodeExecutionData[] = [];
+		for (let i = 0; i < this.getInputData().length; i++) {
+			const meta = this.helpers.assertBinaryData(i, 'data');
+			if (!meta.id) throw new NodeOperationError(this.getNode(), 'expected binary data stored on the filesystem');
+			const hash = createHash('sha256');
+			let size = 0;
+			for await (const chunk of await this.helpers.getBinaryStream(meta.id)) {
+				hash.update(chunk as Buffer);
+				size += (chunk as Buffer).length;
+			}
+			out.push({ json: { sha256: hash.digest('hex'), size, fileName: meta.fileName, mimeType: meta.mimeType }, pairedItem: { item: i } });
+		}
+		return [out];
+	}
+}
+
+const nodeTypes = () => ({ [TYPE]: new CorporateFileService(), [MAKE_FILE]: new MakeStreamedFile(), [INSPECT]: new HashFile() });
+
+interface Step {
+	name: string;
+	type: string;
+	parameters: IDataObject;
+}
+
+async function chain(steps: Step[], store: CredentialStore): Promise<RunResult> {
+	const nodes: INode[] = [
+		{ id: 'start', name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
+		...steps.map((step, index) => ({
+			id: `n${index}`,
+			name: step.name,
+			type: step.type,
+			typeVersion: 1,
+			position: [200 * (index + 1), 0] as [number, number],
+			parameters: step.parameters as INode['parameters'],
+			...(step.type === TYPE ? { credentials: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'files' } } } : {}),
+		})),
+	];
+	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {};
+	const names = ['Start', ...steps.map((s) => s.name)];
+	for (let i = 0; i < names.length - 1; i++) connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
+	return await runWorkflow({ workflow: { nodes, connections }, nodeTypes: nodeTypes(), credentialTypes: packageCredentialTypes(), credentials: store, binaryDataMode: 'filesystem' });
+}
+
+/**
+ * Records the largest buffer and the longest string made from a buffer while a run goes on
+ * (in this process: the engine, the node and the sandbox bank). A file held whole, or its base64,
+ * would show up here.
+ */
+function allocationWatch(): { stop: () => number } {
+	let largest = 0;
+	const seen = (value: { length: number }) => {
+		if (value.length > largest) largest = value.length;
+		return value;
+	};
+	const originals = { from: Buffer.from, concat: Buffer.concat, alloc: Buffer.alloc, allocUnsafe: Buffer.allocUnsafe, toString: Buffer.prototype.toString };
+	const wrap = <T extends (...args: never[]) => { length: number }>(fn: T): T => ((...args: never[]) => seen(fn.apply(Buffer, args))) as unknown as T;
+	Buffer.from = wrap(originals.from as unknown as (...args: never[]) => Buffer) as unknown as typeof Buffer.from;
+	Buffer.concat = wrap(originals.concat);
+	Buffer.alloc = wrap(originals.alloc);
+	Buffer.allocUnsafe = wrap(originals.allocUnsafe);
+	Buffer.prototype.toString = function (this: Buffer, ...args: Parameters<Buffer['toString']>) {
+		return seen(originals.toString.apply(this, args)) as string;
+	};
+	return {
+		stop: () => {
+			Object.assign(Buffer, { from: originals.from, concat: originals.concat, alloc: originals.alloc, allocUnsafe: originals.allocUnsafe });
+			Buffer.prototype.toString = originals.toString;
+			return largest;
+		},
+	};
+}
+
+const make = (size: number): Step => ({ name: 'Make', type: MAKE_FILE, parameters: { size, fileName: 'statement-archive.bin' } });
+const upload = (compress: boolean): Step => ({
+	name: 'Upload',
+	type: TYPE,
+	parameters: { operation: 'uploadFile', fileType: { __rl: true, mode: 'id', value: 'XT' }, options: { compress } },
+});
+const download = (options: IDataObject = {}): Step => ({
+	name: 'Download',
+	type: TYPE,
+	parameters: { operation: 'downloadFile', fileReference: '={{ $json.fileReference }}', options },
+});
+const inspect: Step = { name: 'Inspect', type: INSPECT, parameters: {} };
+
+/** Credentials: signing the requests and verifying the answers, or neither. */
+function credentials(signed: boolean): CredentialStore {
+	if (signed) return sandboxCredentials(bank());
+	return sandboxCredentials(bank(), { [FILES]: { signingCertificate: '', signingPrivateKey: '', bankCertificate: '' } });
+}
+
+let spies: jest.SpyInstance[] = [];
+let largestReadWhole = 0;
+
+beforeEach(() => {
+	largestReadWhole = 0;
+	const readResponse = exchangeModule.readResponse;
+	spies = [
+		jest.spyOn(requestStreamModule, 'prepareStreamingRequest'),
+		jest.spyOn(responseStreamModule, 'readResponseStream'),
+		jest.spyOn(exchangeModule, 'prepareRequest'),
+		jest.spyOn(exchangeModule, 'readResponse').mockImplementation((settings, operation, body) => {
+			largestReadWhole = Math.max(largestReadWhole, body.length);
+			return readResponse(settings, operation, body);
+		}),
+	];
+});
+
+afterEach(() => {
+	for (const spy of spies) spy.mockRestore();
+	streamingThresholds.uploadBytes = 4 * 1024 * 1024;
+	streamingThresholds.downloadBytes = 4 * 1024 * 1024;
+});
+
+describe('Corporate File Service: 50 MB round trips on the streaming path', () => {
+	test.each([
+		['signed, compressed', true, true],
+		['signed, not compressed', true, false],
+		['unsigned, compressed', false, true],
+		['unsigned, not compressed', false, false],
+	])('%s: the downloaded file is byte-identical, and the payload is never held in memory', async (_label, signed, compressed) => {
+		bank().switches.signResponses = signed;
+		bank().switches.requireSignedRequests = signed;
+		const store = credentials(signed);
+		const made = await chain([make(SIZE)], store);
+		expect(made.status).toBe('success');
+		const [original] = made.output('Make');
+
+		const watch = allocationWatch();
+		const result = await runWorkflow({
+			workflow: {
+				nodes: [
+					{ id: 'start', name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
+					...[upload(compressed), download({ requestCompression: compressed }), inspect].map((step, index) => ({
+						id: `n${index}`,
+						name: step.name,
+						type: step.type,
+						typeVersion: 1,
+						position: [200 * (index + 1), 0] as [number, number],
+						parameters: step.parameters as INode['parameters'],
+						...(step.type === TYPE ? { credentials: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'files' } } } : {}),
+					})),
+				],
+				connections: {
+					Start: { main: [[{ node: 'Upload', type: 'main', index: 0 }]] },
+					Upload: { main: [[{ node: 'Download', type: 'main', index: 0 }]] },
+					Download: { main: [[{ node: 'Inspect', type: 'main', index: 0 }]] },
+				},
+			},
+			nodeTypes: nodeTypes(),
+			credentialTypes: packageCredentialTypes(),
+			credentials: store,
+			binaryDataMode: 'filesystem',
+			inputItems: [original],
+		});
+		const largestAllocation = watch.stop();
+		expect(result.status).toBe('success');
+
+		const [uploaded] = result.output('Upload');
+		expect(uploaded.json).toMatchObject({ responseCode: '00', fileSize: SIZE, compressed, signed });
+		const call = bank().stats.soapCalls.find((c) => c.operation === 'uploadFile')!;
+		expect(call).toMatchObject({ url: 'large', signature: signed ? 'valid' : 'none', responseCode: '00' });
+
+		const [downloaded] = result.output('Download');
+		expect(downloaded.json).toMatchObject({ fileReference: uploaded.json.fileReference, fileSize: SIZE, compressed, responseCode: '00' });
+		expect(downloaded.binary?.data.id).toMatch(/^filesystem/);
+		expect(result.output('Inspect')[0].json).toMatchObject({ sha256: original.json.sha256, size: SIZE, fileName: 'statement-archive.bin' });
+
+		// The streaming path was taken both ways; the in-memory builders and readers never saw the file.
+		expect(requestStreamModule.prepareStreamingRequest).toHaveBeenCalledTimes(1);
+		expect(responseStreamModule.readResponseStream).toHaveBeenCalledTimes(1);
+		expect(exchangeModule.prepareRequest).toHaveBeenCalledTimes(1); // the download request: no content
+		expect((exchangeModule.prepareRequest as jest.Mock).mock.calls[0][2].content).toBeUndefined();
+		expect(largestReadWhole).toBeLessThan(64 * 1024); // only the upload's small answer was read whole
+		// No buffer or string anywhere near the file's size was made (its base64 alone is 67 MB).
+		expect(largestAllocation).toBeLessThan(4 * 1024 * 1024);
+	});
+});
+
+describe('Corporate File Service: failures while a file streams', () => {
+	async function streamedDownload(store = credentials(true)): Promise<RunResult> {
+		streamingThresholds.downloadBytes = 0;
+		const target = bank().files.list().find((d) => d.fileType === 'XT')!;
+		return await chain([{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: target.fileReference } }], store);
+	}
+
+	function failure(result: RunResult, streamed = true): { name: string; message: string; context?: IDataObject } {
+		expect(result.status).toBe('error');
+		if (streamed) expect(responseStreamModule.readResponseStream).toHaveBeenCalled();
+		return result.nodeError('Download') as { name: string; message: string; context?: IDataObject };
+	}
+
+	test('a small file forced onto the streaming path comes out unchanged, compressed or not', async () => {
+		const target = bank().files.list().find((d) => d.fileType === 'XT')!;
+		const original = bank().files.get(target.fileReference)!.content;
+		bank().switches.compressDownloads = true;
+		const result = await streamedDownload();
+		expect(result.status).toBe('success');
+		expect(result.output('Download')[0].json).toMatchObject({ fileSize: original.length, compressed: true, mimeType: 'application/xml', fileName: target.userFilename });
+		expect(responseStreamModule.readResponseStream).toHaveBeenCalledTimes(1);
+	});
+
+	test('a tampered signature fails the item', async () => {
+		bank().faults.add({ kind: 'soapTamperedSignature' });
+		expect(failure(await streamedDownload()).message).toMatch(/^Download file: The response signature is invalid/);
+	});
+
+	test('an unsigned answer is refused when the credential has the bank certificate', async () => {
+		bank().faults.add({ kind: 'soapUnsigned' });
+		expect(failure(await streamedDownload()).message).toMatch(/signature is missing/);
+	});
+
+	test('a bank code other than 00/24 is reported with its text', async () => {
+		bank().faults.add({ kind: 'soapResponseCode', responseCode: '26', responseText: 'Technical error.' });
+		const error = failure(await streamedDownload());
+		expect(error.message).toBe('Download file: the bank answered with code 26 (Technical error.)');
+	});
+
+	test('a broken answer is an error, never a shorter file', async () => {
+		bank().faults.add({ kind: 'malformed', area: 'soap' });
+		expect(failure(await streamedDownload()).message).toMatch(/Download file: .*(base64|cut off|not well-formed)/);
+	});
+
+	test('a SOAP fault keeps its category and code', async () => {
+		bank().faults.add({ kind: 'soapFault', category: 'technical', code: '26', message: 'Backend unavailable', status: 500 });
+		// An HTTP 500 with a fault is read as an error body, before any streaming.
+		const error = failure(await streamedDownload(), false);
+		expect(error.message).toBe('Download file: the file service refused the request: Backend unavailable');
+		expect(error.context).toMatchObject({ category: 'technical', code: '26' });
+	});
+
+	test('a 503 without a SOAP fault is retried on the streaming path too, and the file comes out whole', async () => {
+		bank().faults.add({ kind: 'html', status: 503, area: 'soap' });
+		const target = bank().files.list().find((d) => d.fileType === 'XT')!;
+		const original = bank().files.get(target.fileReference)!.content;
+		const result = await streamedDownload();
+		expect(result.status).toBe('success');
+		expect(result.output('Download')[0].json).toMatchObject({ fileReference: target.fileReference, fileSize: original.length });
+		expect(bank().stats.requests.filter((r) => r.area === 'soap')).toHaveLength(2);
+	});
+
+	test('an unknown file (code 24) gives no item', async () => {
+		streamingThresholds.downloadBytes = 0;
+		const result = await chain([{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: 'NOSUCHFILE0001' } }], credentials(true));
+		expect(result.status).toBe('success');
+		expect(result.output('Download')).toEqual([]);
+	});
+});
