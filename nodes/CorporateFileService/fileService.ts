@@ -26,7 +26,7 @@ import {
 	STANDARD_MESSAGE_LIMIT,
 } from '../shared/bxd';
 import { trimUrl } from '../shared/credentialFields';
-import { toBankApiError } from '../shared/transport/errors';
+import { outcomeUnknown, toBankApiError } from '../shared/transport/errors';
 import { redactSecrets } from '../shared/transport/redact';
 import type { BankResponse } from '../shared/transport/request';
 import { bankRequest, isRetryableError } from '../shared/transport/request';
@@ -325,11 +325,15 @@ async function deliver(
 	} catch (error) {
 		const fault = parseSoapFault(responseBodyOf(error));
 		if (fault) throw toNodeError(node, fault, { ...errorContext, httpStatus: statusOf(error) });
+		// An upload or delete that may have reached the bank is not sent again: say so.
+		const unknown = !idempotent && outcomeUnknown(error);
 		throw toBankApiError(node, error, {
-			operation: OPERATION_LABELS[operation],
+			operation: unknown ? `${OPERATION_LABELS[operation]}: outcome unknown` : OPERATION_LABELS[operation],
 			itemIndex: options.itemIndex,
 			secrets: service.secrets,
-			hint: sizeHint,
+			hint: unknown
+				? [sizeHint, 'The bank may have carried it out. Check List Files before sending it again; it was not sent again automatically.'].filter(Boolean).join('\n')
+				: sizeHint,
 			statusMessages: { 413: 'The bank refused the message as too large' },
 		});
 	}

@@ -4,8 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { FxTarget } from '../../shared/fx/target';
 import { fxRequest, isJsonObject, shapeTrade } from '../../shared/fx/target';
 import { FxValidator, TENORS } from '../../shared/fx/validation';
-import { errorChainHas, extractErrorInfo, toBankApiError } from '../../shared/transport/errors';
-import { describeTlsError } from '../../shared/transport/tls';
+import { outcomeUnknown, toBankApiError } from '../../shared/transport/errors';
 
 const SIDES = ['BUY', 'SELL'] as const;
 
@@ -55,20 +54,6 @@ export function assertSingleExecution(ctx: IExecuteFunctions, itemIndex: number)
 			description: 'Switch it on in the node only if the agent is meant to move money. Nothing was sent to the bank.',
 		});
 	}
-}
-
-/**
- * Whether a failed execution may still have reached the bank and been executed: a 5xx, a timeout
- * or a connection dropped after sending. A 4xx is a refusal, and a failure to get a token or to
- * complete the TLS handshake happens before the request is sent.
- */
-export function outcomeUnknown(error: unknown): boolean {
-	if (errorChainHas(error, 'TokenError') || errorChainHas(error, 'TlsConfigError') || describeTlsError(error)) return false;
-	const info = extractErrorInfo(error);
-	if (info.status !== undefined) return info.status >= 500;
-	if (info.networkCode && describeTlsError({ code: info.networkCode, message: info.networkMessage })) return false;
-	if (info.networkCode === 'ECONNREFUSED' || info.networkCode === 'ENOTFOUND' || info.networkCode === 'EAI_AGAIN') return false;
-	return true;
 }
 
 /**

@@ -232,3 +232,18 @@ export function toBankApiError(node: INode, error: unknown, options: BankErrorOp
 	apiError.message = finalMessage;
 	return apiError;
 }
+
+/**
+ * Whether a failed request that changes something at the bank (an execution, an upload, a
+ * delete) may still have reached it and taken effect: a 5xx, a timeout
+ * or a connection dropped after sending. A 4xx is a refusal, and a failure to get a token or to
+ * complete the TLS handshake happens before the request is sent.
+ */
+export function outcomeUnknown(error: unknown): boolean {
+	if (errorChainHas(error, 'TokenError') || errorChainHas(error, 'TlsConfigError') || describeTlsError(error)) return false;
+	const info = extractErrorInfo(error);
+	if (info.status !== undefined) return info.status >= 500;
+	if (info.networkCode && describeTlsError({ code: info.networkCode, message: info.networkMessage })) return false;
+	if (info.networkCode === 'ECONNREFUSED' || info.networkCode === 'ENOTFOUND' || info.networkCode === 'EAI_AGAIN') return false;
+	return true;
+}

@@ -350,7 +350,7 @@ export const FAULTS: FaultCase[] = [
 			bank.faults.add({ kind: 'html', status: 503, area: 'soap', phase: 'after' });
 			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'uploadFile', fileType: 'XL' }, inputItems: fileToUpload() });
 		},
-		message: /^Upload file: /,
+		message: /^Upload file: outcome unknown: /,
 		verify: (bank) => {
 			expect(requestsIn(bank, 'soap')).toBe(1);
 			expect(uploads(bank)).toHaveLength(1);
@@ -367,7 +367,7 @@ export const FAULTS: FaultCase[] = [
 			bank.faults.add({ kind: 'drop', area: 'soap' });
 			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'uploadFile', fileType: 'XL' }, inputItems: fileToUpload() });
 		},
-		message: /^Upload file: The connection to the bank failed/,
+		message: /^Upload file: outcome unknown: The connection to the bank failed/,
 		verify: (bank) => {
 			expect(requestsIn(bank, 'soap')).toBe(1);
 			expect(uploads(bank)).toHaveLength(0);
@@ -382,7 +382,7 @@ export const FAULTS: FaultCase[] = [
 			bank.faults.add({ kind: 'drop', area: 'soap', phase: 'after' });
 			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'deleteFile', fileReference: statement(bank).reference } });
 		},
-		message: /^Delete file: The connection to the bank failed/,
+		message: /^Delete file: outcome unknown: The connection to the bank failed/,
 		verify: (bank) => {
 			expect(requestsIn(bank, 'soap')).toBe(1);
 			expect(soapCalls(bank, 'deleteFile')).toBe(1);
