@@ -25,15 +25,18 @@ export interface SandboxProcess {
  * Runs the sandbox bank in its own process, as a real bank is on another machine: the server's work
  * does not share the event loop with the client being measured.
  */
-export async function startSandboxProcess(args: string[] = []): Promise<SandboxProcess> {
+export async function startSandboxProcess(args: string[] = [], launch?: { script: string; nodeArgs?: string[] }): Promise<SandboxProcess> {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-sandbox-'));
 	const stateFile = path.join(dir, 'state.json');
 	const root = path.resolve(__dirname, '..');
-	const child: ChildProcess = spawn(
-		process.execPath,
-		[path.join(root, 'node_modules/ts-node/dist/bin.js'), '--transpile-only', '--prefer-ts-exts', path.join(root, 'test/sandbox/cli.ts'), '--state-file', stateFile, '--quiet', ...args],
-		{ stdio: ['ignore', 'pipe', 'inherit'] },
-	);
+	// By default through ts-node; a benchmark measuring memory passes a compiled script instead.
+	const command = launch
+		? [...(launch.nodeArgs ?? []), launch.script]
+		: [path.join(root, 'node_modules/ts-node/dist/bin.js'), '--transpile-only', '--prefer-ts-exts', path.join(root, 'test/sandbox/cli.ts')];
+	const child: ChildProcess = spawn(process.execPath, [...command, '--state-file', stateFile, '--quiet', ...args], {
+		cwd: root,
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
 	await new Promise<void>((resolve, reject) => {
 		let out = '';
 		child.stdout!.on('data', (c: Buffer) => {

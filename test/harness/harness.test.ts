@@ -98,6 +98,9 @@ afterEach(() => {
 
 afterAll(() => {
 	nock.enableNetConnect();
+	// nock patches node's http module for the whole worker process; later test files in the same
+	// worker must talk to real sockets (its pass-through breaks long streamed responses).
+	nock.restore();
 });
 
 describe('runWorkflow', () => {

@@ -251,6 +251,7 @@ describe('Corporate File Service: 50 MB round trips on the streaming path', () =
 			inputItems: [original],
 		});
 		const largestAllocation = watch.stop();
+		expect(result.error?.message).toBeUndefined();
 		expect(result.status).toBe('success');
 
 		const [uploaded] = result.output('Upload');
