@@ -21,10 +21,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { IExecuteFunctions, INode, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CorporateFileService } from '../nodes/CorporateFileService/CorporateFileService.node';
 import { createCredentialStore, MANUAL_TRIGGER_TYPE, runWorkflow } from '../test/harness/engine';
+import { InspectFile } from '../test/helpers/binaryNodes';
 import { packageCredentialTypes } from '../test/helpers/nodes';
 import type { BankTarget } from './fileServiceClients';
 import { lowerBoundDownload, lowerBoundUpload, naiveDownload, naiveUpload } from './fileServiceClients';
@@ -77,29 +78,6 @@ class ReadFile implements INodeType {
 	}
 }
 
-/** Hashes the downloaded file as a downstream node reads it (a stream). */
-class HashFile implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Hash File',
-		name: 'hashFile',
-		group: ['transform'],
-		version: 1,
-		description: 'Hashes binary data',
-		defaults: { name: 'Hash File' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [],
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const meta = this.helpers.assertBinaryData(0, 'data');
-		if (!meta.id) throw new NodeOperationError(this.getNode(), 'expected binary data on the filesystem');
-		const hash = createHash('sha256');
-		for await (const chunk of await this.helpers.getBinaryStream(meta.id, 1024 * 1024)) hash.update(chunk as Buffer);
-		return [[{ json: { sha256: hash.digest('hex') } }]];
-	}
-}
-
 async function nodeRoundTrip(settings: Settings, file: string, expected: string): Promise<Timing> {
 	const data = { ...settings.credentials } as Record<string, string>;
 	if (!settings.signed) Object.assign(data, { signingCertificate: '', signingPrivateKey: '', bankCertificate: '' });
@@ -125,7 +103,7 @@ async function nodeRoundTrip(settings: Settings, file: string, expected: string)
 	for (let i = 0; i < names.length - 1; i++) connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
 	const result = await runWorkflow({
 		workflow: { nodes, connections },
-		nodeTypes: { [TYPE]: new CorporateFileService(), 'bench.readFile': new ReadFile(), 'bench.hashFile': new HashFile() },
+		nodeTypes: { [TYPE]: new CorporateFileService(), 'bench.readFile': new ReadFile(), 'bench.hashFile': new InspectFile() },
 		credentialTypes: packageCredentialTypes(),
 		credentials: store,
 		binaryDataMode: 'filesystem',

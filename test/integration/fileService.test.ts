@@ -15,13 +15,14 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
 import { applicationRequestXml, httpsCall } from '../sandbox/testing';
 import type { CredentialStore, RunResult } from '../harness/engine';
 import { MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { InspectFile } from '../helpers/binaryNodes';
 import { prepareExample } from '../helpers/examples';
 import { NODE_NAME, packageCredentialTypes, runNode } from '../helpers/nodes';
 
@@ -78,37 +79,6 @@ class MakeFile implements INodeType {
 		const content = fileBytes(size, kind);
 		const binary = await this.helpers.prepareBinaryData(content, this.getNodeParameter('fileName', 0) as string);
 		return [[{ json: { sha256: sha256(content), size: content.length }, binary: { data: binary } }]];
-	}
-}
-
-/** Reads the binary data of each item back as a downstream node would and reports what it got. */
-class InspectFile implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Inspect File',
-		name: 'inspectFile',
-		group: ['transform'],
-		version: 1,
-		description: 'Test sink of binary data',
-		defaults: { name: 'Inspect File' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [],
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const out: INodeExecutionData[] = [];
-		for (let i = 0; i < this.getInputData().length; i++) {
-			const meta = this.helpers.assertBinaryData(i, 'data');
-			if (!meta.id) throw new NodeOperationError(this.getNode(), 'expected binary data stored on the filesystem');
-			const chunks: Buffer[] = [];
-			for await (const chunk of await this.helpers.getBinaryStream(meta.id)) chunks.push(chunk as Buffer);
-			const content = Buffer.concat(chunks);
-			out.push({
-				json: { sha256: sha256(content), size: content.length, fileName: meta.fileName, mimeType: meta.mimeType, head: content.subarray(0, 60).toString('utf8') },
-				pairedItem: { item: i },
-			});
-		}
-		return [out];
 	}
 }
 

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
 import { streamingThresholds } from '../../nodes/CorporateFileService/fileService';
@@ -21,6 +21,7 @@ import * as responseStreamModule from '../../nodes/shared/bxd/responseStream';
 import type { CredentialStore, RunResult } from '../harness/engine';
 import { MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { InspectFile } from '../helpers/binaryNodes';
 import { packageCredentialTypes } from '../helpers/nodes';
 
 const sandbox = useSandbox({ seed: 42 });
@@ -80,38 +81,7 @@ class MakeStreamedFile implements INodeType {
 	}
 }
 
-/** Hashes each item's binary file as a downstream node would read it (as a stream). */
-class HashFile implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Hash File',
-		name: 'hashFile',
-		group: ['transform'],
-		version: 1,
-		description: 'Test sink of binary data',
-		defaults: { name: 'Hash File' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [],
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const out: INodeExecutionData[] = [];
-		for (let i = 0; i < this.getInputData().length; i++) {
-			const meta = this.helpers.assertBinaryData(i, 'data');
-			if (!meta.id) throw new NodeOperationError(this.getNode(), 'expected binary data stored on the filesystem');
-			const hash = createHash('sha256');
-			let size = 0;
-			for await (const chunk of await this.helpers.getBinaryStream(meta.id)) {
-				hash.update(chunk as Buffer);
-				size += (chunk as Buffer).length;
-			}
-			out.push({ json: { sha256: hash.digest('hex'), size, fileName: meta.fileName, mimeType: meta.mimeType }, pairedItem: { item: i } });
-		}
-		return [out];
-	}
-}
-
-const nodeTypes = () => ({ [TYPE]: new CorporateFileService(), [MAKE_FILE]: new MakeStreamedFile(), [INSPECT]: new HashFile() });
+const nodeTypes = () => ({ [TYPE]: new CorporateFileService(), [MAKE_FILE]: new MakeStreamedFile(), [INSPECT]: new InspectFile() });
 
 interface Step {
 	name: string;
