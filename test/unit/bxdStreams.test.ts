@@ -15,7 +15,6 @@ import { gzipSync, deflateRawSync } from 'node:zlib';
 
 import {
 	Base64DecodeStream,
-	Base64Encoder,
 	bankTrust,
 	BxdFaultError,
 	BxdFormatError,
@@ -117,17 +116,9 @@ const SETTINGS: FileServiceSettings = {
 describe('Stream pieces against their whole-text counterparts', () => {
 	const data = randomBytes(100_003);
 
-	test.each(CHUNKINGS)('base64 encoding in chunks of %p gives the same text', async (...sizes) => {
-		const encoder = new Base64Encoder();
-		const parts = [...cut(data, sizes)].map((chunk) => encoder.write(chunk));
-		parts.push(encoder.end());
-		expect(Buffer.concat(parts).toString('latin1')).toBe(data.toString('base64'));
-	});
-
-	test.each(CHUNKINGS)('strict base64 decoding in chunks of %p: plain, in lines, with line-break references', async (...sizes) => {
-		const text = data.toString('base64');
-		const lines = text.match(/.{1,76}/g) as string[];
-		for (const variant of [text, lines.join('\n'), lines.join('\r\n'), lines.join('&#13;\n'), ` ${lines.join('&#xD;&#xA;')}\n`]) {
+	test.each(CHUNKINGS)('payload base64 decoding in chunks of %p skips line-break references as decodePayload does', async (...sizes) => {
+		const lines = data.toString('base64').match(/.{1,76}/g) as string[];
+		for (const variant of [lines.join('&#13;\n'), ` ${lines.join('&#xD;&#xA;')}\n`]) {
 			const decoded = await through(variant, new Base64DecodeStream('The test data'), sizes);
 			expect(decoded.equals(decodePayload(variant, 'The test data'))).toBe(true);
 			expect(decoded.equals(data)).toBe(true);
@@ -135,15 +126,12 @@ describe('Stream pieces against their whole-text counterparts', () => {
 	});
 
 	test.each([
-		['a character outside the alphabet', 'QUJD*REVG', /unexpected character/],
-		['URL-safe characters', 'QUJD-_VG', /unexpected character/],
-		['padding in the middle', 'QQ==QUJD', /padding in the middle|after the final padding/],
-		['a truncated last group', 'QUJDREV', /ends in the middle of a group|truncated/],
-		['an unknown character reference', 'QUJD&#65;REVG', /unexpected character/],
-	])('strict base64 decoding refuses %s, however it is cut', async (_label, text, message) => {
+		['an unknown character reference', 'QUJD&#65;REVG'],
+		['a character reference cut off at the end', 'QUJDREVG&#1'],
+	])('payload base64 decoding refuses %s, however it is cut, naming what was read', async (_label, text) => {
+		const message = /^The test data is not valid base64: unexpected character/;
 		for (const sizes of [[1], [3], [1 << 20]]) {
 			await expect(through(text, new Base64DecodeStream('The test data'), sizes)).rejects.toThrow(message);
-			await expect(through(text, new Base64DecodeStream('The test data'), sizes)).rejects.toThrow(/^The test data is not valid base64/);
 		}
 		expect(() => decodePayload(text, 'The test data')).toThrow(message);
 	});

@@ -1,17 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 
 import { NodeApiError, type INode } from 'n8n-workflow';
 
 import {
-	Base64Decode,
-	Base64Encode,
 	backoffDelay,
 	buildTlsOptions,
-	decodeBase64Strict,
 	extractErrorInfo,
-	InvalidBase64Error,
 	MalformedXmlError,
 	normalizePem,
 	parseBankErrorBody,
@@ -26,15 +20,6 @@ import {
 } from '../../nodes/shared/transport';
 
 const node: INode = { id: '1', name: 'Bank', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} };
-
-async function collect(stream: NodeJS.ReadableStream & { pipe: Readable['pipe'] }, input: Array<string | Buffer>, transform: Base64Decode | Base64Encode): Promise<Buffer> {
-	const chunks: Buffer[] = [];
-	await pipeline(Readable.from(input), transform, async function* (source) {
-		for await (const c of source) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-	});
-	void stream;
-	return Buffer.concat(chunks);
-}
 
 describe('bank error bodies become NodeApiError with the bank code and message', () => {
 	const shapes: Array<[string, unknown, string, string]> = [
@@ -90,25 +75,6 @@ describe('XML', () => {
 	});
 	it('reports malformed XML', () => {
 		expect(() => parseXml('<a><b></a>')).toThrow(MalformedXmlError);
-	});
-});
-
-describe('base64 streams', () => {
-	const data = Buffer.from(Array.from({ length: 10_007 }, (_, i) => (i * 31) % 256));
-	it('round-trips any chunking, with line wrapping', async () => {
-		const encoded = (await collect(Readable.from([]), [data.subarray(0, 1), data.subarray(1, 4000), data.subarray(4000)], new Base64Encode(76))).toString();
-		expect(encoded.split('\n')[0]).toHaveLength(76);
-		const pieces = encoded.match(/[\s\S]{1,7}/g)!;
-		const decoded = await collect(Readable.from([]), pieces, new Base64Decode());
-		expect(decoded.equals(data)).toBe(true);
-	});
-	it('rejects truncated and invalid base64', async () => {
-		const encoded = data.toString('base64');
-		await expect(collect(Readable.from([]), [encoded.slice(0, encoded.length - 3)], new Base64Decode())).rejects.toThrow(InvalidBase64Error);
-		await expect(collect(Readable.from([]), ['QUJD', '*!*'], new Base64Decode())).rejects.toThrow(/unexpected character/);
-		await expect(collect(Readable.from([]), ['QQ==', 'QUJD'], new Base64Decode())).rejects.toThrow(/after the final padding/);
-		expect(() => decodeBase64Strict('QUJ')).toThrow(/truncated/);
-		expect(decodeBase64Strict('QUJD\nREVG').toString()).toBe('ABCDEF');
 	});
 });
 

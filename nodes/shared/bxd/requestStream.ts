@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 
+import { Base64Encoder, base64Length } from '../transport/base64';
 import { buildApplicationRequestSlot } from './applicationRequest';
 import type { BxdOperation } from './constants';
 import { COMMANDS } from './constants';
@@ -16,7 +17,6 @@ import { BxdFormatError } from './errors';
 import type { FileServiceSettings, RequestFields } from './exchange';
 import { DigestCapture, fixedDigester, signEnvelopedSkeleton } from './signature';
 import { draftRequestEnvelope } from './soap';
-import { Base64Encoder, base64Length } from './streams';
 
 /** The bytes that go into the Content: opened once per pass. */
 export interface ContentSource {

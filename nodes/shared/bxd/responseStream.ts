@@ -12,6 +12,7 @@ import { createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import type { ApplicationResponse } from './applicationResponse';
 import { attempt } from './attempt';
 import { documentEncoding, readApplicationResponseHead, readStreamedApplicationResponse, stripBom } from './applicationResponse';
+import { Base64DecodeStream, CanonicalText } from './base64';
 import { isSuccessCode, NO_DATA_CODE, normalizeResponseCode } from './codes';
 import type { CompressionMethod } from './compression';
 import { compressionMethodOf } from './compression';
@@ -23,7 +24,7 @@ import type { PrefixedHash } from './signature';
 import { payloadPrefixes, streamedDigester } from './signature';
 import type { ResponseHeaderFields } from './soap';
 import { readEnvelopeSkeleton } from './soap';
-import { Base64DecodeStream, CanonicalText, closingTags, Coalesce, ElementCut, openElements } from './streams';
+import { closingTags, Coalesce, ElementCut, openElements } from './streams';
 
 /** The text before the ApplicationResponse, and after it, is kept up to this size. */
 const SOAP_PART_LIMIT = 1024 * 1024;
