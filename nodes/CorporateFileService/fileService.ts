@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 
 import type { AnswerReading, BxdOperation, FileServiceResult, FileServiceSettings, PreparedRequest, StreamingRequest } from '../shared/bxd';
 import {
-	bankTrust,
+	BankCertificateError,
 	BxdError,
 	BxdFaultError,
 	BxdFormatError,
@@ -19,6 +19,7 @@ import {
 	BxdValidationError,
 	parseSoapFault,
 	readAtMost,
+	readBankCertificate,
 	readResponse,
 	readResponseStream,
 	responseCodeHint,
@@ -109,12 +110,13 @@ export async function loadServiceContext(ctx: IExecuteFunctions | ILoadOptionsFu
 			fail(redactSecrets(message, secrets));
 		}
 	}
-	const bankCertificate = normalizePem(credentials.bankCertificate);
-	if (bankCertificate) {
+	// The text as given (not repaired) is checked: repairing drops a block cut off before its end line.
+	if (normalizePem(credentials.bankCertificate)) {
 		try {
-			settings.trust = bankTrust(bankCertificate);
+			settings.trust = readBankCertificate(credentials.bankCertificate as string);
 		} catch (error) {
-			fail(`Bank Certificate: ${(error as Error).message.replace(/^The Bank Certificate /, '')}`);
+			// Only the rule is shown, never the text: OpenSSL's own messages are not passed on.
+			fail(`Bank Certificate: ${error instanceof BankCertificateError ? error.message : 'the PEM certificate cannot be read (it may be truncated or corrupted)'}`);
 		}
 	}
 	return { settings, url, largeFileUrl, secrets };

@@ -2,6 +2,7 @@ import { createHash, createPrivateKey, type Hash, type KeyObject, X509Certificat
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 
+import { normalizePem } from '../transport/tls';
 import { attempt } from './attempt';
 import { canonicalPayloadText } from './base64';
 import { C14N, DSIG_NS, ENVELOPED_SIGNATURE, EXC_C14N, RSA_SHA256, SHA256, SHA512 } from './constants';
@@ -227,10 +228,120 @@ export interface BankTrust {
 	now?: () => Date;
 }
 
+/**
+ * The Bank Certificate cannot be used. The message states the rule (without the field's name,
+ * which the caller puts in front) and never quotes the text that was given.
+ */
+export class BankCertificateError extends BxdSignatureError {
+	constructor(message: string) {
+		super(message);
+		this.name = 'BankCertificateError';
+	}
+}
+
+const PEM_MARKER = /-----(BEGIN|END) ([A-Z0-9 ]+)-----/g;
+const PRIVATE_KEY_LABEL = /(^|\s)PRIVATE KEY$/;
+/** Anything but printable ASCII and line breaks: bytes of a binary (DER) file read as text. */
+const BINARY = /[^\t\n\r\x20-\x7e]/;
+const PASTE_CERTIFICATE = "paste the bank's certificate (-----BEGIN CERTIFICATE-----)";
+
+/** What a PEM block that is not a certificate is, in a user's words, and what to paste instead. */
+function notACertificate(label: string): string {
+	if (PRIVATE_KEY_LABEL.test(label)) return `a private key was given; ${PASTE_CERTIFICATE}`;
+	if (/CERTIFICATE REQUEST$/.test(label)) {
+		return "a certificate request (CSR) was given; paste the certificate the bank issued (-----BEGIN CERTIFICATE-----)";
+	}
+	if (/PUBLIC KEY$/.test(label)) return `a public key was given; ${PASTE_CERTIFICATE}, which holds it`;
+	if (label === 'PKCS7' || label === 'CMS') {
+		return 'a PKCS#7 bundle was given; export its certificates as PEM (-----BEGIN CERTIFICATE-----) and paste them';
+	}
+	return `a PEM block that is not a certificate was given; ${PASTE_CERTIFICATE}`;
+}
+
+/** "the PEM certificate" when there is one, "PEM certificate 2 of 3" in a chain or bundle. */
+function which(index: number, count: number): string {
+	return count === 1 ? 'the PEM certificate' : `PEM certificate ${index + 1} of ${count}`;
+}
+
+/**
+ * Checks the shape of the text before anything reads it: no private key or other PEM block,
+ * every BEGIN CERTIFICATE line closed by its END line, no binary bytes.
+ */
+function checkBankCertificateText(text: string): void {
+	const markers = [...text.matchAll(PEM_MARKER)].map((m) => ({ end: m[1] === 'END', label: m[2], at: m.index ?? 0, length: m[0].length }));
+	// A private key is named first, wherever it is in the text.
+	const key = markers.find((m) => PRIVATE_KEY_LABEL.test(m.label));
+	if (key) throw new BankCertificateError(notACertificate(key.label));
+	if (!markers.length) {
+		if (BINARY.test(text)) {
+			throw new BankCertificateError(
+				'binary (DER) data was given; convert it to PEM (for example openssl x509 -inform der) and paste the text from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----',
+			);
+		}
+		throw new BankCertificateError('not a PEM certificate (expected "-----BEGIN CERTIFICATE-----")');
+	}
+	const other = markers.find((m) => m.label !== 'CERTIFICATE');
+	if (other) throw new BankCertificateError(notACertificate(other.label));
+	const paired = markers.every((m, i) => m.end === (i % 2 === 1));
+	if (!paired || markers.length % 2 === 1) {
+		throw new BankCertificateError(
+			'the PEM certificate is incomplete: each -----BEGIN CERTIFICATE----- line needs its -----END CERTIFICATE----- line (it may be truncated)',
+		);
+	}
+	const count = markers.length / 2;
+	for (let i = 0; i < count; i++) {
+		const begin = markers[2 * i];
+		if (BINARY.test(text.slice(begin.at + begin.length, markers[2 * i + 1].at))) {
+			throw new BankCertificateError(
+				`${which(i, count)} holds binary (DER) data instead of base64 text; convert the file to PEM (for example openssl x509 -inform der) and paste the text`,
+			);
+		}
+	}
+}
+
+/** A self-signed certificate whose signature does not verify with its own key was changed after it was made. */
+function damagedSelfSigned(cert: X509Certificate): boolean {
+	const checked = attempt(() => cert.checkIssued(cert) && !cert.verify(cert.publicKey));
+	return checked.ok && checked.value;
+}
+
+/**
+ * Reads the bank's certificate(s) (a certificate, its CA, or a chain or bundle of them), as
+ * pasted into a credential: line breaks lost on the way are repaired. Throws a
+ * BankCertificateError for anything else, or anything that cannot be read.
+ */
 export function bankTrust(pem: string): BankTrust {
-	const blocks = pemCertificates(pem);
-	if (!blocks.length) throw new BxdSignatureError('The Bank Certificate is not a PEM certificate');
-	return { certificates: blocks.map((block) => new X509Certificate(block)) };
+	checkBankCertificateText(pem);
+	const blocks = pemCertificates(normalizePem(pem));
+	if (!blocks.length) throw new BankCertificateError('not a PEM certificate (expected "-----BEGIN CERTIFICATE-----")');
+	const certificates = blocks.map((block, index) => {
+		const read = attempt(() => new X509Certificate(block));
+		if (!read.ok) throw new BankCertificateError(`${which(index, blocks.length)} cannot be read (it may be truncated or corrupted)`);
+		if (damagedSelfSigned(read.value)) {
+			throw new BankCertificateError(
+				`${which(index, blocks.length)} is corrupted: its signature does not match its content (paste it again from the bank's original file)`,
+			);
+		}
+		return read.value;
+	});
+	return { certificates };
+}
+
+/** The bank's certificate(s) as `bankTrust` reads them, refused when one has expired at `now`. */
+export function readBankCertificate(pem: string, now: Date = new Date()): BankTrust {
+	const trust = bankTrust(pem);
+	const count = trust.certificates.length;
+	trust.certificates.forEach((cert, index) => {
+		const notAfter = new Date(cert.validTo);
+		if (!Number.isNaN(notAfter.getTime()) && notAfter.getTime() < now.getTime()) {
+			throw new BankCertificateError(
+				count === 1
+					? `expired on ${notAfter.toISOString()}; ask the bank for its current certificate`
+					: `PEM certificate ${index + 1} of ${count} expired on ${notAfter.toISOString()}; remove it, or ask the bank for its current certificate`,
+			);
+		}
+	});
+	return trust;
 }
 
 /**

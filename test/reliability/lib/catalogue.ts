@@ -5,11 +5,12 @@
  * the rule) and proves that nothing harmful happened: no request left n8n, or the bad answer was
  * refused instead of being used.
  */
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { DateTime } from 'luxon';
+import forge from 'node-forge';
 import type { IDataObject } from 'n8n-workflow';
 
 import { CC, FILES } from '../../helpers/bank';
@@ -132,6 +133,43 @@ function files(category: Category, name: string, parameters: IDataObject, messag
 			expect(bank.stats.soapCalls).toEqual([]);
 		},
 	};
+}
+
+/** Lines of a pasted text long enough to recognise (BEGIN/END lines left out: messages name them), as typed and as JSON writes them. */
+function recognisable(text: string): string[] {
+	const lines = text
+		.split(/[\r\n]+/)
+		.map((line) => line.trim())
+		.filter((line) => line.length >= 16 && !/^-----(BEGIN|END) [A-Z0-9 ]+-----$/.test(line));
+	return [...new Set(lines.flatMap((line) => [line, JSON.stringify(line).slice(1, -1)]))];
+}
+
+/** A Bank Certificate the file service refuses before sending anything, without showing what was pasted. */
+function bankCertificate(name: string, message: RegExp, pasted: (bank: SandboxBank) => string): BadInputCase {
+	let text = '';
+	const refused = files('PEM, keys and passphrases', name, { operation: 'getUserInfo' }, message, (bank) => ({ bankCertificate: (text = pasted(bank)) }));
+	return {
+		...refused,
+		harmless: (bank, outcome) => {
+			refused.harmless(bank, outcome);
+			const pieces = recognisable(text);
+			expect(pieces.length).toBeGreaterThan(0);
+			expect(outcome.texts.filter((t) => pieces.some((piece) => t.text.includes(piece))).map((t) => t.where)).toEqual([]);
+		},
+	};
+}
+
+/** The base64 body of a PEM block on one line, and a PEM block around a base64 body. */
+const pemBase64 = (pem: string) => pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, '').replace(/\s+/g, '');
+const pemOf = (base64: string) => `-----BEGIN CERTIFICATE-----\n${base64.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+
+/** A certificate request for a key, as a customer makes one to get a certificate. */
+function certificateRequest(keyPem: string): string {
+	const csr = forge.pki.createCertificationRequest();
+	csr.publicKey = forge.pki.publicKeyFromPem(createPublicKey(keyPem).export({ format: 'pem', type: 'spki' }).toString());
+	csr.setSubject([{ name: 'commonName', value: 'Catalogue Customer' }]);
+	csr.sign(forge.pki.privateKeyFromPem(keyPem), forge.md.sha256.create());
+	return forge.pki.certificationRequestToPem(csr);
 }
 
 function trigger(category: Category, name: string, parameters: IDataObject, message: RegExp, credential: (bank: SandboxBank) => Record<string, unknown> = () => ({})): BadInputCase {
@@ -314,9 +352,25 @@ export const CATALOGUE: BadInputCase[] = [
 		signingKeyPassphrase: 'a wrong passphrase',
 	})),
 	files('PEM, keys and passphrases', 'signing key of another certificate', { operation: 'getUserInfo' }, /^Credential: Signing Certificate: does not match the Signing Private Key/, (bank) => ({ signingPrivateKey: bank.tls.clientKeyPem })),
-	// Names the field; the rule is still OpenSSL's own text ("asn1 encoding routines::wrong tag"),
-	// which comes from the file service's bank-certificate reader (nodes/shared/bxd).
-	files('PEM, keys and passphrases', 'malformed bank certificate PEM', { operation: 'getUserInfo' }, /^Credential: Bank Certificate: /, () => ({ bankCertificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' })),
+	bankCertificate('malformed bank certificate PEM', /^Credential: Bank Certificate: the PEM certificate cannot be read \(it may be truncated or corrupted\)$/, () => pemOf(Buffer.from('This text is not a certificate at all').toString('base64'))),
+	bankCertificate('bank certificate with a character missing from its base64 body', /^Credential: Bank Certificate: the PEM certificate cannot be read \(it may be truncated or corrupted\)$/, (bank) => {
+		const body = pemBase64(bank.tls.bankSigningCertPem);
+		return pemOf(body.slice(0, 400) + body.slice(401));
+	}),
+	bankCertificate('bank certificate cut short inside its body', /^Credential: Bank Certificate: the PEM certificate cannot be read \(it may be truncated or corrupted\)$/, (bank) => pemOf(pemBase64(bank.tls.bankSigningCertPem).slice(0, 512))),
+	bankCertificate('bank certificate cut off before its END line', /^Credential: Bank Certificate: the PEM certificate is incomplete: each -----BEGIN CERTIFICATE----- line needs its -----END CERTIFICATE----- line \(it may be truncated\)$/, (bank) => bank.tls.bankSigningCertPem.slice(0, 700)),
+	bankCertificate('bank CA certificate with a changed character', /^Credential: Bank Certificate: the PEM certificate is corrupted: its signature does not match its content/, (bank) => {
+		const body = pemBase64(bank.tls.caPem);
+		const at = Math.floor(body.length / 2);
+		return pemOf(body.slice(0, at) + (body[at] === 'A' ? 'B' : 'A') + body.slice(at + 1));
+	}),
+	bankCertificate('private key instead of the bank certificate', /^Credential: Bank Certificate: a private key was given; paste the bank's certificate \(-----BEGIN CERTIFICATE-----\)$/, (bank) => bank.tls.customerSigningKeyPem),
+	bankCertificate('certificate request instead of the bank certificate', /^Credential: Bank Certificate: a certificate request \(CSR\) was given; paste the certificate the bank issued/, (bank) => certificateRequest(bank.tls.customerSigningKeyPem)),
+	bankCertificate('public key instead of the bank certificate', /^Credential: Bank Certificate: a public key was given; paste the bank's certificate/, (bank) => bank.tls.eventSigningPublicKeyPem),
+	bankCertificate('DER bytes pasted as the bank certificate', /^Credential: Bank Certificate: binary \(DER\) data was given; convert it to PEM/, (bank) => new X509Certificate(bank.tls.bankSigningCertPem).raw.toString('latin1')),
+	bankCertificate('DER bytes between the PEM lines of the bank certificate', /^Credential: Bank Certificate: the PEM certificate holds binary \(DER\) data instead of base64 text/, (bank) =>
+		`-----BEGIN CERTIFICATE-----\n${new X509Certificate(bank.tls.bankSigningCertPem).raw.toString('latin1')}\n-----END CERTIFICATE-----\n`),
+	bankCertificate('expired bank certificate', /^Credential: Bank Certificate: expired on \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z; ask the bank for its current certificate$/, (bank) => bank.tls.expiredClientCertPem),
 	files('PEM, keys and passphrases', 'malformed TLS client certificate PEM (file service)', { operation: 'getUserInfo' }, /Client Certificate: not a PEM certificate/, (bank) => ({ useClientCertificate: true, certificate: 'garbage', privateKey: bank.tls.clientKeyPem })),
 	files('dates and paging', 'List Files start date that is not a date', { operation: 'downloadFileList', startDate: 'yesterday' }, /^Start Date: "yesterday" is not a date \(use YYYY-MM-DD\)/),
 	files('XML and base64', 'raw ApplicationRequest with a DOCTYPE and an external entity', { operation: 'getUserInfo', mode: 'raw', applicationRequest: withDoctype(applicationRequestXml({ customerId: '11111111', softwareId: 'x', command: 'GetUserInfo' }), '<!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>') }, /^Get user info: The ApplicationRequest is refused: XML with a DOCTYPE declaration is refused/),
