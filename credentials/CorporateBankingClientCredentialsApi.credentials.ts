@@ -9,7 +9,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { fetchTokenFields, fxEndpoints, tlsProperties, tokenCacheProperties, withCredentialAuth } from '../nodes/shared/credentialFields';
+import { authenticateRequest, fetchTokenFields, fxEndpoints, tlsProperties, tokenCacheProperties } from '../nodes/shared/credentialFields';
 
 export class CorporateBankingClientCredentialsApi implements ICredentialType {
 	name = 'corporateBankingClientCredentialsApi';
@@ -93,12 +93,7 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 	}
 
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		const endpoints = fxEndpoints(credentials);
-		return withCredentialAuth(credentials, requestOptions, {
-			bearer: true,
-			allowedUrls: [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl],
-			what: 'bank credential',
-		});
+		return authenticateRequest('corporateBankingClientCredentialsApi', credentials, requestOptions);
 	}
 
 	test: ICredentialTestRequest = {

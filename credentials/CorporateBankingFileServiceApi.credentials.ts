@@ -7,7 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { tlsProperties, trimUrl, withCredentialAuth } from '../nodes/shared/credentialFields';
+import { authenticateRequest, tlsProperties } from '../nodes/shared/credentialFields';
 
 export class CorporateBankingFileServiceApi implements ICredentialType {
 	name = 'corporateBankingFileServiceApi';
@@ -126,11 +126,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 	];
 
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		return withCredentialAuth(credentials, requestOptions, {
-			bearer: false,
-			allowedUrls: [trimUrl(credentials.url), trimUrl(credentials.largeFileUrl)],
-			what: 'file service credential',
-		});
+		return authenticateRequest('corporateBankingFileServiceApi', credentials, requestOptions);
 	}
 
 	test: ICredentialTestRequest = {

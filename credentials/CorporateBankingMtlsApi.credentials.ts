@@ -9,7 +9,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { fetchTokenFields, mtlsTokenUrl, tlsProperties, tokenCacheProperties, withCredentialAuth } from '../nodes/shared/credentialFields';
+import { authenticateRequest, fetchTokenFields, mtlsTokenUrl, tlsProperties, tokenCacheProperties } from '../nodes/shared/credentialFields';
 
 export class CorporateBankingMtlsApi implements ICredentialType {
 	name = 'corporateBankingMtlsApi';
@@ -68,7 +68,7 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 	}
 
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		return withCredentialAuth(credentials, requestOptions, { bearer: true, what: 'bank credential' });
+		return authenticateRequest('corporateBankingMtlsApi', credentials, requestOptions);
 	}
 
 	test: ICredentialTestRequest = {

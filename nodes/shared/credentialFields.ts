@@ -78,6 +78,18 @@ export function tlsProperties(options: { clientCertificate: 'optional' | 'requir
 
 /** Client TLS options from the credential fields above (validated; errors name the field). */
 export function tlsFromCredentials(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
+	// One credential object is read once per node run and used for every page: check it once.
+	const known = tlsByCredentials.get(credentials);
+	const now = Date.now();
+	if (known && now - known.at < 60_000 && now >= known.at) return known.options;
+	const options = checkedTls(credentials);
+	tlsByCredentials.set(credentials, { at: now, options });
+	return options;
+}
+
+const tlsByCredentials = new WeakMap<ICredentialDataDecryptedObject, { at: number; options: ClientTlsOptions | undefined }>();
+
+function checkedTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
 	const useClient = credentials.useClientCertificate === undefined || credentials.useClientCertificate === true;
 	return buildTlsOptions({
 		caCertificate: credentials.caCertificate,
@@ -143,6 +155,17 @@ export function mtlsTokenUrl(credentials: ICredentialDataDecryptedObject): strin
 	return `${base}${country ? `/${country}` : ''}/oauth2/token`;
 }
 
+const knownOrigins = new Map<string, string | undefined>();
+
+/** originOf for the few fixed URLs of credentials, which are checked on every request. */
+function cachedOriginOf(url: string): string | undefined {
+	if (knownOrigins.has(url)) return knownOrigins.get(url);
+	const origin = originOf(url);
+	if (knownOrigins.size >= 256) knownOrigins.clear();
+	knownOrigins.set(url, origin);
+	return origin;
+}
+
 export function originOf(url: string): string | undefined {
 	try {
 		return new URL(url).origin;
@@ -189,7 +212,7 @@ export function withCredentialAuth(
 ): IHttpRequestOptions {
 	if (options.allowedUrls) {
 		const target = originOf(new URL(requestOptions.url, requestOptions.baseURL).toString());
-		const allowed = options.allowedUrls.filter(Boolean).map(originOf);
+		const allowed = options.allowedUrls.filter(Boolean).map(cachedOriginOf);
 		if (!target || !allowed.includes(target)) {
 			throw new Error(`Refusing to send the ${options.what} to ${target ?? 'an invalid URL'}: it is not one of the credential's URLs`);
 		}
@@ -200,4 +223,36 @@ export function withCredentialAuth(
 		...(options.bearer ? { headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.accessToken ?? '')}` } } : {}),
 		...(tls ? { agentOptions: { ...(requestOptions.agentOptions ?? {}), ...tls } } : {}),
 	};
+}
+
+/**
+ * What each credential type of this package adds to a request (its `authenticate`), in one place:
+ * the credential classes call it, and so does the transport when it sends a request over a pooled
+ * connection instead of through n8n's helper.
+ */
+export function authenticateRequest(
+	credentialType: string,
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+): IHttpRequestOptions {
+	switch (credentialType) {
+		case 'corporateBankingClientCredentialsApi': {
+			const endpoints = fxEndpoints(credentials);
+			return withCredentialAuth(credentials, requestOptions, {
+				bearer: true,
+				allowedUrls: [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl],
+				what: 'bank credential',
+			});
+		}
+		case 'corporateBankingMtlsApi':
+			return withCredentialAuth(credentials, requestOptions, { bearer: true, what: 'bank credential' });
+		case 'corporateBankingFileServiceApi':
+			return withCredentialAuth(credentials, requestOptions, {
+				bearer: false,
+				allowedUrls: [trimUrl(credentials.url), trimUrl(credentials.largeFileUrl)],
+				what: 'file service credential',
+			});
+		default:
+			throw new Error(`Unknown credential type ${credentialType}`);
+	}
 }

@@ -88,6 +88,7 @@ export function freshStats(): SandboxStats {
 		soapCalls: [],
 		soapRefusedTooLarge: 0,
 		faultsFired: [],
+		connections: { main: 0, mtls: 0 },
 	};
 }
 
@@ -447,6 +448,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		});
 		res.end(body);
 	});
+	mainServer.on('secureConnection', () => stats.connections.main++);
+	mtlsServer.on('secureConnection', () => stats.connections.mtls++);
 	for (const server of [mainServer, mtlsServer, foreignServer]) {
 		server.on('tlsClientError', () => undefined);
 		server.on('clientError', (_error, socket) => socket.destroy());

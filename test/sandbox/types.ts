@@ -140,6 +140,8 @@ export interface SandboxStats {
 	/** Requests refused because of their size (HTTP 413). */
 	soapRefusedTooLarge: number;
 	faultsFired: Array<{ id: number; kind: FaultKind; area: Area; path: string }>;
+	/** TLS connections accepted by each server: shows whether clients reuse connections. */
+	connections: { main: number; mtls: number };
 }
 
 export type FaultKind =

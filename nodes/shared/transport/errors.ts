@@ -4,6 +4,21 @@ import { NodeApiError } from 'n8n-workflow';
 import { redactSecrets } from './redact';
 import { describeTlsError } from './tls';
 
+/**
+ * An answer with an error status, for requests that did not go through n8n's helpers (pooled
+ * connections) or that streamed their answer; shaped like the helpers' errors: `response.status`,
+ * `response.headers` and `response.data` (the body, parsed when it is JSON, or its start).
+ */
+export class BankHttpStatusError extends Error {
+	readonly httpCode: string;
+
+	constructor(readonly response: { status: number; headers: Record<string, unknown>; data: unknown }) {
+		super(`Request failed with status code ${response.status}`);
+		this.name = 'BankHttpStatusError';
+		this.httpCode = String(response.status);
+	}
+}
+
 /** What a bank said when it refused a request, whatever shape its error body had. */
 export interface BankErrorInfo {
 	/** HTTP status, when there was a response. */

@@ -1,5 +1,6 @@
 export * from './base64';
 export * from './errors';
+export * from './pool';
 export * from './redact';
 export * from './request';
 export * from './retry';

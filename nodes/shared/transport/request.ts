@@ -11,11 +11,14 @@ import type {
 } from 'n8n-workflow';
 import { Readable } from 'node:stream';
 
-import { extractErrorInfo, isNetworkFailure } from './errors';
+import { BankHttpStatusError, extractErrorInfo, isNetworkFailure } from './errors';
 import type { RetryPolicy } from './retry';
 import { NO_RETRY, withRetry } from './retry';
+import { authenticateRequest } from '../credentialFields';
+import type { PooledRequestOptions } from './pool';
+import { pooledRequest, poolingAllowed } from './pool';
 import type { ClientTlsOptions } from './tls';
-import { tokenNeedsRefresh } from './token';
+import { forgetToken, tokenNeedsRefresh } from './token';
 
 export type BankContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
@@ -77,15 +80,23 @@ export function isRetryableError(error: unknown): boolean {
 export const TOKEN_FIELD = 'accessToken';
 export const TOKEN_EXPIRY_FIELD = 'tokenExpiresAt';
 
+/** Whether a token credential's token is due: n8n renews it when the field is empty. */
+function tokenDue(data: ICredentialDataDecryptedObject): boolean {
+	return (TOKEN_FIELD in data || TOKEN_EXPIRY_FIELD in data) && tokenNeedsRefresh(data[TOKEN_FIELD], data[TOKEN_EXPIRY_FIELD]);
+}
+
 /**
- * Reads the credential once and hands it to n8n's authenticated helper, so it is not decrypted a
- * second time. A token that is due for renewal is blanked: n8n renews an expirable credential
- * field only when it is empty or after a 401, and then runs the credential's preAuthentication and
- * stores the new token in the credential, where every worker reading it sees it.
+ * Hands the credential, read once, to n8n's authenticated helper, so it is not decrypted a second
+ * time. With `renew`, the token is blanked: n8n renews an expirable credential field only when it
+ * is empty or after a 401, and then runs the credential's preAuthentication and stores the new token
+ * in the credential, where every worker reading it sees it.
  */
-async function credentialsFor(ctx: BankContext, credentialType: string): Promise<IAdditionalCredentialOptions> {
-	const data = (await ctx.getCredentials(credentialType)) as ICredentialDataDecryptedObject;
-	const renew = (TOKEN_FIELD in data || TOKEN_EXPIRY_FIELD in data) && tokenNeedsRefresh(data[TOKEN_FIELD], data[TOKEN_EXPIRY_FIELD]);
+function credentialsFor(
+	ctx: BankContext,
+	credentialType: string,
+	data: ICredentialDataDecryptedObject,
+	renew: boolean,
+): IAdditionalCredentialOptions {
 	const details = ctx.getNode().credentials?.[credentialType];
 	return {
 		credentialsDecrypted: {
@@ -126,17 +137,6 @@ function toHttpOptions(req: BankRequestOptions): IHttpRequestOptions {
 /** Most of an error body read from a streamed response. */
 const STREAMED_ERROR_BODY_LIMIT = 1024 * 1024;
 
-/** A status of 400 or more on a streamed response, with the start of its body. */
-export class BankHttpStatusError extends Error {
-	readonly httpCode: string;
-
-	constructor(readonly response: { status: number; headers: Record<string, unknown>; data: Buffer }) {
-		super(`Request failed with status code ${response.status}`);
-		this.name = 'BankHttpStatusError';
-		this.httpCode = String(response.status);
-	}
-}
-
 async function readErrorBody(body: unknown): Promise<Buffer> {
 	if (Buffer.isBuffer(body)) return body;
 	if (typeof body === 'string') return Buffer.from(body, 'utf8');
@@ -173,10 +173,83 @@ function toResponse<T>(raw: unknown, attempts: number): BankResponse<T> {
 }
 
 /**
- * The one way every node talks to the bank. With a credential type, the request goes through
- * n8n's authenticated helper: the credential adds the bearer token and client TLS, n8n renews the
- * token after a 401 and sends the request once more. Idempotent requests are retried with backoff
- * after 5xx and network failures; others never are.
+ * Credentials read during one node run (one `execute` or `poll` call), by type. Paging through
+ * hundreds of pages reads and decrypts the credential once instead of once per page. After n8n
+ * renews the token the entry is dropped, so the next request reads the stored new token.
+ */
+const credentialsByRun = new WeakMap<object, Map<string, ICredentialDataDecryptedObject>>();
+
+async function readCredentials(ctx: BankContext, credentialType: string): Promise<ICredentialDataDecryptedObject> {
+	let byType = credentialsByRun.get(ctx);
+	if (!byType) {
+		byType = new Map();
+		credentialsByRun.set(ctx, byType);
+	}
+	let data = byType.get(credentialType);
+	if (!data) {
+		data = (await ctx.getCredentials(credentialType)) as ICredentialDataDecryptedObject;
+		byType.set(credentialType, data);
+	}
+	return data;
+}
+
+function forgetCredentials(ctx: BankContext, credentialType: string): void {
+	credentialsByRun.get(ctx)?.delete(credentialType);
+}
+
+/** Whether a request may go over a pooled keep-alive connection (see pool.ts). */
+function poolable(req: BankRequestOptions): boolean {
+	return req.idempotent && !(req.body instanceof Readable) && req.responseType !== 'stream' && poolingAllowed();
+}
+
+/** The request n8n's helper would send, for a pooled connection: query, headers and body serialised. */
+function toPooledOptions(options: IHttpRequestOptions, signal: AbortSignal | undefined): PooledRequestOptions {
+	const url = new URL(options.url, options.baseURL);
+	for (const [name, value] of Object.entries(options.qs ?? {})) {
+		if (value === undefined || value === null) continue;
+		for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(one));
+	}
+	const headers: Record<string, string> = {};
+	for (const [name, value] of Object.entries(options.headers ?? {})) {
+		if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+	}
+	headers['user-agent'] ??= 'n8n';
+	headers['accept-encoding'] ??= 'gzip, deflate, br';
+	let body: string | Buffer | undefined;
+	const raw: unknown = options.body;
+	if (typeof raw === 'string' || Buffer.isBuffer(raw)) {
+		body = raw;
+	} else if (raw instanceof URLSearchParams) {
+		body = raw.toString();
+		headers['content-type'] ??= 'application/x-www-form-urlencoded';
+	} else if (raw !== undefined && raw !== null && !(typeof raw === 'object' && Object.keys(raw).length === 0 && options.method === 'GET')) {
+		body = JSON.stringify(raw);
+		headers['content-type'] ??= 'application/json';
+	}
+	return {
+		method: options.method ?? 'GET',
+		url: url.toString(),
+		headers,
+		body,
+		timeoutMs: options.timeout ?? 60000,
+		tls: options.agentOptions as ClientTlsOptions | undefined,
+		responseType: options.encoding === 'arraybuffer' ? 'buffer' : undefined,
+		signal,
+	};
+}
+
+function cancelSignal(ctx: BankContext): AbortSignal | undefined {
+	const withSignal = ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined };
+	return typeof withSignal.getExecutionCancelSignal === 'function' ? withSignal.getExecutionCancelSignal() : undefined;
+}
+
+/**
+ * The one way every node talks to the bank. Requests that may be sent twice go over pooled
+ * keep-alive connections (pool.ts), with the credential's authentication applied by the same
+ * function its `authenticate` uses. Everything else, and any request whose token is due or was
+ * refused with a 401, goes through n8n's authenticated helper: the credential adds the bearer token
+ * and client TLS, n8n renews and stores the token and sends the request once more after a 401.
+ * Idempotent requests are retried with backoff after 5xx and network failures; others never are.
  */
 export async function bankRequest<T = unknown>(
 	ctx: BankContext,
@@ -185,18 +258,51 @@ export async function bankRequest<T = unknown>(
 ): Promise<BankResponse<T>> {
 	// A stream body is consumed by the first attempt: it is never sent twice.
 	const policy = req.idempotent && !(req.body instanceof Readable) ? (req.retry ?? NO_RETRY) : NO_RETRY;
+	// Requests sent again at once because a pooled connection had been closed while idle count as
+	// attempts too, so that what callers report matches what the bank received.
+	let resent = 0;
+	const pooled = async (options: IHttpRequestOptions, attempt: number) =>
+		await pooledRequest(toPooledOptions(options, cancelSignal(ctx)), (error) => {
+			req.onRetry?.(error, attempt + resent, 0);
+			resent++;
+		});
 	return await withRetry(
 		policy,
-		{ retryable: req.retryable ?? isRetryableError, onRetry: req.onRetry, random: req.random },
+		{
+			retryable: req.retryable ?? isRetryableError,
+			onRetry: (error, attempt, delayMs) => req.onRetry?.(error, attempt + resent, delayMs),
+			random: req.random,
+		},
 		async (attempt) => {
 			const options = toHttpOptions(req);
-			if (credentialType) {
-				const additional = await credentialsFor(ctx, credentialType);
-				const raw: unknown = await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options, additional);
-				return await checkStreamedStatus(toResponse<T>(raw, attempt), req);
+			if (!credentialType) {
+				if (poolable(req)) {
+					const response = await pooled(options, attempt);
+					return toResponse<T>(response, attempt + resent);
+				}
+				const raw: unknown = await ctx.helpers.httpRequest(options);
+				return await checkStreamedStatus(toResponse<T>(raw, attempt + resent), req);
 			}
-			const raw: unknown = await ctx.helpers.httpRequest(options);
-			return await checkStreamedStatus(toResponse<T>(raw, attempt), req);
+			const data = await readCredentials(ctx, credentialType);
+			let renew = tokenDue(data);
+			if (!renew && poolable(req)) {
+				const authenticated = authenticateRequest(credentialType, data, options);
+				const outcome = await pooled(authenticated, attempt).then(
+					(response) => ({ ok: true as const, response }),
+					(error: unknown) => ({ ok: false as const, error }),
+				);
+				if (outcome.ok) return toResponse<T>(outcome.response, attempt + resent);
+				// A refused token is renewed by n8n, which then sends the request again.
+				const hasToken = TOKEN_FIELD in data || TOKEN_EXPIRY_FIELD in data;
+				if (!hasToken || extractErrorInfo(outcome.error).status !== 401) throw outcome.error;
+				forgetToken(String(data[TOKEN_FIELD] ?? ''));
+				renew = true;
+			}
+			const additional = credentialsFor(ctx, credentialType, data, renew);
+			// n8n may renew and store the token on this request (when due, or after a 401).
+			if (TOKEN_FIELD in data || TOKEN_EXPIRY_FIELD in data) forgetCredentials(ctx, credentialType);
+			const raw: unknown = await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options, additional);
+			return await checkStreamedStatus(toResponse<T>(raw, attempt + resent), req);
 		},
 	);
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IDataObject, IHttpRequestHelper, IHttpRequestOptions } from 'n8n-workflow';
 
 import { extractErrorInfo } from './errors';
+import { pooledRequest, poolingAllowed } from './pool';
 import { redactSecrets } from './redact';
 import type { ClientTlsOptions } from './tls';
 import { describeTlsError } from './tls';
@@ -80,6 +81,13 @@ export function clearTokenMemo(): void {
 	memo.clear();
 }
 
+/** Forgets a token the bank has refused, so the next renewal asks the bank instead of reusing it. */
+export function forgetToken(accessToken: string): void {
+	for (const entry of memo.values()) {
+		if (entry.token?.accessToken === accessToken) entry.token = undefined;
+	}
+}
+
 function parseJsonBody(raw: unknown): IDataObject | undefined {
 	if (raw && typeof raw === 'object' && !Buffer.isBuffer(raw)) return raw as IDataObject;
 	const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : typeof raw === 'string' ? raw : '';
@@ -106,7 +114,22 @@ async function requestToken(helpers: IHttpRequestHelper['helpers'], req: TokenRe
 		timeout: req.timeoutMs ?? 30000,
 	};
 	if (req.tls) options.agentOptions = req.tls;
-	const outcome = await helpers.httpRequest(options).then(
+	// Asking for a token twice is harmless, so it may use a pooled connection, which the requests
+	// made with the token then reuse.
+	const send = poolingAllowed()
+		? async () =>
+				(
+					await pooledRequest({
+						method: 'POST',
+						url: req.tokenUrl,
+						headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': 'n8n' },
+						body: form,
+						timeoutMs: options.timeout ?? 30000,
+						tls: req.tls,
+					})
+				).body
+		: async () => await helpers.httpRequest(options);
+	const outcome = await send().then(
 		(value: unknown) => ({ ok: true as const, value }),
 		(error: unknown) => ({ ok: false as const, error }),
 	);
