@@ -102,12 +102,16 @@ function num(value: unknown): unknown {
 function money(value: unknown): unknown {
 	if (!value || typeof value !== 'object') return value;
 	const m = value as IDataObject;
-	return { ...m, ...(m.amount !== undefined ? { amount: num(m.amount) } : {}) };
+	if (m.amount !== undefined) m.amount = num(m.amount) as IDataObject[string];
+	return m;
 }
 
-/** A trade or execution result as an n8n item: numbers as numbers, money objects kept. */
+/**
+ * A trade or execution result as an n8n item: numbers as numbers, money objects kept. The object
+ * is the one just parsed from the bank's answer and is changed in place.
+ */
 export function shapeTrade(raw: IDataObject): IDataObject {
-	const out: IDataObject = { ...raw };
+	const out = raw;
 	for (const key of ['allInPrice', 'spotPrice', 'forwardPrice']) {
 		if (key in out) out[key] = num(out[key]) as IDataObject[string];
 	}
