@@ -302,6 +302,8 @@ export class TradeBook {
 	private byId = new Map<string, Trade>();
 	private executed: Trade[] = [];
 	private generated = 0;
+	/** Results of recent list queries, as a bank's index would serve them; cleared on every change. */
+	private queries = new Map<string, Trade[]>();
 
 	constructor(
 		private readonly seed: number,
@@ -322,10 +324,25 @@ export class TradeBook {
 
 	private reindex(): void {
 		this.byId = new Map(this.trades.map((trade) => [trade.tradeId, trade]));
+		this.queries.clear();
 	}
 
 	all(): Trade[] {
 		return this.trades.slice();
+	}
+
+	/**
+	 * The trades a list query matches, computed once per query and book state, so that paging
+	 * through a large result costs each page about the same, as with a real bank's index.
+	 */
+	matching(query: string, predicate: (trade: Trade) => boolean): Trade[] {
+		let found = this.queries.get(query);
+		if (!found) {
+			found = this.trades.filter(predicate);
+			if (this.queries.size >= 64) this.queries.clear();
+			this.queries.set(query, found);
+		}
+		return found;
 	}
 
 	get(tradeId: string): Trade | undefined {
@@ -338,6 +355,7 @@ export class TradeBook {
 		this.trades.push(trade);
 		this.trades.sort(compareTrades);
 		this.byId.set(trade.tradeId, trade);
+		this.queries.clear();
 	}
 
 	/** Removes executed trades, keeping the generated book. */
@@ -495,7 +513,7 @@ export function handleReport(ctx: RequestContext, deps: ReportDeps, subPath: str
 			const offset = integerParam(params, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
 			const limit = integerParam(params, 'limit', 30, 1, 100);
 			const wanted = new Set(counterparts);
-			const matches = deps.book.all().filter((trade) => {
+			const matches = deps.book.matching(`history|${startDate}|${endDate}|${[...wanted].join(',')}`, (trade) => {
 				const day = trade.tradeTime.slice(0, 10);
 				return (
 					day >= startDate && day <= endDate && (wanted.size === 0 || wanted.has(trade.counterpart))
@@ -524,12 +542,10 @@ export function handleReport(ctx: RequestContext, deps: ReportDeps, subPath: str
 			const offset = integerParam(params, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
 			const limit = integerParam(params, 'limit', 30, 1, 100);
 			const wanted = new Set(counterparts);
-			const matches = deps.book
-				.all()
-				.filter(
-					(trade) =>
-						trade.maturityDate >= today && (wanted.size === 0 || wanted.has(trade.counterpart)),
-				);
+			const matches = deps.book.matching(
+				`open|${today}|${[...wanted].join(',')}`,
+				(trade) => trade.maturityDate >= today && (wanted.size === 0 || wanted.has(trade.counterpart)),
+			);
 			const filters: Array<[string, string]> = [];
 			if (counterparts.length > 0)
 				filters.push(['counterparts', counterparts.map(encodeURIComponent).join(',')]);
