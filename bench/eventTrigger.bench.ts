@@ -136,7 +136,7 @@ async function trigger(bank: Bank, expected = EVENTS): Promise<number> {
 	return count;
 }
 
-export async function run(reps = 3): Promise<EventTriggerResult> {
+export async function run(reps = 5): Promise<EventTriggerResult> {
 	const bank = await startSandboxProcess(['--seed', '42', '--trades', '10']);
 	try {
 		const measure = async (fn: (b: Bank, expected: number) => Promise<number>, events: number) => {
