@@ -105,7 +105,8 @@ export interface KeyResolver {
  * makes the resolver fetch the JWKS again, once per poll (the bank may have rotated its key).
  */
 export class JwksKeyResolver implements KeyResolver {
-	private refetched = false;
+	/** The one fetch again of this poll; SETs checked at the same time wait for the same one. */
+	private refetch?: Promise<JwksEntry>;
 
 	constructor(
 		private readonly url: string,
@@ -115,16 +116,16 @@ export class JwksKeyResolver implements KeyResolver {
 
 	/** How many times this resolver fetched the JWKS again for an unknown kid (0 or 1). */
 	get refetches(): number {
-		return this.refetched ? 1 : 0;
+		return this.refetch ? 1 : 0;
 	}
 
 	async resolve(kid: unknown, alg: string): Promise<KeyObject> {
 		if (typeof kid !== 'string' || !kid) throw new KeyProblem('The SET header has no kid, so its key cannot be chosen');
 		let entry = await load(this.url, this.fetcher, this.ttlMs, false);
 		let found = entry.keys.get(kid);
-		if (!found && !this.refetched) {
-			this.refetched = true;
-			entry = await load(this.url, this.fetcher, this.ttlMs, true);
+		if (!found) {
+			this.refetch ??= load(this.url, this.fetcher, this.ttlMs, true);
+			entry = await this.refetch;
 			found = entry.keys.get(kid);
 		}
 		if (!found) throw new KeyProblem(`No key with kid "${kid}" in the bank's JWKS`);

@@ -2,6 +2,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { redactSecrets } from '../../shared/transport/redact';
 import { describeError, keyResolver, requestEvents } from './bank';
+import type { Outcome } from './items';
 import { judgeSet } from './judge';
 import type { TriggerSettings } from './settings';
 import { DeliveryState } from './state';
@@ -73,14 +74,24 @@ async function drain(ctx: IPollFunctions, settings: TriggerSettings): Promise<IN
 			const answer = await requestEvents(ctx, settings, body);
 			requests++;
 			state.delivered(outgoing);
+			// The signatures of a page are checked at the same time (the checks run off the main
+			// thread); the outcomes are then taken in the bank's order.
+			const judged = new Map<string, Promise<Outcome>>();
 			for (const [jti, jws] of answer.sets) {
+				if (state.seen(jti) || judged.has(jti)) continue;
+				const outcome = judgeSet(jti, jws, settings, keys);
+				// Awaited below in order; a failure is handled there, not left unhandled meanwhile.
+				outcome.catch(() => undefined);
+				judged.set(jti, outcome);
+			}
+			for (const [jti] of answer.sets) {
 				received++;
 				if (state.seen(jti)) {
 					state.repeated(jti);
 					repeats++;
 					continue;
 				}
-				const outcome = await judgeSet(jti, jws, settings, keys);
+				const outcome = await judged.get(jti)!;
 				if (outcome.kind === 'event') {
 					events.push(outcome.item);
 					state.emitted(jti);
