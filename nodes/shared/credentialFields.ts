@@ -211,7 +211,7 @@ export function withCredentialAuth(
 	options: { bearer: boolean; allowedUrls?: string[]; what: string },
 ): IHttpRequestOptions {
 	if (options.allowedUrls) {
-		const target = originOf(new URL(requestOptions.url, requestOptions.baseURL).toString());
+		const target = requestOptions.baseURL ? originOf(new URL(requestOptions.url, requestOptions.baseURL).toString()) : originOf(requestOptions.url);
 		const allowed = options.allowedUrls.filter(Boolean).map(cachedOriginOf);
 		if (!target || !allowed.includes(target)) {
 			throw new Error(`Refusing to send the ${options.what} to ${target ?? 'an invalid URL'}: it is not one of the credential's URLs`);

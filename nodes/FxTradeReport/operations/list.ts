@@ -51,14 +51,15 @@ export async function listTrades(
 	}
 	const seen = new Set<string>();
 	while (true) {
-		if (seen.has(url.toString())) {
+		const href = url.toString();
+		if (seen.has(href)) {
 			throw new NodeOperationError(ctx.getNode(), `${req.operation}: the bank returned the same next page twice; stopping to avoid a loop`, { itemIndex });
 		}
-		seen.add(url.toString());
+		seen.add(href);
 		let page: TradePage;
 		let response;
 		try {
-			response = await fxRequest<TradePage>(ctx, target, { method: 'GET', url: url.toString(), idempotent: true });
+			response = await fxRequest<TradePage>(ctx, target, { method: 'GET', url: href, idempotent: true });
 			page = response.body ?? {};
 		} catch (error) {
 			if (target.notFoundMeansEmpty !== false && extractErrorInfo(error).status === 404) break;

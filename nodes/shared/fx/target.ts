@@ -83,6 +83,19 @@ export function notJsonError(ctx: IExecuteFunctions, operation: string, body: un
 	});
 }
 
+const baseOrigins = new Map<string, string>();
+
+/** The origin of a target's base URL, parsed once (it is checked for every page). */
+function originOfBase(base: string): string {
+	let origin = baseOrigins.get(base);
+	if (origin === undefined) {
+		origin = new URL(base).origin;
+		if (baseOrigins.size >= 64) baseOrigins.clear();
+		baseOrigins.set(base, origin);
+	}
+	return origin;
+}
+
 /** Origin check for links the bank hands back: never follow one to another host. */
 export function sameOriginUrl(base: string, link: string): URL | undefined {
 	let resolved: URL;
@@ -91,7 +104,7 @@ export function sameOriginUrl(base: string, link: string): URL | undefined {
 	} catch {
 		return undefined;
 	}
-	return resolved.origin === new URL(base).origin ? resolved : undefined;
+	return resolved.origin === originOfBase(base) ? resolved : undefined;
 }
 
 function num(value: unknown): unknown {

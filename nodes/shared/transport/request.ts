@@ -204,10 +204,14 @@ function poolable(req: BankRequestOptions): boolean {
 
 /** The request n8n's helper would send, for a pooled connection: query, headers and body serialised. */
 function toPooledOptions(options: IHttpRequestOptions, signal: AbortSignal | undefined): PooledRequestOptions {
-	const url = new URL(options.url, options.baseURL);
-	for (const [name, value] of Object.entries(options.qs ?? {})) {
-		if (value === undefined || value === null) continue;
-		for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(one));
+	let url = options.url;
+	const query = Object.entries(options.qs ?? {}).filter(([, value]) => value !== undefined && value !== null);
+	if (options.baseURL || query.length) {
+		const parsed = new URL(options.url, options.baseURL);
+		for (const [name, value] of query) {
+			for (const one of Array.isArray(value) ? value : [value]) parsed.searchParams.append(name, String(one));
+		}
+		url = parsed.toString();
 	}
 	const headers: Record<string, string> = {};
 	for (const [name, value] of Object.entries(options.headers ?? {})) {
@@ -228,7 +232,7 @@ function toPooledOptions(options: IHttpRequestOptions, signal: AbortSignal | und
 	}
 	return {
 		method: options.method ?? 'GET',
-		url: url.toString(),
+		url,
 		headers,
 		body,
 		timeoutMs: options.timeout ?? 60000,
