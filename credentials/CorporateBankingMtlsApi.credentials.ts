@@ -31,6 +31,15 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 			description: 'The mutual-TLS host of the bank. The token endpoint is {Base URL}[/{Country Code}]/oauth2/token.',
 		},
 		{
+			displayName: 'Other Allowed URLs',
+			name: 'otherAllowedUrls',
+			type: 'string',
+			default: '',
+			placeholder: 'https://events.bank.example',
+			description:
+				"The credential sends its token only to its Base URL's host. If the bank's event endpoint is on another host, give that URL here; several are separated by commas.",
+		},
+		{
 			displayName: 'Country Code',
 			name: 'countryCode',
 			type: 'string',

@@ -208,13 +208,15 @@ export async function fetchTokenFields(
 export function withCredentialAuth(
 	credentials: ICredentialDataDecryptedObject,
 	requestOptions: IHttpRequestOptions,
-	options: { bearer: boolean; allowedUrls?: string[]; what: string },
+	options: { bearer: boolean; allowedUrls?: string[]; what: string; hint?: string },
 ): IHttpRequestOptions {
 	if (options.allowedUrls) {
 		const target = requestOptions.baseURL ? originOf(new URL(requestOptions.url, requestOptions.baseURL).toString()) : originOf(requestOptions.url);
 		const allowed = options.allowedUrls.filter(Boolean).map(cachedOriginOf);
 		if (!target || !allowed.includes(target)) {
-			throw new Error(`Refusing to send the ${options.what} to ${target ?? 'an invalid URL'}: it is not one of the credential's URLs`);
+			throw new Error(
+				`Refusing to send the ${options.what} to ${target ?? 'an invalid URL'}: it is not one of the credential's URLs${options.hint ? `. ${options.hint}` : ''}`,
+			);
 		}
 	}
 	const tls = tlsFromCredentials(credentials);
@@ -245,7 +247,12 @@ export function authenticateRequest(
 			});
 		}
 		case 'corporateBankingMtlsApi':
-			return withCredentialAuth(credentials, requestOptions, { bearer: true, what: 'bank credential' });
+			return withCredentialAuth(credentials, requestOptions, {
+				bearer: true,
+				allowedUrls: [trimUrl(credentials.baseUrl), ...String(credentials.otherAllowedUrls ?? '').split(',').map(trimUrl)],
+				what: 'bank credential',
+				hint: "If the bank's event endpoint is there, add its URL to Other Allowed URLs in the credential.",
+			});
 		case 'corporateBankingFileServiceApi':
 			return withCredentialAuth(credentials, requestOptions, {
 				bearer: false,

@@ -24,6 +24,15 @@ export function sandboxCredentials(bank: SandboxBank, overrides: Partial<Record<
 	);
 }
 
+/**
+ * The Mutual TLS credential fields that let its token go to a trigger's Events URL on another host
+ * (a stand-in relaying the bank's events), as a user would set them for such an endpoint.
+ */
+export function allowEventsUrl(parameters: Record<string, unknown> | undefined): Record<string, unknown> {
+	const url = parameters?.eventsUrl;
+	return typeof url === 'string' && url.startsWith('https://') ? { otherAllowedUrls: url } : {};
+}
+
 /** Starts a sandbox bank for one test file and stops it afterwards. */
 export function useSandbox(options: SandboxOptions = {}): { bank: () => SandboxBank } {
 	let bank: SandboxBank | undefined;

@@ -14,7 +14,7 @@ import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.
 import { clearJwksCache } from '../../nodes/BankEventTrigger/events/keys';
 import { runWorkflow } from '../harness/engine';
 import { createPollHarness, type PollHarness } from '../harness/poll';
-import { CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { allowEventsUrl, CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { prepareExample } from '../helpers/examples';
 import { packageCredentialTypes, packageNodeTypes } from '../helpers/nodes';
 import type { SandboxBank } from '../sandbox';
@@ -51,7 +51,7 @@ function trigger(
 		node: triggerNode(bank, parameters),
 		nodeType: new BankEventTrigger(),
 		credentialTypes: packageCredentialTypes(),
-		credentials: sandboxCredentials(bank, { [MTLS]: opts.credential ?? {} }),
+		credentials: sandboxCredentials(bank, { [MTLS]: { ...allowEventsUrl(parameters), ...(opts.credential ?? {}) } }),
 		staticData: opts.staticData,
 	});
 }
@@ -766,6 +766,24 @@ describe('configuration', () => {
 		const queued = bank.events.enqueue(1);
 		const [events] = (await trigger({ eventsUrl: '' }).poll())!;
 		expect(jtis(events)).toEqual(queued);
+	});
+
+	it("sends the token only to the credential's hosts: another Events URL host must be allowed in the credential", async () => {
+		const bank = sandbox.bank();
+		const elsewhere = `${bank.urls.foreign}/events`;
+		const notAllowed = { credential: { otherAllowedUrls: '' } };
+		await expect(trigger({ eventsUrl: elsewhere }, notAllowed).pollManual()).rejects.toThrow(
+			/Refusing to send the bank credential to https:\/\/127\.0\.0\.1:\d+: .*Other Allowed URLs/,
+		);
+		const scheduled = trigger({ eventsUrl: elsewhere }, notAllowed);
+		expect(await scheduled.poll()).toBeNull();
+		expect(scheduled.logs.find((line) => line.startsWith('[error]'))).toContain('Other Allowed URLs');
+		expect(bank.stats.foreignRequests).toEqual([]);
+
+		// Allowed in the credential: the request goes there (the stand-in answers with no events).
+		const allowed = trigger({ eventsUrl: elsewhere }, { credential: { otherAllowedUrls: ` https://example.invalid, ${bank.urls.foreign}/ ` } });
+		await allowed.poll();
+		expect(bank.stats.foreignRequests.map((r) => r.method)).toEqual(['POST']);
 	});
 
 	it('refuses an Events URL that is not https', async () => {

@@ -14,7 +14,7 @@ import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.
 import { clearJwksCache } from '../../nodes/BankEventTrigger/events/keys';
 import { clearTokenMemo } from '../../nodes/shared/transport/token';
 import { createPollHarness, type PollHarness } from '../harness/poll';
-import { CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { allowEventsUrl, CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { packageCredentialTypes } from '../helpers/nodes';
 import type { EventSpec, FaultSpec, SandboxBank } from '../sandbox';
 import { Prng } from '../sandbox/prng';
@@ -35,7 +35,7 @@ function trigger(bank: SandboxBank, parameters: IDataObject = {}): PollHarness {
 		parameters: { eventsUrl: s.eventsUrl, jwksUrl: s.jwksUrl, issuer: s.issuer, audience: s.audience, ...parameters } as INode['parameters'],
 		credentials: { [MTLS]: { id: CREDENTIAL_IDS[MTLS], name: 'Sandbox mTLS' } },
 	};
-	return createPollHarness({ node, nodeType: new BankEventTrigger(), credentialTypes: packageCredentialTypes(), credentials: sandboxCredentials(bank) });
+	return createPollHarness({ node, nodeType: new BankEventTrigger(), credentialTypes: packageCredentialTypes(), credentials: sandboxCredentials(bank, { [MTLS]: allowEventsUrl(parameters) }) });
 }
 
 /** An n8n restart: nothing in memory survives, only what n8n saved. */

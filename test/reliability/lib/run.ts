@@ -9,7 +9,7 @@ import { BankEventTrigger } from '../../../nodes/BankEventTrigger/BankEventTrigg
 import type { CredentialStore, RunResult } from '../../harness/engine';
 import { renderValue } from '../../harness/logger';
 import { createPollHarness, type PollHarness } from '../../harness/poll';
-import { CC, CREDENTIAL_IDS, FILES, MTLS, sandboxCredentials } from '../../helpers/bank';
+import { allowEventsUrl, CC, CREDENTIAL_IDS, FILES, MTLS, sandboxCredentials } from '../../helpers/bank';
 import { NODE_NAME, packageCredentialTypes, runNode } from '../../helpers/nodes';
 import type { SandboxBank } from '../../sandbox';
 import { withoutExpectedAudience } from './secrets';
@@ -124,7 +124,7 @@ export function triggerHarness(bank: SandboxBank, options: TriggerOptions = {}, 
 		node: triggerNode(bank, options.parameters),
 		nodeType: new BankEventTrigger(),
 		credentialTypes: packageCredentialTypes(),
-		credentials: store ?? sandboxCredentials(bank, { [MTLS]: options.credential ?? {} }),
+		credentials: store ?? sandboxCredentials(bank, { [MTLS]: { ...allowEventsUrl(options.parameters), ...(options.credential ?? {}) } }),
 	});
 }
 
