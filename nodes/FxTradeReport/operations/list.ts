@@ -50,6 +50,8 @@ export async function listTrades(
 		if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
 	}
 	const seen = new Set<string>();
+	// One pairing for every trade of this input item, as n8n's own helpers pair their items.
+	const pairedItem = { item: itemIndex };
 	while (true) {
 		const href = url.toString();
 		if (seen.has(href)) {
@@ -75,7 +77,7 @@ export async function listTrades(
 				throw new NodeOperationError(ctx.getNode(), `${req.operation}: the bank's answer lists an item that is not a trade object`, { itemIndex });
 			}
 			const json = shapeTrade(trade);
-			out.push({ json: target.decorate ? target.decorate(json, response) : json, pairedItem: { item: itemIndex } });
+			out.push({ json: target.decorate ? target.decorate(json, response) : json, pairedItem });
 		}
 		if (out.length >= paging.limit || !page.next) break;
 		const next = sameOriginUrl(target.baseUrl, page.next);
