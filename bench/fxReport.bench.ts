@@ -10,7 +10,7 @@ import { clearTokenMemo } from '../nodes/shared/transport/token';
 import { createCredentialStore } from '../test/harness/engine';
 import { CC } from '../test/helpers/bank';
 import { NODE_NAME, runNode } from '../test/helpers/nodes';
-import { median, plainJson, round, timed } from './common';
+import { collectGarbage, median, plainJson, round, timed } from './common';
 import { startSandboxProcess } from './sandboxProcess';
 
 const TRADES = 50_000;
@@ -80,10 +80,12 @@ export async function run(reps = 9): Promise<FxReportResult> {
 		const nodeTimes: number[] = [];
 		const baseTimes: number[] = [];
 		for (let i = 0; i < reps; i++) {
+			collectGarbage();
 			const b = await timed(baseline);
 			if (b.value !== TRADES) throw new Error(`baseline got ${b.value} trades, expected ${TRADES}`);
 			baseTimes.push(b.seconds);
 			await bank.admin('POST', '/reset');
+			collectGarbage();
 			const n = await node();
 			if (n.value !== TRADES) throw new Error(`node got ${n.value} trades, expected ${TRADES}`);
 			nodeTimes.push(n.seconds);

@@ -192,7 +192,7 @@ describe('pooled connections', () => {
 				res.writeHead(400, { 'content-type': 'application/json' });
 				res.end(JSON.stringify({ error: { exception: 'InvalidParameterException', message: 'bad date' } }));
 			} else {
-				setTimeout(() => res.end('{}'), 500);
+				setTimeout(() => res.end('{}'), 500).unref();
 			}
 		});
 		try {
@@ -203,6 +203,26 @@ describe('pooled connections', () => {
 			const slow = await pooledRequest({ method: 'GET', url: `${srv.url}/slow`, headers: {}, timeoutMs: 100 }).catch((e: unknown) => e);
 			expect(extractErrorInfo(slow).networkCode).toBe('ECONNABORTED');
 			expect(isNetworkFailure(extractErrorInfo(slow))).toBe(true);
+		} finally {
+			await close(srv.server);
+		}
+	});
+
+	it('stops every request of an execution when the execution is cancelled', async () => {
+		const srv = await startServer((_req, res) => void setTimeout(() => res.end('{}'), 5000).unref());
+		try {
+			const controller = new AbortController();
+			const ctx = { helpers: {}, getExecutionCancelSignal: () => controller.signal } as unknown as BankContext;
+			const started = Date.now();
+			const requests = [1, 2].map(async (n) => await bankRequest(ctx, undefined, { method: 'GET', url: `${srv.url}/${n}`, idempotent: true }).catch((e: unknown) => e));
+			setTimeout(() => controller.abort(), 50);
+			const errors = await Promise.all(requests);
+			expect(errors.map((e) => extractErrorInfo(e).networkCode)).toEqual(['ERR_CANCELED', 'ERR_CANCELED']);
+			expect(Date.now() - started).toBeLessThan(4000);
+			// A request after the cancellation does not start at all.
+			const late = await bankRequest(ctx, undefined, { method: 'GET', url: `${srv.url}/3`, idempotent: true }).catch((e: unknown) => e);
+			expect(extractErrorInfo(late).networkCode).toBe('ERR_CANCELED');
+			expect(srv.counts().requests).toBe(2);
 		} finally {
 			await close(srv.server);
 		}

@@ -128,6 +128,27 @@ function parseBody(bytes: Buffer, responseType: PooledRequestOptions['responseTy
 	}
 }
 
+/**
+ * Requests in flight per cancellation signal. The signal gets one listener for all of them: adding
+ * and removing an event listener for each of hundreds of pages costs more than the page itself.
+ */
+const inFlight = new WeakMap<AbortSignal, Set<() => void>>();
+
+function onCancel(signal: AbortSignal, cancel: () => void): () => void {
+	let requests = inFlight.get(signal);
+	if (!requests) {
+		const created = new Set<() => void>();
+		requests = created;
+		inFlight.set(signal, created);
+		signal.addEventListener('abort', () => {
+			for (const fn of [...created]) fn();
+		}, { once: true });
+	}
+	const set = requests;
+	set.add(cancel);
+	return () => set.delete(cancel);
+}
+
 function networkError(message: string, code: string): Error {
 	return Object.assign(new Error(message), { code });
 }
@@ -144,11 +165,12 @@ function sendOnce(url: URL, options: PooledRequestOptions): Promise<Attempt> {
 		const lib = url.protocol === 'https:' ? https : http;
 		let settled = false;
 		let answered = false;
+		let forget: (() => void) | undefined;
 		const finish = (attempt: Attempt) => {
 			if (settled) return;
 			settled = true;
 			clearTimeout(timer);
-			options.signal?.removeEventListener('abort', onAbort);
+			forget?.();
 			resolve(attempt);
 		};
 		const req = lib.request(
@@ -189,7 +211,7 @@ function sendOnce(url: URL, options: PooledRequestOptions): Promise<Attempt> {
 			onAbort();
 			return;
 		}
-		options.signal?.addEventListener('abort', onAbort, { once: true });
+		if (options.signal) forget = onCancel(options.signal, onAbort);
 		req.end(options.body);
 	});
 }
