@@ -19,7 +19,7 @@ import { createPollHarness } from '../test/harness/poll';
 import { CREDENTIAL_IDS, MTLS } from '../test/helpers/bank';
 import { packageCredentialTypes } from '../test/helpers/nodes';
 import { createCredentialStore } from '../test/harness/engine';
-import { median, plainJson, round, timed } from './common';
+import { collectGarbage, median, plainJson, round, timed } from './common';
 import type { SandboxProcess } from './sandboxProcess';
 import { startSandboxProcess } from './sandboxProcess';
 
@@ -146,6 +146,7 @@ export async function run(reps = 5): Promise<EventTriggerResult> {
 		const measure = async (fn: (b: Bank, expected: number) => Promise<number>, events: number) => {
 			await bank.admin('POST', '/reset', { all: true });
 			await bank.admin('POST', '/events', { count: events });
+			collectGarbage();
 			const t = await timed(async () => await fn(bank, events));
 			if (t.value !== events) throw new Error(`${fn.name} drained ${t.value} of ${events} events`);
 			if (await pendingCount(bank)) throw new Error(`${fn.name} left events unacknowledged`);
