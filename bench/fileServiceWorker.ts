@@ -20,11 +20,11 @@ import { createReadStream, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { IExecuteFunctions, INode, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CorporateFileService } from '../nodes/CorporateFileService/CorporateFileService.node';
-import { createCredentialStore, MANUAL_TRIGGER_TYPE, runWorkflow } from '../test/harness/engine';
+import { chainWorkflow, createCredentialStore, runWorkflow, type ChainStep } from '../test/harness/engine';
 import { InspectFile } from '../test/helpers/binaryNodes';
 import { packageCredentialTypes } from '../test/helpers/nodes';
 import type { BankTarget } from './fileServiceClients';
@@ -82,27 +82,14 @@ async function nodeRoundTrip(settings: Settings, file: string, expected: string)
 	const data = { ...settings.credentials } as Record<string, string>;
 	if (!settings.signed) Object.assign(data, { signingCertificate: '', signingPrivateKey: '', bankCertificate: '' });
 	const store = createCredentialStore([{ id: 'files', name: 'files', type: FILES, data }]);
-	const chain: Array<Pick<INode, 'name' | 'type' | 'parameters'>> = [
+	const steps: ChainStep[] = [
 		{ name: 'Read', type: 'bench.readFile', parameters: { path: file } },
 		{ name: 'Upload', type: TYPE, parameters: { operation: 'uploadFile', fileType: 'XT', options: { compress: false } } },
 		{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: '={{ $json.fileReference }}' } },
 		{ name: 'Hash', type: 'bench.hashFile', parameters: {} },
 	];
-	const nodes: INode[] = [
-		{ id: 'start', name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
-		...chain.map((step, index) => ({
-			id: `n${index}`,
-			typeVersion: 1,
-			position: [200 * (index + 1), 0] as [number, number],
-			...step,
-			...(step.type === TYPE ? { credentials: { [FILES]: { id: 'files', name: 'files' } } } : {}),
-		})),
-	];
-	const names = ['Start', ...chain.map((s) => s.name)];
-	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {};
-	for (let i = 0; i < names.length - 1; i++) connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
 	const result = await runWorkflow({
-		workflow: { nodes, connections },
+		workflow: chainWorkflow(steps, { [TYPE]: { [FILES]: { id: 'files', name: 'files' } } }),
 		nodeTypes: { [TYPE]: new CorporateFileService(), 'bench.readFile': new ReadFile(), 'bench.hashFile': new InspectFile() },
 		credentialTypes: packageCredentialTypes(),
 		credentials: store,

@@ -55,6 +55,35 @@ export interface HarnessWorkflow {
 	staticData?: IDataObject | null;
 }
 
+/** One node of a chain: a name, a type, its parameters. */
+export interface ChainStep {
+	name: string;
+	type: string;
+	parameters: IDataObject;
+}
+
+/**
+ * Manual Trigger -> the steps, each connected to the next. `credentials` gives the credentials of
+ * the steps of a node type (by type).
+ */
+export function chainWorkflow(steps: ChainStep[], credentials: Record<string, INode['credentials']> = {}): HarnessWorkflow {
+	const nodes: INode[] = [
+		{ id: 'start', name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
+		...steps.map((step, index) => ({
+			id: `n${index}`,
+			name: step.name,
+			type: step.type,
+			typeVersion: 1,
+			position: [200 * (index + 1), 0] as [number, number],
+			parameters: step.parameters as INode['parameters'],
+			...(credentials[step.type] ? { credentials: credentials[step.type] } : {}),
+		})),
+	];
+	const connections: IConnections = {};
+	for (let i = 0; i < nodes.length - 1; i++) connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	return { nodes, connections };
+}
+
 export interface RunWorkflowOptions {
 	workflow: HarnessWorkflow;
 	/** Node type name -> instance, e.g. `{ 'n8n-nodes-corporate-banking.fxTradeReport': new FxTradeReport() }`. */

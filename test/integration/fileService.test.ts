@@ -20,7 +20,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
 import { applicationRequestXml, httpsCall } from '../sandbox/testing';
 import type { CredentialStore, RunResult } from '../harness/engine';
-import { MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
+import { chainWorkflow, runWorkflow, type ChainStep } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { InspectFile } from '../helpers/binaryNodes';
 import { prepareExample } from '../helpers/examples';
@@ -99,31 +99,10 @@ async function fileService(parameters: IDataObject, options: { store?: Credentia
 	});
 }
 
-interface Step {
-	name: string;
-	type: string;
-	parameters: IDataObject;
-}
-
 /** Manual Trigger -> steps in a chain, through the real engine. */
-async function chain(steps: Step[], store: CredentialStore = sandboxCredentials(bank())): Promise<RunResult> {
-	const nodes: INode[] = [
-		{ id: 'start', name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
-		...steps.map((step, index) => ({
-			id: `n${index}`,
-			name: step.name,
-			type: step.type,
-			typeVersion: 1,
-			position: [200 * (index + 1), 0] as [number, number],
-			parameters: step.parameters as INode['parameters'],
-			...(step.type === TYPE ? { credentials: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'files' } } } : {}),
-		})),
-	];
-	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {};
-	const names = ['Start', ...steps.map((s) => s.name)];
-	for (let i = 0; i < names.length - 1; i++) connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
+async function chain(steps: ChainStep[], store: CredentialStore = sandboxCredentials(bank())): Promise<RunResult> {
 	return await runWorkflow({
-		workflow: { nodes, connections },
+		workflow: chainWorkflow(steps, { [TYPE]: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'files' } } }),
 		nodeTypes: nodeTypes(),
 		credentialTypes: packageCredentialTypes(),
 		credentials: store,

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 
-import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
@@ -19,7 +19,7 @@ import * as exchangeModule from '../../nodes/shared/bxd/exchange';
 import * as requestStreamModule from '../../nodes/shared/bxd/requestStream';
 import * as responseStreamModule from '../../nodes/shared/bxd/responseStream';
 import type { CredentialStore, RunResult } from '../harness/engine';
-import { MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
+import { chainWorkflow, runWorkflow, type ChainStep } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { InspectFile } from '../helpers/binaryNodes';
 import { packageCredentialTypes } from '../helpers/nodes';
@@ -83,29 +83,10 @@ class MakeStreamedFile implements INodeType {
 
 const nodeTypes = () => ({ [TYPE]: new CorporateFileService(), [MAKE_FILE]: new MakeStreamedFile(), [INSPECT]: new InspectFile() });
 
-interface Step {
-	name: string;
-	type: string;
-	parameters: IDataObject;
-}
+const filesCredential = { [TYPE]: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'files' } } };
 
-async function chain(steps: Step[], store: CredentialStore): Promise<RunResult> {
-	const nodes: INode[] = [
-		{ id: 'start', name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
-		...steps.map((step, index) => ({
-			id: `n${index}`,
-			name: step.name,
-			type: step.type,
-			typeVersion: 1,
-			position: [200 * (index + 1), 0] as [number, number],
-			parameters: step.parameters as INode['parameters'],
-			...(step.type === TYPE ? { credentials: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'files' } } } : {}),
-		})),
-	];
-	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {};
-	const names = ['Start', ...steps.map((s) => s.name)];
-	for (let i = 0; i < names.length - 1; i++) connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
-	return await runWorkflow({ workflow: { nodes, connections }, nodeTypes: nodeTypes(), credentialTypes: packageCredentialTypes(), credentials: store, binaryDataMode: 'filesystem' });
+async function chain(steps: ChainStep[], store: CredentialStore): Promise<RunResult> {
+	return await runWorkflow({ workflow: chainWorkflow(steps, filesCredential), nodeTypes: nodeTypes(), credentialTypes: packageCredentialTypes(), credentials: store, binaryDataMode: 'filesystem' });
 }
 
 /**
@@ -137,18 +118,18 @@ function allocationWatch(): { stop: () => number } {
 	};
 }
 
-const make = (size: number): Step => ({ name: 'Make', type: MAKE_FILE, parameters: { size, fileName: 'statement-archive.bin' } });
-const upload = (compress: boolean): Step => ({
+const make = (size: number): ChainStep => ({ name: 'Make', type: MAKE_FILE, parameters: { size, fileName: 'statement-archive.bin' } });
+const upload = (compress: boolean): ChainStep => ({
 	name: 'Upload',
 	type: TYPE,
 	parameters: { operation: 'uploadFile', fileType: { __rl: true, mode: 'id', value: 'XT' }, options: { compress } },
 });
-const download = (options: IDataObject = {}): Step => ({
+const download = (options: IDataObject = {}): ChainStep => ({
 	name: 'Download',
 	type: TYPE,
 	parameters: { operation: 'downloadFile', fileReference: '={{ $json.fileReference }}', options },
 });
-const inspect: Step = { name: 'Inspect', type: INSPECT, parameters: {} };
+const inspect: ChainStep = { name: 'Inspect', type: INSPECT, parameters: {} };
 
 /** Credentials: signing the requests and verifying the answers, or neither. */
 function credentials(signed: boolean): CredentialStore {
@@ -195,25 +176,7 @@ describe('Corporate File Service: 50 MB round trips on the streaming path', () =
 
 		const watch = allocationWatch();
 		const result = await runWorkflow({
-			workflow: {
-				nodes: [
-					{ id: 'start', name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
-					...[upload(compressed), download({ requestCompression: compressed }), inspect].map((step, index) => ({
-						id: `n${index}`,
-						name: step.name,
-						type: step.type,
-						typeVersion: 1,
-						position: [200 * (index + 1), 0] as [number, number],
-						parameters: step.parameters as INode['parameters'],
-						...(step.type === TYPE ? { credentials: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'files' } } } : {}),
-					})),
-				],
-				connections: {
-					Start: { main: [[{ node: 'Upload', type: 'main', index: 0 }]] },
-					Upload: { main: [[{ node: 'Download', type: 'main', index: 0 }]] },
-					Download: { main: [[{ node: 'Inspect', type: 'main', index: 0 }]] },
-				},
-			},
+			workflow: chainWorkflow([upload(compressed), download({ requestCompression: compressed }), inspect], filesCredential),
 			nodeTypes: nodeTypes(),
 			credentialTypes: packageCredentialTypes(),
 			credentials: store,
