@@ -16,7 +16,7 @@ import type { PayloadDocument } from './document';
 import { BxdFormatError, BxdResponseCodeError, BxdSignatureError, BxdValidationError } from './errors';
 import type { BankTrust, Canonicalization, SigningMaterial } from './signature';
 import { signApplicationRequest } from './signature';
-import type { RequestEnvelope, ResponseHeaderFields } from './soap';
+import type { RequestEnvelope, RequestHeaderFields, ResponseHeaderFields } from './soap';
 import { buildRequestEnvelope, parseResponseEnvelope } from './soap';
 
 export interface FileServiceSettings {
@@ -80,6 +80,11 @@ export function prepareRawRequest(settings: FileServiceSettings, operation: BxdO
 	return wrap(settings, operation, document, now, alreadySigned);
 }
 
+/** The RequestHeader of a SOAP request envelope, from the service settings. */
+export function requestHeader(settings: FileServiceSettings, now: Date): RequestHeaderFields {
+	return { senderId: settings.senderId, receiverId: settings.receiverId, language: settings.language, userAgent: settings.userAgent, timestamp: now };
+}
+
 function wrap(settings: FileServiceSettings, operation: BxdOperation, document: PayloadDocument, now: Date, alreadySigned = false): PreparedRequest {
 	const applicationRequest =
 		settings.signing && !alreadySigned
@@ -87,13 +92,7 @@ function wrap(settings: FileServiceSettings, operation: BxdOperation, document: 
 			: document;
 	const envelope = buildRequestEnvelope({
 		operation,
-		header: {
-			senderId: settings.senderId,
-			receiverId: settings.receiverId,
-			language: settings.language,
-			userAgent: settings.userAgent,
-			timestamp: now,
-		},
+		header: requestHeader(settings, now),
 		applicationRequest,
 		signing: settings.signing,
 		now,

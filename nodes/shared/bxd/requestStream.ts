@@ -15,6 +15,7 @@ import { COMMANDS } from './constants';
 import { newPlaceholder, splitAtPlaceholder } from './document';
 import { BxdFormatError } from './errors';
 import type { FileServiceSettings, RequestFields } from './exchange';
+import { requestHeader } from './exchange';
 import { DigestCapture, fixedDigester, signEnvelopedSkeleton } from './signature';
 import { draftRequestEnvelope } from './soap';
 
@@ -74,13 +75,7 @@ export async function prepareStreamingRequest(
 	});
 	const draft = draftRequestEnvelope({
 		operation,
-		header: {
-			senderId: settings.senderId,
-			receiverId: settings.receiverId,
-			language: settings.language,
-			userAgent: settings.userAgent,
-			timestamp: now,
-		},
+		header: requestHeader(settings, now),
 		signing: settings.signing,
 		now,
 	});
