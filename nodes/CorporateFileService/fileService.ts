@@ -27,7 +27,7 @@ import {
 	STANDARD_MESSAGE_LIMIT,
 } from '../shared/bxd';
 import { trimUrl } from '../shared/credentialFields';
-import { outcomeUnknown, toBankApiError } from '../shared/transport/errors';
+import { errorResponseOf, outcomeUnknown, toBankApiError } from '../shared/transport/errors';
 import { redactSecrets } from '../shared/transport/redact';
 import type { BankResponse } from '../shared/transport/request';
 import { bankRequest, isRetryableError } from '../shared/transport/request';
@@ -138,36 +138,15 @@ function megabytes(bytes: number): string {
 	return `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-/** The body of the bank's answer inside whatever the request helper threw. */
-function responseBodyOf(error: unknown): string | Buffer | undefined {
-	const seen = new Set<unknown>();
-	let current: unknown = error;
-	while (current && typeof current === 'object' && !seen.has(current)) {
-		seen.add(current);
-		const e = current as { response?: { data?: unknown; body?: unknown }; cause?: unknown; errorResponse?: unknown };
-		const data = e.response?.data ?? e.response?.body;
-		if (typeof data === 'string' || Buffer.isBuffer(data)) return data;
-		current = e.cause ?? e.errorResponse;
-	}
-	return undefined;
-}
-
-function statusOf(error: unknown): number | undefined {
-	const seen = new Set<unknown>();
-	let current: unknown = error;
-	while (current && typeof current === 'object' && !seen.has(current)) {
-		seen.add(current);
-		const e = current as { response?: { status?: number; statusCode?: number }; cause?: unknown; errorResponse?: unknown };
-		const status = e.response?.status ?? e.response?.statusCode;
-		if (typeof status === 'number') return status;
-		current = e.cause ?? e.errorResponse;
-	}
-	return undefined;
+/** The SOAP fault the bank answered a failed request with, if any. */
+function soapFaultOf(error: unknown) {
+	const { body } = errorResponseOf(error);
+	return typeof body === 'string' || Buffer.isBuffer(body) ? parseSoapFault(body) : undefined;
 }
 
 /** A SOAP fault is the bank's considered answer: sending the request again would not change it. */
 function retryable(error: unknown): boolean {
-	if (parseSoapFault(responseBodyOf(error))) return false;
+	if (soapFaultOf(error)) return false;
 	return isRetryableError(error);
 }
 
@@ -325,8 +304,8 @@ async function deliver(
 		});
 		return { response, errorContext };
 	} catch (error) {
-		const fault = parseSoapFault(responseBodyOf(error));
-		if (fault) throw toNodeError(node, fault, { ...errorContext, httpStatus: statusOf(error) });
+		const fault = soapFaultOf(error);
+		if (fault) throw toNodeError(node, fault, { ...errorContext, httpStatus: errorResponseOf(error).status });
 		// An upload or delete that may have reached the bank is not sent again: say so.
 		const unknown = !idempotent && outcomeUnknown(error);
 		throw toBankApiError(node, error, {

@@ -125,47 +125,60 @@ interface ErrorLike {
 	context?: { data?: unknown };
 }
 
-/** Finds status, body and network code in whatever n8n's request helpers threw. */
-export function extractErrorInfo(error: unknown): BankErrorInfo {
+/** The error and what it wraps, outermost first: n8n's errors keep the original as `cause` or `errorResponse`. */
+function* errorChain(error: unknown): Generator<ErrorLike> {
 	const seen = new Set<unknown>();
-	let status: number | undefined;
-	let body: unknown;
-	let networkCode: string | undefined;
-	let networkMessage: string | undefined;
-	let headers: Record<string, unknown> | undefined;
 	let current: unknown = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
 		const e = current as ErrorLike;
-		const resp = e.response;
-		if (resp && typeof resp === 'object') {
-			status ??= resp.status ?? resp.statusCode;
-			if (body === undefined) body = resp.data ?? resp.body;
-			headers ??= resp.headers;
-		}
-		if (body === undefined && e.context?.data !== undefined) body = e.context.data;
-		if (status === undefined && typeof e.statusCode === 'number') status = e.statusCode;
-		if (status === undefined && typeof e.status === 'number') status = e.status;
-		if (status === undefined && e.httpCode && /^\d{3}$/.test(e.httpCode)) status = Number(e.httpCode);
-		if (!networkCode && typeof e.code === 'string' && /^[A-Z_0-9]+$/.test(e.code)) {
-			networkCode = e.code;
-			networkMessage = e.message;
-		}
+		yield e;
 		current = e.cause ?? e.errorResponse;
 	}
+}
+
+/** What a failed request got back, as found in whatever n8n's request helpers threw: the first of each along the chain. */
+export interface ErrorResponse {
+	status?: number;
+	/** The answer's body as the helper gave it (parsed JSON, text or bytes). */
+	body?: unknown;
+	headers?: Record<string, unknown>;
+	networkCode?: string;
+	networkMessage?: string;
+}
+
+export function errorResponseOf(error: unknown): ErrorResponse {
+	const found: ErrorResponse = {};
+	for (const e of errorChain(error)) {
+		const resp = e.response;
+		if (resp && typeof resp === 'object') {
+			found.status ??= resp.status ?? resp.statusCode;
+			if (found.body === undefined) found.body = resp.data ?? resp.body;
+			found.headers ??= resp.headers;
+		}
+		if (found.body === undefined && e.context?.data !== undefined) found.body = e.context.data;
+		if (found.status === undefined && typeof e.statusCode === 'number') found.status = e.statusCode;
+		if (found.status === undefined && typeof e.status === 'number') found.status = e.status;
+		if (found.status === undefined && e.httpCode && /^\d{3}$/.test(e.httpCode)) found.status = Number(e.httpCode);
+		if (!found.networkCode && typeof e.code === 'string' && /^[A-Z_0-9]+$/.test(e.code)) {
+			found.networkCode = e.code;
+			found.networkMessage = e.message;
+		}
+	}
+	return found;
+}
+
+/** Finds status, body and network code in whatever n8n's request helpers threw. */
+export function extractErrorInfo(error: unknown): BankErrorInfo {
+	const { status, body, headers, networkCode, networkMessage } = errorResponseOf(error);
 	const parsed = parseBankErrorBody(body);
 	return { status, ...parsed, networkCode: status ? undefined : networkCode, networkMessage: status ? undefined : networkMessage, headers };
 }
 
 /** The first error in the chain (the error and what it wraps) with the given name. */
 export function findInChain(error: unknown, name: string): Error | undefined {
-	const seen = new Set<unknown>();
-	let current: unknown = error;
-	while (current && typeof current === 'object' && !seen.has(current)) {
-		seen.add(current);
-		if ((current as Error).name === name) return current as Error;
-		const e = current as ErrorLike;
-		current = e.cause ?? e.errorResponse;
+	for (const e of errorChain(error)) {
+		if ((e as Error).name === name) return e as Error;
 	}
 	return undefined;
 }
