@@ -3,6 +3,8 @@ import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
 
+import type { IHttpRequestOptions } from 'n8n-workflow';
+
 import { BankHttpStatusError } from './errors';
 import type { ClientTlsOptions } from './tls';
 
@@ -214,6 +216,46 @@ function sendOnce(url: URL, options: PooledRequestOptions): Promise<Attempt> {
 		if (options.signal) forget = onCancel(options.signal, onAbort);
 		req.end(options.body);
 	});
+}
+
+/** The request n8n's helper would send for these options, for a pooled connection: query, headers and body serialised. */
+export function pooledOptionsFrom(options: IHttpRequestOptions, signal?: AbortSignal): PooledRequestOptions {
+	let url = options.url;
+	const query = Object.entries(options.qs ?? {}).filter(([, value]) => value !== undefined && value !== null);
+	if (options.baseURL || query.length) {
+		const parsed = new URL(options.url, options.baseURL);
+		for (const [name, value] of query) {
+			for (const one of Array.isArray(value) ? value : [value]) parsed.searchParams.append(name, String(one));
+		}
+		url = parsed.toString();
+	}
+	const headers: Record<string, string> = {};
+	for (const [name, value] of Object.entries(options.headers ?? {})) {
+		if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+	}
+	headers['user-agent'] ??= 'n8n';
+	headers['accept-encoding'] ??= 'gzip, deflate, br';
+	let body: string | Buffer | undefined;
+	const raw: unknown = options.body;
+	if (typeof raw === 'string' || Buffer.isBuffer(raw)) {
+		body = raw;
+	} else if (raw instanceof URLSearchParams) {
+		body = raw.toString();
+		headers['content-type'] ??= 'application/x-www-form-urlencoded';
+	} else if (raw !== undefined && raw !== null && !(typeof raw === 'object' && Object.keys(raw).length === 0 && options.method === 'GET')) {
+		body = JSON.stringify(raw);
+		headers['content-type'] ??= 'application/json';
+	}
+	return {
+		method: options.method ?? 'GET',
+		url,
+		headers,
+		body,
+		timeoutMs: options.timeout ?? 60000,
+		tls: options.agentOptions as ClientTlsOptions | undefined,
+		responseType: options.encoding === 'arraybuffer' ? 'buffer' : undefined,
+		signal,
+	};
 }
 
 /**

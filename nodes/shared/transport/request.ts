@@ -15,8 +15,7 @@ import { BankHttpStatusError, extractErrorInfo, isNetworkFailure } from './error
 import type { RetryPolicy } from './retry';
 import { NO_RETRY, withRetry } from './retry';
 import { authenticateRequest } from '../credentialFields';
-import type { PooledRequestOptions } from './pool';
-import { pooledRequest, poolingAllowed } from './pool';
+import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './pool';
 import type { ClientTlsOptions } from './tls';
 import { forgetToken, tokenNeedsRefresh } from './token';
 
@@ -80,9 +79,14 @@ export function isRetryableError(error: unknown): boolean {
 export const TOKEN_FIELD = 'accessToken';
 export const TOKEN_EXPIRY_FIELD = 'tokenExpiresAt';
 
+/** Whether the credential keeps a token (the FX and mutual-TLS credentials do). */
+function holdsToken(data: ICredentialDataDecryptedObject): boolean {
+	return TOKEN_FIELD in data || TOKEN_EXPIRY_FIELD in data;
+}
+
 /** Whether a token credential's token is due: n8n renews it when the field is empty. */
 function tokenDue(data: ICredentialDataDecryptedObject): boolean {
-	return (TOKEN_FIELD in data || TOKEN_EXPIRY_FIELD in data) && tokenNeedsRefresh(data[TOKEN_FIELD], data[TOKEN_EXPIRY_FIELD]);
+	return holdsToken(data) && tokenNeedsRefresh(data[TOKEN_FIELD], data[TOKEN_EXPIRY_FIELD]);
 }
 
 /**
@@ -202,46 +206,6 @@ function poolable(req: BankRequestOptions): boolean {
 	return req.idempotent && !(req.body instanceof Readable) && req.responseType !== 'stream' && poolingAllowed();
 }
 
-/** The request n8n's helper would send, for a pooled connection: query, headers and body serialised. */
-function toPooledOptions(options: IHttpRequestOptions, signal: AbortSignal | undefined): PooledRequestOptions {
-	let url = options.url;
-	const query = Object.entries(options.qs ?? {}).filter(([, value]) => value !== undefined && value !== null);
-	if (options.baseURL || query.length) {
-		const parsed = new URL(options.url, options.baseURL);
-		for (const [name, value] of query) {
-			for (const one of Array.isArray(value) ? value : [value]) parsed.searchParams.append(name, String(one));
-		}
-		url = parsed.toString();
-	}
-	const headers: Record<string, string> = {};
-	for (const [name, value] of Object.entries(options.headers ?? {})) {
-		if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
-	}
-	headers['user-agent'] ??= 'n8n';
-	headers['accept-encoding'] ??= 'gzip, deflate, br';
-	let body: string | Buffer | undefined;
-	const raw: unknown = options.body;
-	if (typeof raw === 'string' || Buffer.isBuffer(raw)) {
-		body = raw;
-	} else if (raw instanceof URLSearchParams) {
-		body = raw.toString();
-		headers['content-type'] ??= 'application/x-www-form-urlencoded';
-	} else if (raw !== undefined && raw !== null && !(typeof raw === 'object' && Object.keys(raw).length === 0 && options.method === 'GET')) {
-		body = JSON.stringify(raw);
-		headers['content-type'] ??= 'application/json';
-	}
-	return {
-		method: options.method ?? 'GET',
-		url,
-		headers,
-		body,
-		timeoutMs: options.timeout ?? 60000,
-		tls: options.agentOptions as ClientTlsOptions | undefined,
-		responseType: options.encoding === 'arraybuffer' ? 'buffer' : undefined,
-		signal,
-	};
-}
-
 function cancelSignal(ctx: BankContext): AbortSignal | undefined {
 	const withSignal = ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined };
 	return typeof withSignal.getExecutionCancelSignal === 'function' ? withSignal.getExecutionCancelSignal() : undefined;
@@ -266,7 +230,7 @@ export async function bankRequest<T = unknown>(
 	// attempts too, so that what callers report matches what the bank received.
 	let resent = 0;
 	const pooled = async (options: IHttpRequestOptions, attempt: number) =>
-		await pooledRequest(toPooledOptions(options, cancelSignal(ctx)), (error) => {
+		await pooledRequest(pooledOptionsFrom(options, cancelSignal(ctx)), (error) => {
 			req.onRetry?.(error, attempt + resent, 0);
 			resent++;
 		});
@@ -297,14 +261,13 @@ export async function bankRequest<T = unknown>(
 				);
 				if (outcome.ok) return toResponse<T>(outcome.response, attempt + resent);
 				// A refused token is renewed by n8n, which then sends the request again.
-				const hasToken = TOKEN_FIELD in data || TOKEN_EXPIRY_FIELD in data;
-				if (!hasToken || extractErrorInfo(outcome.error).status !== 401) throw outcome.error;
+				if (!holdsToken(data) || extractErrorInfo(outcome.error).status !== 401) throw outcome.error;
 				forgetToken(String(data[TOKEN_FIELD] ?? ''));
 				renew = true;
 			}
 			const additional = credentialsFor(ctx, credentialType, data, renew);
 			// n8n may renew and store the token on this request (when due, or after a 401).
-			if (TOKEN_FIELD in data || TOKEN_EXPIRY_FIELD in data) forgetCredentials(ctx, credentialType);
+			if (holdsToken(data)) forgetCredentials(ctx, credentialType);
 			const raw: unknown = await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options, additional);
 			return await checkStreamedStatus(toResponse<T>(raw, attempt + resent), req);
 		},

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IDataObject, IHttpRequestHelper, IHttpRequestOptions } from 'n8n-workflow';
 
 import { extractErrorInfo } from './errors';
-import { pooledRequest, poolingAllowed } from './pool';
+import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './pool';
 import { redactSecrets } from './redact';
 import type { ClientTlsOptions } from './tls';
 import { describeTlsError } from './tls';
@@ -117,17 +117,7 @@ async function requestToken(helpers: IHttpRequestHelper['helpers'], req: TokenRe
 	// Asking for a token twice is harmless, so it may use a pooled connection, which the requests
 	// made with the token then reuse.
 	const send = poolingAllowed()
-		? async () =>
-				(
-					await pooledRequest({
-						method: 'POST',
-						url: req.tokenUrl,
-						headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': 'n8n' },
-						body: form,
-						timeoutMs: options.timeout ?? 30000,
-						tls: req.tls,
-					})
-				).body
+		? async () => (await pooledRequest(pooledOptionsFrom(options))).body
 		: async () => await helpers.httpRequest(options);
 	const outcome = await send().then(
 		(value: unknown) => ({ ok: true as const, value }),
