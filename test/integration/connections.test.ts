@@ -10,19 +10,18 @@ import type { TLSSocket } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 
 import { DateTime } from 'luxon';
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.node';
 import { clearJwksCache } from '../../nodes/BankEventTrigger/events/keys';
 import { extractErrorInfo, isNetworkFailure } from '../../nodes/shared/transport/errors';
 import { closePooledConnections, pooledRequest, poolingAllowed } from '../../nodes/shared/transport/pool';
 import { bankRequest, type BankContext } from '../../nodes/shared/transport/request';
 import { DEFAULT_RETRY } from '../../nodes/shared/transport/retry';
 import { buildTlsOptions } from '../../nodes/shared/transport/tls';
-import { createPollHarness } from '../harness/poll';
 import { loadOrCreatePki } from '../sandbox/certs';
-import { CC, CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
-import { NODE_NAME, packageCredentialTypes, runNode } from '../helpers/nodes';
+import { CC, CREDENTIAL_IDS, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { NODE_NAME, runNode } from '../helpers/nodes';
+import { triggerHarness } from '../helpers/trigger';
 
 const sandbox = useSandbox({ trades: 3000 });
 
@@ -81,17 +80,7 @@ describe('connections to the sandbox bank', () => {
 
 	it('Bank Event Trigger: polls after the first reuse one mutual-TLS connection', async () => {
 		const bank = sandbox.bank();
-		const s = bank.eventSettings();
-		const node: INode = {
-			id: 'trigger',
-			name: 'Bank Event Trigger',
-			type: 'n8n-nodes-corporate-banking.bankEventTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: { eventsUrl: s.eventsUrl, keySource: 'jwks', jwksUrl: s.jwksUrl, issuer: s.issuer, audience: s.audience } as INode['parameters'],
-			credentials: { [MTLS]: { id: CREDENTIAL_IDS[MTLS], name: 'Sandbox mTLS' } },
-		};
-		const h = createPollHarness({ node, nodeType: new BankEventTrigger(), credentialTypes: packageCredentialTypes(), credentials: sandboxCredentials(bank) });
+		const h = triggerHarness(bank);
 		const queued = new Set<string>();
 		for (let round = 0; round < 6; round++) {
 			for (const jti of bank.events.enqueue(5)) queued.add(jti);

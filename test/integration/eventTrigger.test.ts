@@ -8,52 +8,32 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 
-import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.node';
 import { clearJwksCache } from '../../nodes/BankEventTrigger/events/keys';
 import { runWorkflow } from '../harness/engine';
 import { createPollHarness, type PollHarness } from '../harness/poll';
-import { allowEventsUrl, CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { CREDENTIAL_IDS, MTLS, useSandbox } from '../helpers/bank';
 import { prepareExample } from '../helpers/examples';
 import { packageCredentialTypes, packageNodeTypes } from '../helpers/nodes';
+import { TRIGGER_TYPE, triggerHarness } from '../helpers/trigger';
 import type { SandboxBank } from '../sandbox';
 import { signPs256 } from '../sandbox/events';
 import { httpsCall } from '../sandbox/testing';
 
 const NODE_NAME = 'Bank Event Trigger';
-const TYPE = 'n8n-nodes-corporate-banking.bankEventTrigger';
 const OB = 'urn:uk:org:openbanking:events:';
 
 const sandbox = useSandbox();
 
 beforeEach(() => clearJwksCache());
 
-function triggerNode(bank: SandboxBank, parameters: IDataObject = {}): INode {
-	const s = bank.eventSettings();
-	return {
-		id: 'bank-event-trigger',
-		name: NODE_NAME,
-		type: TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { eventsUrl: s.eventsUrl, keySource: 'jwks', jwksUrl: s.jwksUrl, issuer: s.issuer, audience: s.audience, ...parameters } as INode['parameters'],
-		credentials: { [MTLS]: { id: CREDENTIAL_IDS[MTLS], name: 'Sandbox mTLS' } },
-	};
-}
-
 function trigger(
 	parameters: IDataObject = {},
 	opts: { credential?: Record<string, unknown>; staticData?: IDataObject } = {},
 ): PollHarness {
-	const bank = sandbox.bank();
-	return createPollHarness({
-		node: triggerNode(bank, parameters),
-		nodeType: new BankEventTrigger(),
-		credentialTypes: packageCredentialTypes(),
-		credentials: sandboxCredentials(bank, { [MTLS]: { ...allowEventsUrl(parameters), ...(opts.credential ?? {}) } }),
-		staticData: opts.staticData,
-	});
+	return triggerHarness(sandbox.bank(), { parameters, ...opts });
 }
 
 const jtis = (items: INodeExecutionData[] | undefined) => (items ?? []).map((item) => item.json.jti as string);
@@ -793,7 +773,7 @@ describe('configuration', () => {
 	it('runs the example workflow: a change at the bank refreshes the open FX trades once', async () => {
 		const bank = sandbox.bank();
 		const { workflow, store } = prepareExample('bank-event-trigger.json', bank);
-		const node = workflow.nodes.find((n) => n.type === TYPE)!;
+		const node = workflow.nodes.find((n) => n.type === TRIGGER_TYPE)!;
 		const s = bank.eventSettings();
 		Object.assign(node.parameters, { jwksUrl: s.jwksUrl, issuer: s.issuer, audience: s.audience });
 		const queued = bank.events.enqueue([{ type: 'account-access-consent-linked-account-update' }, { type: 'resource-update' }, { type: 'resource-update' }]);
@@ -809,7 +789,7 @@ describe('configuration', () => {
 		bank.events.enqueue(1);
 		const result = await runWorkflow({
 			workflow,
-			nodeTypes: { ...packageNodeTypes(), [TYPE]: new BankEventTrigger() },
+			nodeTypes: { ...packageNodeTypes(), [TRIGGER_TYPE]: new BankEventTrigger() },
 			credentialTypes: packageCredentialTypes(),
 			credentials: store,
 		});

@@ -8,14 +8,13 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
-import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.node';
 import { clearJwksCache } from '../../nodes/BankEventTrigger/events/keys';
 import { clearTokenMemo } from '../../nodes/shared/transport/token';
-import { createPollHarness, type PollHarness } from '../harness/poll';
-import { allowEventsUrl, CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
-import { packageCredentialTypes } from '../helpers/nodes';
+import type { PollHarness } from '../harness/poll';
+import { useSandbox } from '../helpers/bank';
+import { triggerHarness } from '../helpers/trigger';
 import type { EventSpec, FaultSpec, SandboxBank } from '../sandbox';
 import { Prng } from '../sandbox/prng';
 import { httpsCall } from '../sandbox/testing';
@@ -25,17 +24,7 @@ const sandbox = useSandbox();
 beforeEach(() => clearJwksCache());
 
 function trigger(bank: SandboxBank, parameters: IDataObject = {}): PollHarness {
-	const s = bank.eventSettings();
-	const node: INode = {
-		id: 'bank-event-trigger',
-		name: 'Bank Event Trigger',
-		type: 'n8n-nodes-corporate-banking.bankEventTrigger',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { eventsUrl: s.eventsUrl, jwksUrl: s.jwksUrl, issuer: s.issuer, audience: s.audience, ...parameters } as INode['parameters'],
-		credentials: { [MTLS]: { id: CREDENTIAL_IDS[MTLS], name: 'Sandbox mTLS' } },
-	};
-	return createPollHarness({ node, nodeType: new BankEventTrigger(), credentialTypes: packageCredentialTypes(), credentials: sandboxCredentials(bank, { [MTLS]: allowEventsUrl(parameters) }) });
+	return triggerHarness(bank, { parameters });
 }
 
 /** An n8n restart: nothing in memory survives, only what n8n saved. */

@@ -5,12 +5,12 @@
  */
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { BankEventTrigger } from '../../../nodes/BankEventTrigger/BankEventTrigger.node';
 import type { CredentialStore, RunResult } from '../../harness/engine';
 import { renderValue } from '../../harness/logger';
-import { createPollHarness, type PollHarness } from '../../harness/poll';
-import { allowEventsUrl, CC, CREDENTIAL_IDS, FILES, MTLS, sandboxCredentials } from '../../helpers/bank';
-import { NODE_NAME, packageCredentialTypes, runNode } from '../../helpers/nodes';
+import type { PollHarness } from '../../harness/poll';
+import { CC, CREDENTIAL_IDS, FILES, MTLS, sandboxCredentials } from '../../helpers/bank';
+import { NODE_NAME, runNode } from '../../helpers/nodes';
+import { triggerHarness as sharedTriggerHarness, triggerNode } from '../../helpers/trigger';
 import type { SandboxBank } from '../../sandbox';
 import { withoutExpectedAudience } from './secrets';
 
@@ -106,32 +106,14 @@ export interface TriggerOptions {
 	beforePoll?: (poll: number) => void;
 }
 
-export function triggerNode(bank: SandboxBank, parameters: IDataObject = {}): INode {
-	const s = bank.eventSettings();
-	return {
-		id: 'bank-event-trigger',
-		name: NODE_NAME,
-		type: 'n8n-nodes-corporate-banking.bankEventTrigger',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { eventsUrl: s.eventsUrl, keySource: 'jwks', jwksUrl: s.jwksUrl, issuer: s.issuer, audience: s.audience, ...parameters } as INode['parameters'],
-		credentials: { [MTLS]: { id: CREDENTIAL_IDS[MTLS], name: 'Sandbox mTLS' } },
-	};
-}
-
 export function triggerHarness(bank: SandboxBank, options: TriggerOptions = {}, store?: CredentialStore): PollHarness {
-	return createPollHarness({
-		node: triggerNode(bank, options.parameters),
-		nodeType: new BankEventTrigger(),
-		credentialTypes: packageCredentialTypes(),
-		credentials: store ?? sandboxCredentials(bank, { [MTLS]: { ...allowEventsUrl(options.parameters), ...(options.credential ?? {}) } }),
-	});
+	return sharedTriggerHarness(bank, { parameters: options.parameters, credential: options.credential, store, name: NODE_NAME });
 }
 
 /** Runs the Bank Event Trigger: one or more scheduled polls, or one Fetch Test Event. */
 export async function runTrigger(bank: SandboxBank, options: TriggerOptions = {}): Promise<Outcome & { harness: PollHarness }> {
 	const harness = triggerHarness(bank, options);
-	const audience = String(triggerNode(bank, options.parameters).parameters.audience);
+	const audience = String(triggerNode(bank, options.parameters, NODE_NAME).parameters.audience);
 	const events: INodeExecutionData[] = [];
 	const rejected: INodeExecutionData[] = [];
 	let error: unknown;
