@@ -3,26 +3,9 @@
  * transforms built on them, against whole-text base64, for every way the chunks can be cut.
  */
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 
 import { Base64Decode, Base64Encode, Base64Encoder, base64Length, decodeBase64Strict, InvalidBase64Error } from '../../nodes/shared/transport';
-
-/** A buffer cut into chunks of the given sizes (repeated). */
-function* cut(data: Buffer, sizes: number[]): Generator<Buffer> {
-	let offset = 0;
-	for (let i = 0; offset < data.length; i++) {
-		const size = sizes[i % sizes.length];
-		yield data.subarray(offset, offset + size);
-		offset += size;
-	}
-}
-
-async function through(data: Buffer | string, transform: NodeJS.ReadWriteStream, sizes: number[]): Promise<Buffer> {
-	const source = Readable.from(cut(Buffer.isBuffer(data) ? data : Buffer.from(data, 'latin1'), sizes), { objectMode: false });
-	const chunks: Buffer[] = [];
-	for await (const chunk of source.pipe(transform) as unknown as Readable) chunks.push(chunk as Buffer);
-	return Buffer.concat(chunks);
-}
+import { cut, through } from '../helpers/chunks';
 
 async function failure(run: () => Promise<unknown>): Promise<unknown> {
 	return await run().then(

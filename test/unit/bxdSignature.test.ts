@@ -5,11 +5,6 @@
  * ApplicationResponses and our verifier checks them. xmlsec1 is required: without it these tests
  * fail (install the Debian package `xmlsec1`).
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import {
 	bankTrust,
 	buildApplicationRequest,
@@ -21,66 +16,19 @@ import {
 	signingMaterial,
 	splitAtContent,
 	verifyEnvelopedSignature,
-	WSU_NS,
-	SOAP_ENV_NS,
 	type PayloadDocument,
 	type SigningMaterial,
 } from '../../nodes/shared/bxd';
 import { testPki } from '../fixtures/bxd/keys';
+import { responseSignatureTemplate, useXmlsec } from '../helpers/xmlsec';
 
-const WSU_TIMESTAMP = `${WSU_NS}:Timestamp`;
-const SOAP_BODY = `${SOAP_ENV_NS}:Body`;
+const xmlsec = useXmlsec('bxd-signature-');
+const { verifyApplicationRequest, verifyWsSecurity } = xmlsec;
 
-let dir: string;
 let material: SigningMaterial;
 
-function file(name: string, content: string | Buffer): string {
-	const path = join(dir, name);
-	writeFileSync(path, content);
-	return path;
-}
-
-interface Xmlsec {
-	ok: boolean;
-	output: string;
-}
-
-function xmlsec(args: string[]): Xmlsec {
-	const run = spawnSync('xmlsec1', args, { encoding: 'utf8' });
-	if (run.error) throw run.error;
-	return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
-}
-
-/** Verifies an enveloped ApplicationRequest signature, trusting only the bank CA (the KeyInfo certificate must chain to it). */
-function verifyApplicationRequest(xml: Buffer | string): Xmlsec {
-	return xmlsec(['--verify', '--trusted-pem', file('ca.pem', testPki().ca.certPem), file('request.xml', xml)]);
-}
-
-/** Verifies the WS-Security signature: wsu:Id is declared an ID attribute on Timestamp and Body; the key is the signer's certificate. */
-function verifyWsSecurity(xml: Buffer | string): Xmlsec {
-	return xmlsec([
-		'--verify',
-		'--pubkey-cert-pem',
-		file('signer.pem', testPki().signer.certPem),
-		'--id-attr:Id',
-		WSU_TIMESTAMP,
-		'--id-attr:Id',
-		SOAP_BODY,
-		file('envelope.xml', xml),
-	]);
-}
-
 beforeAll(() => {
-	const version = spawnSync('xmlsec1', ['--version'], { encoding: 'utf8' });
-	if (version.error || version.status !== 0) {
-		throw new Error('xmlsec1 is required for the signature tests: install it (Debian/Ubuntu: apt-get install -y xmlsec1)');
-	}
-	dir = mkdtempSync(join(tmpdir(), 'bxd-signature-'));
 	material = signingMaterial(testPki().signer.certPem, testPki().signer.keyPem);
-});
-
-afterAll(() => {
-	if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 function uploadRequest(content: Buffer): PayloadDocument {
@@ -216,20 +164,16 @@ describe('ApplicationResponse signatures made by xmlsec1, checked by our verifie
 			'<c2b:ApplicationResponse xmlns:c2b="http://bxd.fi/xmldata/"><c2b:CustomerId>87654321</c2b:CustomerId><c2b:Timestamp>2024-03-05T08:15:30+02:00</c2b:Timestamp>' +
 			'<c2b:ResponseCode>00</c2b:ResponseCode><c2b:ResponseText>OK.</c2b:ResponseText><c2b:Compressed>false</c2b:Compressed>' +
 			`<c2b:Content>${content}</c2b:Content>` +
-			'<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>' +
-			`<CanonicalizationMethod Algorithm="${c14n}"/><SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"/>` +
-			'<Reference URI=""><Transforms><Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/>' +
-			`<Transform Algorithm="${c14n}"/></Transforms><DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/><DigestValue/></Reference>` +
-			'</SignedInfo><SignatureValue/><KeyInfo><X509Data/></KeyInfo></Signature></c2b:ApplicationResponse>'
+			responseSignatureTemplate(c14n) +
+			'</c2b:ApplicationResponse>'
 		);
 	}
 
 	function bankSigned(c14n: string, content: string, signer = testPki().signer): Buffer {
-		const out = join(dir, 'signed-response.xml');
-		const run = xmlsec(['--sign', '--privkey-pem', `${file('bank-key.pem', signer.keyPem)},${file('bank-cert.pem', signer.certPem)}`, '--output', out, file('template.xml', template(c14n, content))]);
+		const run = xmlsec.signAsBank(template(c14n, content), signer);
 		expect(run.output).toBe('');
 		expect(run.ok).toBe(true);
-		return spawnSync('cat', [out]).stdout;
+		return run.signed;
 	}
 
 	const lines = Buffer.from('A statement line that is long enough to wrap\n'.repeat(200)).toString('base64').match(/.{1,76}/g)!;

@@ -5,11 +5,7 @@
  * them from hashes taken while the Content passed), and the stream pieces they are made of,
  * against their whole-text counterparts, for every way the chunks can be cut.
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync, deflateRawSync } from 'node:zlib';
 
@@ -30,76 +26,23 @@ import {
 	readResponseStream,
 	signingMaterial,
 	SOAP_ENV_NS,
-	WSU_NS,
 	type AnswerReading,
 	type FileServiceSettings,
 	type SigningMaterial,
 	type StreamedAnswer,
 } from '../../nodes/shared/bxd';
 import { testPki } from '../fixtures/bxd/keys';
+import { collect, cut, through } from '../helpers/chunks';
+import { responseSignatureTemplate, useXmlsec } from '../helpers/xmlsec';
 
-let dir: string;
+const xmlsec = useXmlsec('bxd-streams-');
+const { verifyApplicationRequest, verifyWsSecurity } = xmlsec;
+
 let material: SigningMaterial;
 
-function file(name: string, content: string | Buffer): string {
-	const path = join(dir, name);
-	writeFileSync(path, content);
-	return path;
-}
-
-function xmlsec(args: string[]): { ok: boolean; output: string } {
-	const run = spawnSync('xmlsec1', args, { encoding: 'utf8' });
-	if (run.error) throw run.error;
-	return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
-}
-
-const verifyApplicationRequest = (xml: Buffer | string) => xmlsec(['--verify', '--trusted-pem', file('ca.pem', testPki().ca.certPem), file('request.xml', xml)]);
-
-const verifyWsSecurity = (xml: Buffer | string) =>
-	xmlsec([
-		'--verify',
-		'--pubkey-cert-pem',
-		file('signer.pem', testPki().signer.certPem),
-		'--id-attr:Id',
-		`${WSU_NS}:Timestamp`,
-		'--id-attr:Id',
-		`${SOAP_ENV_NS}:Body`,
-		file('envelope.xml', xml),
-	]);
-
 beforeAll(() => {
-	const version = spawnSync('xmlsec1', ['--version'], { encoding: 'utf8' });
-	if (version.error || version.status !== 0) {
-		throw new Error('xmlsec1 is required for the signature tests: install it (Debian/Ubuntu: apt-get install -y xmlsec1)');
-	}
-	dir = mkdtempSync(join(tmpdir(), 'bxd-streams-'));
 	material = signingMaterial(testPki().signer.certPem, testPki().signer.keyPem);
 });
-
-afterAll(() => {
-	if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A buffer cut into chunks of the given sizes (repeated). */
-function* cut(data: Buffer, sizes: number[]): Generator<Buffer> {
-	let offset = 0;
-	for (let i = 0; offset < data.length; i++) {
-		const size = sizes[i % sizes.length];
-		yield data.subarray(offset, offset + size);
-		offset += size;
-	}
-}
-
-async function collect(stream: Readable): Promise<Buffer> {
-	const chunks: Buffer[] = [];
-	for await (const chunk of stream) chunks.push(chunk as Buffer);
-	return Buffer.concat(chunks);
-}
-
-async function through(data: Buffer | string, transform: NodeJS.ReadWriteStream, sizes: number[]): Promise<Buffer> {
-	const source = Readable.from(cut(Buffer.isBuffer(data) ? data : Buffer.from(data, 'latin1'), sizes), { objectMode: false });
-	return await collect(source.pipe(transform) as unknown as Readable);
-}
 
 const CHUNKINGS = [[1], [3], [4], [5], [7, 1, 2], [4096], [65537], [1 << 20]];
 
@@ -263,16 +206,11 @@ describe('An answer read as it arrives', () => {
 			(options.compressed ? `<c2b:Compressed>true</c2b:Compressed><c2b:CompressionMethod>${options.compressed}</c2b:CompressionMethod>` : '<c2b:Compressed>false</c2b:Compressed>') +
 			'<c2b:FileDescriptors><c2b:FileDescriptor><c2b:FileReference>F1</c2b:FileReference><c2b:UserFilename>statement.xml</c2b:UserFilename></c2b:FileDescriptor></c2b:FileDescriptors>' +
 			`<c2b:Content>${contentText}</c2b:Content>` +
-			'<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>' +
-			`<CanonicalizationMethod Algorithm="${c14n}"/><SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"/>` +
-			'<Reference URI=""><Transforms><Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/>' +
-			`<Transform Algorithm="${c14n}"/></Transforms><DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/><DigestValue/></Reference>` +
-			'</SignedInfo><SignatureValue/><KeyInfo><X509Data/></KeyInfo></Signature></c2b:ApplicationResponse>';
-		const out = join(dir, 'signed-response.xml');
-		const signer = testPki().signer;
-		const run = xmlsec(['--sign', '--privkey-pem', `${file('bank-key.pem', signer.keyPem)},${file('bank-cert.pem', signer.certPem)}`, '--output', out, file('template.xml', template)]);
+			responseSignatureTemplate(c14n) +
+			'</c2b:ApplicationResponse>';
+		const run = xmlsec.signAsBank(template);
 		expect(run.ok).toBe(true);
-		return readFileSync(out);
+		return run.signed;
 	}
 
 	function envelope(applicationResponse: Buffer | string, code = '00', lines = false): Buffer {
