@@ -52,8 +52,8 @@ beforeEach(() => {
 const call = async (url: string, options: HttpOptions = {}): Promise<HttpResult> =>
 	await httpsCall(url, { ca, ...options });
 
-async function clientToken(): Promise<string> {
-	const res = await call(bank.urls.token, {
+async function clientToken(tokenUrl = bank.urls.token): Promise<string> {
+	const res = await call(tokenUrl, {
 		method: 'POST',
 		headers: FORM,
 		body: formBody({
@@ -550,12 +550,9 @@ describe('mock service (E)', () => {
 
 describe('file service (A, SOAP)', () => {
 	const fs = (): SandboxBank['clients']['fileService'] => bank.clients.fileService;
-	const soap = async (
-		operation: string,
-		applicationRequest: string,
-		url = bank.urls.soap,
-	): Promise<{ res: HttpResult; ar: string }> => {
-		const res = await call(url, {
+	/** Sends one SOAP request; the answer as it came. */
+	const soapCall = async (operation: string, applicationRequest: string, url = bank.urls.soap): Promise<HttpResult> =>
+		await call(url, {
 			method: 'POST',
 			headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' },
 			body: soapEnvelope({
@@ -565,6 +562,12 @@ describe('file service (A, SOAP)', () => {
 				applicationRequest,
 			}),
 		});
+	const soap = async (
+		operation: string,
+		applicationRequest: string,
+		url = bank.urls.soap,
+	): Promise<{ res: HttpResult; ar: string }> => {
+		const res = await soapCall(operation, applicationRequest, url);
 		return { res, ar: res.status === 200 ? applicationResponseOf(res.text()) : '' };
 	};
 	const appRequest = (
@@ -795,29 +798,12 @@ describe('file service (A, SOAP)', () => {
 			{ kind: 'malformed', area: 'soap' },
 		]);
 		const request = appRequest('GetUserInfo');
-		const fault = await call(bank.urls.soap, {
-			method: 'POST',
-			headers: { 'content-type': 'text/xml' },
-			body: soapEnvelope({
-				operation: 'getUserInfo',
-				senderId: fs().senderId,
-				receiverId: fs().receiverId,
-				applicationRequest: request,
-			}),
-		});
+		const fault = await soapCall('getUserInfo', request);
 		expect(fault.status).toBe(500);
 		expect(xmlText(fault.text(), 'category')).toBe('security');
 		expect(xmlText(fault.text(), 'code')).toBe('30');
 		expect(xmlText((await soap('getUserInfo', request)).ar, 'ResponseCode')).toBe('26');
-		const doctype = await call(bank.urls.soap, {
-			method: 'POST',
-			body: soapEnvelope({
-				operation: 'getUserInfo',
-				senderId: fs().senderId,
-				receiverId: fs().receiverId,
-				applicationRequest: request,
-			}),
-		});
+		const doctype = await soapCall('getUserInfo', request);
 		expect(doctype.text()).toContain('<!DOCTYPE');
 		const tampered = (await soap('getUserInfo', request)).ar;
 		const verify = (xml: string): boolean => {
@@ -842,15 +828,7 @@ describe('file service (A, SOAP)', () => {
 		expect(verify(tampered)).toBe(false);
 		const unsigned = (await soap('getUserInfo', request)).ar;
 		expect(unsigned).not.toContain('<Signature');
-		const malformed = await call(bank.urls.soap, {
-			method: 'POST',
-			body: soapEnvelope({
-				operation: 'getUserInfo',
-				senderId: fs().senderId,
-				receiverId: fs().receiverId,
-				applicationRequest: request,
-			}),
-		});
+		const malformed = await soapCall('getUserInfo', request);
 		expect(malformed.status).toBe(200);
 		expect(() =>
 			new DOMParser({
@@ -1152,7 +1130,7 @@ describe('faults', () => {
 	});
 	const open = async (options: HttpOptions = {}): Promise<HttpResult> =>
 		await call(`${bank.urls.reportBase}/trade-reports/open?limit=1`, { headers: auth, ...options });
-	const execute = async (): Promise<HttpResult> =>
+	const execute = async (options: HttpOptions = {}): Promise<HttpResult> =>
 		await call(`${bank.urls.executionBase}/trade-execution/execute`, {
 			method: 'POST',
 			headers: auth,
@@ -1165,6 +1143,7 @@ describe('faults', () => {
 				baseSide: 'BUY',
 				tenor: 'SP',
 			}),
+			...options,
 		});
 
 	it('fires status faults once per count, in order, with the area error body', async () => {
@@ -1201,22 +1180,7 @@ describe('faults', () => {
 		expect((await execute()).status).toBe(200);
 		expect(bank.stats.executions).toBe(2);
 		bank.faults.add({ kind: 'delay', area: 'execution', phase: 'after', delayMs: 300 });
-		await expect(
-			call(`${bank.urls.executionBase}/trade-execution/execute`, {
-				method: 'POST',
-				headers: auth,
-				body: JSON.stringify({
-					counterpart: 'DEMOCP1',
-					buyCurrency: 'EUR',
-					sellCurrency: 'USD',
-					amount: 10,
-					amountSide: 'BUY',
-					baseSide: 'BUY',
-					tenor: 'SP',
-				}),
-				timeoutMs: 100,
-			}),
-		).rejects.toThrow(/timeout/);
+		await expect(execute({ timeoutMs: 100 })).rejects.toThrow(/timeout/);
 		expect(bank.stats.executions).toBe(3);
 	});
 
@@ -1384,17 +1348,7 @@ describe('credential values and CLI', () => {
 				credentials: Record<string, Record<string, string>>;
 			};
 			expect(state.credentials.corporateBankingMtlsApi.privateKey).toContain('PRIVATE KEY-----\n');
-			const res = await httpsCall(state.urls.token, {
-				ca,
-				method: 'POST',
-				headers: FORM,
-				body: formBody({
-					grant_type: 'client_credentials',
-					scope: 'accounts',
-					client_id: bank.clients.clientId,
-				}),
-			});
-			expect(res.status).toBe(200);
+			await clientToken(state.urls.token);
 			const exited = new Promise<number | null>((resolvePromise) =>
 				child.on('exit', (code) => resolvePromise(code)),
 			);
