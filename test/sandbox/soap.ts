@@ -310,6 +310,24 @@ function parseSoapSkeleton(skeleton: string): Omit<ParsedSoapRequest, 'applicati
 	return { operation, header };
 }
 
+/**
+ * Parses the XML text `read` gives and checks that its root is an ApplicationRequest; anything
+ * unreadable is refused with bxd code 12.
+ */
+function applicationRequestRoot(read: () => string): { doc: Document; root: Element } {
+	let doc: Document;
+	try {
+		doc = parser().parseFromString(read(), 'text/xml') as unknown as Document;
+	} catch (error) {
+		throw new ApplicationError('12', `ApplicationRequest is not well-formed XML: ${(error as Error).message}`);
+	}
+	const root = doc.documentElement;
+	if (!root || root.localName !== 'ApplicationRequest' || root.namespaceURI !== XMLDATA_NS) {
+		throw new ApplicationError('12', `ApplicationRequest root must be {${XMLDATA_NS}}ApplicationRequest.`);
+	}
+	return { doc, root };
+}
+
 /** Parses the decoded ApplicationRequest (http://bxd.fi/xmldata/) and checks its signature. */
 export function parseApplicationRequest(
 	xml: Buffer,
@@ -321,26 +339,10 @@ export function parseApplicationRequest(
 		throw new ApplicationError('12', (error as Error).message);
 	}
 	let cut: { skeleton: string; inner: Buffer } | undefined;
-	let doc: Document;
-	try {
+	const { doc, root } = applicationRequestRoot(() => {
 		cut = cutElement(xml, 'Content');
-		doc = parser().parseFromString(
-			cut ? cut.skeleton : xml.toString('utf8'),
-			'text/xml',
-		) as unknown as Document;
-	} catch (error) {
-		throw new ApplicationError(
-			'12',
-			`ApplicationRequest is not well-formed XML: ${(error as Error).message}`,
-		);
-	}
-	const root = doc.documentElement;
-	if (!root || root.localName !== 'ApplicationRequest' || root.namespaceURI !== XMLDATA_NS) {
-		throw new ApplicationError(
-			'12',
-			`ApplicationRequest root must be {${XMLDATA_NS}}ApplicationRequest.`,
-		);
-	}
+		return cut ? cut.skeleton : xml.toString('utf8');
+	});
 	const hasSignature = doc.getElementsByTagNameNS(DSIG_NS, 'Signature').length > 0;
 	const signature: SoapCallRecord['signature'] = hasSignature
 		? verifyEnvelopedSignature(xml.toString('utf8'), customerCertPem)
@@ -357,23 +359,10 @@ function parseStreamedApplicationRequest(
 	streamed: Extract<StreamedSoapRequest, { kind: 'content' }>,
 	customerCertPem: string,
 ): ApplicationRequestFields {
-	let doc: Document;
-	try {
+	const { root } = applicationRequestRoot(() => {
 		assertNoDoctype(streamed.documentSkeleton.slice(0, 4096));
-		doc = parser().parseFromString(streamed.documentSkeleton, 'text/xml') as unknown as Document;
-	} catch (error) {
-		throw new ApplicationError(
-			'12',
-			`ApplicationRequest is not well-formed XML: ${(error as Error).message}`,
-		);
-	}
-	const root = doc.documentElement;
-	if (!root || root.localName !== 'ApplicationRequest' || root.namespaceURI !== XMLDATA_NS) {
-		throw new ApplicationError(
-			'12',
-			`ApplicationRequest root must be {${XMLDATA_NS}}ApplicationRequest.`,
-		);
-	}
+		return streamed.documentSkeleton;
+	});
 	const signature = verifyStreamedSignature(
 		streamed.documentSkeleton,
 		streamed.contentAt,
