@@ -48,14 +48,7 @@ export interface PreparedRequest {
 
 /** Builds, signs and wraps the ApplicationRequest for an operation. */
 export function prepareRequest(settings: FileServiceSettings, operation: BxdOperation, fields: RequestFields, now = new Date()): PreparedRequest {
-	const document = buildApplicationRequest({
-		...fields,
-		customerId: settings.customerId,
-		command: COMMANDS[operation],
-		environment: settings.environment,
-		softwareId: settings.softwareId,
-		timestamp: fields.timestamp ?? now,
-	});
+	const document = buildApplicationRequest(applicationRequestFields(settings, operation, fields, now));
 	return wrap(settings, operation, document, now);
 }
 
@@ -78,6 +71,23 @@ export function prepareRawRequest(settings: FileServiceSettings, operation: BxdO
 	const alreadySigned =
 		(document.head.includes(DSIG_NS) || document.tail.includes(DSIG_NS)) && (signature.test(document.head) || signature.test(document.tail));
 	return wrap(settings, operation, document, now, alreadySigned);
+}
+
+/** An ApplicationRequest's fields: the operation's own, and those the service settings give. */
+export function applicationRequestFields<F extends Omit<RequestFields, 'content'>>(
+	settings: FileServiceSettings,
+	operation: BxdOperation,
+	fields: F,
+	now: Date,
+): F & Pick<ApplicationRequestFields, 'customerId' | 'command' | 'environment' | 'softwareId' | 'timestamp'> {
+	return {
+		...fields,
+		customerId: settings.customerId,
+		command: COMMANDS[operation],
+		environment: settings.environment,
+		softwareId: settings.softwareId,
+		timestamp: fields.timestamp ?? now,
+	};
 }
 
 /** The RequestHeader of a SOAP request envelope, from the service settings. */

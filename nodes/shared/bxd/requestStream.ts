@@ -11,11 +11,10 @@ import { Readable } from 'node:stream';
 import { Base64Encoder, base64Length } from '../transport/base64';
 import { buildApplicationRequestSlot } from './applicationRequest';
 import type { BxdOperation } from './constants';
-import { COMMANDS } from './constants';
 import { newPlaceholder, splitAtPlaceholder } from './document';
 import { BxdFormatError } from './errors';
 import type { FileServiceSettings, RequestFields } from './exchange';
-import { requestHeader } from './exchange';
+import { applicationRequestFields, requestHeader } from './exchange';
 import { DigestCapture, fixedDigester, signEnvelopedSkeleton } from './signature';
 import { draftRequestEnvelope } from './soap';
 
@@ -65,14 +64,7 @@ export async function prepareStreamingRequest(
 	source: ContentSource,
 	now = new Date(),
 ): Promise<StreamingRequest> {
-	const slot = buildApplicationRequestSlot({
-		...fields,
-		customerId: settings.customerId,
-		command: COMMANDS[operation],
-		environment: settings.environment,
-		softwareId: settings.softwareId,
-		timestamp: fields.timestamp ?? now,
-	});
+	const slot = buildApplicationRequestSlot(applicationRequestFields(settings, operation, fields, now));
 	const draft = draftRequestEnvelope({
 		operation,
 		header: requestHeader(settings, now),
