@@ -184,3 +184,29 @@ export const optionsProperty: INodeProperties = {
 		},
 	],
 };
+
+/** The fields that name one file at the bank: its reference, and the type and target folder some banks ask for with it. */
+export function fileReferenceProperties(operation: string, referenceDescription: string): INodeProperties[] {
+	const show = { mode: ['build'], operation: [operation] };
+	return [
+		{
+			displayName: 'File Reference',
+			name: 'fileReference',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: '={{ $json.fileReference }}',
+			description: referenceDescription,
+			displayOptions: { show },
+		},
+		fileTypeProperty([operation], false, 'The file\'s type, for banks that ask for it with the reference'),
+		{
+			displayName: 'Target ID',
+			name: 'targetId',
+			type: 'string',
+			default: '',
+			description: 'The target folder of the file, for banks that ask for it',
+			displayOptions: { show },
+		},
+	];
+}

@@ -1,29 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { fileTypeProperty } from './common';
+import { fileReferenceProperties } from './common';
 
 const show = { mode: ['build'], operation: ['downloadFile'] };
 
 export const downloadProperties: INodeProperties[] = [
-	{
-		displayName: 'File Reference',
-		name: 'fileReference',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: '={{ $json.fileReference }}',
-		description: 'The bank\'s reference of the file, as List Files returns it',
-		displayOptions: { show },
-	},
-	fileTypeProperty(['downloadFile'], false, 'The file\'s type, for banks that ask for it with the reference'),
-	{
-		displayName: 'Target ID',
-		name: 'targetId',
-		type: 'string',
-		default: '',
-		description: 'The target folder of the file, for banks that ask for it',
-		displayOptions: { show },
-	},
+	...fileReferenceProperties('downloadFile', "The bank's reference of the file, as List Files returns it"),
 	{
 		displayName: 'Put Output File in Field',
 		name: 'binaryPropertyName',
