@@ -13,6 +13,8 @@ import type { IncomingMessage } from 'node:http';
 import { DOMParser } from '@xmldom/xmldom';
 import { C14nCanonicalization, ExclusiveCanonicalization, SignedXml } from 'xml-crypto';
 
+import { envelopedSignature } from './xmldsig';
+
 /** The SOAP text around the ApplicationRequest, and the ApplicationRequest text around its Content, are kept up to this size. */
 const TEXT_LIMIT = 1024 * 1024;
 
@@ -298,7 +300,6 @@ export async function readSoapRequestStream(req: IncomingMessage, contentFile: (
 	}
 }
 
-const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
 const SHA256_URI = 'http://www.w3.org/2001/04/xmlenc#sha256';
 
 class NotHashed extends Error {}
@@ -318,23 +319,8 @@ export function verifyStreamedSignature(
 ): 'none' | 'valid' | 'invalid' | 'skipped' {
 	const marker = `sandbox-content-${Math.random().toString(36).slice(2)}`;
 	const xml = skeleton.slice(0, contentAt) + marker + skeleton.slice(contentAt);
-	let doc: Document;
-	try {
-		doc = new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document;
-	} catch {
-		return 'invalid';
-	}
-	const root = doc.documentElement;
-	if (!root) return 'invalid';
-	const signatures: Element[] = [];
-	for (let node = root.firstChild; node; node = node.nextSibling) {
-		if (node.nodeType === 1 && (node as Element).localName === 'Signature' && (node as Element).namespaceURI === DSIG_NS) {
-			signatures.push(node as Element);
-		}
-	}
-	const nested = doc.getElementsByTagNameNS(DSIG_NS, 'Signature').length;
-	if (signatures.length === 0 && nested === 0) return 'none';
-	if (signatures.length !== 1 || nested !== 1) return 'invalid';
+	const signature = envelopedSignature(xml);
+	if (typeof signature === 'string') return signature;
 	const verifier = new SignedXml({ publicCert: certPem, getCertFromKeyInfo: () => null });
 	verifier.HashAlgorithms = {
 		[SHA256_URI]: class StreamedContentHash {
@@ -352,7 +338,7 @@ export function verifyStreamedSignature(
 		},
 	};
 	try {
-		verifier.loadSignature(signatures[0] as unknown as Node);
+		verifier.loadSignature(signature as unknown as Node);
 		const references = verifier.getReferences();
 		if (references.length !== 1 || !(references[0].uri === '' || references[0].isEmptyUri)) return 'invalid';
 		if (references[0].digestAlgorithm !== SHA256_URI) return 'skipped';

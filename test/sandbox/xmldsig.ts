@@ -68,10 +68,11 @@ export function buildSignature(digestValue: string, keyPem: string, certPem: str
 export type SignatureCheck = 'none' | 'valid' | 'invalid';
 
 /**
- * Verifies the enveloped signature of an XML document (child ds:Signature of the root
- * element, one reference covering the whole document) with the given certificate.
+ * The enveloped signature of an XML document: the one ds:Signature, a child of the root element.
+ * 'none' without any signature; 'invalid' when the text does not parse, or the signatures are
+ * several or nested elsewhere.
  */
-export function verifyEnvelopedSignature(xml: string, certPem: string): SignatureCheck {
+export function envelopedSignature(xml: string): Element | 'none' | 'invalid' {
 	let doc: Document;
 	try {
 		doc = new DOMParser({ errorHandler: () => undefined }).parseFromString(
@@ -96,9 +97,19 @@ export function verifyEnvelopedSignature(xml: string, certPem: string): Signatur
 	const nested = doc.getElementsByTagNameNS(DSIG_NS, 'Signature').length;
 	if (signatures.length === 0 && nested === 0) return 'none';
 	if (signatures.length !== 1 || nested !== 1) return 'invalid';
+	return signatures[0];
+}
+
+/**
+ * Verifies the enveloped signature of an XML document (child ds:Signature of the root
+ * element, one reference covering the whole document) with the given certificate.
+ */
+export function verifyEnvelopedSignature(xml: string, certPem: string): SignatureCheck {
+	const signature = envelopedSignature(xml);
+	if (typeof signature === 'string') return signature;
 	try {
 		const verifier = new SignedXml({ publicCert: certPem, getCertFromKeyInfo: () => null });
-		verifier.loadSignature(signatures[0] as unknown as Node);
+		verifier.loadSignature(signature as unknown as Node);
 		const references = verifier.getReferences();
 		if (references.length !== 1 || !(references[0].uri === '' || references[0].isEmptyUri))
 			return 'invalid';
