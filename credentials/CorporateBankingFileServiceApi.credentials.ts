@@ -89,11 +89,13 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			default: 'EN',
 			description: 'Language of the texts the bank returns',
 		},
+		// A certificate is public: shown, so the user can see which one is set.
+		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
 		{
 			displayName: 'Signing Certificate',
 			name: 'signingCertificate',
 			type: 'string',
-			typeOptions: { password: true, rows: 4 },
+			typeOptions: { rows: 4 },
 			default: '',
 			placeholder: '-----BEGIN CERTIFICATE-----',
 			description: 'The PEM certificate the bank issued for signing requests. Leave empty if the bank does not require signing.',
@@ -113,11 +115,13 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 		},
+		// A certificate is public: shown, so the user can see which one is set.
+		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
 		{
 			displayName: 'Bank Certificate',
 			name: 'bankCertificate',
 			type: 'string',
-			typeOptions: { password: true, rows: 4 },
+			typeOptions: { rows: 4 },
 			default: '',
 			placeholder: '-----BEGIN CERTIFICATE-----',
 			description: "The bank's PEM signing certificate (or its CA). When set, signed responses are verified and a response that fails verification is rejected.",

@@ -10,7 +10,7 @@ export class BankEventTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Bank Event Trigger',
 		name: 'bankEventTrigger',
-		icon: { light: 'file:../../icons/bank.svg', dark: 'file:../../icons/bank.dark.svg' },
+		icon: { light: 'file:../../icons/event-trigger.svg', dark: 'file:../../icons/event-trigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["eventTypes"].length ? "Event types: " + $parameter["eventTypes"].length : "All event types"}}',

@@ -5,6 +5,8 @@ import { executeTrade } from '../FxTradeExecution/operations/executeTrade';
 import { reportOperations } from '../FxTradeReport/operations';
 import type { FxTarget } from '../shared/fx/target';
 import { trimUrl } from '../shared/credentialFields';
+import { searchCurrencies } from '../shared/fx/currencies';
+import { FxValidator } from '../shared/fx/validation';
 import { runForEachItem } from '../shared/runItems';
 import { extractErrorInfo, isNetworkFailure } from '../shared/transport/errors';
 import type { BankResponse } from '../shared/transport/request';
@@ -25,6 +27,13 @@ export function mockDataInfo(headers: BankResponse['headers'] | Record<string, u
 	}
 }
 
+/** Added to every item: what the mock answers is example data, whatever was sent. */
+const MOCK_NOTE =
+	"Example answer from the bank's mock service: canned data from the API's examples, not a real trade and not made from the values sent";
+const MOCK_ERROR_PREFIX = 'Mock service: ';
+const MOCK_ERROR_NOTE =
+	"This is the bank's mock service, not a bank: it answers errors at random on purpose, and they say nothing about the values sent.";
+
 /** The mock service errors at random on purpose: any error status or dropped connection is worth another try. */
 function mockRetryable(error: unknown): boolean {
 	const info = extractErrorInfo(error);
@@ -35,7 +44,7 @@ export class BankMockService implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Bank Mock Service',
 		name: 'bankMockService',
-		icon: { light: 'file:../../icons/bank.svg', dark: 'file:../../icons/bank.dark.svg' },
+		icon: { light: 'file:../../icons/mock-service.svg', dark: 'file:../../icons/mock-service.dark.svg' },
 		group: ['input'],
 		version: 1,
 		subtitle: '={{$parameter["api"] + ": " + $parameter["operation"]}}',
@@ -46,6 +55,8 @@ export class BankMockService implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		properties: mockProperties,
 	};
+
+	methods = { listSearch: { searchCurrencies } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const api = this.getNodeParameter('api', 0) as MockApi;
@@ -73,18 +84,20 @@ export class BankMockService implements INodeType {
 				} catch (error) {
 					throw new NodeOperationError(this.getNode(), (error as Error).message, { itemIndex: i });
 				}
+				const v = new FxValidator(this.getNode(), i, this.getTimezone());
 				const policy: RetryPolicy = {
-					attempts: Math.max(1, Math.floor(Number(handling.attempts ?? 5))),
-					baseDelayMs: Math.max(0, Number(handling.baseDelayMs ?? 200)),
-					maxDelayMs: Math.max(0, Number(handling.maxDelayMs ?? 3000)),
+					attempts: v.integer('Random Errors > Attempts', handling.attempts ?? 5, 1, 20),
+					baseDelayMs: v.integer('Random Errors > Backoff (Ms)', handling.baseDelayMs ?? 200, 0),
+					maxDelayMs: v.integer('Random Errors > Max Backoff (Ms)', handling.maxDelayMs ?? 3000, 0),
 					jitter: true,
 				};
+				const timeoutMs = connection.timeoutMs === undefined ? undefined : v.integer('Connection > Timeout (Ms)', connection.timeoutMs, 1000);
 				let attempts = 1;
 				let failedInfo: unknown;
 				const target: FxTarget = {
 					baseUrl: `${base}/mock/sandbox/${version}/${name}${defaults.path}`,
 					tls,
-					timeoutMs: typeof connection.timeoutMs === 'number' ? connection.timeoutMs : undefined,
+					timeoutMs,
 					readRetry: policy,
 					writeRetry: policy,
 					retryable: mockRetryable,
@@ -96,7 +109,12 @@ export class BankMockService implements INodeType {
 					onError: (error) => {
 						failedInfo = mockDataInfo(extractErrorInfo(error).headers);
 					},
-					decorate: (json, response) => ({ ...json, mockDataInfo: mockDataInfo(response.headers) as IDataObject, mockAttempts: response.attempts }),
+					decorate: (json, response) => ({
+						...json,
+						mockService: MOCK_NOTE,
+						mockDataInfo: mockDataInfo(response.headers) as IDataObject,
+						mockAttempts: response.attempts,
+					}),
 				};
 				try {
 					return await run(this, i, target);
@@ -106,7 +124,14 @@ export class BankMockService implements INodeType {
 					if (fallback === 'errorItem') {
 						return [
 							{
-								json: { error: error.message, description: error.description ?? undefined, httpCode: error.httpCode ?? undefined, mockDataInfo: failedInfo as IDataObject, mockAttempts: attempts },
+								json: {
+									error: `${MOCK_ERROR_PREFIX}${error.message}`,
+									description: error.description ?? undefined,
+									httpCode: error.httpCode ?? undefined,
+									mockService: MOCK_NOTE,
+									mockDataInfo: failedInfo as IDataObject,
+									mockAttempts: attempts,
+								},
 								pairedItem: { item: i },
 							},
 						];
@@ -114,9 +139,24 @@ export class BankMockService implements INodeType {
 					if (fallback === 'fallbackJson') {
 						const raw = handling.fallbackJson ?? '{}';
 						const json = typeof raw === 'string' ? jsonParse<IDataObject>(raw, { errorMessage: 'Fallback JSON: is not valid JSON' }) : (raw as IDataObject);
-						return [{ json: { ...json, mockFallback: true, mockDataInfo: failedInfo as IDataObject, mockAttempts: attempts }, pairedItem: { item: i } }];
+						return [
+							{
+								json: { ...json, mockFallback: true, mockService: MOCK_NOTE, mockDataInfo: failedInfo as IDataObject, mockAttempts: attempts },
+								pairedItem: { item: i },
+							},
+						];
 					}
-					throw new NodeApiError(this.getNode(), error as unknown as IDataObject as never);
+					const info = failedInfo === undefined ? '' : `\nx-mockdata-info: ${typeof failedInfo === 'string' ? failedInfo : JSON.stringify(failedInfo)}`;
+					throw new NodeApiError(
+						this.getNode(),
+						{ message: error.message, httpCode: error.httpCode ?? '' },
+						{
+							message: `${MOCK_ERROR_PREFIX}${error.message}`,
+							description: `${MOCK_ERROR_NOTE} It failed ${attempts} time${attempts === 1 ? '' : 's'} (Random Errors > Attempts).${error.description ? `\n${error.description}` : ''}${info}`,
+							httpCode: error.httpCode ?? undefined,
+							itemIndex: i,
+						},
+					);
 				}
 			}),
 		];

@@ -30,7 +30,7 @@ export class CorporateFileService implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Corporate File Service',
 		name: 'corporateFileService',
-		icon: { light: 'file:../../icons/bank.svg', dark: 'file:../../icons/bank.dark.svg' },
+		icon: { light: 'file:../../icons/file-service.svg', dark: 'file:../../icons/file-service.dark.svg' },
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"]}}',

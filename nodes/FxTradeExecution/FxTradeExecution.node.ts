@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { fxEndpoints } from '../shared/credentialFields';
+import { searchCurrencies } from '../shared/fx/currencies';
 import { runForEachItem } from '../shared/runItems';
 import { fxExecutionProperties } from './description';
 import { executeTrade } from './operations/executeTrade';
@@ -10,7 +11,7 @@ export class FxTradeExecution implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'FX Trade Execution',
 		name: 'fxTradeExecution',
-		icon: { light: 'file:../../icons/bank.svg', dark: 'file:../../icons/bank.dark.svg' },
+		icon: { light: 'file:../../icons/fx-execution.svg', dark: 'file:../../icons/fx-execution.dark.svg' },
 		group: ['output'],
 		version: 1,
 		subtitle: 'Execute trade',
@@ -21,11 +22,31 @@ export class FxTradeExecution implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'corporateBankingClientCredentialsApi', required: true }],
 		properties: fxExecutionProperties(),
+		hints: [
+			{
+				message: 'Executing this node trades: each input item is sent to the bank as one real FX trade.',
+				type: 'warning',
+				location: 'ndv',
+				whenToDisplay: 'beforeExecution',
+			},
+		],
 	};
+
+	methods = { listSearch: { searchCurrencies } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const credentials = await this.getCredentials('corporateBankingClientCredentialsApi');
 		const target = { baseUrl: fxEndpoints(credentials).executionBaseUrl, credentialType: 'corporateBankingClientCredentialsApi' };
-		return [await runForEachItem(this, async (i) => await executeTrade(this, i, target))];
+		const out = await runForEachItem(this, async (i) => await executeTrade(this, i, target));
+		const placed = out.filter((item) => item.json.error === undefined).length;
+		if (placed) {
+			const where = credentials.environment === 'production' ? 'in Production' : credentials.environment === 'sandbox' ? 'in the Sandbox environment' : `at ${new URL(target.baseUrl).host}`;
+			this.addExecutionHints({
+				message: `This run placed ${placed} trade${placed === 1 ? '' : 's'} at the bank ${where}. Running the node again places new trades.`,
+				type: 'warning',
+				location: 'outputPane',
+			});
+		}
+		return [out];
 	}
 }

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { currencyProperty } from '../shared/fx/currencies';
 import { TENOR_NAMES, TENORS } from '../shared/fx/validation';
 
 const SIDES = [
@@ -7,11 +8,24 @@ const SIDES = [
 	{ name: 'Sell', value: 'SELL' },
 ];
 
+/** Shown at the top of the panel: running this step is trading. */
+const REAL_TRADE_NOTICE: INodeProperties = {
+	displayName:
+		'Running this node places a real FX trade at the bank for every input item, also when you click "Execute step" in the editor. Check the credential\'s environment (Sandbox or Production) before you run it.',
+	name: 'realTradeNotice',
+	type: 'notice',
+	default: '',
+};
+
 /** The FX Trade Execution fields, shared with the Bank Mock Service node. */
-export function fxExecutionProperties(show: Record<string, string[]> = {}): INodeProperties[] {
+export function fxExecutionProperties(
+	show: Record<string, string[]> = {},
+	options: { realTrades: boolean } = { realTrades: true },
+): INodeProperties[] {
 	const displayOptions = Object.keys(show).length ? { show } : undefined;
 	const maturity = (type: string) => ({ show: { ...show, maturityType: [type] } });
 	return [
+		...(options.realTrades ? [REAL_TRADE_NOTICE] : []),
 		{
 			displayName: 'Operation',
 			name: 'operation',
@@ -38,34 +52,27 @@ export function fxExecutionProperties(show: Record<string, string[]> = {}): INod
 			description: 'Counterpart identifier the trade is made for',
 			displayOptions,
 		},
-		{
+		currencyProperty({
 			displayName: 'Buy Currency',
 			name: 'buyCurrency',
-			type: 'string',
-			required: true,
-			default: '',
-			placeholder: 'DKK',
 			description: 'ISO 4217 code of the currency bought',
 			displayOptions,
-		},
-		{
+		}),
+		currencyProperty({
 			displayName: 'Sell Currency',
 			name: 'sellCurrency',
-			type: 'string',
-			required: true,
-			default: '',
-			placeholder: 'EUR',
 			description: 'ISO 4217 code of the currency sold',
 			displayOptions,
-		},
+		}),
 		{
 			displayName: 'Amount',
 			name: 'amount',
-			type: 'number',
+			type: 'string',
 			required: true,
-			typeOptions: { minValue: 0, numberPrecision: 2 },
-			default: 0,
-			description: 'The amount, in the currency of the Amount Side',
+			default: '',
+			placeholder: '1500000.00',
+			description:
+				'The amount, in the currency of the Amount Side: digits with a point as the decimal separator, no sign and no thousands separators. Sent exactly as typed; anything else is refused before the bank is called.',
 			displayOptions,
 		},
 		{
@@ -130,7 +137,6 @@ export function fxExecutionProperties(show: Record<string, string[]> = {}): INod
 					displayName: 'Timeout (Ms)',
 					name: 'timeoutMs',
 					type: 'number',
-					typeOptions: { minValue: 1000 },
 					default: 30000,
 					description: 'How long to wait for the bank. After a timeout the trade may have been executed: check the trade report.',
 				},

@@ -11,7 +11,7 @@ export class FxTradeReport implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'FX Trade Report',
 		name: 'fxTradeReport',
-		icon: { light: 'file:../../icons/bank.svg', dark: 'file:../../icons/bank.dark.svg' },
+		icon: { light: 'file:../../icons/fx-report.svg', dark: 'file:../../icons/fx-report.dark.svg' },
 		group: ['input'],
 		version: 1,
 		subtitle: '={{$parameter["operation"]}}',

@@ -76,11 +76,13 @@ export function fxReportProperties(show: Record<string, string[]> = {}): INodePr
 			description: 'Whether to return all results or only up to a given limit',
 			displayOptions: when(['getMany', 'getOpen']),
 		},
+		// No minValue: n8n's number input would turn a typed 0 or -5 into another valid limit. The
+		// node refuses anything but a whole number of at least 1, naming the field.
+		// eslint-disable-next-line n8n-nodes-base/node-param-type-options-missing-from-limit
 		{
 			displayName: 'Limit',
 			name: 'limit',
 			type: 'number',
-			typeOptions: { minValue: 1 },
 			default: 50,
 			description: 'Max number of results to return',
 			displayOptions: { show: { ...show, operation: ['getMany', 'getOpen'], returnAll: [false] } },
@@ -97,7 +99,6 @@ export function fxReportProperties(show: Record<string, string[]> = {}): INodePr
 					displayName: 'Offset',
 					name: 'offset',
 					type: 'number',
-					typeOptions: { minValue: 0 },
 					default: 0,
 					description: 'Skip this many trades before the first one returned (for paging yourself)',
 				},
@@ -105,7 +106,6 @@ export function fxReportProperties(show: Record<string, string[]> = {}): INodePr
 					displayName: 'Page Size',
 					name: 'pageSize',
 					type: 'number',
-					typeOptions: { minValue: 1, maxValue: 100 },
 					default: 100,
 					description: "Trades asked for per request (the bank's limit parameter, 1 to 100)",
 				},

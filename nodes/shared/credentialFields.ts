@@ -22,7 +22,8 @@ export function tlsProperties(options: { clientCertificate: 'optional' | 'requir
 			displayName: 'Client Certificate',
 			name: 'certificate',
 			type: 'string',
-			typeOptions: { password: true, rows: 4 },
+			// A certificate is public: shown, so the user can see which one is set.
+			typeOptions: { rows: 4 },
 			default: '',
 			required: options.clientCertificate === 'required',
 			placeholder: '-----BEGIN CERTIFICATE-----',
@@ -53,7 +54,8 @@ export function tlsProperties(options: { clientCertificate: 'optional' | 'requir
 			displayName: 'CA Certificate',
 			name: 'caCertificate',
 			type: 'string',
-			typeOptions: { password: true, rows: 4 },
+			// A certificate is public: shown, so the user can see which one is set.
+			typeOptions: { rows: 4 },
 			default: '',
 			placeholder: '-----BEGIN CERTIFICATE-----',
 			description: "PEM certificate(s) of the authority that signed the bank's server certificate, when it is not a public one",

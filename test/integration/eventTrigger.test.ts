@@ -410,9 +410,17 @@ describe('Fetch Test Event (manual mode)', () => {
 		expect(h.liveNodeStaticData()).toEqual(live);
 	});
 
-	it('says so when no event is waiting', async () => {
+	it('says so as information, not as an error, when no event is waiting, and how to get one', async () => {
 		const h = trigger();
-		await expect(h.pollManual()).rejects.toThrow(/^No events waiting at the bank/);
+		const result = await h.pollManual();
+		expect(result![1]).toEqual([]);
+		expect(result![0].map((i) => i.json)).toEqual([
+			{
+				noEventWaiting: true,
+				message: expect.stringMatching(/^No events are waiting at the bank right now\. Nothing was acknowledged/),
+				howToGetASample: expect.stringContaining('POST {"count": 1}'),
+			},
+		]);
 		expect(sandbox.bank().stats.eventsAcked).toEqual([]);
 	});
 

@@ -161,7 +161,7 @@ describe('Corporate File Service: List Files', () => {
 		const statements = all.filter((d) => d.fileType === 'XT');
 		const byCode = await fileService({ operation: 'downloadFileList', status: 'ALL', fileType: { __rl: true, mode: 'list', value: 'XT' } });
 		expect(byCode.output(NODE_NAME).map((i) => i.json.fileReference)).toEqual(statements.map((d) => d.fileReference));
-		const byIso = await fileService({ operation: 'downloadFileList', status: 'ALL', fileType: { __rl: true, mode: 'id', value: 'camt.053.001.02' } });
+		const byIso = await fileService({ operation: 'downloadFileList', status: 'ALL', fileType: { __rl: true, mode: 'code', value: 'camt.053.001.02' } });
 		expect(byIso.output(NODE_NAME)).toHaveLength(statements.length);
 		const day = statements[statements.length - 1].fileTimestamp.slice(0, 10);
 		const oneDay = await fileService({ operation: 'downloadFileList', status: 'ALL', startDate: `${day}T00:00:00`, endDate: day });

@@ -47,6 +47,40 @@ describe('FX Trade Execution', () => {
 		});
 	});
 
+	it('takes the amount as typed in the editor and currencies picked from the list or typed as a code', async () => {
+		const result = await execute({
+			...base,
+			amount: '1500.50',
+			buyCurrency: { __rl: true, mode: 'list', value: 'DKK' },
+			sellCurrency: { __rl: true, mode: 'code', value: ' eur ' },
+		});
+		expect(result.status).toBe('success');
+		expect(sandbox.bank().stats.executionBodies[0]).toMatchObject({ buyCurrency: 'DKK', sellCurrency: 'EUR', amount: 1500.5 });
+		// The output pane says that the run traded, and where.
+		expect(result.runData[NODE_NAME][0].hints).toEqual([
+			expect.objectContaining({ type: 'warning', message: expect.stringMatching(/^This run placed 1 trade at the bank in the Sandbox environment\./) }),
+		]);
+	});
+
+	it.each([
+		['-5', /^Amount: must be greater than zero, got -5$/],
+		['1,5', /^Amount: "1,5" uses a comma/],
+		['1 000', /^Amount: "1 000" is not an amount/],
+		['={{ "" }}', /^Amount: required/],
+		['0', /^Amount: must be greater than zero, got 0$/],
+		['100.5', /^Amount: JPY amounts have no decimals, got "100.5"$/],
+	])('refuses the amount %j as typed, sending nothing', async (amount, message) => {
+		const result = await execute({ ...base, amount, sellCurrency: 'JPY', buyCurrency: 'EUR' });
+		expect(result.status).toBe('error');
+		expect(result.nodeError(NODE_NAME)?.message).toMatch(message);
+		expect(executions()).toBe(0);
+	});
+
+	it('an Amount left empty in the editor stops the workflow before the node runs', async () => {
+		await expect(execute({ ...base, amount: '' })).rejects.toThrow('Parameter "Amount" is required.');
+		expect(executions()).toBe(0);
+	});
+
 	it('sends the maturity date and not the tenor when the maturity is a date', async () => {
 		const date = inDays(30);
 		await execute({ ...base, maturityType: 'date', maturityDate: `${date}T00:00:00`, tenor: '1Y' });

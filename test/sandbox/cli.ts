@@ -103,6 +103,11 @@ async function main(): Promise<void> {
 		lines.push('', 'Event trigger settings:');
 		for (const [name, value] of Object.entries(bank.eventSettings()))
 			lines.push(`  ${name.padEnd(18)} ${value}`);
+		lines.push(
+			'',
+			'Queue a sample event for the Bank Event Trigger:',
+			`  curl -k -X POST ${bank.urls.admin}/events -H 'content-type: application/json' -d '{"count": 1}'`,
+		);
 		lines.push('', `Certificates and keys (PEM files): ${bank.tls.certDir}`);
 		for (const [type, values] of Object.entries(state.credentials)) {
 			lines.push('', `Credential ${type}:`);

@@ -512,10 +512,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		mock,
 		credentialValues: () => ({
 			corporateBankingClientCredentialsApi: {
-				environment: 'custom',
-				tokenUrl: urls.token,
-				reportBaseUrl: urls.reportBase,
-				executionBaseUrl: urls.executionBase,
+				// The sandbox serves the bank's paths under one host, as a bank's Sandbox environment does.
+				environment: 'sandbox',
+				apiUrl: urls.base,
 				clientId: CLIENTS.clientId,
 				scope: 'accounts',
 				caCertificate: pki.caCertPem,

@@ -1273,9 +1273,7 @@ describe('faults', () => {
 		const credentials = (await call(`${bank.urls.admin}/credentials`)).json<{
 			credentials: Record<string, Record<string, string>>;
 		}>();
-		expect(credentials.credentials.corporateBankingClientCredentialsApi.tokenUrl).toBe(
-			bank.urls.token,
-		);
+		expect(credentials.credentials.corporateBankingClientCredentialsApi.apiUrl).toBe(bank.urls.base);
 	});
 });
 
@@ -1288,7 +1286,8 @@ describe('credential values and CLI', () => {
 			'corporateBankingMtlsApi',
 		]);
 		expect(values.corporateBankingClientCredentialsApi).toMatchObject({
-			environment: 'custom',
+			environment: 'sandbox',
+			apiUrl: bank.urls.base,
 			scope: 'accounts',
 			clientId: bank.clients.clientId,
 		});

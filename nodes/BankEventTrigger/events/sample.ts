@@ -1,5 +1,4 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { editorError, keyResolver, requestEvents } from './bank';
 import type { Outcome } from './items';
@@ -19,12 +18,7 @@ export async function fetchSample(ctx: IPollFunctions, settings: TriggerSettings
 	} catch (error) {
 		throw editorError(ctx, error, settings, 'Fetch events');
 	}
-	if (!answer.sets.length) {
-		throw new NodeOperationError(ctx.getNode(), 'No events waiting at the bank. Nothing was acknowledged.', {
-			description: 'Try again once the bank has queued an event, or activate the workflow to receive events as they come.',
-			level: 'warning',
-		});
-	}
+	if (!answer.sets.length) return [[{ json: noEventWaiting('No events are waiting at the bank right now.') }], []];
 	const keys = keyResolver(ctx, settings);
 	let firstRefused: Outcome | undefined;
 	const otherTypes = new Set<string>();
@@ -40,9 +34,28 @@ export async function fetchSample(ctx: IPollFunctions, settings: TriggerSettings
 		else for (const type of outcome.eventTypes) otherTypes.add(type);
 	}
 	if (firstRefused?.kind === 'rejected') return [[], [firstRefused.item]];
-	throw new NodeOperationError(
-		ctx.getNode(),
-		`No events of the chosen types waiting at the bank (${answer.sets.length} events of other types are waiting). Nothing was acknowledged.`,
-		{ description: `Waiting types: ${[...otherTypes].join(', ')}`, level: 'warning' },
-	);
+	return [
+		[
+			{
+				json: {
+					...noEventWaiting(`No events of the chosen types are waiting at the bank (${answer.sets.length} of other types are).`),
+					waitingEventTypes: [...otherTypes],
+				},
+			},
+		],
+		[],
+	];
+}
+
+/**
+ * What "Fetch Test Event" shows when the bank has nothing to show: an empty queue is the normal
+ * state, not an error. The item says so and how to get a sample; nothing was acknowledged.
+ */
+function noEventWaiting(message: string) {
+	return {
+		noEventWaiting: true,
+		message: `${message} Nothing was acknowledged; this item is only shown in the editor.`,
+		howToGetASample:
+			"Ask the bank to queue a test event and fetch again (with the sandbox bank: POST {\"count\": 1} to the events address under the admin URL that `npm run sandbox` prints), or activate the workflow: it then starts once for every event as the bank delivers it.",
+	};
 }

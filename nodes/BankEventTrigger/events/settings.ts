@@ -52,7 +52,7 @@ function httpsUrl(ctx: IPollFunctions, field: string, value: string): string {
 function wholeNumber(ctx: IPollFunctions, field: string, value: unknown, min: number): number {
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof n !== 'number' || !Number.isFinite(n) || Math.floor(n) !== n || n < min) {
-		throw new NodeOperationError(ctx.getNode(), `${field}: must be a whole number of at least ${min}`);
+		throw new NodeOperationError(ctx.getNode(), `${field}: must be a whole number of at least ${min}, got ${JSON.stringify(value)}`);
 	}
 	return n;
 }
@@ -115,12 +115,8 @@ export async function readSettings(ctx: IPollFunctions): Promise<TriggerSettings
 	} else {
 		const jwksUrl = String(ctx.getNodeParameter('jwksUrl', '') ?? '').trim();
 		if (!jwksUrl) throw new NodeOperationError(node, 'JWKS URL: required when the Key Source is a JWKS URL');
-		const minutes = Number(options.jwksCacheMinutes ?? DEFAULTS.jwksCacheMinutes);
-		keySource = {
-			kind: 'jwks',
-			url: httpsUrl(ctx, 'JWKS URL', jwksUrl),
-			ttlMs: Number.isFinite(minutes) && minutes >= 0 ? minutes * 60000 : DEFAULTS.jwksCacheMinutes * 60000,
-		};
+		const minutes = wholeNumber(ctx, 'JWKS Cache (Minutes)', options.jwksCacheMinutes ?? DEFAULTS.jwksCacheMinutes, 0);
+		keySource = { kind: 'jwks', url: httpsUrl(ctx, 'JWKS URL', jwksUrl), ttlMs: minutes * 60000 };
 	}
 
 	const issuer = String(ctx.getNodeParameter('issuer', '') ?? '').trim();

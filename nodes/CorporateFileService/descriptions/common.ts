@@ -102,8 +102,9 @@ export function fileTypeProperty(operations: string[], required: boolean, descri
 				typeOptions: { searchListMethod: 'searchFileTypes', searchable: true },
 			},
 			{
+				// Not "id": n8n labels a mode of that name "By ID" whatever its display name.
 				displayName: 'Code',
-				name: 'id',
+				name: 'code',
 				type: 'string',
 				placeholder: 'e.g. XT or camt.053.001.02',
 			},
@@ -178,7 +179,6 @@ export const optionsProperty: INodeProperties = {
 			displayName: 'Timeout (Seconds)',
 			name: 'timeout',
 			type: 'number',
-			typeOptions: { minValue: 1 },
 			default: 120,
 			description: 'How long to wait for the bank to answer',
 		},

@@ -24,10 +24,16 @@ export function readOptions(ctx: IExecuteFunctions, itemIndex: number): CommonOp
 	if (!['auto', 'standard', 'large'].includes(endpoint)) {
 		throw new NodeOperationError(ctx.getNode(), `Endpoint must be Auto, Standard or Large (got "${String(endpoint)}")`, { itemIndex });
 	}
-	const timeout = Number(options.timeout ?? 120);
+	const timeout = options.timeout ?? 120;
+	if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1) {
+		throw new NodeOperationError(ctx.getNode(), `Options > Timeout (Seconds): must be a whole number of at least 1, got ${JSON.stringify(timeout)}`, {
+			itemIndex,
+			description: 'Nothing was sent to the bank.',
+		});
+	}
 	return {
 		endpoint,
-		timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout * 1000 : 120000,
+		timeoutMs: timeout * 1000,
 		canonicalization: options.canonicalization === 'exclusive' ? 'exclusive' : 'inclusive',
 		compress: options.compress !== false,
 		requestCompression: options.requestCompression === true,
@@ -57,7 +63,7 @@ export function dateParam(ctx: IExecuteFunctions, name: string, label: string, i
 	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
 	if (value === undefined || value === null || value === '') return undefined;
 	if (DateTime.isDateTime(value)) return value.toISODate() ?? undefined;
-	if (value instanceof Date) return DateTime.fromJSDate(value).toISODate() ?? undefined;
+	if (value instanceof Date) return DateTime.fromJSDate(value, { zone: ctx.getTimezone() }).toISODate() ?? undefined;
 	const text = String(value).trim();
 	const match = /^(\d{4}-\d{2}-\d{2})/.exec(text);
 	if (match && DateTime.fromISO(match[1]).isValid) return match[1];

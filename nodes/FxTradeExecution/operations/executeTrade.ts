@@ -10,14 +10,19 @@ const SIDES = ['BUY', 'SELL'] as const;
 
 /** Builds and validates the execution request body; throws before anything is sent. */
 export function buildExecutionRequest(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
-	const v = new FxValidator(ctx.getNode(), itemIndex);
+	const v = new FxValidator(ctx.getNode(), itemIndex, ctx.getTimezone());
+	const param = (name: string) => ctx.getNodeParameter(name, itemIndex, '', { extractValue: true });
+	const counterpart = v.requiredText('Counterpart', param('counterpart'), 64);
+	const buyCurrency = v.currency('Buy Currency', param('buyCurrency'));
+	const sellCurrency = v.currency('Sell Currency', param('sellCurrency'));
+	const amountSide = v.oneOf('Amount Side', param('amountSide'), SIDES);
 	const body: IDataObject = {
-		counterpart: v.requiredText('Counterpart', ctx.getNodeParameter('counterpart', itemIndex, ''), 64),
-		buyCurrency: v.currency('Buy Currency', ctx.getNodeParameter('buyCurrency', itemIndex, '')),
-		sellCurrency: v.currency('Sell Currency', ctx.getNodeParameter('sellCurrency', itemIndex, '')),
-		amount: v.positiveAmount('Amount', ctx.getNodeParameter('amount', itemIndex, 0)),
-		amountSide: v.oneOf('Amount Side', ctx.getNodeParameter('amountSide', itemIndex, ''), SIDES),
-		baseSide: v.oneOf('Base Side', ctx.getNodeParameter('baseSide', itemIndex, ''), SIDES),
+		counterpart,
+		buyCurrency,
+		sellCurrency,
+		amount: v.positiveAmount('Amount', param('amount'), amountSide === 'BUY' ? buyCurrency : sellCurrency),
+		amountSide,
+		baseSide: v.oneOf('Base Side', param('baseSide'), SIDES),
 	};
 	if (body.buyCurrency === body.sellCurrency) v.fail('Sell Currency', `must differ from the Buy Currency (both are ${String(body.buyCurrency)})`);
 	const maturityType = ctx.getNodeParameter('maturityType', itemIndex, 'tenor') as string;
@@ -65,7 +70,10 @@ export async function executeTrade(ctx: IExecuteFunctions, itemIndex: number, ta
 	assertSingleExecution(ctx, itemIndex);
 	const body = buildExecutionRequest(ctx, itemIndex);
 	const extra = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const timeoutMs = typeof extra.timeoutMs === 'number' ? extra.timeoutMs : 30000;
+	const timeoutMs =
+		extra.timeoutMs === undefined
+			? 30000
+			: new FxValidator(ctx.getNode(), itemIndex).integer('Additional Fields > Timeout (Ms)', extra.timeoutMs, 1000);
 	try {
 		const response = await fxRequest<IDataObject>(ctx, target, {
 			method: 'POST',
@@ -94,7 +102,7 @@ export async function executeTrade(ctx: IExecuteFunctions, itemIndex: number, ta
 			});
 		}
 		if (target.writeRetry) {
-			throw toBankApiError(ctx.getNode(), error, { operation: 'Execute trade (mock service)', itemIndex, hint: request });
+			throw toBankApiError(ctx.getNode(), error, { operation: 'Execute trade', itemIndex, hint: request });
 		}
 		throw toBankApiError(ctx.getNode(), error, {
 			operation: 'Execute trade: not executed',

@@ -7,7 +7,7 @@ import { toBankApiError } from '../../shared/transport/errors';
 
 /** One trade by its 12-character trade ID. A 404 is an error: the trade does not exist. */
 export async function get(ctx: IExecuteFunctions, itemIndex: number, target: FxTarget): Promise<INodeExecutionData[]> {
-	const v = new FxValidator(ctx.getNode(), itemIndex);
+	const v = new FxValidator(ctx.getNode(), itemIndex, ctx.getTimezone());
 	const tradeId = v.tradeId('Trade ID', ctx.getNodeParameter('tradeId', itemIndex, ''));
 	let response;
 	try {

@@ -6,7 +6,7 @@ import { listTrades, readPaging } from './list';
 
 /** Historical trades by execution date range. */
 export async function getMany(ctx: IExecuteFunctions, itemIndex: number, target: FxTarget): Promise<INodeExecutionData[]> {
-	const v = new FxValidator(ctx.getNode(), itemIndex);
+	const v = new FxValidator(ctx.getNode(), itemIndex, ctx.getTimezone());
 	const startDate = v.date('Start Date', ctx.getNodeParameter('startDate', itemIndex, ''), { notFuture: true });
 	const endRaw = ctx.getNodeParameter('endDate', itemIndex, '');
 	const endDate = endRaw ? v.date('End Date', endRaw, { notFuture: true }) : undefined;

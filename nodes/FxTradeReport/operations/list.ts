@@ -22,7 +22,7 @@ export interface ListRequest {
 
 /** Reads the paging parameters every list operation shares. */
 export function readPaging(ctx: IExecuteFunctions, itemIndex: number) {
-	const v = new FxValidator(ctx.getNode(), itemIndex);
+	const v = new FxValidator(ctx.getNode(), itemIndex, ctx.getTimezone());
 	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? Infinity : v.integer('Limit', ctx.getNodeParameter('limit', itemIndex, 50), 1);
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;

@@ -133,5 +133,27 @@ export function shapeTrade(raw: IDataObject): IDataObject {
 		}
 	}
 	if (typeof raw.autoSettle === 'string') raw.autoSettle = raw.autoSettle === 'true';
+	if (typeof raw.product === 'string') raw.productType = productType(raw.product);
 	return raw;
+}
+
+const PRODUCT_TYPES: Record<string, 'Spot' | 'Forward' | 'Swap'> = {
+	spot: 'Spot',
+	sp: 'Spot',
+	forward: 'Forward',
+	fwd: 'Forward',
+	outright: 'Forward',
+	outrightforward: 'Forward',
+	swap: 'Swap',
+	sw: 'Swap',
+};
+
+/**
+ * The bank's product name as one of Spot, Forward or Swap ("FWD", "FX Forward" and "Forward" are
+ * the same product); null for a name not known to be one of them. The bank's own value stays in
+ * `product`.
+ */
+export function productType(product: string): 'Spot' | 'Forward' | 'Swap' | null {
+	const key = product.toLowerCase().replace(/[^a-z]/g, '').replace(/^fx/, '');
+	return PRODUCT_TYPES[key] ?? null;
 }

@@ -44,10 +44,30 @@ function shown(value: unknown): string {
 	return typeof value === 'number' ? String(value) : JSON.stringify(value);
 }
 
+/** Decimal places of a number written in plain or exponent notation. */
+function decimalPlaces(text: string): number {
+	const match = /^[+-]?\d*(?:\.(\d+))?(?:e([+-]?\d+))?$/i.exec(text.trim());
+	if (!match) return 0;
+	return Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0));
+}
+
+/** ISO 4217 minor units: currencies with no decimals, with three, and with four; two otherwise. */
+const MINOR_UNITS: Record<string, number> = Object.fromEntries([
+	...'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' ').map((c) => [c, 0]),
+	...'BHD IQD JOD KWD LYD OMR TND'.split(' ').map((c) => [c, 3]),
+	...'CLF UYW'.split(' ').map((c) => [c, 4]),
+]);
+
+export function minorUnits(currency: string): number {
+	return MINOR_UNITS[currency.toUpperCase()] ?? 2;
+}
+
 export class FxValidator {
 	constructor(
 		private readonly node: INode,
 		private readonly itemIndex: number,
+		/** The workflow's time zone: a Date object is read as the calendar day it is there. */
+		private readonly zone = 'UTC',
 	) {}
 
 	fail(field: string, rule: string): never {
@@ -60,7 +80,7 @@ export class FxValidator {
 	/** A calendar date as YYYY-MM-DD from a date or date-time parameter value. */
 	date(field: string, value: unknown, rules: { notFuture?: boolean; notPast?: boolean } = {}): string {
 		let text: string | undefined;
-		if (value instanceof Date) text = Number.isNaN(value.getTime()) ? undefined : value.toISOString().slice(0, 10);
+		if (value instanceof Date) text = Number.isNaN(value.getTime()) ? undefined : DateTime.fromJSDate(value, { zone: this.zone }).toISODate() ?? undefined;
 		else if (DateTime.isDateTime(value)) text = value.isValid ? value.toISODate() ?? undefined : undefined;
 		else if (typeof value === 'string') text = value.trim();
 		if (!text) this.fail(field, 'required, as a date such as 2025-01-31');
@@ -68,7 +88,8 @@ export class FxValidator {
 		if (!match) this.fail(field, `"${text}" is not a valid date (expected YYYY-MM-DD)`);
 		const day = DateTime.fromISO(match[1], { zone: 'utc' });
 		if (!day.isValid) this.fail(field, `"${match[1]}" is not a real calendar date`);
-		const today = DateTime.utc().startOf('day');
+		// "Today" is the workflow's today: late in the evening west of UTC it is not yet tomorrow.
+		const today = DateTime.fromISO(DateTime.now().setZone(this.zone).toISODate() ?? '', { zone: 'utc' });
 		if (rules.notFuture && day > today) this.fail(field, `${match[1]} is in the future; it must be today or earlier`);
 		if (rules.notPast && day < today) this.fail(field, `${match[1]} is in the past; it must be today or later`);
 		return match[1];
@@ -83,10 +104,39 @@ export class FxValidator {
 		return n;
 	}
 
-	positiveAmount(field: string, value: unknown): number {
-		const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-		if (typeof n !== 'number' || !Number.isFinite(n)) this.fail(field, `must be a number, got ${shown(value)}`);
+	/**
+	 * A positive amount, exactly as typed: a number, or text of digits with a point as the
+	 * decimal separator. A sign, a comma, a space or more decimals than the currency has are
+	 * refused, never rounded, clamped or read another way.
+	 */
+	positiveAmount(field: string, value: unknown, currency?: string): number {
+		let n: number;
+		let decimals: number;
+		if (typeof value === 'number') {
+			if (!Number.isFinite(value)) this.fail(field, `must be a number, got ${shown(value)}`);
+			n = value;
+			decimals = decimalPlaces(String(value));
+		} else if (typeof value === 'string' && value.trim() !== '') {
+			const text = value.trim();
+			if (/^-/.test(text)) this.fail(field, `must be greater than zero, got ${text}`);
+			if (text.includes(',')) {
+				this.fail(field, `"${text}" uses a comma: write the amount with digits and a point as the decimal separator, such as 1500.50 (no thousands separators)`);
+			}
+			if (!/^\+?\d+(\.\d+)?$/.test(text)) {
+				this.fail(field, `"${text}" is not an amount: use digits and a point as the decimal separator, such as 1500.50`);
+			}
+			n = Number(text);
+			decimals = decimalPlaces(text);
+		} else {
+			this.fail(field, value === '' || value === undefined || value === null ? 'required, an amount greater than zero such as 1500.50' : `must be a number, got ${shown(value)}`);
+		}
 		if (n <= 0) this.fail(field, `must be greater than zero, got ${n}`);
+		if (currency) {
+			const allowed = minorUnits(currency);
+			if (decimals > allowed) {
+				this.fail(field, `${currency} amounts have ${allowed === 0 ? 'no decimals' : `at most ${allowed} decimal${allowed === 1 ? '' : 's'}`}, got ${shown(value)}`);
+			}
+		}
 		return n;
 	}
 

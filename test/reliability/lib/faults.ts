@@ -303,7 +303,17 @@ export const FAULTS: FaultCase[] = [
 			});
 		},
 		verify: (bank, outcome) => {
-			expect(outcome.items[0]).toEqual([expect.objectContaining({ json: expect.objectContaining({ error: expect.stringMatching(/^Get open trades: /), httpCode: '500', mockAttempts: 2 }), pairedItem: { item: 0 } })]);
+			expect(outcome.items[0]).toEqual([
+				expect.objectContaining({
+					json: expect.objectContaining({
+						error: expect.stringMatching(/^Mock service: Get open trades: /),
+						httpCode: '500',
+						mockAttempts: 2,
+						mockService: expect.stringMatching(/^Example answer from the bank's mock service/),
+					}),
+					pairedItem: { item: 0 },
+				}),
+			]);
 			expect(requestsIn(bank, 'mock')).toBe(2);
 		},
 	},
