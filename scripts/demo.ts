@@ -152,6 +152,7 @@ async function realDemo(install: N8nInstall): Promise<number> {
 }
 
 async function runManual(stack: Stack, file: string, workflow: WorkflowJson): Promise<number> {
+	console.log(`.. running examples/${file} with n8n execute (a few seconds: n8n loads, runs it, exits)`);
 	const result = await stack.n8n.execute(workflowId(file));
 	if (!result.run) {
 		console.log(
@@ -173,8 +174,22 @@ async function runTrigger(stack: Stack, file: string, workflow: WorkflowJson): P
 	const id = workflowId(file);
 	const { jtis } = await stack.bank.admin<{ jtis: string[] }>('POST', '/events', { count: 3 });
 	const started = Date.now();
+	console.log(
+		`.. examples/${file}: ${jtis.length} events queued at the bank; publishing the workflow and starting n8n ` +
+			'(n8n start takes 30 to 60 s; the trigger polls once as soon as the workflow is active)',
+	);
+	// Progress for the person watching; the loop below waits for the executions themselves.
+	const progress = setInterval(
+		() => console.log(`   still waiting for n8n to start and poll (${Math.round((Date.now() - started) / 1000)} s)`),
+		10_000,
+	);
 	await stack.n8n.publish(id);
-	await stack.n8n.start();
+	try {
+		await stack.n8n.start();
+	} finally {
+		clearInterval(progress);
+	}
+	console.log(`   n8n is up after ${Math.round((Date.now() - started) / 1000)} s; waiting for the trigger's executions`);
 	try {
 		const deadline = Date.now() + 90_000;
 		while (Date.now() < deadline) {

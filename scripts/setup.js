@@ -22,8 +22,12 @@ function depsStale() {
 }
 
 function ensureDependencies() {
-	// n8n's packages pull in a native module built only for Node 24; the engine does not need it.
-	if (depsStale()) run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund']);
+	if (!depsStale()) return;
+	console.log('Installing the npm dependencies (1 to 3 minutes the first time)...');
+	// n8n's packages pull in isolated-vm, a native module that declares Node 24 and is never built
+	// here (--ignore-scripts): npm's EBADENGINE warning about it is harmless, so npm prints only
+	// errors.
+	run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error']);
 }
 
 function has(command) {
