@@ -32,7 +32,14 @@ const displayNames = new Map<string, string>();
 async function searchPanel(term: string): Promise<string[]> {
 	const input = page.locator('[data-test-id="node-creator-search-bar"]');
 	await input.fill(term);
-	await page.waitForTimeout(700);
+	// Every term searched for is part of the name of one of the package's nodes: the list has
+	// been filtered once such an item is shown.
+	const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	await page
+		.locator('[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]')
+		.filter({ hasText: new RegExp(escaped, 'i') })
+		.first()
+		.waitFor();
 	return (
 		await page
 			.locator('[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]')

@@ -1,0 +1,308 @@
+/**
+ * The editor as a treasury user meets it: real n8n 2.41.1 with the packed package, the sandbox
+ * bank, every example imported, driven in headless Chromium (Debian's `chromium` with
+ * playwright-core). Values are typed the way a person types them, key by key, and each test
+ * asserts what the person sees and what the bank received.
+ *
+ * Every node panel is saved under docs/panels/ (the README shows them).
+ *
+ * Waiting is always for something to appear (a text, a marker, a response), never for time.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+import { DateTime } from 'luxon';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+
+import { ensureChromium, N8N_VERSION } from './lib/install';
+import { PROJECT_ROOT } from './lib/sandbox';
+import { requireContext, startStack, type Stack } from './lib/stack';
+import { launchChromium, setupOwner } from './lib/ui';
+import {
+	credentialId,
+	exampleFiles,
+	isManual,
+	loadExample,
+	packageManifest,
+	PACKAGE_NAME,
+	workflowId,
+	type WorkflowJson,
+} from './lib/workflows';
+
+export const PANELS_DIR = path.join(PROJECT_ROOT, 'docs', 'panels');
+
+const chromium = ensureChromium((line) => process.stderr.write(`[e2e] ${line}\n`));
+const manifest = packageManifest();
+const examples = exampleFiles().map((file) => ({ file, workflow: loadExample(file) }));
+
+interface BankStats {
+	executions: number;
+	executionBodies: Array<Record<string, unknown>>;
+}
+
+let stack: Stack | undefined;
+let browser: Browser | undefined;
+let context: BrowserContext;
+let page: Page;
+
+const baseUrl = () => stack!.n8n.baseUrl;
+const stats = async () => await stack!.bank.admin<BankStats>('GET', '/stats');
+
+/** The example and node id of the first node of a type in the examples. */
+function exampleNode(type: string): { id: string; file: string; workflow: WorkflowJson; node: { id: string; name: string } } {
+	for (const { file, workflow } of examples) {
+		const node = (workflow.nodes as Array<{ id: string; name: string; type: string }>).find(
+			(n) => n.type === `${PACKAGE_NAME}.${type}`,
+		);
+		if (node) return { id: workflowId(file), file, workflow, node };
+	}
+	throw new Error(`no example uses ${type}`);
+}
+
+/** Goes to a page of the editor; what to wait for is up to the caller. */
+async function goto(route: string): Promise<void> {
+	await page.goto(`${baseUrl()}${route}`, { waitUntil: 'commit' });
+}
+
+/** Opens a node's panel the way a link to it does, and waits for its parameters. */
+async function openNode(type: string): Promise<Locator> {
+	const { id, node } = exampleNode(type);
+	await goto(`/workflow/${id}/${node.id}`);
+	const ndv = page.locator('[data-test-id="ndv"]');
+	await ndv.locator('[data-test-id="node-parameters"]').waitFor();
+	return ndv;
+}
+
+function field(name: string): Locator {
+	return page
+		.locator(`[data-test-id="parameter-input-${name}"]`)
+		.locator('input:not([type="hidden"]), textarea')
+		.first();
+}
+
+/** Clears a field and types the text key by key, as a person does; then leaves the field. */
+async function typeInto(name: string, text: string): Promise<void> {
+	const input = field(name);
+	await input.click();
+	await input.press('ControlOrMeta+a');
+	await input.press('Backspace');
+	if (text) await input.pressSequentially(text);
+	await input.press('Tab');
+}
+
+async function choose(name: string, option: string): Promise<void> {
+	await page.locator(`[data-test-id="parameter-input-${name}"]`).click();
+	// An option's accessible name is its label followed by its description.
+	await page.getByRole('option', { name: new RegExp(`^${option}\\b`) }).first().click();
+}
+
+async function executeStep(): Promise<void> {
+	await page.locator('[data-test-id="ndv"] [data-test-id="node-execute-button"]').first().click();
+}
+
+const output = () => page.locator('[data-test-id="output-panel"]');
+
+/** Waits until the output pane shows the text. */
+async function seeInOutput(text: string | RegExp): Promise<void> {
+	await output().getByText(text).first().waitFor();
+}
+
+async function panelShot(name: string): Promise<void> {
+	mkdirSync(PANELS_DIR, { recursive: true });
+	await page.locator('[data-test-id="ndv"]').screenshot({ path: path.join(PANELS_DIR, `${name}.png`) });
+}
+
+if (!chromium.path) {
+	describe('the editor in headless Chromium', () => {
+		it.skip(`not run: ${chromium.reason ?? 'chromium is not available'}`, () => undefined);
+	});
+} else {
+	beforeAll(async () => {
+		const { install, pkg } = requireContext();
+		stack = await startStack({ install, pkg, trustSandboxCa: true });
+		await stack.importExamples(examples.map((e) => e.file));
+		await stack.n8n.start();
+		const cookie = await setupOwner(stack.n8n.baseUrl);
+		browser = await launchChromium(chromium.path!);
+		context = await browser.newContext({ viewport: { width: 1440, height: 960 }, deviceScaleFactor: 1 });
+		const { hostname } = new URL(stack.n8n.baseUrl);
+		await context.addCookies([{ name: 'n8n-auth', value: cookie.slice('n8n-auth='.length), domain: hostname, path: '/' }]);
+		// Generous: the machine may be busy. Every wait is for something to appear, so a fast
+		// machine never waits this long.
+		context.setDefaultTimeout(180_000);
+		page = await context.newPage();
+	}, 300_000);
+
+	afterAll(async () => {
+		await browser?.close();
+		await stack?.stop();
+	});
+
+	describe(`the n8n ${N8N_VERSION} editor as a user meets it (headless Chromium, sandbox bank)`, () => {
+		describe('FX Trade Execution', () => {
+			it('says on the panel, before anything runs, that running the node trades', async () => {
+				const ndv = await openNode('fxTradeExecution');
+				await ndv.getByText(/^Running this node places a real FX trade at the bank for every input item/).waitFor();
+				await ndv.getByText('Executing this node trades: each input item is sent to the bank as one real FX trade.').first().waitFor();
+				await panelShot('fxTradeExecution');
+			});
+
+			it.each([
+				['-5', 'Amount: must be greater than zero, got -5'],
+				['1,5', 'Amount: "1,5" uses a comma'],
+				['1 000 000', 'Amount: "1 000 000" is not an amount'],
+				['100.005', 'Amount: EUR amounts have at most 2 decimals, got "100.005"'],
+			])('an Amount typed as %j is shown back as typed and refused with the field named; the bank receives nothing', async (typed, message) => {
+				await stack!.bank.admin('POST', '/reset', { all: true });
+				await openNode('fxTradeExecution');
+				await typeInto('amount', typed);
+				expect(await field('amount').inputValue()).toBe(typed);
+				await executeStep();
+				await seeInOutput(message);
+				await seeInOutput('Nothing was sent to the bank.');
+				expect((await stats()).executions).toBe(0);
+			});
+
+			it('an empty Amount is marked on the field and the step does not start; the bank receives nothing', async () => {
+				await stack!.bank.admin('POST', '/reset', { all: true });
+				await openNode('fxTradeExecution');
+				await typeInto('amount', '');
+				await page
+					.locator('[data-test-id="parameter-item"]')
+					.filter({ has: page.locator('[data-test-id="parameter-input-amount"]') })
+					.locator('[data-test-id="parameter-issues"]')
+					.first()
+					.waitFor();
+				await executeStep();
+				await page.getByText('Parameter "Amount" is required.').first().waitFor();
+				expect((await stats()).executions).toBe(0);
+			});
+
+			it('a typed amount and a typed maturity date reach the bank exactly as typed, and the output says a trade was placed', async () => {
+				await stack!.bank.admin('POST', '/reset', { all: true });
+				await openNode('fxTradeExecution');
+				await typeInto('amount', '1500.50');
+				await choose('maturityType', 'Date');
+				const date = DateTime.now().plus({ days: 40 }).toISODate()!;
+				const picker = field('maturityDate');
+				await picker.click();
+				await picker.pressSequentially(date);
+				await picker.press('Enter');
+				expect(await picker.inputValue()).toBe(date);
+				await executeStep();
+				await seeInOutput(/^This run placed 1 trade at the bank in the Sandbox environment\./);
+				const bank = await stats();
+				expect(bank.executions).toBe(1);
+				expect(bank.executionBodies[0]).toMatchObject({ amount: 1500.5, maturityDate: date, buyCurrency: 'DKK', sellCurrency: 'EUR' });
+				expect(bank.executionBodies[0]).not.toHaveProperty('tenor');
+			});
+
+			it('currencies are picked from the ISO 4217 list by searching for a name', async () => {
+				await openNode('fxTradeExecution');
+				const rl = page.locator('[data-test-id="resource-locator-buyCurrency"]');
+				await rl.locator('[data-test-id="rlc-input"]').click();
+				await page.keyboard.type('swiss');
+				await page.getByText('CHF: Swiss Franc').first().click();
+				const shown = await rl.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+				expect(shown).toEqual(['From list', expect.stringMatching(/^CHF/)]);
+			});
+		});
+
+		describe('Bank Event Trigger', () => {
+			it('"Fetch Test Event" with nothing queued shows information and how to get a sample, not an error', async () => {
+				await stack!.bank.admin('POST', '/reset', { all: true });
+				await openNode('bankEventTrigger');
+				await panelShot('bankEventTrigger');
+				await executeStep();
+				await seeInOutput(/No events are waiting at the bank right now\. Nothing was acknowledged/);
+				await seeInOutput(/Ask the bank to queue a test event/);
+				expect(await page.getByText('Problem in node').count()).toBe(0);
+			});
+
+			it('with an event queued, "Fetch Test Event" shows it and acknowledges nothing', async () => {
+				const { jtis } = await stack!.bank.admin<{ jtis: string[] }>('POST', '/events', { count: 1 });
+				await openNode('bankEventTrigger');
+				await executeStep();
+				await seeInOutput(jtis[0]);
+				expect(await stack!.bank.admin<{ pending: string[] }>('GET', '/events')).toEqual({ pending: jtis });
+			});
+		});
+
+		describe('Bank Mock Service', () => {
+			it("says in its output that the answer is the mock's example data", async () => {
+				await openNode('bankMockService');
+				await panelShot('bankMockService');
+				await executeStep();
+				await seeInOutput(/Example answer from the bank's mock service/);
+			});
+		});
+
+		describe('Corporate File Service', () => {
+			it('List Files that finds nothing says why in the output pane', async () => {
+				await openNode('corporateFileService');
+				await panelShot('corporateFileService');
+				// Everything new is downloaded first, so the next list of new files is empty.
+				await stack!.bank.admin('POST', '/reset', { all: true });
+				await executeStep();
+				await output().locator('[data-test-id="ndv-data-container"]').waitFor();
+				const { id, node } = exampleNode('corporateFileService');
+				expect(node).toBeDefined();
+				await goto(`/workflow/${id}`);
+				await page.locator('[data-test-id="execute-workflow-button"]').click();
+				await page.getByText('Workflow executed successfully').first().waitFor();
+				await openNode('corporateFileService');
+				await executeStep();
+				await seeInOutput(/The bank has no new files .*A file stops being New once it has been downloaded/);
+			});
+		});
+
+		describe('FX Trade Report', () => {
+			it('opens with its fields', async () => {
+				const ndv = await openNode('fxTradeReport');
+				await ndv.getByText('Operation').first().waitFor();
+				await panelShot('fxTradeReport');
+			});
+		});
+
+		describe('every example runs from the editor with "Execute workflow"', () => {
+			for (const { file, workflow } of examples.filter((e) => isManual(e.workflow))) {
+				it(`examples/${file}: every node succeeds`, async () => {
+					await stack!.bank.admin('POST', '/reset', { all: true });
+					await goto(`/workflow/${workflowId(file)}`);
+					await page.locator('[data-test-id="execute-workflow-button"]').click();
+					await page.getByText('Workflow executed successfully').first().waitFor();
+					const nodes = (workflow.nodes as unknown[]).length;
+					const marks = page.locator('[data-test-id="canvas-node-status-success"]');
+					await marks.nth(nodes - 1).waitFor();
+					expect(await marks.count()).toBe(nodes);
+				});
+			}
+		});
+
+		describe('every credential', () => {
+			for (const type of manifest.credentials) {
+				it(`${type}: opens, shows its certificates, masks its secrets, and its test passes against the sandbox`, async () => {
+					await goto(`/home/credentials/${credentialId(type)}`);
+					const dialog = page.locator('[data-test-id="credential-edit-dialog"]');
+					await dialog.waitFor();
+					const ca = dialog.locator('[data-test-id="parameter-input-caCertificate"] textarea');
+					await ca.waitFor();
+					expect(await ca.inputValue()).toMatch(/^-----BEGIN CERTIFICATE-----/);
+					for (const secret of ['privateKey', 'signingPrivateKey', 'clientId']) {
+						const box = dialog.locator(`[data-test-id="parameter-input-${secret}"]`);
+						if (await box.count()) expect(await box.locator('input[type="password"]').count()).toBe(1);
+					}
+					await dialog.getByText(/Connection tested successfully|Couldn.t connect with these settings/).first().waitFor();
+					const failure = dialog.getByText(/Couldn.t connect with these settings/);
+					if (await failure.count()) {
+						await dialog.getByText('More details').first().click();
+						throw new Error(`credential test failed: ${await dialog.innerText()}`);
+					}
+					mkdirSync(PANELS_DIR, { recursive: true });
+					await dialog.screenshot({ path: path.join(PANELS_DIR, `credential-${type}.png`) });
+					await page.keyboard.press('Escape');
+				});
+			}
+		});
+	});
+}
