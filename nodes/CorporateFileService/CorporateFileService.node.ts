@@ -15,6 +15,7 @@ import { runForEachItem } from '../shared/runItems';
 import { fileServiceProperties } from './descriptions';
 import { CREDENTIAL_TYPE, loadServiceContext, sendPrepared } from './fileService';
 import { fileServiceOperations, rawRequest } from './operations';
+import { renewCertificate } from './operations/renewCertificate';
 
 /** Common file types offered as suggestions; any other code can be typed. */
 export const FILE_TYPE_SUGGESTIONS: INodeListSearchItems[] = [
@@ -75,10 +76,19 @@ export class CorporateFileService implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		if (this.getNodeParameter('operation', 0) === 'renewCertificate') {
+			return [await runForEachItem(this, async (itemIndex) => await renewCertificate(this, itemIndex))];
+		}
 		const service = await loadServiceContext(this);
+		if (service.warnings?.length) {
+			this.addExecutionHints(...service.warnings.map((message) => ({ message, type: 'warning' as const, location: 'outputPane' as const })));
+		}
 		return [
 			await runForEachItem(this, async (itemIndex) => {
 				const operation = this.getNodeParameter('operation', itemIndex) as BxdOperation;
+				if (operation === 'getUserInfo' && service.profile && !service.profile.hasGetUserInfo) {
+					throw new NodeOperationError(this.getNode(), `Get User Info: ${service.profile.name} has no getUserInfo; use List Files to see what the bank holds`, { itemIndex });
+				}
 				if (!BXD_OPERATIONS.includes(operation)) {
 					throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`, { itemIndex });
 				}

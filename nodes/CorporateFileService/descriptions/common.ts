@@ -32,6 +32,12 @@ export const operationProperty: INodeProperties = {
 			action: 'List files',
 		},
 		{
+			name: 'Renew Certificate',
+			value: 'renewCertificate',
+			description: 'Renew the signing certificate the credential enrolled, now instead of in its renewal window',
+			action: 'Renew the signing certificate',
+		},
+		{
 			name: 'Upload File',
 			value: 'uploadFile',
 			description: 'Upload a file (for example a pain.001 payment file) from binary data',
@@ -46,6 +52,7 @@ export const modeProperty: INodeProperties = {
 	name: 'mode',
 	type: 'options',
 	noDataExpression: true,
+	displayOptions: { hide: { operation: ['renewCertificate'] } },
 	options: [
 		{
 			name: 'Build From Parameters',
