@@ -51,6 +51,11 @@ export class CorporateFileService implements INodeType {
 				const results = [...FILE_TYPE_SUGGESTIONS];
 				try {
 					const service = await loadServiceContext(this);
+					// The bank profile's own codes first (nodes/shared/bxd/bankProfiles.ts names their sources).
+					for (const type of service.profile?.fileTypes ?? []) {
+						if (!results.some((r) => r.value === type.code)) results.push({ name: `${type.code}: ${type.label}`, value: type.code });
+					}
+					if (service.profile && !service.profile.hasGetUserInfo) throw new NodeOperationError(this.getNode(), `${service.profile.name} has no getUserInfo`);
 					const prepared = prepareRequest(service.settings, 'getUserInfo', {});
 					const answer = await sendPrepared(this, service, prepared, { itemIndex: 0, endpoint: 'standard', timeoutMs: 15000 });
 					for (const type of answer.applicationResponse?.userFileTypes ?? []) {

@@ -21,6 +21,7 @@ import {
 	readResponse,
 	readResponseStream,
 	responseCodeHint,
+	Sha1SignatureError,
 	STANDARD_MESSAGE_LIMIT,
 } from '../shared/bxd';
 import type { CertificateFacts } from '../shared/fileServiceCredential';
@@ -277,7 +278,9 @@ export function toNodeError(node: INode, error: unknown, ctx: ErrorContext): Err
 			node,
 			{ message: error.message },
 			`${label}: ${error.message}`,
-			'The answer was not accepted because it cannot be shown to come unchanged from the bank. If the bank has renewed its certificate, update the Bank Certificate in the credential.',
+			error instanceof Sha1SignatureError
+				? 'The bank signed its answer with SHA-1. Switch on "Accept SHA-1 Signatures From the Bank" in the credential to accept it, or ask the bank for RSA-SHA256 signatures.'
+				: 'The answer was not accepted because it cannot be shown to come unchanged from the bank. If the bank has renewed its certificate, update the Bank Certificate in the credential.',
 			ctx,
 			{ signature: 'invalid' },
 		);

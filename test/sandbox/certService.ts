@@ -150,9 +150,8 @@ export class SandboxCertService {
 		return this.issued.get(fingerprint);
 	}
 
+	/** Clears records, switches and the clock; PINs handed out and certificates issued stay valid (a credential may hold them). */
 	reset(): void {
-		this.pins.clear();
-		this.issued.clear();
 		this.records.length = 0;
 		this.clockOffsetMs = 0;
 		this.validityDays = 730;

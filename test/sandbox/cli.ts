@@ -92,6 +92,9 @@ async function main(): Promise<void> {
 		urls: bank.urls,
 		clients: bank.clients,
 		credentials: bank.credentialValues(),
+		enrolment: Object.fromEntries(
+			(['nordea', 'op', 'samlink', 'aktia', 'pop', 'saastopankki', 'handelsbanken'] as const).map((profile) => [profile, bank.enrolmentCredential(profile)]),
+		),
 		events: bank.eventSettings(),
 		certDir: bank.tls.certDir,
 	};
@@ -103,6 +106,11 @@ async function main(): Promise<void> {
 		lines.push('', 'Event trigger settings:');
 		for (const [name, value] of Object.entries(bank.eventSettings()))
 			lines.push(`  ${name.padEnd(18)} ${value}`);
+		lines.push('', 'One-time PINs to enrol a File Service credential (Certificate: Enrol With a PIN From the Bank; each PIN works once):');
+		for (const [profile, values] of Object.entries(state.enrolment)) {
+			lines.push(`  ${profile.padEnd(14)} PIN ${String(values.pin).padEnd(18)} Certificate Service URL ${String(values.certificateServiceUrl)}`);
+		}
+		lines.push('  More: curl -k -X POST ' + `${bank.urls.admin}/enrolment -H 'content-type: application/json' -d '{"bank": "op"}'`);
 		lines.push('', `Certificates and keys (PEM files): ${bank.tls.certDir}`);
 		for (const [type, values] of Object.entries(state.credentials)) {
 			lines.push('', `Credential ${type}:`);
