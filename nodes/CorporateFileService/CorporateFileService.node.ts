@@ -15,6 +15,7 @@ import { runForEachItem } from '../shared/runItems';
 import { fileServiceProperties } from './descriptions';
 import { CREDENTIAL_TYPE, loadServiceContext, sendPrepared } from './fileService';
 import { fileServiceOperations, rawRequest } from './operations';
+import { getBankCertificates } from './operations/getBankCertificates';
 import { renewCertificate } from './operations/renewCertificate';
 
 /** Common file types offered as suggestions; any other code can be typed. */
@@ -81,8 +82,12 @@ export class CorporateFileService implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		if (this.getNodeParameter('operation', 0) === 'renewCertificate') {
+		const first = this.getNodeParameter('operation', 0);
+		if (first === 'renewCertificate') {
 			return [await runForEachItem(this, async (itemIndex) => await renewCertificate(this, itemIndex))];
+		}
+		if (first === 'getBankCertificates') {
+			return [await runForEachItem(this, async (itemIndex) => await getBankCertificates(this, itemIndex))];
 		}
 		const service = await loadServiceContext(this);
 		if (service.warnings?.length) {

@@ -16,7 +16,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { BankId, BankProfile, BxdOperation, FileServiceSettings, SignatureAlgorithm, SigningMaterial } from './bxd';
+import type { BankId, BankProfile, BxdOperation, FileServiceSettings, IssuedCertificate, SignatureAlgorithm, SigningMaterial } from './bxd';
 import {
 	BankCertificateError,
 	bankProfile,
@@ -434,7 +434,7 @@ function credentialTls(credentials: ICredentialDataDecryptedObject): ClientTlsOp
 async function exchangeCert(
 	view: FileServiceCredentialView,
 	dialect: NonNullable<BankProfile['certDialect']>,
-	command: 'GetCertificate' | 'RenewCertificate',
+	command: 'GetCertificate' | 'RenewCertificate' | 'GetServiceCertificates',
 	applicationRequest: string,
 	tls: ClientTlsOptions | undefined,
 	send: CertServiceSender,
@@ -562,6 +562,33 @@ async function renew(
 		renewedAt: now.toISOString(),
 	};
 	return { [ENROLMENT_FIELD]: JSON.stringify(state), [ENROLMENT_CHECK_FIELD]: state.notAfter, [ENROLMENT_STATUS_FIELD]: statusText(state, 'renewed') };
+}
+
+/**
+ * The bank's own certificates from its certificate service (GetServiceCertificates: OP, and
+ * Nordea's service has the operation too), for the Bank Certificate and the trust store. Samlink's
+ * service has no such operation.
+ */
+export async function fetchServiceCertificates(credentials: ICredentialDataDecryptedObject, send: CertServiceSender): Promise<IssuedCertificate[]> {
+	const view = readFileServiceCredential(credentials);
+	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
+	if (!dialect) throw new CredentialFieldError('Certificate Service Dialect: choose Nordea or OP for a Custom bank');
+	if (dialect === 'samlink') throw new CredentialFieldError(`${view.profile.name}: the certificate service has no GetServiceCertificates; ask the bank for its certificates`);
+	if (!view.certificateServiceUrl) throw new CredentialFieldError('Certificate Service URL: required when the Bank is Custom');
+	const request = buildCertApplicationRequest({
+		dialect,
+		command: 'GetServiceCertificates',
+		customerId: view.customerId,
+		environment: view.environment,
+		softwareId: view.softwareId,
+	});
+	let answer;
+	try {
+		answer = await exchangeCert(view, dialect, 'GetServiceCertificates', request, credentialTls(credentials), send, undefined);
+	} catch (error) {
+		throw checkError(`Sent GetServiceCertificates to ${view.certificateServiceUrl}; the bank answered ${describeBankRefusal(error).replace(/\.$/, '')}`);
+	}
+	return answer.response?.certificates ?? [];
 }
 
 /** The signed request the credential sends to check itself: getUserInfo, or List Files where the bank has no getUserInfo. */

@@ -317,3 +317,23 @@ describe('credential test', () => {
 		await expect(credentialType.authenticate(values, testRequest())).rejects.toThrow(/^Certificate: not enrolled yet\. Paste the Transfer Key/);
 	});
 });
+
+describe('Get Bank Certificates (GetServiceCertificates)', () => {
+	test("OP: the bank's certificates, one item each, public parts only", async () => {
+		const store = storeWith({ ...bank().enrolmentCredential('op'), pin: '' });
+		const result = await run(store, { operation: 'getBankCertificates' });
+		expect(result.status).toBe('success');
+		const items = result.output(NODE_NAME).map((i) => i.json);
+		expect(items.map((i) => i.name)).toEqual(['Sandbox Corporate Bank signing certificate', 'Sandbox Corporate Bank Test CA']);
+		expect(items[0].fingerprint256).toBe(new X509Certificate(bank().tls.bankSigningCertPem).fingerprint256);
+		expect(String(items[1].pem)).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
+		expect(bank().certService.records.map((r) => [r.dialect, r.command, r.responseCode])).toEqual([['op', 'GetServiceCertificates', '00']]);
+	});
+
+	test('Samlink has no GetServiceCertificates: the error says so before anything is sent', async () => {
+		const store = storeWith({ ...bank().enrolmentCredential('samlink'), pin: '' });
+		const result = await run(store, { operation: 'getBankCertificates' });
+		expect(errorText(result)).toMatch(/^Get Bank Certificates: Samlink: the certificate service has no GetServiceCertificates/);
+		expect(bank().certService.records).toHaveLength(0);
+	});
+});

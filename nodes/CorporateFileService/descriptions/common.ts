@@ -20,6 +20,12 @@ export const operationProperty: INodeProperties = {
 			action: 'Download a file',
 		},
 		{
+			name: 'Get Bank Certificates',
+			value: 'getBankCertificates',
+			description: "Fetch the bank's own certificates from its certificate service (GetServiceCertificates)",
+			action: 'Get the bank certificates',
+		},
+		{
 			name: 'Get User Info',
 			value: 'getUserInfo',
 			description: 'List the file types this user may upload and download',
@@ -52,7 +58,7 @@ export const modeProperty: INodeProperties = {
 	name: 'mode',
 	type: 'options',
 	noDataExpression: true,
-	displayOptions: { hide: { operation: ['renewCertificate'] } },
+	displayOptions: { hide: { operation: ['renewCertificate', 'getBankCertificates'] } },
 	options: [
 		{
 			name: 'Build From Parameters',
