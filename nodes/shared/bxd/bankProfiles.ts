@@ -172,7 +172,8 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & { c
 		hasGetUserInfo: true,
 		soapAction: '""',
 		environments: { production: 'PRODUCTION', test: 'TEST' },
-		fileTypes: ISO_TYPES,
+		// Custom adds nothing to the node's common suggestions.
+		fileTypes: [],
 	},
 };
 
