@@ -2,12 +2,23 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
+	IDataObject,
+	IHttpRequestHelper,
 	IHttpRequestOptions,
 	Icon,
+	IN8nHttpFullResponse,
 	INodeProperties,
 } from 'n8n-workflow';
 
 import { authenticateRequest, tlsProperties } from '../nodes/shared/credentialFields';
+import {
+	planCheck,
+	CHECK_HEADER,
+	CHECK_PLACEHOLDER_URL,
+	ENROLMENT_CHECK_FIELD,
+	ENROLMENT_FIELD,
+	runEnrolment,
+} from '../nodes/shared/fileServiceCredential';
 
 export class CorporateBankingFileServiceApi implements ICredentialType {
 	name = 'corporateBankingFileServiceApi';
@@ -20,13 +31,41 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 
 	properties: INodeProperties[] = [
 		{
+			displayName: 'Bank',
+			name: 'bank',
+			type: 'options',
+			// Values and their public sources: nodes/shared/bxd/bankProfiles.ts and docs/banks.md.
+			options: [
+				{ name: 'Aktia (Samlink)', value: 'aktia' },
+				{ name: 'Custom', value: 'custom', description: 'Any other bxd bank: every address and setting below is yours to give' },
+				{ name: 'Handelsbanken Finland (Samlink)', value: 'handelsbanken' },
+				{ name: 'Nordea', value: 'nordea' },
+				{ name: 'OP Financial Group', value: 'op' },
+				{ name: 'POP Bank (Samlink)', value: 'pop' },
+				{ name: 'Samlink', value: 'samlink' },
+				{ name: 'Säästöpankki (Samlink)', value: 'saastopankki' },
+			],
+			default: 'custom',
+			description: "Fills in the bank's addresses, signature algorithm and quirks. Addresses given below take precedence.",
+		},
+		{
+			displayName: 'Environment',
+			name: 'environment',
+			type: 'options',
+			options: [
+				{ name: 'Production', value: 'PRODUCTION' },
+				{ name: 'Test', value: 'TEST' },
+			],
+			default: 'PRODUCTION',
+			description: "Which of the bank's environments to use (its test addresses and Environment TEST)",
+		},
+		{
 			displayName: 'Service URL',
 			name: 'url',
 			type: 'string',
 			default: '',
-			required: true,
 			placeholder: 'https://wsk.bank.example/services/CorporateFileService',
-			description: 'The file service address for messages under 20 MB',
+			description: "The file service address for messages under 20 MB. Required for Custom; for a bank, leave empty to use the bank's address.",
 		},
 		{
 			displayName: 'Large File Service URL',
@@ -41,8 +80,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			name: 'senderId',
 			type: 'string',
 			default: '',
-			required: true,
-			description: 'RequestHeader SenderId: the user ID the bank gave you',
+			description: 'RequestHeader SenderId: the user ID the bank gave you. Leave empty to use the Customer ID.',
 		},
 		{
 			displayName: 'Customer ID',
@@ -50,7 +88,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			description: 'ApplicationRequest CustomerId (1 to 16 characters); often the same as the Sender ID',
+			description: 'ApplicationRequest CustomerId (1 to 16 characters): the user ID of the web services contract',
 		},
 		{
 			displayName: 'Receiver ID',
@@ -68,16 +106,6 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			description: 'ApplicationRequest SoftwareId: names the client software to the bank',
 		},
 		{
-			displayName: 'Environment',
-			name: 'environment',
-			type: 'options',
-			options: [
-				{ name: 'Production', value: 'PRODUCTION' },
-				{ name: 'Test', value: 'TEST' },
-			],
-			default: 'PRODUCTION',
-		},
-		{
 			displayName: 'Language',
 			name: 'language',
 			type: 'options',
@@ -92,12 +120,80 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 		// A certificate is public: shown, so the user can see which one is set.
 		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
 		{
+			displayName: 'Certificate',
+			name: 'signingMode',
+			type: 'options',
+			options: [
+				{
+					name: 'Paste a Certificate I Have',
+					value: 'paste',
+					description: 'A signing certificate and key the bank already issued to you',
+				},
+				{
+					name: 'Enrol With a PIN From the Bank',
+					value: 'enrol',
+					description: 'The credential makes its own key pair, gets the certificate from the bank and renews it before it expires',
+				},
+			],
+			default: 'paste',
+		},
+		{
+			displayName: 'PIN or Transfer Key',
+			name: 'pin',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			displayOptions: { show: { signingMode: ['enrol'] } },
+			description:
+				"The one-time code from the bank (Nordea: activation code; OP: 16-digit transfer key; Samlink banks: transfer key). Save or test the credential to enrol: the code is sent once, then cleared.",
+		},
+		{
+			displayName: 'Certificate Service URL',
+			name: 'certificateServiceUrl',
+			type: 'string',
+			default: '',
+			displayOptions: { show: { signingMode: ['enrol'] } },
+			placeholder: 'https://wsk.bank.example/services/CertificateService',
+			description: "The bank's certificate service. Required for Custom; for a bank, leave empty to use the bank's address.",
+		},
+		{
+			displayName: 'Certificate Service Dialect',
+			name: 'enrolmentDialect',
+			type: 'options',
+			options: [
+				{ name: 'Nordea (HMAC of the Request)', value: 'nordea' },
+				{ name: 'OP (Transfer Key, Service MATU)', value: 'op' },
+				{ name: 'Samlink (Transfer Key)', value: 'samlink' },
+			],
+			default: 'op',
+			displayOptions: { show: { signingMode: ['enrol'], bank: ['custom'] } },
+			description: 'Which of the bxd certificate-service variants the bank speaks',
+		},
+		{
+			displayName: 'Renew Days Before Expiry',
+			name: 'renewalWindowDays',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 365 },
+			default: 30,
+			displayOptions: { show: { signingMode: ['enrol'] } },
+			description: 'The certificate is renewed automatically by the first run within this many days of its expiry; a failed renewal keeps the current certificate',
+		},
+		{
+			displayName: 'Certificate Status',
+			name: 'enrolmentStatus',
+			type: 'string',
+			default: '',
+			displayOptions: { show: { signingMode: ['enrol'] } },
+			description: 'Written by the enrolment and each renewal: when the certificate was issued and until when it is valid',
+		},
+		{
 			displayName: 'Signing Certificate',
 			name: 'signingCertificate',
 			type: 'string',
 			typeOptions: { rows: 4 },
 			default: '',
 			placeholder: '-----BEGIN CERTIFICATE-----',
+			displayOptions: { show: { signingMode: ['paste'] } },
 			description: 'The PEM certificate the bank issued for signing requests. Leave empty if the bank does not require signing.',
 		},
 		{
@@ -107,6 +203,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			typeOptions: { password: true, rows: 4 },
 			default: '',
 			placeholder: '-----BEGIN PRIVATE KEY-----',
+			displayOptions: { show: { signingMode: ['paste'] } },
 		},
 		{
 			displayName: 'Signing Key Passphrase',
@@ -114,6 +211,19 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
+			displayOptions: { show: { signingMode: ['paste'] } },
+		},
+		{
+			displayName: 'Signature Algorithm',
+			name: 'signatureAlgorithm',
+			type: 'options',
+			options: [
+				{ name: "As the Bank's Profile Says", value: 'profile' },
+				{ name: 'RSA-SHA256', value: 'sha256' },
+				{ name: 'RSA-SHA1 (Old Deployments Only)', value: 'sha1' },
+			],
+			default: 'profile',
+			description: 'How requests are signed. Custom banks get RSA-SHA256 unless set here.',
 		},
 		// A certificate is public: shown, so the user can see which one is set.
 		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
@@ -126,18 +236,74 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			placeholder: '-----BEGIN CERTIFICATE-----',
 			description: "The bank's PEM signing certificate (or its CA). When set, signed responses are verified and a response that fails verification is rejected.",
 		},
+		{
+			displayName: 'Accept SHA-1 Signatures From the Bank',
+			name: 'acceptSha1',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether to accept answers the bank signed with RSA-SHA1. SHA-1 is broken: forged signatures are within reach of a well-funded attacker. Switch it on only for a bank that still signs with SHA-1, and ask the bank when it moves to SHA-256.",
+		},
 		...tlsProperties({ clientCertificate: 'optional' }),
+		{
+			displayName: 'Enrolment Check',
+			name: ENROLMENT_CHECK_FIELD,
+			type: 'hidden',
+			typeOptions: { expirable: true, password: true },
+			default: '',
+		},
+		{
+			displayName: 'Enrolment',
+			name: ENROLMENT_FIELD,
+			type: 'hidden',
+			typeOptions: { password: true },
+			default: '',
+		},
 	];
 
+	/**
+	 * Enrols (GetCertificate with the PIN) or renews (RenewCertificate signed with the current
+	 * certificate) when due; n8n stores what it returns, encrypted, in this credential. Returns
+	 * nothing to store when nothing is due or the credential holds a pasted certificate.
+	 */
+	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
+		const helpers = this.helpers;
+		return await runEnrolment(credentials, async ({ url, body, headers, tls }) => {
+			const response = (await helpers.httpRequest({
+				method: 'POST',
+				url,
+				body,
+				headers,
+				json: false,
+				encoding: 'arraybuffer',
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+				timeout: 60000,
+				...(tls ? { agentOptions: tls } : {}),
+			})) as IN8nHttpFullResponse;
+			const raw = response.body as unknown;
+			return { status: response.statusCode, body: Buffer.isBuffer(raw) ? raw : raw instanceof ArrayBuffer ? Buffer.from(raw) : String(raw ?? '') };
+		});
+	}
+
+	/**
+	 * Adds the client TLS material. A request marked as the credential's check becomes a signed
+	 * getUserInfo (List Files where the bank has none); for the credential test it is also sent
+	 * and judged here, so a failure says what was sent and what the bank answered.
+	 */
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		return authenticateRequest('corporateBankingFileServiceApi', credentials, requestOptions);
+		const plan = planCheck(credentials, requestOptions);
+		const authenticated = authenticateRequest('corporateBankingFileServiceApi', credentials, plan.options);
+		if (plan.judge) await plan.judge(authenticated);
+		return authenticated;
 	}
 
 	test: ICredentialTestRequest = {
 		request: {
-			method: 'GET',
-			url: '={{$credentials.url}}',
-			qs: { wsdl: '' },
+			method: 'POST',
+			url: CHECK_PLACEHOLDER_URL,
+			headers: { [CHECK_HEADER]: 'test' },
 			json: false,
 		},
 	};

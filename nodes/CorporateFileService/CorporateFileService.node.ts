@@ -15,6 +15,8 @@ import { runForEachItem } from '../shared/runItems';
 import { fileServiceProperties } from './descriptions';
 import { CREDENTIAL_TYPE, loadServiceContext, sendPrepared } from './fileService';
 import { fileServiceOperations, rawRequest } from './operations';
+import { getBankCertificates } from './operations/getBankCertificates';
+import { renewCertificate } from './operations/renewCertificate';
 
 /** Common file types offered as suggestions; any other code can be typed. */
 export const FILE_TYPE_SUGGESTIONS: INodeListSearchItems[] = [
@@ -50,6 +52,11 @@ export class CorporateFileService implements INodeType {
 				const results = [...FILE_TYPE_SUGGESTIONS];
 				try {
 					const service = await loadServiceContext(this);
+					// The bank profile's own codes first (nodes/shared/bxd/bankProfiles.ts names their sources).
+					for (const type of service.profile?.fileTypes ?? []) {
+						if (!results.some((r) => r.value === type.code)) results.push({ name: `${type.code}: ${type.label}`, value: type.code });
+					}
+					if (service.profile && !service.profile.hasGetUserInfo) throw new NodeOperationError(this.getNode(), `${service.profile.name} has no getUserInfo`);
 					const prepared = prepareRequest(service.settings, 'getUserInfo', {});
 					const answer = await sendPrepared(this, service, prepared, { itemIndex: 0, endpoint: 'standard', timeoutMs: 15000 });
 					for (const type of answer.applicationResponse?.userFileTypes ?? []) {
@@ -75,10 +82,23 @@ export class CorporateFileService implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const first = this.getNodeParameter('operation', 0);
+		if (first === 'renewCertificate') {
+			return [await runForEachItem(this, async (itemIndex) => await renewCertificate(this, itemIndex))];
+		}
+		if (first === 'getBankCertificates') {
+			return [await runForEachItem(this, async (itemIndex) => await getBankCertificates(this, itemIndex))];
+		}
 		const service = await loadServiceContext(this);
+		if (service.warnings?.length) {
+			this.addExecutionHints(...service.warnings.map((message) => ({ message, type: 'warning' as const, location: 'outputPane' as const })));
+		}
 		return [
 			await runForEachItem(this, async (itemIndex) => {
 				const operation = this.getNodeParameter('operation', itemIndex) as BxdOperation;
+				if (operation === 'getUserInfo' && service.profile && !service.profile.hasGetUserInfo) {
+					throw new NodeOperationError(this.getNode(), `Get User Info: ${service.profile.name} has no getUserInfo; use List Files to see what the bank holds`, { itemIndex });
+				}
 				if (!BXD_OPERATIONS.includes(operation)) {
 					throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`, { itemIndex });
 				}

@@ -3,14 +3,13 @@
  * prepared message through the shared transport and turns every failure into an n8n error that
  * names the bank's code, the fault category or the credential field to fix.
  */
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INode, JsonObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { Readable } from 'node:stream';
 
-import type { AnswerReading, BxdOperation, FileServiceResult, FileServiceSettings, PreparedRequest, StreamingRequest } from '../shared/bxd';
+import type { AnswerReading, BankProfile, BxdOperation, FileServiceResult, FileServiceSettings, PreparedRequest, StreamingRequest } from '../shared/bxd';
 import {
-	BankCertificateError,
 	BxdError,
 	BxdFaultError,
 	BxdFormatError,
@@ -19,20 +18,34 @@ import {
 	BxdValidationError,
 	parseSoapFault,
 	readAtMost,
-	readBankCertificate,
 	readResponse,
 	readResponseStream,
 	responseCodeHint,
-	signingMaterial,
+	Sha1SignatureError,
 	STANDARD_MESSAGE_LIMIT,
 } from '../shared/bxd';
-import { trimUrl } from '../shared/credentialFields';
+import type { CertificateFacts } from '../shared/fileServiceCredential';
+import {
+	CHECK_HEADER,
+	CHECK_PLACEHOLDER_URL,
+	CredentialFieldError,
+	enrolmentDue,
+	EnrolmentError,
+	ENROLMENT_CHECK_FIELD,
+	ENROLMENT_FIELD,
+	expiredMessage,
+	expiringMessage,
+	EXPIRY_WARNING_DAYS,
+	readEnrolmentState,
+	readFileServiceCredential,
+	RENEW_NOW_FIELD,
+	serviceSettings,
+} from '../shared/fileServiceCredential';
 import { errorResponseOf, outcomeUnknown, toBankApiError } from '../shared/transport/errors';
 import { redactSecrets } from '../shared/transport/redact';
 import type { BankResponse } from '../shared/transport/request';
 import { bankRequest, isRetryableError } from '../shared/transport/request';
 import { DEFAULT_RETRY } from '../shared/transport/retry';
-import { buildTlsOptions, normalizePem, TlsConfigError } from '../shared/transport/tls';
 
 export const CREDENTIAL_TYPE = 'corporateBankingFileServiceApi';
 
@@ -47,6 +60,13 @@ export interface ServiceContext {
 	largeFileUrl?: string;
 	/** Values that must never appear in output or errors. */
 	secrets: string[];
+	/** The SOAPAction header the bank expects. */
+	soapAction?: string;
+	profile?: BankProfile;
+	/** The signing certificate in use, when there is one. */
+	certificate?: CertificateFacts;
+	/** Certificate warnings for the node's output hints (already logged). */
+	warnings?: string[];
 }
 
 export const OPERATION_LABELS: Record<BxdOperation, string> = {
@@ -57,69 +77,117 @@ export const OPERATION_LABELS: Record<BxdOperation, string> = {
 	getUserInfo: 'Get user info',
 };
 
-function field(value: unknown): string {
-	return typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+/** The n8n error for a credential field to fix. */
+function credentialError(node: INode, message: string): NodeOperationError {
+	return new NodeOperationError(node, `Credential: ${message}`, {
+		description: 'Edit the Corporate Banking File Service API credential.',
+	});
 }
 
-/** Reads and checks the credential: required ids, URLs, the signing key and the bank certificate. */
+/**
+ * Asks n8n to run the credential's enrolment now (first enrolment, renewal in its window, or a
+ * renewal on demand): the expirable field is emptied in the copy handed over, so n8n runs the
+ * credential's preAuthentication, stores what it returns in the credential and then sends the
+ * credential's signed check. Returns the credential as stored afterwards and, when the enrolment
+ * failed, its error.
+ */
+export async function refreshEnrolment(
+	ctx: IExecuteFunctions | ILoadOptionsFunctions,
+	credentials: ICredentialDataDecryptedObject,
+	force: boolean,
+): Promise<{ credentials: ICredentialDataDecryptedObject; error?: Error }> {
+	const before = String(credentials[ENROLMENT_FIELD] ?? '');
+	const details = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
+	let failure: Error | undefined;
+	try {
+		await ctx.helpers.httpRequestWithAuthentication.call(
+			ctx,
+			CREDENTIAL_TYPE,
+			{ method: 'POST', url: CHECK_PLACEHOLDER_URL, headers: { [CHECK_HEADER]: 'probe' }, json: false, timeout: 60000 },
+			{
+				credentialsDecrypted: {
+					id: details?.id ?? '',
+					name: details?.name ?? CREDENTIAL_TYPE,
+					type: CREDENTIAL_TYPE,
+					data: { ...credentials, [ENROLMENT_CHECK_FIELD]: '', ...(force ? { [RENEW_NOW_FIELD]: true } : {}) },
+				},
+			},
+		);
+	} catch (error) {
+		failure = error as Error;
+	}
+	const after = await ctx.getCredentials(CREDENTIAL_TYPE);
+	// The enrolment was stored: whatever the check after it said, the credential has its certificate.
+	if (String(after[ENROLMENT_FIELD] ?? '') !== before && readEnrolmentState(after[ENROLMENT_FIELD])) return { credentials: after };
+	return { credentials: after, error: failure ? new Error(enrolmentMessage(failure)) : undefined };
+}
+
+/** The message of an enrolment failure, however n8n wrapped it. */
+function enrolmentMessage(error: unknown): string {
+	const seen = new Set<unknown>();
+	let current: unknown = error;
+	while (current && typeof current === 'object' && !seen.has(current)) {
+		seen.add(current);
+		if (current instanceof EnrolmentError || current instanceof CredentialFieldError) return current.message;
+		current = (current as { cause?: unknown }).cause;
+	}
+	const message = (error as Error)?.message ?? String(error);
+	return /^(Enrolment|Renewal) failed|: required|already sent/.test(message) ? message : `The certificate service could not be reached: ${message}`;
+}
+
+/**
+ * Reads and checks the credential: the profile, ids, URLs, the signing certificate (enrolling or
+ * renewing it first when that is due) and the bank certificate. Certificates near their end add a
+ * warning to the output and the log; an expired one is an error naming the fix.
+ */
 export async function loadServiceContext(ctx: IExecuteFunctions | ILoadOptionsFunctions): Promise<ServiceContext> {
 	const node = ctx.getNode();
-	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-	const fail = (message: string): never => {
-		throw new NodeOperationError(node, `Credential: ${message}`, {
-			description: 'Edit the Corporate Banking File Service API credential.',
-		});
-	};
-	const url = trimUrl(credentials.url);
-	if (!url) fail('the Service URL is empty');
-	const largeFileUrl = trimUrl(credentials.largeFileUrl) || undefined;
-	for (const [name, value] of [
-		['Service URL', url],
-		['Large File Service URL', largeFileUrl],
-	] as const) {
-		if (value && !/^https?:\/\//i.test(value)) fail(`the ${name} must start with https://`);
+	let credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+	const warnings: string[] = [];
+	let view;
+	try {
+		view = readFileServiceCredential(credentials);
+	} catch (error) {
+		throw credentialError(node, (error as Error).message);
 	}
-	const senderId = field(credentials.senderId);
-	const customerId = field(credentials.customerId);
-	const receiverId = field(credentials.receiverId);
-	if (!senderId) fail('the Sender ID is empty');
-	if (!customerId) fail('the Customer ID is empty');
-	if (!receiverId) fail('the Receiver ID is empty');
-	const passphrase = typeof credentials.signingKeyPassphrase === 'string' ? credentials.signingKeyPassphrase : '';
-	const secrets = [passphrase, field(credentials.passphrase)].filter((s) => s.length >= 4);
-	const settings: FileServiceSettings = {
-		senderId,
-		customerId,
-		receiverId,
-		softwareId: field(credentials.softwareId) || USER_AGENT,
-		environment: field(credentials.environment) || 'PRODUCTION',
-		language: field(credentials.language) || 'EN',
-		userAgent: USER_AGENT,
-	};
-	const certificate = normalizePem(credentials.signingCertificate);
-	const key = normalizePem(credentials.signingPrivateKey);
-	if (certificate || key) {
-		try {
-			const checked = buildTlsOptions(
-				{ certificate, privateKey: key, passphrase },
-				{ ca: 'Bank Certificate', cert: 'Signing Certificate', key: 'Signing Private Key', passphrase: 'Signing Key Passphrase' },
-			);
-			settings.signing = signingMaterial(checked?.cert ?? certificate, checked?.key ?? key, passphrase);
-		} catch (error) {
-			const message = error instanceof TlsConfigError ? error.message : `Signing Private Key: ${(error as Error).message}`;
-			fail(redactSecrets(message, secrets));
+	const due = enrolmentDue(view);
+	if (due !== 'none') {
+		const refreshed = await refreshEnrolment(ctx, credentials, false);
+		credentials = refreshed.credentials;
+		if (refreshed.error) {
+			const usable = readEnrolmentState(credentials[ENROLMENT_FIELD]);
+			if (!usable || new Date(usable.notAfter).getTime() <= Date.now()) {
+				throw credentialError(node, redactSecrets(refreshed.error.message, view.secrets));
+			}
+			warnings.push(redactSecrets(refreshed.error.message, view.secrets));
 		}
 	}
-	// The text as given (not repaired) is checked: repairing drops a block cut off before its end line.
-	if (normalizePem(credentials.bankCertificate)) {
-		try {
-			settings.trust = readBankCertificate(credentials.bankCertificate as string);
-		} catch (error) {
-			// Only the rule is shown, never the text: OpenSSL's own messages are not passed on.
-			fail(`Bank Certificate: ${error instanceof BankCertificateError ? error.message : 'the PEM certificate cannot be read (it may be truncated or corrupted)'}`);
-		}
+	let read;
+	try {
+		read = serviceSettings(credentials);
+	} catch (error) {
+		throw credentialError(node, (error as Error).message);
 	}
-	return { settings, url, largeFileUrl, secrets };
+	const { settings, certificate } = read;
+	view = read.view;
+	if (view.signingMode === 'enrol' && !settings.signing) {
+		throw credentialError(node, `Certificate: not enrolled. Paste the ${view.profile.pin?.label ?? 'PIN'} the bank gave you into the credential and save it`);
+	}
+	if (certificate) {
+		if (certificate.notAfter.getTime() <= Date.now()) throw credentialError(node, expiredMessage(view, certificate.notAfter));
+		if (certificate.daysLeft <= EXPIRY_WARNING_DAYS) warnings.push(expiringMessage(view, certificate));
+	}
+	for (const warning of warnings) ctx.logger?.warn(`Corporate File Service: ${warning}`);
+	return {
+		settings,
+		url: view.url,
+		largeFileUrl: view.largeFileUrl,
+		secrets: view.secrets,
+		soapAction: view.profile.soapAction,
+		profile: view.profile,
+		certificate,
+		warnings,
+	};
 }
 
 /** Picks the address: Auto sends messages over 20 MB to the large-file URL when there is one. */
@@ -210,7 +278,9 @@ export function toNodeError(node: INode, error: unknown, ctx: ErrorContext): Err
 			node,
 			{ message: error.message },
 			`${label}: ${error.message}`,
-			'The answer was not accepted because it cannot be shown to come unchanged from the bank. If the bank has renewed its certificate, update the Bank Certificate in the credential.',
+			error instanceof Sha1SignatureError
+				? 'The bank signed its answer with SHA-1. Switch on "Accept SHA-1 Signatures From the Bank" in the credential to accept it, or ask the bank for RSA-SHA256 signatures.'
+				: 'The answer was not accepted because it cannot be shown to come unchanged from the bank. If the bank has renewed its certificate, update the Bank Certificate in the credential.',
 			ctx,
 			{ signature: 'invalid' },
 		);
@@ -292,7 +362,7 @@ async function deliver(
 			json: false,
 			headers: {
 				'Content-Type': 'text/xml; charset=utf-8',
-				SOAPAction: '""',
+				SOAPAction: service.soapAction ?? '""',
 				Accept: 'text/xml',
 				...(streamed ? { 'Content-Length': String(size) } : {}),
 			},

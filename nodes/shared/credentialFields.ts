@@ -1,5 +1,6 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestHelper, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
+import { fileServiceUrls } from './fileServiceCredential';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions } from './transport/tls';
 import { getClientCredentialsToken } from './transport/token';
@@ -258,7 +259,7 @@ export function authenticateRequest(
 		case 'corporateBankingFileServiceApi':
 			return withCredentialAuth(credentials, requestOptions, {
 				bearer: false,
-				allowedUrls: [trimUrl(credentials.url), trimUrl(credentials.largeFileUrl)],
+				allowedUrls: fileServiceUrls(credentials),
 				what: 'file service credential',
 			});
 		default:

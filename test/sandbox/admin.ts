@@ -46,7 +46,8 @@ function isBooleanSwitch(key: string): key is BooleanSwitch {
 /**
  * Admin API under /__sandbox (JSON, no authentication, not subject to faults):
  * GET stats, POST reset, GET/POST/DELETE faults, POST tokens/expire, GET/POST events,
- * GET/POST mock, GET/POST switches, POST trades, GET/POST files, GET credentials.
+ * GET/POST mock, GET/POST switches, POST trades, GET/POST files, GET credentials,
+ * POST enrolment (a credential with a fresh PIN), GET enrolment, POST enrolment/clock.
  */
 export async function handleAdmin(
 	req: IncomingMessage,
@@ -197,6 +198,27 @@ export async function handleAdmin(
 			case 'GET /credentials':
 				reply(res, 200, { credentials: bank.credentialValues(), events: bank.eventSettings() });
 				return;
+			case 'POST /enrolment': {
+				// A File Service credential that enrols from a fresh one-time PIN with this bank profile.
+				const body = await jsonBody(req);
+				const profile = isRecord(body) && typeof body.bank === 'string' ? body.bank : 'op';
+				if (!['nordea', 'op', 'samlink', 'aktia', 'pop', 'saastopankki', 'handelsbanken'].includes(profile)) {
+					throw new AdminError(400, 'bank must be nordea, op, samlink, aktia, pop, saastopankki or handelsbanken.');
+				}
+				reply(res, 200, bank.enrolmentCredential(profile as Parameters<SandboxBank['enrolmentCredential']>[0]));
+				return;
+			}
+			case 'GET /enrolment':
+				reply(res, 200, { records: bank.certService.records, clockOffsetMs: bank.certService.clockOffsetMs, validityDays: bank.certService.validityDays });
+				return;
+			case 'POST /enrolment/clock': {
+				// The certificate services' clock: {offsetDays} shifts it, {validityDays} sets certificate lifetimes.
+				const body = await jsonBody(req);
+				if (isRecord(body) && typeof body.offsetDays === 'number') bank.certService.clockOffsetMs = body.offsetDays * 24 * 60 * 60 * 1000;
+				if (isRecord(body) && typeof body.validityDays === 'number') bank.certService.validityDays = body.validityDays;
+				reply(res, 200, { clockOffsetMs: bank.certService.clockOffsetMs, validityDays: bank.certService.validityDays });
+				return;
+			}
 			default:
 				throw new AdminError(404, `No admin route ${route}.`);
 		}

@@ -595,3 +595,28 @@ export function certificateFingerprint(cert: string | Buffer): string {
 export function pemBody(pem: string): string {
 	return pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, '').replace(/\s+/g, '');
 }
+
+/**
+ * Issues a customer signing certificate from the sandbox CA for a public key (the certificate
+ * service's GetCertificate and RenewCertificate). Test material only.
+ */
+export function issueCustomerCertificate(
+	pki: Pick<SandboxPki, 'caKeyPem' | 'caCertPem'>,
+	subject: { commonName: string; country?: string },
+	publicKey: KeyObject,
+	notBefore: Date,
+	notAfter: Date,
+): string {
+	const ca = new X509Certificate(pki.caCertPem);
+	const caKey = createPrivateKey(pki.caKeyPem);
+	return createCertificate({
+		subject: { commonName: subject.commonName, organization: 'Sandbox Customer Oy', country: subject.country ?? 'FI' },
+		publicKey,
+		issuer: CA_NAME,
+		issuerKey: caKey,
+		issuerPublicKey: ca.publicKey,
+		notBefore,
+		notAfter,
+		usage: 'signing',
+	});
+}

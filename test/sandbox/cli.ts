@@ -92,6 +92,9 @@ async function main(): Promise<void> {
 		urls: bank.urls,
 		clients: bank.clients,
 		credentials: bank.credentialValues(),
+		enrolment: Object.fromEntries(
+			(['nordea', 'op', 'samlink', 'aktia', 'pop', 'saastopankki', 'handelsbanken'] as const).map((profile) => [profile, bank.enrolmentCredential(profile)]),
+		),
 		events: bank.eventSettings(),
 		certDir: bank.tls.certDir,
 	};
@@ -108,6 +111,11 @@ async function main(): Promise<void> {
 			'Queue a sample event for the Bank Event Trigger:',
 			`  curl -k -X POST ${bank.urls.admin}/events -H 'content-type: application/json' -d '{"count": 1}'`,
 		);
+		lines.push('', 'One-time PINs to enrol a File Service credential (Certificate: Enrol With a PIN From the Bank; each PIN works once):');
+		for (const [profile, values] of Object.entries(state.enrolment)) {
+			lines.push(`  ${profile.padEnd(14)} PIN ${String(values.pin).padEnd(18)} Certificate Service URL ${String(values.certificateServiceUrl)}`);
+		}
+		lines.push('  More: curl -k -X POST ' + `${bank.urls.admin}/enrolment -H 'content-type: application/json' -d '{"bank": "op"}'`);
 		lines.push('', `Certificates and keys (PEM files): ${bank.tls.certDir}`);
 		for (const [type, values] of Object.entries(state.credentials)) {
 			lines.push('', `Credential ${type}:`);

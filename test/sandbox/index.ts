@@ -13,6 +13,7 @@ import type { TLSSocket } from 'node:tls';
 import { handleAdmin } from './admin';
 import { FileStore } from './bankfiles';
 import { DEFAULT_CERT_DIR, loadOrCreatePki } from './certs';
+import { CERT_DIALECTS, CERT_SERVICE_PATH, SandboxCertService, type CertDialect } from './certService';
 import { EventService } from './events';
 import { FaultEngine, PHASED_KINDS } from './faults';
 import {
@@ -45,6 +46,8 @@ export { MOCK_EXAMPLE_TRADES, MOCK_EXECUTION_API, MOCK_REPORT_API } from './mock
 export { TENORS, COUNTERPARTS } from './trades';
 export { signApplicationRequest, verifyEnvelopedSignature } from './xmldsig';
 export { STANDARD_LIMIT, LARGE_LIMIT, RESPONSE_TEXTS, XMLDATA_NS } from './soap';
+export { CERT_DIALECTS, CERT_SERVICE_PATH, SandboxCertService } from './certService';
+export type { CertDialect } from './certService';
 
 export const REPORT_BASE_PATH = '/v1/open-trades-service';
 export const EXECUTION_BASE_PATH = '/v1/trade-service';
@@ -127,6 +130,7 @@ function classifyMain(path: string): Area {
 	if (path === SOAP_PATH) return 'soap';
 	if (path === SOAP_LARGE_PATH) return 'soapLarge';
 	if (path === JWKS_PATH) return 'jwks';
+	if (path.startsWith(`${CERT_SERVICE_PATH}/`)) return 'certService';
 	if (path === ADMIN_PATH || path.startsWith(`${ADMIN_PATH}/`)) return 'admin';
 	return 'unknown';
 }
@@ -216,6 +220,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		mockExecutionBase: `${base}/mock/sandbox/${MOCK_EXECUTION_API.version}/${MOCK_EXECUTION_API.name}${EXECUTION_BASE_PATH}`,
 		soap: `${base}${SOAP_PATH}`,
 		soapLarge: `${base}${SOAP_LARGE_PATH}`,
+		certService: {
+			nordea: `${base}${CERT_SERVICE_PATH}/nordea`,
+			op: `${base}${CERT_SERVICE_PATH}/op`,
+			samlink: `${base}${CERT_SERVICE_PATH}/samlink`,
+		},
 		jwks: `${base}${JWKS_PATH}`,
 		mtlsBase,
 		mtlsToken: `${mtlsBase}/oauth2/token`,
@@ -234,12 +243,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		tokens,
 		now,
 	});
+	const certService = new SandboxCertService({
+		pki,
+		senderId: CLIENTS.fileService.senderId,
+		customerId: CLIENTS.fileService.customerId,
+		now,
+	});
 	const fileDeps: FileServiceDeps = {
 		store: files,
 		stats,
 		switches,
 		clients: CLIENTS,
 		customerSigningCertPem: pki.customerSigningCertPem,
+		customerCertFor: (text) => certService.certificateFor(text),
 		bankSigningCertPem: pki.bankSigningCertPem,
 		bankSigningKeyPem: pki.bankSigningKeyPem,
 	};
@@ -309,6 +325,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			case 'soapLarge':
 				await handleSoap(ctx, fileDeps, 'large', urls.soapLarge);
 				return;
+			case 'certService': {
+				const dialect = path.slice(CERT_SERVICE_PATH.length + 1) as CertDialect;
+				if (!CERT_DIALECTS.includes(dialect)) break;
+				await certService.handle(ctx, dialect);
+				return;
+			}
 			case 'jwks':
 				send(
 					ctx,
@@ -510,6 +532,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		files,
 		mock,
+		certService,
+		enrolmentCredential: (bankId, pin) => {
+			const dialect: CertDialect = bankId === 'nordea' ? 'nordea' : bankId === 'op' ? 'op' : 'samlink';
+			return {
+				bank: bankId,
+				environment: 'TEST',
+				url: urls.soap,
+				largeFileUrl: urls.soapLarge,
+				certificateServiceUrl: urls.certService[dialect],
+				senderId: CLIENTS.fileService.senderId,
+				customerId: CLIENTS.fileService.customerId,
+				receiverId: CLIENTS.fileService.receiverId,
+				softwareId: CLIENTS.fileService.softwareId,
+				signingMode: 'enrol',
+				pin: pin ?? certService.newPin(dialect),
+				caCertificate: pki.caCertPem,
+				bankCertificate: pki.bankSigningCertPem,
+			};
+		},
 		credentialValues: () => ({
 			corporateBankingClientCredentialsApi: {
 				// The sandbox serves the bank's paths under one host, as a bank's Sandbox environment does.
@@ -557,6 +598,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			tokens.clear();
 			events.clear();
 			files.reset();
+			certService.reset();
 			if (book.generatedCount() !== tradeCount) book.setCount(tradeCount);
 			else book.resetExecuted();
 			mock.configure({ seed, errorRate: options.mockErrorRate ?? 0.2 });

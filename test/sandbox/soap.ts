@@ -1,3 +1,4 @@
+import { createHash, X509Certificate } from 'node:crypto';
 import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -98,6 +99,8 @@ export interface FileServiceDeps {
 	switches: SandboxSwitches;
 	clients: SandboxClients;
 	customerSigningCertPem: string;
+	/** The customer certificate a signed document names in its KeyInfo, among those the bank trusts. */
+	customerCertFor?: (documentText: string) => string;
 	bankSigningCertPem: string;
 	bankSigningKeyPem: string;
 }
@@ -1099,17 +1102,24 @@ async function answerSoap(
 	}
 	let parsed: Omit<ParsedSoapRequest, 'applicationRequest'>;
 	let readFields: () => ApplicationRequestFields;
+	// The signature is checked with the certificate its KeyInfo names, when the bank issued it.
+	const signerOf = (documentText: string): string => {
+		const pem = deps.customerCertFor ? deps.customerCertFor(documentText) : deps.customerSigningCertPem;
+		record.signer = createHash('sha256').update(new X509Certificate(pem).raw).digest('hex');
+		return pem;
+	};
+	const tailText = (document: Buffer): string => document.subarray(Math.max(0, document.length - 65536)).toString('latin1');
 	try {
 		if (streamed && streamed.kind !== 'whole') {
 			parsed = parseSoapSkeleton(streamed.soapSkeleton);
 			readFields =
 				streamed.kind === 'content'
-					? () => parseStreamedApplicationRequest(streamed, deps.customerSigningCertPem)
-					: () => parseApplicationRequest(streamed.applicationRequest, deps.customerSigningCertPem);
+					? () => parseStreamedApplicationRequest(streamed, signerOf(streamed.documentSkeleton))
+					: () => parseApplicationRequest(streamed.applicationRequest, signerOf(tailText(streamed.applicationRequest)));
 		} else {
 			const whole = parseSoapRequest(body ?? Buffer.alloc(0));
 			parsed = whole;
-			readFields = () => parseApplicationRequest(whole.applicationRequest, deps.customerSigningCertPem);
+			readFields = () => parseApplicationRequest(whole.applicationRequest, signerOf(tailText(whole.applicationRequest)));
 		}
 	} catch (error) {
 		if (error instanceof SoapClientError) {
@@ -1141,6 +1151,7 @@ async function answerSoap(
 		const fields = readFields();
 		record.command = fields.command;
 		record.signature = fields.signature;
+		if (fields.signature !== 'valid') delete record.signer;
 		if (fields.customerId && fields.customerId !== fileService.customerId) {
 			sendSoapFault(ctx, 500, 'CustomerId not found.', 'authorization', '13');
 			return undefined;

@@ -38,6 +38,7 @@ export type Area =
 	| 'mtlsToken'
 	| 'events'
 	| 'admin'
+	| 'certService'
 	| 'foreign'
 	| 'unknown';
 
@@ -113,6 +114,8 @@ export interface SoapCallRecord {
 	responseCode?: string;
 	/** Whether the ApplicationRequest carried an XML signature and whether it verified. */
 	signature: 'none' | 'valid' | 'invalid' | 'skipped';
+	/** SHA-256 fingerprint (hex) of the certificate a valid signature was made with. */
+	signer?: string;
 	bytes: number;
 }
 
@@ -314,6 +317,8 @@ export interface SandboxUrls {
 	mockExecutionBase: string;
 	soap: string;
 	soapLarge: string;
+	/** Certificate service of each dialect (Nordea, OP, Samlink). */
+	certService: { nordea: string; op: string; samlink: string };
 	jwks: string;
 	mtlsBase: string;
 	mtlsToken: string;
@@ -391,8 +396,15 @@ export interface SandboxBank {
 	};
 	files: FileStoreApi;
 	mock: MockControl;
+	/** The certificate services: one-time PINs, issued certificates, clock and switches. */
+	certService: import('./certService').SandboxCertService;
 	/** Ready-to-paste n8n credential values, keyed by credential type name. */
 	credentialValues(): Record<string, Record<string, unknown>>;
+	/**
+	 * File Service credential values that enrol from a PIN with a bank profile against this
+	 * sandbox (its addresses given in place of the bank's). A fresh one-time PIN unless one is given.
+	 */
+	enrolmentCredential(bank: 'nordea' | 'op' | 'samlink' | 'aktia' | 'pop' | 'saastopankki' | 'handelsbanken', pin?: string): Record<string, unknown>;
 	/** Settings the event trigger needs besides its credential. */
 	eventSettings(): {
 		eventsUrl: string;

@@ -20,6 +20,12 @@ export const operationProperty: INodeProperties = {
 			action: 'Download a file',
 		},
 		{
+			name: 'Get Bank Certificates',
+			value: 'getBankCertificates',
+			description: "Fetch the bank's own certificates from its certificate service (GetServiceCertificates)",
+			action: 'Get the bank certificates',
+		},
+		{
 			name: 'Get User Info',
 			value: 'getUserInfo',
 			description: 'List the file types this user may upload and download',
@@ -30,6 +36,12 @@ export const operationProperty: INodeProperties = {
 			value: 'downloadFileList',
 			description: 'List the files available for download',
 			action: 'List files',
+		},
+		{
+			name: 'Renew Certificate',
+			value: 'renewCertificate',
+			description: 'Renew the signing certificate the credential enrolled, now instead of in its renewal window',
+			action: 'Renew the signing certificate',
 		},
 		{
 			name: 'Upload File',
@@ -46,6 +58,7 @@ export const modeProperty: INodeProperties = {
 	name: 'mode',
 	type: 'options',
 	noDataExpression: true,
+	displayOptions: { hide: { operation: ['renewCertificate', 'getBankCertificates'] } },
 	options: [
 		{
 			name: 'Build From Parameters',

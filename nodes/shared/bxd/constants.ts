@@ -15,6 +15,9 @@ export const WSS_BASE64_ENCODING =
 export const WSS_X509_TOKEN = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3';
 
 export const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
+/** RSA-SHA1 and SHA-1: still used by some bank deployments; verified only on the user's opt-in. */
+export const RSA_SHA1 = 'http://www.w3.org/2000/09/xmldsig#rsa-sha1';
+export const SHA1 = 'http://www.w3.org/2000/09/xmldsig#sha1';
 export const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
 export const SHA512 = 'http://www.w3.org/2001/04/xmlenc#sha512';
 export const ENVELOPED_SIGNATURE = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';

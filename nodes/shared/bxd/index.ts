@@ -13,3 +13,5 @@ export * from './soap';
 export * from './requestStream';
 export * from './responseStream';
 export * from './streams';
+export * from './bankProfiles';
+export * from './certService';

@@ -5,10 +5,19 @@ import { SignedXml } from 'xml-crypto';
 import { normalizePem } from '../transport/tls';
 import { attempt } from './attempt';
 import { canonicalPayloadText } from './base64';
-import { C14N, DSIG_NS, ENVELOPED_SIGNATURE, EXC_C14N, RSA_SHA256, SHA256, SHA512 } from './constants';
+import { C14N, DSIG_NS, ENVELOPED_SIGNATURE, EXC_C14N, RSA_SHA1, RSA_SHA256, SHA1, SHA256, SHA512 } from './constants';
 import type { PayloadDocument } from './document';
 import { newPlaceholder, skeletonOf, splitAtPlaceholder } from './document';
 import { BxdFormatError, BxdSignatureError } from './errors';
+
+/** The hash a signature is made with: SHA-256 unless the bank's profile says otherwise. */
+export type SignatureAlgorithm = 'sha256' | 'sha1';
+
+/** Signature and digest method URIs of each signature algorithm. */
+export const SIGNATURE_URIS: Record<SignatureAlgorithm, { signature: string; digest: string }> = {
+	sha256: { signature: RSA_SHA256, digest: SHA256 },
+	sha1: { signature: RSA_SHA1, digest: SHA1 },
+};
 
 /** The customer's signing certificate and key, ready for use. */
 export interface SigningMaterial {
@@ -16,6 +25,8 @@ export interface SigningMaterial {
 	/** The DER certificate in base64 (for BinarySecurityToken and X509Certificate). */
 	certificateBase64: string;
 	key: KeyObject;
+	/** The algorithm requests are signed with (default SHA-256). */
+	algorithm?: SignatureAlgorithm;
 }
 
 /** Canonicalization of the ApplicationRequest signature: banks differ. */
@@ -43,9 +54,9 @@ export function signingMaterial(certificatePem: string, privateKeyPem: string, p
 	return { certificatePem: leaf, certificateBase64: pemBase64(leaf), key };
 }
 
-export type HashName = 'sha256' | 'sha512';
+export type HashName = 'sha256' | 'sha512' | 'sha1';
 
-const HASH_URIS: Record<string, HashName> = { [SHA256]: 'sha256', [SHA512]: 'sha512' };
+const HASH_URIS: Record<string, HashName> = { [SHA256]: 'sha256', [SHA512]: 'sha512', [SHA1]: 'sha1' };
 
 /**
  * What a signature reference digests around the payload: the canonical text before and after
@@ -74,6 +85,7 @@ export function bufferDigester(payload: Buffer | undefined): PayloadDigester {
 const DUMMY_DIGEST: Record<HashName, string> = {
 	sha256: Buffer.alloc(32).toString('base64'),
 	sha512: Buffer.alloc(64).toString('base64'),
+	sha1: Buffer.alloc(20).toString('base64'),
 };
 
 /**
@@ -165,10 +177,11 @@ export function signEnvelopedSkeleton(
 	digester: PayloadDigester,
 ): string {
 	const c14n = C14N_URI[options.canonicalization ?? 'inclusive'];
+	const uris = SIGNATURE_URIS[material.algorithm ?? 'sha256'];
 	const signer = new SignedXml({
 		privateKey: material.key,
 		publicCert: material.certificatePem,
-		signatureAlgorithm: RSA_SHA256,
+		signatureAlgorithm: uris.signature,
 		canonicalizationAlgorithm: c14n,
 		getKeyInfoContent: () => `<X509Data><X509Certificate>${material.certificateBase64}</X509Certificate></X509Data>`,
 	});
@@ -176,7 +189,7 @@ export function signEnvelopedSkeleton(
 	signer.addReference({
 		xpath: '/*',
 		transforms: [ENVELOPED_SIGNATURE, c14n],
-		digestAlgorithm: SHA256,
+		digestAlgorithm: uris.digest,
 		isEmptyUri: true,
 	});
 	signer.computeSignature(skeleton, { location: { reference: '/*', action: 'append' } });
@@ -202,9 +215,10 @@ export function signWsSecurity(
 	tokenId: string,
 	prefixes: Record<string, string>,
 ): string {
+	const uris = SIGNATURE_URIS[material.algorithm ?? 'sha256'];
 	const signer = new SignedXml({
 		privateKey: material.key,
-		signatureAlgorithm: RSA_SHA256,
+		signatureAlgorithm: uris.signature,
 		canonicalizationAlgorithm: EXC_C14N,
 		idMode: 'wssecurity',
 		getKeyInfoContent: () =>
@@ -212,7 +226,7 @@ export function signWsSecurity(
 	});
 	signer.HashAlgorithms = payloadHashAlgorithms(placeholder, typeof payload === 'function' ? payload : bufferDigester(payload));
 	for (const ref of references) {
-		signer.addReference({ xpath: ref.xpath, transforms: [EXC_C14N], digestAlgorithm: SHA256 });
+		signer.addReference({ xpath: ref.xpath, transforms: [EXC_C14N], digestAlgorithm: uris.digest });
 	}
 	signer.computeSignature(skeleton, {
 		prefix: 'ds',
@@ -226,6 +240,26 @@ export function signWsSecurity(
 export interface BankTrust {
 	certificates: X509Certificate[];
 	now?: () => Date;
+	/** Accept answers signed with RSA-SHA1 / SHA-1 digests (the user's explicit opt-in). */
+	acceptSha1?: boolean;
+}
+
+/** The name of a signature or digest method URI, for messages ("RSA-SHA1", "SHA-256"). */
+export function algorithmName(uri: string): string {
+	const match = /#(rsa-)?(sha\d+)$/i.exec(uri);
+	if (!match) return uri;
+	const hash = match[2].toUpperCase().replace(/^SHA/, 'SHA-');
+	return match[1] ? `RSA-${hash.replace('-', '')}` : hash;
+}
+
+/** A response signed with SHA-1 while the credential does not accept it. */
+export class Sha1SignatureError extends BxdSignatureError {
+	constructor(readonly algorithmUri: string) {
+		super(
+			`The response signature uses ${algorithmName(algorithmUri)} (${algorithmUri}), which is not accepted by default. The bank still signs with SHA-1: if you accept that, switch on "Accept SHA-1 Signatures From the Bank" in the credential; otherwise ask the bank for SHA-256 (RSA-SHA256) signatures`,
+		);
+		this.name = 'Sha1SignatureError';
+	}
 }
 
 /**
@@ -414,15 +448,13 @@ export function verifyEnvelopedSignature(doc: PayloadDocument, trust: BankTrust,
 	const method = signatureElement.getElementsByTagNameNS(DSIG_NS, 'SignatureMethod')[0]?.getAttribute('Algorithm') ?? '';
 	const digests = Array.from(signatureElement.getElementsByTagNameNS(DSIG_NS, 'DigestMethod')).map((el) => el.getAttribute('Algorithm') ?? '');
 	const weak = [method, ...digests].find((uri) => /sha1$/i.test(uri));
-	if (weak) {
-		throw new BxdSignatureError(`The response signature is invalid: it uses SHA-1 (${weak}), which is no longer accepted`);
-	}
+	if (weak && !trust.acceptSha1) throw new Sha1SignatureError(weak);
 	const certElement = signatureElement.getElementsByTagNameNS(DSIG_NS, 'X509Certificate')[0];
 	const keys = verificationKeys(trust, certElement?.textContent ?? undefined);
 	const digester = streamed ?? bufferDigester(doc.payload ? canonicalPayloadText(doc.payload) : undefined);
 	let lastError: BxdSignatureError | undefined;
 	for (const key of keys) {
-		const outcome = checkWithKey(skeleton, signatureElement, key, placeholder, digester);
+		const outcome = checkWithKey(skeleton, signatureElement, key, placeholder, digester, !!trust.acceptSha1);
 		if (outcome === true) return 'valid';
 		lastError = outcome;
 		// A digest that does not match fails with every key.
@@ -437,12 +469,16 @@ function checkWithKey(
 	key: KeyObject,
 	placeholder: string,
 	digester: PayloadDigester,
+	acceptSha1: boolean,
 ): true | BxdSignatureError {
 	const verifier = new SignedXml({ publicCert: key, getCertFromKeyInfo: () => null });
 	verifier.HashAlgorithms = payloadHashAlgorithms(placeholder, digester);
-	const algorithms = { ...verifier.SignatureAlgorithms };
-	for (const uri of Object.keys(algorithms)) if (/sha1$/i.test(uri)) delete algorithms[uri];
-	verifier.SignatureAlgorithms = algorithms;
+	if (!acceptSha1) {
+		const algorithms = { ...verifier.SignatureAlgorithms };
+		for (const uri of Object.keys(algorithms)) if (/sha1$/i.test(uri)) delete algorithms[uri];
+		verifier.SignatureAlgorithms = algorithms;
+		for (const uri of Object.keys(verifier.HashAlgorithms)) if (/sha1$/i.test(uri)) delete verifier.HashAlgorithms[uri];
+	}
 	const outcome = attempt((): true | BxdSignatureError => {
 		verifier.loadSignature(signatureElement as unknown as Node);
 		const references = verifier.getReferences();

@@ -1,0 +1,693 @@
+/**
+ * The File Service credential read into what the bxd layer needs: the bank profile and its
+ * addresses, the identities, the signing certificate (pasted, or enrolled from a one-time PIN and
+ * kept encrypted inside the credential), the bank's certificate and the SHA-1 opt-in. Also the
+ * enrolment itself (GetCertificate / RenewCertificate, run from the credential's
+ * preAuthentication so n8n stores the result in the credential) and the signed check the
+ * credential test sends.
+ *
+ * Why preAuthentication: it is the one place where n8n lets a credential write into itself, and
+ * it writes encrypted, into the same record every worker reads. The hidden expirable field
+ * `enrolmentCheck` is empty until the credential is enrolled; n8n runs preAuthentication whenever
+ * it is empty, and the node empties it (in the copy it hands to n8n, never in storage) when a
+ * renewal is due. A failed enrolment or renewal returns nothing, so nothing is stored and the
+ * certificate the credential had keeps working.
+ */
+import { createHash, X509Certificate } from 'node:crypto';
+import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+
+import type { BankId, BankProfile, BxdOperation, FileServiceSettings, IssuedCertificate, SignatureAlgorithm, SigningMaterial } from './bxd';
+import {
+	BankCertificateError,
+	bankProfile,
+	BxdError,
+	BxdFaultError,
+	BxdResponseCodeError,
+	buildCertApplicationRequest,
+	buildCertEnvelope,
+	certificateForKey,
+	CertificateServiceError,
+	cleanPin,
+	createKeyAndRequest,
+	parseSoapFault,
+	prepareRequest,
+	readBankCertificate,
+	readCertServiceAnswer,
+	readResponse,
+	responseCodeHint,
+	signingMaterial,
+} from './bxd';
+import { errorResponseOf } from './transport/errors';
+import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/pool';
+import type { ClientTlsOptions } from './transport/tls';
+import { buildTlsOptions, describeTlsError, normalizePem, TlsConfigError } from './transport/tls';
+import { redactSecrets } from './transport/redact';
+
+export const FILE_SERVICE_CREDENTIAL = 'corporateBankingFileServiceApi';
+/** Hidden, encrypted: the enrolled key pair and certificate (JSON). */
+export const ENROLMENT_FIELD = 'enrolment';
+/** Hidden, expirable: empty until enrolled; n8n runs preAuthentication while it is empty. */
+export const ENROLMENT_CHECK_FIELD = 'enrolmentCheck';
+/** Shown in the credential: what the last enrolment or renewal did. */
+export const ENROLMENT_STATUS_FIELD = 'enrolmentStatus';
+/** Set (in the copy handed to n8n only) to renew now, whatever the window says. */
+export const RENEW_NOW_FIELD = 'renewNow';
+/** Header naming a request the credential turns into its signed check ('test' or 'probe'). */
+export const CHECK_HEADER = 'x-bxd-credential-check';
+/** Address the credential test's request names until authenticate puts the bank's in. */
+export const CHECK_PLACEHOLDER_URL = 'https://bank-address-from-credential.invalid/';
+
+export const DEFAULT_RENEWAL_WINDOW_DAYS = 30;
+const OPERATION_TEXT: Record<BxdOperation, string> = {
+	uploadFile: 'uploadFile',
+	downloadFileList: 'downloadFileList (List Files)',
+	downloadFile: 'downloadFile',
+	deleteFile: 'deleteFile',
+	getUserInfo: 'getUserInfo',
+};
+/** A certificate this close to its end gets a warning in the node's output and the log. */
+export const EXPIRY_WARNING_DAYS = 30;
+const DAY = 24 * 60 * 60 * 1000;
+
+/** A credential field is missing or breaks its rule; the message starts with the field's name. */
+export class CredentialFieldError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'CredentialFieldError';
+	}
+}
+
+/** A CredentialFieldError with this message (for use where a failure is caught and reworded). */
+function fieldError(message: string): CredentialFieldError {
+	return new CredentialFieldError(message);
+}
+
+/** An EnrolmentError with this message. */
+function enrolmentError(message: string, keptCertificate = false): EnrolmentError {
+	return new EnrolmentError(message, keptCertificate);
+}
+
+/** A plain Error with this message (the credential test's answer to n8n). */
+function checkError(message: string): Error {
+	return new Error(message);
+}
+
+/** Enrolment or renewal failed; `keptCertificate` says whether the credential still has a working one. */
+export class EnrolmentError extends Error {
+	constructor(
+		message: string,
+		readonly keptCertificate = false,
+	) {
+		super(message);
+		this.name = 'EnrolmentError';
+	}
+}
+
+/** What the credential keeps after enrolling (encrypted by n8n with the rest of the credential). */
+export interface EnrolmentState {
+	v: 1;
+	bank: BankId;
+	certificatePem: string;
+	privateKeyPem: string;
+	notBefore: string;
+	notAfter: string;
+	enrolledAt: string;
+	renewedAt?: string;
+	/** SHA-256 of the customer id and the PIN that was used: the same PIN is never sent again. */
+	pinHash?: string;
+}
+
+export type CertificateSource = 'paste' | 'enrol';
+
+/** The credential as read, checked and with the profile's values filled in. */
+export interface FileServiceCredentialView {
+	profile: BankProfile;
+	environment: 'PRODUCTION' | 'TEST';
+	url: string;
+	largeFileUrl?: string;
+	certificateServiceUrl?: string;
+	senderId: string;
+	customerId: string;
+	receiverId: string;
+	softwareId: string;
+	language: string;
+	signingMode: CertificateSource;
+	pin?: string;
+	renewalWindowDays: number;
+	acceptSha1: boolean;
+	signatureAlgorithm: SignatureAlgorithm;
+	enrolment?: EnrolmentState;
+	/** Values never to show: passphrases, the PIN. */
+	secrets: string[];
+}
+
+function text(value: unknown): string {
+	return typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+}
+
+export function trimmedUrl(value: unknown): string {
+	return text(value).replace(/\/+$/, '');
+}
+
+/** Reads the enrolment JSON; a value that cannot be read counts as not enrolled. */
+export function readEnrolmentState(value: unknown): EnrolmentState | undefined {
+	if (typeof value !== 'string' || !value.trim().startsWith('{')) return undefined;
+	try {
+		const parsed = JSON.parse(value) as EnrolmentState;
+		return parsed && parsed.v === 1 && parsed.certificatePem && parsed.privateKeyPem ? parsed : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+export function pinHash(customerId: string, pin: string): string {
+	return createHash('sha256').update(`${customerId}\u0000${cleanPin(pin)}`).digest('hex');
+}
+
+/** Reads and checks the credential fields; throws CredentialFieldError naming the field and the rule. */
+export function readFileServiceCredential(credentials: ICredentialDataDecryptedObject): FileServiceCredentialView {
+	const profile = bankProfile(credentials.bank ?? 'custom');
+	const environment = text(credentials.environment).toUpperCase() === 'TEST' ? 'TEST' : 'PRODUCTION';
+	const which = environment === 'TEST' ? 'test' : 'production';
+	const url = trimmedUrl(credentials.url) || profile.fileService[which];
+	if (!url) throw new CredentialFieldError('Service URL: required when the Bank is Custom');
+	const largeFileUrl = trimmedUrl(credentials.largeFileUrl) || undefined;
+	const certificateServiceUrl = trimmedUrl(credentials.certificateServiceUrl) || profile.certificateService?.[which] || undefined;
+	for (const [name, value] of [
+		['Service URL', url],
+		['Large File Service URL', largeFileUrl],
+		['Certificate Service URL', certificateServiceUrl],
+	] as const) {
+		if (value && !/^https?:\/\/[^\s/]+/i.test(value)) throw new CredentialFieldError(`${name}: must start with https://`);
+	}
+	const senderId = text(credentials.senderId);
+	const customerId = text(credentials.customerId);
+	if (!customerId) throw new CredentialFieldError('Customer ID: required (the user ID in the bank contract)');
+	if (customerId.length > 16) throw new CredentialFieldError(`Customer ID: must be 1 to 16 characters long (got ${customerId.length})`);
+	const receiverId = text(credentials.receiverId);
+	const signingMode: CertificateSource = credentials.signingMode === 'enrol' ? 'enrol' : 'paste';
+	const rawPin = typeof credentials.pin === 'string' ? cleanPin(credentials.pin) : '';
+	if (rawPin && signingMode === 'enrol' && profile.pin && !profile.pin.pattern.test(rawPin)) {
+		throw new CredentialFieldError(`${profile.pin.label}: ${profile.pin.rule}`);
+	}
+	const windowDays = Number(credentials.renewalWindowDays ?? DEFAULT_RENEWAL_WINDOW_DAYS);
+	if (!Number.isFinite(windowDays) || windowDays < 1 || windowDays > 365) {
+		throw new CredentialFieldError('Renew Days Before Expiry: must be a number of days from 1 to 365');
+	}
+	const chosen = text(credentials.signatureAlgorithm);
+	const signatureAlgorithm: SignatureAlgorithm = chosen === 'sha1' || chosen === 'sha256' ? chosen : profile.signatureAlgorithm;
+	const secrets = [text(credentials.signingKeyPassphrase), text(credentials.passphrase), rawPin].filter((s) => s.length >= 4);
+	return {
+		profile,
+		environment,
+		url,
+		largeFileUrl,
+		certificateServiceUrl,
+		senderId: senderId || customerId,
+		customerId,
+		receiverId,
+		softwareId: text(credentials.softwareId) || 'n8n-nodes-corporate-banking',
+		language: text(credentials.language) || 'EN',
+		signingMode,
+		pin: rawPin || undefined,
+		renewalWindowDays: windowDays,
+		acceptSha1: credentials.acceptSha1 === true,
+		signatureAlgorithm,
+		enrolment: readEnrolmentState(credentials[ENROLMENT_FIELD]),
+		secrets,
+	};
+}
+
+/** The URLs the credential may send its TLS material to. */
+export function fileServiceUrls(credentials: ICredentialDataDecryptedObject): string[] {
+	try {
+		const view = readFileServiceCredential(credentials);
+		return [view.url, view.largeFileUrl ?? '', view.certificateServiceUrl ?? ''].filter(Boolean);
+	} catch {
+		return [trimmedUrl(credentials.url), trimmedUrl(credentials.largeFileUrl)].filter(Boolean);
+	}
+}
+
+export interface CertificateFacts {
+	subject: string;
+	notAfter: Date;
+	daysLeft: number;
+	enrolled: boolean;
+}
+
+export interface ServiceSettings {
+	settings: FileServiceSettings;
+	view: FileServiceCredentialView;
+	certificate?: CertificateFacts;
+}
+
+function facts(pem: string, enrolled: boolean, now: Date): CertificateFacts | undefined {
+	try {
+		const cert = new X509Certificate(pem);
+		const notAfter = new Date(cert.validTo);
+		return { subject: cert.subject.replace(/\n/g, ', '), notAfter, daysLeft: Math.floor((notAfter.getTime() - now.getTime()) / DAY), enrolled };
+	} catch {
+		return undefined;
+	}
+}
+
+/** The message for a signing certificate that has expired, naming the fix. */
+export function expiredMessage(view: FileServiceCredentialView, notAfter: Date): string {
+	if (view.signingMode === 'enrol') {
+		return `The signing certificate expired on ${notAfter.toISOString()} and can no longer be renewed. Ask the bank for a new ${
+			view.profile.pin?.label ?? 'PIN'
+		}, paste it into the credential and save: the credential enrols again`;
+	}
+	return `The signing certificate expired on ${notAfter.toISOString()}. Ask the bank for a new certificate and paste it into Signing Certificate and Signing Private Key, or switch Certificate to "Enrol With a PIN From the Bank"`;
+}
+
+/** The message for a certificate that expires soon. */
+export function expiringMessage(view: FileServiceCredentialView, certificate: CertificateFacts): string {
+	const days = Math.max(0, certificate.daysLeft);
+	const fix =
+		view.signingMode === 'enrol'
+			? `it is renewed automatically ${view.renewalWindowDays} days before it expires; if renewal keeps failing, paste a new ${view.profile.pin?.label ?? 'PIN'} into the credential`
+			: 'ask the bank for a new one and paste it into the credential';
+	return `The signing certificate (${certificate.subject}) expires in ${days} day${days === 1 ? '' : 's'}, on ${certificate.notAfter.toISOString()}: ${fix}`;
+}
+
+/**
+ * The bxd settings of the credential: identities, signing material (enrolled or pasted, in the
+ * profile's algorithm) and the bank certificate with the SHA-1 choice. Throws
+ * CredentialFieldError for anything the user has to fix.
+ */
+export function serviceSettings(credentials: ICredentialDataDecryptedObject, now = new Date()): ServiceSettings {
+	const view = readFileServiceCredential(credentials);
+	if (!view.senderId) throw new CredentialFieldError('Sender ID: required');
+	if (!view.receiverId) throw new CredentialFieldError('Receiver ID: required');
+	const settings: FileServiceSettings = {
+		senderId: view.senderId,
+		customerId: view.customerId,
+		receiverId: view.receiverId,
+		softwareId: view.softwareId,
+		environment: view.profile.environments[view.environment === 'TEST' ? 'test' : 'production'],
+		language: view.language,
+		userAgent: 'n8n-nodes-corporate-banking',
+	};
+	let certificate: CertificateFacts | undefined;
+	if (view.signingMode === 'enrol') {
+		const state = view.enrolment;
+		if (state) {
+			settings.signing = { ...signingMaterial(state.certificatePem, state.privateKeyPem), algorithm: view.signatureAlgorithm };
+			certificate = facts(state.certificatePem, true, now);
+		}
+	} else {
+		const pem = normalizePem(credentials.signingCertificate);
+		const key = normalizePem(credentials.signingPrivateKey);
+		const passphrase = typeof credentials.signingKeyPassphrase === 'string' ? credentials.signingKeyPassphrase : '';
+		if (pem || key) {
+			try {
+				const checked = buildTlsOptions(
+					{ certificate: pem, privateKey: key, passphrase },
+					{ ca: 'Bank Certificate', cert: 'Signing Certificate', key: 'Signing Private Key', passphrase: 'Signing Key Passphrase' },
+				);
+				settings.signing = { ...signingMaterial(checked?.cert ?? pem, checked?.key ?? key, passphrase), algorithm: view.signatureAlgorithm };
+			} catch (error) {
+				const message = error instanceof TlsConfigError ? error.message : `Signing Private Key: ${(error as Error).message}`;
+				throw fieldError(redactSecrets(message, view.secrets));
+			}
+			certificate = facts(settings.signing.certificatePem, false, now);
+		}
+	}
+	if (normalizePem(credentials.bankCertificate)) {
+		try {
+			settings.trust = { ...readBankCertificate(credentials.bankCertificate as string, now), acceptSha1: view.acceptSha1 };
+		} catch (error) {
+			throw fieldError(
+				`Bank Certificate: ${error instanceof BankCertificateError ? error.message : 'the PEM certificate cannot be read (it may be truncated or corrupted)'}`,
+			);
+		}
+	}
+	return { settings, view, certificate };
+}
+
+export type EnrolmentAction = 'enrol' | 'renew' | 'none';
+
+/** Process memory of PINs sent to a bank: a PIN is never sent twice, even when the first try failed. */
+const sentPins = new Map<string, { at: string; outcome: string }>();
+/** One enrolment per PIN at a time: concurrent runs wait for the first instead of sending the PIN again. */
+const inflight = new Map<string, Promise<IDataObject>>();
+
+/** Forgets the PINs sent by this process (tests). */
+export function forgetSentPins(): void {
+	sentPins.clear();
+}
+
+/** What is due for the credential now: a first enrolment, a renewal, or nothing. */
+export function enrolmentDue(view: FileServiceCredentialView, now = new Date(), force = false): EnrolmentAction {
+	if (view.signingMode !== 'enrol') return 'none';
+	const state = view.enrolment;
+	if (view.pin && (!state || state.pinHash !== pinHash(view.customerId, view.pin))) return 'enrol';
+	if (!state) return 'enrol';
+	const notAfter = new Date(state.notAfter).getTime();
+	if (notAfter <= now.getTime()) return 'none';
+	if (force || notAfter - view.renewalWindowDays * DAY <= now.getTime()) return 'renew';
+	return 'none';
+}
+
+/** Sends one SOAP message to the certificate service and returns the answer's body (faults included). */
+export type CertServiceSender = (request: { url: string; body: Buffer; headers: Record<string, string>; tls?: ClientTlsOptions }) => Promise<{ status: number; body: Buffer | string }>;
+
+/** What the bank said; `withHint` adds what a file-service code usually means (the certificate services' codes differ). */
+function describeBankRefusal(error: unknown, withHint = false): string {
+	if (error instanceof BxdResponseCodeError) {
+		const hint = withHint ? responseCodeHint(error.code) : undefined;
+		return `code ${error.code}${error.text ? `: ${error.text}` : ''}${hint ? ` (${hint})` : ''}`;
+	}
+	if (error instanceof BxdFaultError) {
+		return `a SOAP fault: ${error.faultString}${error.code ? ` (code ${error.code})` : ''}${error.category ? ` [${error.category}]` : ''}`;
+	}
+	return (error as Error)?.message ?? String(error);
+}
+
+function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): string {
+	const when = (action === 'enrolled' ? state.enrolledAt : state.renewedAt) ?? state.enrolledAt;
+	return `Certificate ${action} ${when.slice(0, 10)}; valid until ${state.notAfter} (renewed automatically when it comes within the renewal window)`;
+}
+
+/**
+ * Runs the enrolment or renewal that is due and returns the credential fields to store (nothing
+ * stored when nothing was due). A failure throws EnrolmentError; the credential keeps what it had.
+ */
+export async function runEnrolment(credentials: ICredentialDataDecryptedObject, send: CertServiceSender, now = new Date()): Promise<IDataObject> {
+	const view = readFileServiceCredential(credentials);
+	if (view.signingMode !== 'enrol') return {};
+	const action = enrolmentDue(view, now, credentials[RENEW_NOW_FIELD] === true);
+	const state = view.enrolment;
+	if (action === 'none') {
+		if (!state) return {};
+		// Keeps n8n from asking again until the renewal window opens.
+		return { [ENROLMENT_CHECK_FIELD]: state.notAfter };
+	}
+	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
+	if (!dialect || !['nordea', 'op', 'samlink'].includes(dialect)) {
+		throw new CredentialFieldError('Certificate Service Dialect: choose Nordea, OP or Samlink for a Custom bank that enrols with a PIN');
+	}
+	if (!view.certificateServiceUrl) throw new CredentialFieldError('Certificate Service URL: required to enrol when the Bank is Custom');
+	const tls = credentialTls(credentials);
+	if (action === 'enrol') {
+		if (!view.pin) {
+			throw new EnrolmentError(
+				`${view.profile.pin?.label ?? 'PIN'}: required. Paste the one-time code the bank gave you for the web services contract, then save the credential`,
+			);
+		}
+		const hash = pinHash(view.customerId, view.pin);
+		const running = inflight.get(hash);
+		if (running) return await running;
+		const sent = sentPins.get(hash);
+		if (sent) {
+			throw new EnrolmentError(
+				`${view.profile.pin?.label ?? 'PIN'}: this code was already sent to the bank (${sent.at}; the bank answered ${sent.outcome}). A code works once: ask the bank for a new one and paste it into the credential`,
+			);
+		}
+		const work = enrol(view, dialect, hash, tls, send, now);
+		inflight.set(hash, work);
+		try {
+			return await work;
+		} finally {
+			inflight.delete(hash);
+		}
+	}
+	return await renew(view, dialect, tls, send, now);
+}
+
+function credentialTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
+	const useClient = credentials.useClientCertificate === true;
+	try {
+		return buildTlsOptions({
+			caCertificate: credentials.caCertificate,
+			certificate: useClient ? credentials.certificate : '',
+			privateKey: useClient ? credentials.privateKey : '',
+			passphrase: useClient ? credentials.passphrase : '',
+			allowUnauthorizedCerts: credentials.allowUnauthorizedCerts,
+		});
+	} catch (error) {
+		throw fieldError((error as Error).message);
+	}
+}
+
+async function exchangeCert(
+	view: FileServiceCredentialView,
+	dialect: NonNullable<BankProfile['certDialect']>,
+	command: 'GetCertificate' | 'RenewCertificate' | 'GetServiceCertificates',
+	applicationRequest: string,
+	tls: ClientTlsOptions | undefined,
+	send: CertServiceSender,
+	trust: ReturnType<typeof readBankCertificate> | undefined,
+) {
+	const envelope = buildCertEnvelope(dialect, command, view.senderId, applicationRequest);
+	const reply = await send({
+		url: view.certificateServiceUrl!,
+		body: envelope.body,
+		headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: view.profile.soapAction, Accept: 'text/xml' },
+		tls,
+	});
+	if (reply.status >= 400) {
+		const fault = parseSoapFault(reply.body);
+		if (fault) throw fault;
+		throw new CertificateServiceError(`HTTP ${reply.status}`);
+	}
+	return readCertServiceAnswer(reply.body, envelope.operation, trust);
+}
+
+function subjectFor(view: FileServiceCredentialView) {
+	return { commonName: view.customerId, serialNumber: view.customerId, country: 'FI' };
+}
+
+async function enrol(
+	view: FileServiceCredentialView,
+	dialect: NonNullable<BankProfile['certDialect']>,
+	hash: string,
+	tls: ClientTlsOptions | undefined,
+	send: CertServiceSender,
+	now: Date,
+): Promise<IDataObject> {
+	const label = view.profile.pin?.label ?? 'PIN';
+	const keys = await createKeyAndRequest(subjectFor(view));
+	const request = buildCertApplicationRequest({
+		dialect,
+		command: 'GetCertificate',
+		customerId: view.customerId,
+		environment: view.environment,
+		softwareId: view.softwareId,
+		csrDer: keys.csrDer,
+		pin: view.pin,
+		timestamp: now,
+	});
+	sentPins.set(hash, { at: now.toISOString(), outcome: 'nothing yet' });
+	let answer;
+	try {
+		answer = await exchangeCert(view, dialect, 'GetCertificate', request, tls, send, undefined);
+	} catch (error) {
+		const said = describeBankRefusal(error);
+		sentPins.set(hash, { at: now.toISOString(), outcome: said });
+		throw enrolmentError(
+			redactSecrets(
+				`Enrolment failed: sent GetCertificate with the ${label} to ${view.certificateServiceUrl}; the bank answered ${said.replace(/\.$/, '')}. Nothing was stored. A code works once: if the bank may have used it, ask the bank for a new one`,
+				view.secrets,
+			),
+		);
+	}
+	let issued;
+	try {
+		issued = certificateForKey(answer.response, keys.publicKey, now);
+	} catch (error) {
+		sentPins.set(hash, { at: now.toISOString(), outcome: (error as Error).message });
+		throw enrolmentError(`Enrolment failed: ${(error as Error).message.replace(/\.$/, '')}. Ask the bank for a new ${label}`);
+	}
+	sentPins.set(hash, { at: now.toISOString(), outcome: 'a certificate' });
+	const state: EnrolmentState = {
+		v: 1,
+		bank: view.profile.id,
+		certificatePem: issued.pem,
+		privateKeyPem: keys.privateKeyPem,
+		notBefore: new Date(issued.x509.validFrom).toISOString(),
+		notAfter: new Date(issued.x509.validTo).toISOString(),
+		enrolledAt: now.toISOString(),
+		pinHash: hash,
+	};
+	// The code is used: it is blanked in the credential (its hash stays, so pasting it again sends nothing).
+	return {
+		[ENROLMENT_FIELD]: JSON.stringify(state),
+		[ENROLMENT_CHECK_FIELD]: state.notAfter,
+		[ENROLMENT_STATUS_FIELD]: statusText(state, 'enrolled'),
+		pin: '',
+	};
+}
+
+async function renew(
+	view: FileServiceCredentialView,
+	dialect: NonNullable<BankProfile['certDialect']>,
+	tls: ClientTlsOptions | undefined,
+	send: CertServiceSender,
+	now: Date,
+): Promise<IDataObject> {
+	const current = view.enrolment!;
+	const signing: SigningMaterial = { ...signingMaterial(current.certificatePem, current.privateKeyPem), algorithm: view.signatureAlgorithm };
+	const keys = await createKeyAndRequest(subjectFor(view));
+	const kept = `The current certificate (valid until ${current.notAfter}) keeps being used`;
+	let answer;
+	try {
+		const request = buildCertApplicationRequest({
+			dialect,
+			command: 'RenewCertificate',
+			customerId: view.customerId,
+			environment: view.environment,
+			softwareId: view.softwareId,
+			csrDer: keys.csrDer,
+			signing,
+			timestamp: now,
+		});
+		answer = await exchangeCert(view, dialect, 'RenewCertificate', request, tls, send, undefined);
+	} catch (error) {
+		throw enrolmentError(`Renewal failed: sent RenewCertificate to ${view.certificateServiceUrl}; the bank answered ${describeBankRefusal(error).replace(/\.$/, '')}. ${kept}`, true);
+	}
+	let issued;
+	try {
+		issued = certificateForKey(answer.response, keys.publicKey, now);
+	} catch (error) {
+		throw enrolmentError(`Renewal failed: ${(error as Error).message.replace(/\.$/, '')}. ${kept}`, true);
+	}
+	const state: EnrolmentState = {
+		...current,
+		certificatePem: issued.pem,
+		privateKeyPem: keys.privateKeyPem,
+		notBefore: new Date(issued.x509.validFrom).toISOString(),
+		notAfter: new Date(issued.x509.validTo).toISOString(),
+		renewedAt: now.toISOString(),
+	};
+	return { [ENROLMENT_FIELD]: JSON.stringify(state), [ENROLMENT_CHECK_FIELD]: state.notAfter, [ENROLMENT_STATUS_FIELD]: statusText(state, 'renewed') };
+}
+
+/**
+ * The bank's own certificates from its certificate service (GetServiceCertificates: OP, and
+ * Nordea's service has the operation too), for the Bank Certificate and the trust store. Samlink's
+ * service has no such operation.
+ */
+export async function fetchServiceCertificates(credentials: ICredentialDataDecryptedObject, send: CertServiceSender): Promise<IssuedCertificate[]> {
+	const view = readFileServiceCredential(credentials);
+	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
+	if (!dialect) throw new CredentialFieldError('Certificate Service Dialect: choose Nordea or OP for a Custom bank');
+	if (dialect === 'samlink') throw new CredentialFieldError(`${view.profile.name}: the certificate service has no GetServiceCertificates; ask the bank for its certificates`);
+	if (!view.certificateServiceUrl) throw new CredentialFieldError('Certificate Service URL: required when the Bank is Custom');
+	const request = buildCertApplicationRequest({
+		dialect,
+		command: 'GetServiceCertificates',
+		customerId: view.customerId,
+		environment: view.environment,
+		softwareId: view.softwareId,
+	});
+	let answer;
+	try {
+		answer = await exchangeCert(view, dialect, 'GetServiceCertificates', request, credentialTls(credentials), send, undefined);
+	} catch (error) {
+		throw checkError(`Sent GetServiceCertificates to ${view.certificateServiceUrl}; the bank answered ${describeBankRefusal(error).replace(/\.$/, '')}`);
+	}
+	return answer.response?.certificates ?? [];
+}
+
+/** The signed request the credential sends to check itself: getUserInfo, or List Files where the bank has no getUserInfo. */
+export function checkRequest(service: ServiceSettings, now = new Date()): { operation: BxdOperation; url: string; body: Buffer; headers: Record<string, string> } {
+	const operation: BxdOperation = service.view.profile.hasGetUserInfo && service.view.profile.platform !== 'samlink' ? 'getUserInfo' : 'downloadFileList';
+	const prepared = prepareRequest(service.settings, operation, {}, now);
+	return {
+		operation,
+		url: service.view.url,
+		body: prepared.envelope.body,
+		headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: service.view.profile.soapAction, Accept: 'text/xml' },
+	};
+}
+
+/**
+ * Judges the bank's answer to the check: returns nothing when it is a proper answer (00 or 24,
+ * signed when a Bank Certificate is set), else throws an Error saying what was sent where and
+ * what the bank said.
+ */
+export function judgeCheck(service: ServiceSettings, operation: BxdOperation, status: number, body: unknown): void {
+	const tried = `Sent a signed ${OPERATION_TEXT[operation]} request to ${service.view.url}`;
+	const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : undefined;
+	if (status >= 300) {
+		const fault = raw ? parseSoapFault(raw) : undefined;
+		throw new Error(`${tried}; the bank answered HTTP ${status}${fault ? ` with ${describeBankRefusal(fault, true)}` : ''}`);
+	}
+	if (!raw) throw new Error(`${tried}; the answer was not XML`);
+	try {
+		readResponse(service.settings, operation, raw);
+	} catch (error) {
+		const said = error instanceof BxdError ? describeBankRefusal(error, true) : (error as Error).message;
+		throw checkError(`${tried}; the bank answered ${said}`);
+	}
+}
+
+/** Turns a marked check request into the real signed check for this credential. */
+export function checkRequestOptions(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): { options: IHttpRequestOptions; service: ServiceSettings; operation: BxdOperation } {
+	const service = serviceSettings(credentials);
+	if (service.view.signingMode === 'enrol' && !service.view.enrolment) {
+		throw new CredentialFieldError(
+			`Certificate: not enrolled yet. Paste the ${service.view.profile.pin?.label ?? 'PIN'} the bank gave you and save the credential to enrol`,
+		);
+	}
+	if (service.certificate && service.certificate.notAfter.getTime() <= Date.now()) {
+		throw new CredentialFieldError(expiredMessage(service.view, service.certificate.notAfter));
+	}
+	const check = checkRequest(service);
+	const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
+	for (const name of Object.keys(headers)) if (name.toLowerCase() === CHECK_HEADER) delete headers[name];
+	return {
+		service,
+		operation: check.operation,
+		options: { ...requestOptions, method: 'POST', url: check.url, body: check.body, json: false, headers: { ...headers, ...check.headers } },
+	};
+}
+
+/** The request as the credential sends it, and for the credential test the judging of the bank's answer. */
+export interface CheckPlan {
+	options: IHttpRequestOptions;
+	/** Sends the authenticated check itself and judges the answer (credential test only). */
+	judge?: (authenticated: IHttpRequestOptions) => Promise<void>;
+}
+
+function checkMarker(requestOptions: IHttpRequestOptions): string | undefined {
+	for (const [name, value] of Object.entries(requestOptions.headers ?? {})) {
+		if (name.toLowerCase() === CHECK_HEADER) return String(value);
+	}
+	return undefined;
+}
+
+/**
+ * For a request marked as the credential's check: the signed check request, and (for the
+ * credential test, when requests may use pooled connections) a judge that sends it and turns a
+ * refusal into an error naming what was sent and what the bank said. Other requests pass as they are.
+ */
+export function planCheck(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): CheckPlan {
+	const marker = checkMarker(requestOptions);
+	if (!marker) return { options: requestOptions };
+	const { options, service, operation } = checkRequestOptions(credentials, requestOptions);
+	if (marker !== 'test' || !poolingAllowed()) return { options };
+	return {
+		options,
+		judge: async (authenticated) => {
+			let status: number;
+			let body: unknown;
+			try {
+				const response = await pooledRequest(pooledOptionsFrom({ ...authenticated, encoding: 'arraybuffer' }));
+				status = response.statusCode;
+				body = response.body;
+			} catch (error) {
+				const answer = errorResponseOf(error);
+				if (!answer.status) {
+					const reason = describeTlsError(error) ?? (answer.networkCode ? `the connection failed (${answer.networkCode})` : (error as Error).message);
+					throw checkError(`Sent a signed ${OPERATION_TEXT[operation]} request to ${service.view.url}; ${reason}`);
+				}
+				status = answer.status;
+				body = answer.body;
+			}
+			judgeCheck(service, operation, status, body);
+		},
+	};
+}
