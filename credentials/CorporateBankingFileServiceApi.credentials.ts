@@ -117,8 +117,6 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			default: 'EN',
 			description: 'Language of the texts the bank returns',
 		},
-		// A certificate is public: shown, so the user can see which one is set.
-		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
 		{
 			displayName: 'Certificate',
 			name: 'signingMode',
@@ -186,6 +184,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			displayOptions: { show: { signingMode: ['enrol'] } },
 			description: 'Written by the enrolment and each renewal: when the certificate was issued and until when it is valid',
 		},
+		// A certificate is public: shown, so the user can see which one is set.
+		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
 		{
 			displayName: 'Signing Certificate',
 			name: 'signingCertificate',
