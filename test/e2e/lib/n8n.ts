@@ -247,8 +247,8 @@ export class N8n {
 					),
 				);
 			}, timeoutMs);
-			// Output may still be in the pipes when the process exits: wait for both to end (briefly,
-			// in case a process n8n started still holds them).
+			// Output may still be in the pipes when the process exits: wait for both to end. A process
+			// n8n started (a task runner) may still hold them: its process group is ended first.
 			const ended = Promise.all(
 				[child.stdout, child.stderr].map(
 					(stream) => new Promise<void>((r) => stream.once('end', () => r())),
@@ -257,7 +257,8 @@ export class N8n {
 			child.once('error', reject);
 			child.once('exit', (code, signal) => {
 				clearTimeout(timer);
-				void Promise.race([ended, sleep(2000)]).then(() => {
+				killGroup(child, 'SIGKILL');
+				void ended.then(() => {
 					this.log(stdout + stderr);
 					if (signal) this.log(`\n(n8n ${args[0]} ended by ${signal})\n`);
 					resolve({ code, signal, stdout, stderr, seconds: (Date.now() - started) / 1000 });
