@@ -1412,14 +1412,11 @@ describe('credential values and CLI', () => {
 		);
 		try {
 			await new Promise<void>((resolvePromise, reject) => {
+				// Ready when it says so; a CLI that fails exits. A hang is left to jest's guard.
 				let output = '';
-				const timer = setTimeout(() => reject(new Error(`CLI did not start: ${output}`)), 30000);
 				child.stdout.on('data', (data: Buffer) => {
 					output += data.toString();
-					if (output.includes('SANDBOX_READY')) {
-						clearTimeout(timer);
-						resolvePromise();
-					}
+					if (output.includes('SANDBOX_READY')) resolvePromise();
 				});
 				child.stderr.on('data', (data: Buffer) => {
 					output += data.toString();
@@ -1442,5 +1439,5 @@ describe('credential values and CLI', () => {
 			if (child.exitCode === null) child.kill('SIGKILL');
 			rmSync(dir, { recursive: true, force: true });
 		}
-	}, 45000);
+	});
 });
