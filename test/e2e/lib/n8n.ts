@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { N8nInstall } from './install';
-import { choosePorts } from './sandbox';
+import { choosePorts, freePorts } from './sandbox';
 
 /** One item as n8n stores it in run data. */
 export interface RunItem {
@@ -125,7 +125,7 @@ export function extractRun(text: string): RunData | undefined {
 
 export interface N8nOptions {
 	install: N8nInstall;
-	/** Editor/REST port (default 15678, or a free one). */
+	/** Editor/REST port (preferred when free; default: a port the system gives). The task broker always gets one the system gives. */
 	port?: number;
 	/** Extra environment for every n8n process. */
 	env?: NodeJS.ProcessEnv;
@@ -156,7 +156,8 @@ export class N8n {
 	}
 
 	static async create(opts: N8nOptions): Promise<N8n> {
-		const [port, brokerPort] = await choosePorts([opts.port ?? 15678, (opts.port ?? 15678) + 1]);
+		const [port] = opts.port ? await choosePorts([opts.port]) : await freePorts(1);
+		const [brokerPort] = await freePorts(1, [port]);
 		return new N8n(
 			opts.install,
 			port,
