@@ -181,9 +181,12 @@ describe('pooled connections', () => {
 				res.writeHead(400, { 'content-type': 'application/json' });
 				res.end(JSON.stringify({ error: { exception: 'InvalidParameterException', message: 'bad date' } }));
 			} else {
-				setTimeout(() => res.end('{}'), 500).unref();
+				// Never answered: the client must give up on its own; the server sees it leave.
+				res.once('close', () => gaveUp());
 			}
 		});
+		let gaveUp: () => void = () => undefined;
+		const clientLeft = new Promise<void>((resolve) => (gaveUp = resolve));
 		try {
 			const gz = await pooledRequest({ method: 'GET', url: `${srv.url}/gzip`, headers: { 'accept-encoding': 'gzip' }, timeoutMs: 5000 });
 			expect(gz.body).toEqual({ items: [1, 2, 3] });
@@ -192,22 +195,32 @@ describe('pooled connections', () => {
 			const slow = await pooledRequest({ method: 'GET', url: `${srv.url}/slow`, headers: {}, timeoutMs: 100 }).catch((e: unknown) => e);
 			expect(extractErrorInfo(slow).networkCode).toBe('ECONNABORTED');
 			expect(isNetworkFailure(extractErrorInfo(slow))).toBe(true);
+			await clientLeft;
 		} finally {
 			await close(srv.server);
 		}
 	});
 
 	it('stops every request of an execution when the execution is cancelled', async () => {
-		const srv = await startServer((_req, res) => void setTimeout(() => res.end('{}'), 5000).unref());
+		// The server never answers: only the cancellation can end the requests. It says when both
+		// requests have arrived and when their connections close.
+		let arrived: () => void = () => undefined;
+		const bothArrived = new Promise<void>((resolve) => (arrived = resolve));
+		const closed: Array<Promise<void>> = [];
+		const srv = await startServer((_req, res, n) => {
+			closed.push(new Promise<void>((resolve) => res.once('close', () => resolve())));
+			if (n.request === 2) arrived();
+		});
 		try {
 			const controller = new AbortController();
 			const ctx = { helpers: {}, getExecutionCancelSignal: () => controller.signal } as unknown as BankContext;
-			const started = Date.now();
 			const requests = [1, 2].map(async (n) => await bankRequest(ctx, undefined, { method: 'GET', url: `${srv.url}/${n}`, idempotent: true }).catch((e: unknown) => e));
-			setTimeout(() => controller.abort(), 50);
+			await bothArrived;
+			controller.abort();
 			const errors = await Promise.all(requests);
 			expect(errors.map((e) => extractErrorInfo(e).networkCode)).toEqual(['ERR_CANCELED', 'ERR_CANCELED']);
-			expect(Date.now() - started).toBeLessThan(4000);
+			// Cancelled, not left running: the bank sees both connections closed.
+			await Promise.all(closed);
 			// A request after the cancellation does not start at all.
 			const late = await bankRequest(ctx, undefined, { method: 'GET', url: `${srv.url}/3`, idempotent: true }).catch((e: unknown) => e);
 			expect(extractErrorInfo(late).networkCode).toBe('ERR_CANCELED');

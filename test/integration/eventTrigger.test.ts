@@ -362,8 +362,13 @@ describe('exactly once', () => {
 		const bank = sandbox.bank();
 		const queued = bank.events.enqueue(3);
 		const h = trigger();
-		bank.faults.add({ kind: 'delay', delayMs: 300, area: 'events' });
-		await Promise.all([h.poll(), new Promise((resolve) => setTimeout(resolve, 50)).then(async () => await h.poll())]);
+		// The first poll's request is held at the bank: that poll is still running while the second starts.
+		bank.faults.add({ kind: 'hold', area: 'events' });
+		const first = h.poll();
+		const held = await bank.faults.held();
+		expect(await h.poll()).toBeNull();
+		held.release();
+		await first;
 		expect(h.emitted).toHaveLength(1);
 		expect(emittedJtis(h)).toEqual(queued);
 		expect(eventRequests(bank)).toHaveLength(1);

@@ -102,14 +102,16 @@ describe('FX Trade Execution', () => {
 
 	describe('never executes twice', () => {
 		it('after a timeout: one execution at the bank, an "outcome unknown" error carrying the request', async () => {
-			sandbox.bank().faults.add({ kind: 'delay', area: 'execution', delayMs: 2500, phase: 'after' });
+			// The bank executes the trade and holds its answer until the node gives up waiting.
+			sandbox.bank().faults.add({ kind: 'hold', area: 'execution', phase: 'after' });
+			const held = sandbox.bank().faults.held();
 			const result = await execute({ ...base, additionalFields: { timeoutMs: 1000 } });
 			const error = result.nodeError(NODE_NAME)!;
 			expect(error.message).toMatch(/^Execute trade: outcome unknown/);
 			expect(error.description).toContain('The trade may have been executed. Check the trade report');
 			expect(error.description).toContain('"counterpart":"DEMOCP1"');
 			expect(error.description).not.toMatch(/Bearer|access_token|sandbox-client/);
-			await new Promise((r) => setTimeout(r, 1800));
+			await (await held).gaveUp;
 			expect(executions()).toBe(1);
 			expect(sandbox.bank().stats.requests.filter((r) => r.area === 'execution')).toHaveLength(1);
 		});

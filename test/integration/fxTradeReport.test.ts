@@ -91,25 +91,18 @@ describe('FX Trade Report: Get Many', () => {
 		const store = sandboxCredentials(sandbox.bank());
 		const expected = expectedHistorical(daysAgo(400), today);
 		const bank = sandbox.bank();
-		let pagesSeen = 0;
-		const timer = setInterval(() => {
-			const n = bank.stats.requests.filter((r) => r.area === 'report').length;
-			if (n >= 3 && pagesSeen < 3) {
-				pagesSeen = n;
-				bank.tokens.expireAll();
-			}
-		}, 1);
-		bank.faults.add({ kind: 'delay', area: 'report', delayMs: 150, count: 6 });
-		try {
-			const { result } = await report({ operation: 'getMany', startDate: daysAgo(400), returnAll: true }, store);
-			expect(result.status).toBe('success');
-			const ids = result.output(NODE_NAME).map((i) => i.json.tradeId);
-			expect(ids).toEqual(expected.map((t) => t.tradeId));
-		} finally {
-			clearInterval(timer);
-		}
+		// The third page is held at the bank; the token expires while it waits there.
+		bank.faults.add({ kind: 'hold', area: 'report', pathRegex: '[?&]offset=200(&|$)' });
+		void bank.faults.held().then((held) => {
+			bank.tokens.expireAll();
+			held.release();
+		});
+		const { result } = await report({ operation: 'getMany', startDate: daysAgo(400), returnAll: true }, store);
+		expect(result.status).toBe('success');
+		const ids = result.output(NODE_NAME).map((i) => i.json.tradeId);
+		expect(ids).toEqual(expected.map((t) => t.tradeId));
 		expect(bank.stats.tokenRequests).toBe(2);
-		expect(bank.stats.requests.filter((r) => r.area === 'report' && r.status === 401)).toHaveLength(1);
+		expect(bank.stats.requests.filter((r) => r.area === 'report' && r.status === 401).map((r) => /[?&]offset=200(&|$)/.test(r.path))).toEqual([true]);
 		expect(store.updates).toBe(2);
 	});
 

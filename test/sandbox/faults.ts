@@ -1,9 +1,10 @@
-import type { ActiveFault, Area, FaultController, FaultKind, FaultSpec } from './types';
+import type { ActiveFault, Area, FaultController, FaultKind, FaultSpec, HeldRequest } from './types';
 
 const KINDS: ReadonlySet<FaultKind> = new Set<FaultKind>([
 	'status',
 	'drop',
 	'delay',
+	'hold',
 	'malformed',
 	'html',
 	'nonJson200',
@@ -34,9 +35,17 @@ export const PHASED_KINDS: ReadonlySet<FaultKind> = new Set<FaultKind>([
 	'nonJson200',
 ]);
 
+/** How a held request ended: released by the test, or given up by the client. */
+export type HoldOutcome = 'released' | 'gaveUp';
+
 export class FaultEngine implements FaultController {
 	private items: ActiveFault[] = [];
 	private nextId = 1;
+	/** Held requests no `held()` call has taken yet, and `held()` calls waiting for one. */
+	private unclaimed: HeldRequest[] = [];
+	private claims: Array<(request: HeldRequest) => void> = [];
+	/** Releases of every request still held. */
+	private holding = new Set<() => void>();
 
 	add(spec: FaultSpec | FaultSpec[]): number[] {
 		const specs = Array.isArray(spec) ? spec : [spec];
@@ -62,6 +71,39 @@ export class FaultEngine implements FaultController {
 
 	clear(id?: number): void {
 		this.items = id === undefined ? [] : this.items.filter((item) => item.id !== id);
+		if (id !== undefined) return;
+		for (const release of [...this.holding]) release();
+		this.unclaimed = [];
+		this.claims = [];
+	}
+
+	async held(): Promise<HeldRequest> {
+		const ready = this.unclaimed.shift();
+		if (ready) return ready;
+		return await new Promise<HeldRequest>((resolve) => this.claims.push(resolve));
+	}
+
+	/**
+	 * Holds a request for a 'hold' fault until the test releases it or `clientGone` resolves
+	 * (the client closed the connection).
+	 */
+	async hold(fault: ActiveFault, area: Area, path: string, clientGone: Promise<void>): Promise<HoldOutcome> {
+		return await new Promise<HoldOutcome>((resolve) => {
+			let settled = false;
+			const settle = (outcome: HoldOutcome): void => {
+				if (settled) return;
+				settled = true;
+				this.holding.delete(release);
+				resolve(outcome);
+			};
+			const release = (): void => settle('released');
+			const gaveUp = clientGone.then(() => settle('gaveUp'));
+			this.holding.add(release);
+			const request: HeldRequest = { faultId: fault.id, area, path, phase: fault.phase ?? 'before', release, gaveUp };
+			const claim = this.claims.shift();
+			if (claim) claim(request);
+			else this.unclaimed.push(request);
+		});
 	}
 
 	/**

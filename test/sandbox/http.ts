@@ -13,7 +13,15 @@ export interface RequestContext {
 	/** Fault consumed by this request, if any. */
 	fault?: ActiveFault;
 	now: () => Date;
+	/**
+	 * Waits as a 'delay' or 'hold' fault says; false when the client gave up meanwhile and the
+	 * request is no longer to be answered.
+	 */
+	pause: (fault: ActiveFault) => Promise<boolean>;
 }
+
+/** Faults that wait before processing (phase 'before') or before answering (phase 'after'). */
+export const isPause = (fault: ActiveFault | undefined): fault is ActiveFault => fault?.kind === 'delay' || fault?.kind === 'hold';
 
 export class BodyTooLargeError extends Error {
 	constructor(readonly limit: number) {
@@ -305,8 +313,10 @@ export function send(
 	}
 	let payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 	if (fault?.kind === 'malformed') payload = garble(payload);
-	if (fault?.kind === 'delay' && fault.phase === 'after') {
-		setTimeout(() => writeRaw(ctx, status, headers, payload), fault.delayMs ?? 1000);
+	if (isPause(fault) && fault.phase === 'after') {
+		void ctx.pause(fault).then((answer) => {
+			if (answer) writeRaw(ctx, status, headers, payload);
+		});
 		return;
 	}
 	writeRaw(ctx, status, headers, payload);

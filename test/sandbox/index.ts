@@ -21,6 +21,7 @@ import {
 	bearerToken,
 	BodyTooLargeError,
 	isClosed,
+	isPause,
 	send,
 	sendFaultReplacement,
 	sleep,
@@ -31,6 +32,7 @@ import { handleSoap, type FileServiceDeps } from './soap';
 import { describeTokenFailure, handleTokenRequest, TokenStore } from './tokens';
 import { handleExecution, handleReport, TradeBook } from './trades';
 import type {
+	ActiveFault,
 	Area,
 	RequestRecord,
 	SandboxBank,
@@ -389,6 +391,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		);
 	}
 
+	const wait = options.sleep ?? sleep;
+
+	/** Waits for a 'delay' or 'hold' fault; false when the client gave up meanwhile. */
+	async function pause(ctx: RequestContext, fault: ActiveFault): Promise<boolean> {
+		if (fault.kind === 'hold') {
+			const gone = new Promise<void>((resolve) =>
+				ctx.res.once('close', () => {
+					if (!ctx.res.writableFinished) resolve();
+				}),
+			);
+			const outcome = await faults.hold(fault, ctx.area, ctx.record.path, gone);
+			return outcome === 'released' && !isClosed(ctx);
+		}
+		await wait(fault.delayMs ?? 1000);
+		return !isClosed(ctx);
+	}
+
 	async function dispatch(
 		server: 'main' | 'mtls',
 		req: IncomingMessage,
@@ -411,7 +430,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		};
 		stats.requests.push(record);
 		trimStats(stats);
-		const ctx: RequestContext = { server, req, res, url, area, record, now };
+		const ctx: RequestContext = { server, req, res, url, area, record, now, pause: async (fault) => await pause(ctx, fault) };
 		if (area === 'mock')
 			res.setHeader(
 				'x-mockdata-info',
@@ -422,9 +441,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			ctx.fault = fault;
 			record.fault = fault.kind;
 			stats.faultsFired.push({ id: fault.id, kind: fault.kind, area, path: record.path });
-			if (fault.kind === 'delay' && fault.phase !== 'after') {
-				await sleep(fault.delayMs ?? 1000);
-				if (isClosed(ctx)) return;
+			if (isPause(fault) && fault.phase !== 'after') {
+				if (!(await ctx.pause(fault))) return;
 			} else if (PHASED_KINDS.has(fault.kind) && (fault.phase ?? 'before') === 'before') {
 				sendFaultReplacement(ctx, fault);
 				if (fault.kind !== 'drop') req.resume();

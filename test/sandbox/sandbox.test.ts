@@ -121,6 +121,7 @@ describe('certificates', () => {
 
 describe('token endpoint (B/C)', () => {
 	it('issues a Bearer token and counts requests', async () => {
+		const sent = Math.floor(Date.now() / 1000);
 		const res = await call(bank.urls.token, {
 			method: 'POST',
 			headers: FORM,
@@ -139,7 +140,9 @@ describe('token endpoint (B/C)', () => {
 		});
 		expect(typeof body.access_token).toBe('string');
 		expect(typeof body.metadata).toBe('string');
-		expect(Math.abs(Number(body.consented_on) - Date.now() / 1000)).toBeLessThan(5);
+		// Stamped while the request was at the bank: between sending it and reading the answer.
+		expect(Number(body.consented_on)).toBeGreaterThanOrEqual(sent);
+		expect(Number(body.consented_on)).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
 		expect(bank.stats.tokenRequests).toBe(1);
 		expect(bank.stats.tokensIssued).toBe(1);
 	});
@@ -1179,17 +1182,97 @@ describe('faults', () => {
 		expect(bank.stats.executions).toBe(1);
 		expect((await execute()).status).toBe(200);
 		expect(bank.stats.executions).toBe(2);
-		bank.faults.add({ kind: 'delay', area: 'execution', phase: 'after', delayMs: 300 });
+		// Processed, then the answer held until the client gives up.
+		bank.faults.add({ kind: 'hold', area: 'execution', phase: 'after' });
+		const held = bank.faults.held();
 		await expect(execute({ timeoutMs: 100 })).rejects.toThrow(/timeout/);
+		await (await held).gaveUp;
 		expect(bank.stats.executions).toBe(3);
 	});
 
-	it('delays, garbles and replaces bodies', async () => {
-		bank.faults.add({ kind: 'delay', delayMs: 400, area: 'report', count: 2 });
-		await expect(open({ timeoutMs: 100 })).rejects.toThrow(/timeout/);
-		const started = Date.now();
-		expect((await open()).status).toBe(200);
-		expect(Date.now() - started).toBeGreaterThanOrEqual(380);
+	it('holds a request until released, and does not process one the client gave up on', async () => {
+		bank.faults.add({ kind: 'hold', area: 'execution', count: 2 });
+		const given = bank.faults.held();
+		await expect(execute({ timeoutMs: 100 })).rejects.toThrow(/timeout/);
+		const first = await given;
+		expect(first).toMatchObject({ area: 'execution', phase: 'before', path: '/v1/trade-service/trade-execution/execute' });
+		await first.gaveUp;
+		first.release();
+		const answered = execute();
+		const second = await bank.faults.held();
+		expect(bank.stats.executions).toBe(0);
+		second.release();
+		expect((await answered).status).toBe(200);
+		expect(bank.stats.executions).toBe(1);
+		// Whatever is still held is released by clear().
+		bank.faults.add({ kind: 'hold', area: 'report', phase: 'after' });
+		const report = open();
+		await bank.faults.held();
+		bank.faults.clear();
+		expect((await report).status).toBe(200);
+	});
+
+	it('delays before processing or before answering, as long as delayMs says', async () => {
+		// The delays' timer is the test's: each wait is seen as it begins and ended by the test.
+		const waits: Array<{ ms: number; end: () => void }> = [];
+		let waitBegun: () => void = () => undefined;
+		const delayed = await startSandbox({
+			trades: 20,
+			sleep: async (ms) =>
+				await new Promise<void>((end) => {
+					waits.push({ ms, end });
+					waitBegun();
+				}),
+		});
+		const nextWait = async () =>
+			await new Promise<{ ms: number; end: () => void }>((resolve) => {
+				const take = () => resolve(waits.shift()!);
+				if (waits.length) take();
+				else waitBegun = take;
+			});
+		try {
+			const token = await httpsCall(delayed.urls.token, {
+				ca,
+				method: 'POST',
+				headers: FORM,
+				body: formBody({ grant_type: 'client_credentials', scope: 'accounts', client_id: delayed.clients.clientId }),
+			});
+			const headers = { authorization: `Bearer ${token.json<{ access_token: string }>().access_token}`, 'content-type': 'application/json' };
+			const openAt = () => httpsCall(`${delayed.urls.reportBase}/trade-reports/open?limit=1`, { ca, headers });
+			delayed.faults.add({ kind: 'delay', delayMs: 400, area: 'report' });
+			// The request is processed and answered only when the delay has ended.
+			let answered = false;
+			const patient = openAt().then((res) => {
+				answered = true;
+				return res;
+			});
+			const first = await nextWait();
+			expect(first.ms).toBe(400);
+			expect(answered).toBe(false);
+			expect(delayed.stats.requests.filter((r) => r.area === 'report').map((r) => r.status)).toEqual([undefined]);
+			first.end();
+			expect((await patient).status).toBe(200);
+			expect(delayed.stats.requests.filter((r) => r.area === 'report').map((r) => r.status)).toEqual([200]);
+			// After processing: the execution is recorded before the delay, the answer sent after it.
+			delayed.faults.add({ kind: 'delay', delayMs: 250, area: 'execution', phase: 'after' });
+			const execution = httpsCall(`${delayed.urls.executionBase}/trade-execution/execute`, {
+				ca,
+				method: 'POST',
+				headers,
+				body: JSON.stringify({ counterpart: 'DEMOCP1', buyCurrency: 'EUR', sellCurrency: 'USD', amount: 10, amountSide: 'BUY', baseSide: 'BUY', tenor: 'SP' }),
+			});
+			const second = await nextWait();
+			expect(second.ms).toBe(250);
+			expect(delayed.stats.executions).toBe(1);
+			second.end();
+			expect((await execution).status).toBe(200);
+		} finally {
+			for (const wait of waits) wait.end();
+			await delayed.stop();
+		}
+	});
+
+	it('garbles and replaces bodies', async () => {
 		bank.faults.add([
 			{ kind: 'malformed', area: 'report' },
 			{ kind: 'html', area: 'report' },
@@ -1328,14 +1411,11 @@ describe('credential values and CLI', () => {
 		);
 		try {
 			await new Promise<void>((resolvePromise, reject) => {
+				// Ready when it says so; a CLI that fails exits. A hang is left to jest's guard.
 				let output = '';
-				const timer = setTimeout(() => reject(new Error(`CLI did not start: ${output}`)), 30000);
 				child.stdout.on('data', (data: Buffer) => {
 					output += data.toString();
-					if (output.includes('SANDBOX_READY')) {
-						clearTimeout(timer);
-						resolvePromise();
-					}
+					if (output.includes('SANDBOX_READY')) resolvePromise();
 				});
 				child.stderr.on('data', (data: Buffer) => {
 					output += data.toString();
@@ -1358,5 +1438,5 @@ describe('credential values and CLI', () => {
 			if (child.exitCode === null) child.kill('SIGKILL');
 			rmSync(dir, { recursive: true, force: true });
 		}
-	}, 45000);
+	});
 });

@@ -25,6 +25,11 @@ export interface SandboxOptions {
 	statementDays?: number;
 	/** Clock used for "today", token expiry and timestamps. Default: real time. */
 	clock?: () => Date;
+	/**
+	 * How a 'delay' fault waits its `delayMs`. Default: a real timer. Tests pass their own to see
+	 * each wait begin and to end it themselves.
+	 */
+	sleep?: (ms: number) => Promise<void>;
 }
 
 export type Area =
@@ -154,6 +159,12 @@ export type FaultKind =
 	| 'drop'
 	/** Wait `delayMs`: before processing (phase 'before', default) or after it, before answering (phase 'after'). */
 	| 'delay'
+	/**
+	 * Hold the request before processing it (phase 'before', default) or its answer after
+	 * processing (phase 'after') until the test releases it (FaultController.held) or the client
+	 * gives up and closes the connection; a request given up before processing is not processed.
+	 */
+	| 'hold'
 	/** Process normally but send a truncated body (malformed JSON/XML). */
 	| 'malformed'
 	/** 502 with an HTML error page. */
@@ -193,7 +204,7 @@ export interface FaultSpec {
 	method?: string;
 	/** How many matching requests get the fault. Default 1. */
 	count?: number;
-	/** For status/drop/delay/html/nonJson200: before (default) or after the request is processed. */
+	/** For status/drop/delay/hold/html/nonJson200: before (default) or after the request is processed. */
 	phase?: 'before' | 'after';
 	/** For 'status' (default 500) and 'soapFault' (default 500). */
 	status?: number;
@@ -218,8 +229,29 @@ export interface FaultController {
 	add(spec: FaultSpec | FaultSpec[]): number[];
 	/** Faults still armed. */
 	list(): ActiveFault[];
-	/** Removes one fault by id, or all faults. */
+	/**
+	 * Removes one fault by id, or all faults; without an id it also releases every request a
+	 * 'hold' fault still holds and forgets pending `held()` calls.
+	 */
 	clear(id?: number): void;
+	/**
+	 * The next request held by a 'hold' fault, in the order they were held; waits for it. This is
+	 * the event "the request has reached the bank" for tests that must act while it is in flight.
+	 */
+	held(): Promise<HeldRequest>;
+}
+
+/** A request (or its answer) held by a 'hold' fault. */
+export interface HeldRequest {
+	faultId: number;
+	area: Area;
+	/** Path with query. */
+	path: string;
+	phase: 'before' | 'after';
+	/** Processes the request (phase 'before') or sends its answer (phase 'after'). */
+	release(): void;
+	/** Resolves when the client closes the connection before it was answered (it gave up waiting). */
+	gaveUp: Promise<void>;
 }
 
 export type EventTypeName =

@@ -348,13 +348,11 @@ describe('SOAP answers', () => {
 		const body = envelope('downloadFile', document);
 		const spy = jest.spyOn(xml, 'parseXml');
 		try {
-			const started = Date.now();
 			const result = readResponse(settings, 'downloadFile', body);
 			expect(result.applicationResponse?.content?.equals(content)).toBe(true);
 			expect(spy).toHaveBeenCalled();
 			const largest = Math.max(...spy.mock.calls.map(([input]) => input.length));
 			expect(largest).toBeLessThan(4000);
-			expect(Date.now() - started).toBeLessThan(15000);
 		} finally {
 			spy.mockRestore();
 		}

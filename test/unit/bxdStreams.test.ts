@@ -33,6 +33,7 @@ import {
 } from '../../nodes/shared/bxd';
 import { testPki } from '../fixtures/bxd/keys';
 import { collect, cut, through } from '../helpers/chunks';
+import { between, lines as inLines, without } from '../helpers/text';
 import { responseSignatureTemplate, useXmlsec } from '../helpers/xmlsec';
 
 const xmlsec = useXmlsec('bxd-streams-');
@@ -60,7 +61,7 @@ describe('Stream pieces against their whole-text counterparts', () => {
 	const data = randomBytes(100_003);
 
 	test.each(CHUNKINGS)('payload base64 decoding in chunks of %p skips line-break references as decodePayload does', async (...sizes) => {
-		const lines = data.toString('base64').match(/.{1,76}/g) as string[];
+		const lines = inLines(data.toString('base64'), 76);
 		for (const variant of [lines.join('&#13;\n'), ` ${lines.join('&#xD;&#xA;')}\n`]) {
 			const decoded = await through(variant, new Base64DecodeStream('The test data'), sizes);
 			expect(decoded.equals(decodePayload(variant, 'The test data'))).toBe(true);
@@ -80,7 +81,7 @@ describe('Stream pieces against their whole-text counterparts', () => {
 	});
 
 	test.each(CHUNKINGS)('canonical payload text in chunks of %p equals the whole-text form', (...sizes) => {
-		const raw = Buffer.from(`${data.toString('base64').match(/.{1,60}/g)!.join('&#13;\r\n')}&amp;&lt;\r`, 'latin1');
+		const raw = Buffer.from(`${inLines(data.toString('base64'), 60).join('&#13;\r\n')}&amp;&lt;\r`, 'latin1');
 		const canonical = new CanonicalText();
 		const parts = [...cut(raw, sizes)].map((chunk) => canonical.write(chunk));
 		parts.push(canonical.end());
@@ -133,7 +134,7 @@ describe('A streamed request: signed in a streaming pass, checked by xmlsec1', (
 		return { request, body: await collect(request.body()), opened: () => opened };
 	}
 
-	const innerOf = (xml: string) => Buffer.from(/<mod:ApplicationRequest>([^<]+)</.exec(xml)![1], 'base64');
+	const innerOf = (xml: string) => Buffer.from(between(xml, '<mod:ApplicationRequest>', '<'), 'base64');
 	const content = Buffer.concat([Buffer.from('<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.03">'), randomBytes(3_000_001)]);
 
 	test.each(['inclusive', 'exclusive'] as const)(
@@ -150,7 +151,7 @@ describe('A streamed request: signed in a streaming pass, checked by xmlsec1', (
 			const inner = innerOf(xml);
 			expect(inner.toString('utf8')).toContain(`<Transform Algorithm="${canonicalization === 'exclusive' ? 'http://www.w3.org/2001/10/xml-exc-c14n#' : 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315'}"/>`);
 			expect(verifyApplicationRequest(inner).ok).toBe(true);
-			const carried = Buffer.from(/<Content>([^<]+)<\/Content>/.exec(inner.toString('latin1'))![1], 'base64');
+			const carried = Buffer.from(between(inner.toString('latin1'), '<Content>', '</Content>'), 'base64');
 			expect(carried.equals(content)).toBe(true);
 		},
 	);
@@ -162,7 +163,7 @@ describe('A streamed request: signed in a streaming pass, checked by xmlsec1', (
 		const at = inner.indexOf('<Content>') + 5000;
 		const alteredInner = inner.slice(0, at) + (inner[at] === 'A' ? 'B' : 'A') + inner.slice(at + 1);
 		expect(verifyApplicationRequest(Buffer.from(alteredInner, 'latin1')).ok).toBe(false);
-		const outer = /<mod:ApplicationRequest>([^<]+)</.exec(xml)![1];
+		const outer = between(xml, '<mod:ApplicationRequest>', '<');
 		const alteredOuter = xml.replace(outer, Buffer.from(alteredInner, 'latin1').toString('base64'));
 		expect(verifyWsSecurity(alteredOuter).ok).toBe(false);
 	});
@@ -172,7 +173,7 @@ describe('A streamed request: signed in a streaming pass, checked by xmlsec1', (
 		expect(opened()).toBe(1);
 		expect(request.signed).toBe(false);
 		const buffered = prepareRequest(SETTINGS, 'uploadFile', { fileType: 'pain.001.001.03', userFilename: 'Åbo & "Trä" <1>.xml', compression: false, content }, new Date('2030-01-02T03:04:05Z'));
-		const strip = (xml: string) => xml.replace(/<mod:RequestId>[^<]+</, '<mod:RequestId><');
+		const strip = (xml: string) => xml.replace(`<mod:RequestId>${between(xml, '<mod:RequestId>', '<')}<`, '<mod:RequestId><');
 		const streamedXml = body.toString('utf8');
 		const bufferedXml = buffered.envelope.body.toString('utf8');
 		expect(innerOf(streamedXml).equals(innerOf(bufferedXml))).toBe(true);
@@ -215,7 +216,7 @@ describe('An answer read as it arrives', () => {
 
 	function envelope(applicationResponse: Buffer | string, code = '00', lines = false): Buffer {
 		let text = Buffer.isBuffer(applicationResponse) ? applicationResponse.toString('base64') : applicationResponse;
-		if (lines) text = text.match(/.{1,76}/g)!.join('\r\n');
+		if (lines) text = inLines(text, 76).join('\r\n');
 		return Buffer.from(
 			`<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="${SOAP_ENV_NS}" xmlns:cor="http://bxd.fi/CorporateFileService" xmlns:mod="http://model.bxd.fi">` +
 				'<soapenv:Body><cor:downloadFileout><mod:ResponseHeader><mod:SenderId>87654321</mod:SenderId><mod:RequestId>1</mod:RequestId><mod:Timestamp>2024-03-05T08:15:30+02:00</mod:Timestamp>' +
@@ -239,7 +240,7 @@ describe('An answer read as it arrives', () => {
 		return { answer: reading.answer, content };
 	}
 
-	const lines = file1.toString('base64').match(/.{1,76}/g)!;
+	const lines = inLines(file1.toString('base64'), 76);
 
 	test.each([
 		['inclusive C14N, one line, chunks of 16 KiB', lines.join(''), C14N, [16384], false],
@@ -277,7 +278,7 @@ describe('An answer read as it arrives', () => {
 	});
 
 	test('an unsigned answer fails when the bank certificate is known, and passes without it', async () => {
-		const unsigned = Buffer.from(bankSigned(lines.join('')).toString('latin1').replace(/<Signature[\s\S]*<\/Signature>/, ''), 'latin1');
+		const unsigned = Buffer.from(without(bankSigned(lines.join('')).toString('latin1'), '<Signature', '</Signature>'), 'latin1');
 		const reading = await read(envelope(unsigned));
 		if (!reading.streamed) throw new Error('expected a streamed answer');
 		await expect(collect(reading.answer.content)).rejects.toThrow(/signature is missing/);

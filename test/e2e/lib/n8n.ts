@@ -6,9 +6,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
+	closeSync,
 	createWriteStream,
 	mkdirSync,
 	mkdtempSync,
+	openSync,
 	readFileSync,
 	rmSync,
 	writeFileSync,
@@ -19,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { N8nInstall } from './install';
-import { choosePorts } from './sandbox';
+import { choosePorts, freePorts } from './sandbox';
 
 /** One item as n8n stores it in run data. */
 export interface RunItem {
@@ -125,7 +127,7 @@ export function extractRun(text: string): RunData | undefined {
 
 export interface N8nOptions {
 	install: N8nInstall;
-	/** Editor/REST port (default 15678, or a free one). */
+	/** Editor/REST port (preferred when free; default: a port the system gives). The task broker always gets one the system gives. */
 	port?: number;
 	/** Extra environment for every n8n process. */
 	env?: NodeJS.ProcessEnv;
@@ -156,7 +158,8 @@ export class N8n {
 	}
 
 	static async create(opts: N8nOptions): Promise<N8n> {
-		const [port, brokerPort] = await choosePorts([opts.port ?? 15678, (opts.port ?? 15678) + 1]);
+		const [port] = opts.port ? await choosePorts([opts.port]) : await freePorts(1);
+		const [brokerPort] = await freePorts(1, [port]);
 		return new N8n(
 			opts.install,
 			port,
@@ -227,41 +230,51 @@ export class N8n {
 	}> {
 		const started = Date.now();
 		this.log(`\n$ n8n ${args.join(' ')}\n`);
+		// The output goes to files, not pipes: n8n ends with process.exit(), and what it wrote to a
+		// pipe the reader had not yet drained (a large run JSON on a loaded machine) would be lost.
+		// Writes to a file are complete when the process has exited.
+		const base = path.join(this.userFolder, `cli-${randomBytes(6).toString('hex')}`);
+		const outFd = openSync(`${base}.out`, 'w');
+		const errFd = openSync(`${base}.err`, 'w');
+		const readOutput = (): { stdout: string; stderr: string } => {
+			const stdout = readFileSync(`${base}.out`, 'utf8');
+			const stderr = readFileSync(`${base}.err`, 'utf8');
+			return { stdout, stderr };
+		};
 		return await new Promise((resolve, reject) => {
-			const child = track(
-				spawn(this.install.runtime.node, [this.install.n8nBin, ...args], {
-					env: this.env(),
-					stdio: ['ignore', 'pipe', 'pipe'],
-					detached: true,
-				}),
-			);
-			let stdout = '';
-			let stderr = '';
-			child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-			child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+			let child: ChildProcess;
+			try {
+				child = track(
+					spawn(this.install.runtime.node, [this.install.n8nBin, ...args], {
+						env: this.env(),
+						stdio: ['ignore', outFd, errFd],
+						detached: true,
+					}),
+				);
+			} finally {
+				closeSync(outFd);
+				closeSync(errFd);
+			}
 			const timer = setTimeout(() => {
 				killGroup(child, 'SIGKILL');
+				const { stdout, stderr } = readOutput();
 				reject(
 					new Error(
 						`n8n ${args.join(' ')} did not finish within ${timeoutMs / 1000} s:\n${(stdout + stderr).slice(-3000)}`,
 					),
 				);
 			}, timeoutMs);
-			// Output may still be in the pipes when the process exits: wait for both to end (briefly,
-			// in case a process n8n started still holds them).
-			const ended = Promise.all(
-				[child.stdout, child.stderr].map(
-					(stream) => new Promise<void>((r) => stream.once('end', () => r())),
-				),
-			);
 			child.once('error', reject);
 			child.once('exit', (code, signal) => {
 				clearTimeout(timer);
-				void Promise.race([ended, sleep(2000)]).then(() => {
-					this.log(stdout + stderr);
-					if (signal) this.log(`\n(n8n ${args[0]} ended by ${signal})\n`);
-					resolve({ code, signal, stdout, stderr, seconds: (Date.now() - started) / 1000 });
-				});
+				// Processes n8n started (task runners) end with it.
+				killGroup(child, 'SIGKILL');
+				const { stdout, stderr } = readOutput();
+				rmSync(`${base}.out`, { force: true });
+				rmSync(`${base}.err`, { force: true });
+				this.log(stdout + stderr);
+				if (signal) this.log(`\n(n8n ${args[0]} ended by ${signal})\n`);
+				resolve({ code, signal, stdout, stderr, seconds: (Date.now() - started) / 1000 });
 			});
 		});
 	}

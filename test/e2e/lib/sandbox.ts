@@ -44,6 +44,21 @@ async function randomFreePort(): Promise<number> {
 }
 
 /** The preferred ports when all are free, else free ports chosen by the system. */
+/**
+ * `count` distinct ports the system gave as free (none of `taken`). Tests use these rather than
+ * fixed ports: several test runs may share the machine, and a fixed port left free for a moment
+ * (between two `n8n execute` runs) can be taken by another run.
+ */
+export async function freePorts(count: number, taken: number[] = []): Promise<number[]> {
+	const out: number[] = [];
+	while (out.length < count) {
+		const port = await randomFreePort();
+		if (!out.includes(port) && !taken.includes(port)) out.push(port);
+	}
+	return out;
+}
+
+/** The preferred ports where free, else ports the system gives (for the demo's stable URLs). */
 export async function choosePorts(preferred: number[]): Promise<number[]> {
 	const out: number[] = [];
 	for (const port of preferred) {
@@ -69,7 +84,7 @@ export async function startSandboxProcess(
 		echo?: boolean;
 	} = {},
 ): Promise<SandboxProcess> {
-	const [port, mtlsPort, foreignPort] = await choosePorts(opts.ports ?? [18443, 18444, 18445]);
+	const [port, mtlsPort, foreignPort] = opts.ports ? await choosePorts(opts.ports) : await freePorts(3);
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'corporate-banking-sandbox-'));
 	const stateFile = path.join(dir, 'sandbox.json');
 	const args = [

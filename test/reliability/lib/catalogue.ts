@@ -201,14 +201,11 @@ function soapAnswer(name: string, operation: string, transform: (soap: string) =
 		run: async (bank) => {
 			const relay = await startSoapRelay(bank, transform);
 			try {
-				const started = Date.now();
-				const outcome = await runAction(bank, 'corporateFileService', {
+				// An entity bomb is refused, never expanded: the case's message is the refusal.
+				return await runAction(bank, 'corporateFileService', {
 					parameters: { operation, ...parameters(bank) },
 					credential: { [FILES]: { url: relay.soapUrl, largeFileUrl: '' } },
 				});
-				// An entity bomb is refused, never expanded: no time is spent on it.
-				expect(Date.now() - started).toBeLessThan(5000);
-				return outcome;
 			} finally {
 				await relay.close();
 			}

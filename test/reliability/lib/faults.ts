@@ -9,7 +9,7 @@ import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { sandboxCredentials } from '../../helpers/bank';
-import type { SandboxBank } from '../../sandbox';
+import type { FaultSpec, SandboxBank } from '../../sandbox';
 import { TRADE } from './catalogue';
 import type { NodeKind, Outcome } from './run';
 import { requestsIn, runAction, runTrigger } from './run';
@@ -62,6 +62,25 @@ function reportCase(fault: Fault, name: string, arm: (bank: SandboxBank) => void
 
 const executionRequests = (bank: SandboxBank) => requestsIn(bank, 'execution');
 
+/**
+ * A slow answer without a clock: each of `count` matching requests is held at the bank and
+ * released once it is seen waiting there, so the node has really waited for it.
+ */
+function slow(bank: SandboxBank, spec: Omit<FaultSpec, 'kind' | 'count'>, count = 1): void {
+	bank.faults.add({ ...spec, kind: 'hold', count });
+	const next = (left: number): void => {
+		if (left > 0)
+			void bank.faults.held().then((held) => {
+				held.release();
+				next(left - 1);
+			});
+	};
+	next(count);
+}
+
+/** An answer slower than the node's timeout: held at the bank until the node gives up on it. */
+const neverAnswered = (bank: SandboxBank, spec: Omit<FaultSpec, 'kind'>): void => void bank.faults.add({ ...spec, kind: 'hold' });
+
 function outcomeUnknown(fault: Fault, name: string, arm: (bank: SandboxBank) => void, executed: 0 | 1, extra: IDataObject = {}): FaultCase {
 	return {
 		node: 'fxTradeExecution',
@@ -70,10 +89,9 @@ function outcomeUnknown(fault: Fault, name: string, arm: (bank: SandboxBank) => 
 		outcome: 'clear error, nothing lost',
 		run: async (bank) => {
 			arm(bank);
-			const outcome = await runAction(bank, 'fxTradeExecution', { parameters: { ...TRADE, ...extra } });
-			// Give a retry, had there been one, every chance to arrive.
-			await new Promise((resolve) => setTimeout(resolve, 300));
-			return outcome;
+			// The node sends at most once, within its run: when the run has ended, every request it
+			// made has reached the bank (a held one is reported through the hold).
+			return await runAction(bank, 'fxTradeExecution', { parameters: { ...TRADE, ...extra } });
 		},
 		message: /^Execute trade: outcome unknown/,
 		verify: (bank, outcome) => {
@@ -201,16 +219,13 @@ export const FAULTS: FaultCase[] = [
 		'token expiry',
 		'token expires in the middle of the pages',
 		(bank) => {
-			// The second page is held for a moment at the bank; the token expires meanwhile, so the
-			// bank refuses that page (401) and the node renews the token and asks for it again.
-			bank.faults.add({ kind: 'delay', area: 'report', pathRegex: 'offset=100', delayMs: 250 });
-			const timer = setInterval(() => {
-				if (requestsIn(bank, 'report') >= 2) {
-					bank.tokens.expireAll();
-					clearInterval(timer);
-				}
-			}, 2);
-			setTimeout(() => clearInterval(timer), 10000).unref();
+			// The second page is held at the bank; the token expires meanwhile, so the bank refuses
+			// that page (401) and the node renews the token and asks for it again.
+			bank.faults.add({ kind: 'hold', area: 'report', pathRegex: '[?&]offset=100(&|$)' });
+			void bank.faults.held().then((held) => {
+				bank.tokens.expireAll();
+				held.release();
+			});
 		},
 		(bank) => {
 			expect(bank.stats.tokenRequests).toBe(2);
@@ -237,7 +252,7 @@ export const FAULTS: FaultCase[] = [
 			expect(requestsIn(bank, 'report')).toBe(3);
 		},
 	},
-	reportCase('slow', 'slow pages', (bank) => bank.faults.add({ kind: 'delay', area: 'report', delayMs: 300, count: 2 })),
+	reportCase('slow', 'slow pages', (bank) => slow(bank, { area: 'report' }, 2)),
 	reportCase('dropped', 'connection dropped before the second page was read', (bank) => bank.faults.add({ kind: 'drop', area: 'report', pathRegex: 'offset=100' })),
 	reportCase('dropped', 'second page sent by the bank and lost on the way', (bank) => bank.faults.add({ kind: 'drop', phase: 'after', area: 'report', pathRegex: 'offset=100' }), (bank) => {
 		expect(bank.stats.requests.filter((r) => r.area === 'report' && /offset=100/.test(r.path))).toHaveLength(2);
@@ -270,7 +285,7 @@ export const FAULTS: FaultCase[] = [
 		name: 'slow answer within the timeout',
 		outcome: 'success, exactly once',
 		run: async (bank) => {
-			bank.faults.add({ kind: 'delay', area: 'execution', phase: 'after', delayMs: 400 });
+			slow(bank, { area: 'execution', phase: 'after' });
 			return await runAction(bank, 'fxTradeExecution', { parameters: TRADE });
 		},
 		verify: (bank, outcome) => {
@@ -280,7 +295,7 @@ export const FAULTS: FaultCase[] = [
 			expect(ids(outcome.items[0])).toHaveLength(1);
 		},
 	},
-	outcomeUnknown('slow', 'answer slower than the timeout, trade executed', (bank) => bank.faults.add({ kind: 'delay', area: 'execution', phase: 'after', delayMs: 1600 }), 1, {
+	outcomeUnknown('slow', 'answer slower than the timeout, trade executed', (bank) => neverAnswered(bank, { area: 'execution', phase: 'after' }), 1, {
 		additionalFields: { timeoutMs: 1000 },
 	}),
 	outcomeUnknown('dropped', 'connection dropped before the bank processed it', (bank) => bank.faults.add({ kind: 'drop', area: 'execution' }), 0),
@@ -288,7 +303,7 @@ export const FAULTS: FaultCase[] = [
 
 	// Bank Mock Service: it moves no money, so it retries everything.
 	mockCase('5xx', '503 once', (bank) => bank.faults.add({ kind: 'status', status: 503, area: 'mock' }), 2),
-	mockCase('slow', 'slow answer', (bank) => bank.faults.add({ kind: 'delay', area: 'mock', delayMs: 300 }), 1),
+	mockCase('slow', 'slow answer', (bank) => slow(bank, { area: 'mock' }), 1),
 	mockCase('dropped', 'connection dropped', (bank) => bank.faults.add({ kind: 'drop', area: 'mock' }), 2),
 	{
 		node: 'bankMockService',
@@ -366,7 +381,7 @@ export const FAULTS: FaultCase[] = [
 			expect(uploads(bank)).toHaveLength(1);
 		},
 	},
-	downloadCase('slow', 'slow download', (bank) => bank.faults.add({ kind: 'delay', area: 'soap', delayMs: 400 }), 1),
+	downloadCase('slow', 'slow download', (bank) => slow(bank, { area: 'soap' }), 1),
 	downloadCase('dropped', 'download sent by the bank and lost on the way: fetched again', (bank) => bank.faults.add({ kind: 'drop', area: 'soap', phase: 'after' }), 2),
 	{
 		node: 'corporateFileService',
@@ -425,13 +440,13 @@ export const FAULTS: FaultCase[] = [
 		{ firstPollFails: true },
 	),
 	triggerCase('slow', 'slow answer', (bank, poll) => {
-		if (poll === 0) bank.faults.add({ kind: 'delay', area: 'events', delayMs: 300 });
+		if (poll === 0) slow(bank, { area: 'events' });
 	}),
 	triggerCase(
 		'slow',
 		'answer slower than the Request Timeout',
 		(bank, poll) => {
-			if (poll === 0) bank.faults.add({ kind: 'delay', area: 'events', delayMs: 1500 });
+			if (poll === 0) neverAnswered(bank, { area: 'events' });
 		},
 		{ parameters: { options: { requestTimeoutSeconds: 1 } } },
 	),
