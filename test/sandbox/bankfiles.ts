@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, readSync, openSync, closeSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { XMLParser } from 'fast-xml-parser';
+
 import { Prng } from './prng';
 import type { BankFileDescriptor, FileStoreApi, PutFileOptions } from './types';
 
@@ -443,4 +445,282 @@ export class FileStore implements FileStoreApi {
 		if (this.spillDir) rmSync(this.spillDir, { recursive: true, force: true });
 		this.spillDir = undefined;
 	}
+}
+
+// ---------------------------------------------------------------------------
+// Finnish fixed-width files: TITO account statements and KTL reference payments
+// (record layouts of Finance Finland's "Konekielinen tiliote" and "Viitesiirto" descriptions)
+// ---------------------------------------------------------------------------
+
+/** A fixed-width field: X = text, left-aligned and space-padded; 9 = digits, zero-padded. */
+function fw(value: string | number, length: number, kind: 'X' | '9' = 'X'): string {
+	const text = String(value);
+	if (kind === '9') return text.replace(/\D/g, '').padStart(length, '0').slice(-length);
+	return text.padEnd(length, ' ').slice(0, length);
+}
+
+const yymmdd = (date: Date): string => date.toISOString().slice(2, 10).replace(/-/g, '');
+const signed = (cents: number, length: number): string => `${cents < 0 ? '-' : '+'}${fw(Math.abs(cents), length, '9')}`;
+
+export interface TitoEntry {
+	archiveId: string;
+	bookingDate: Date;
+	valueDate?: Date;
+	/** 1 credit, 2 debit, 3 credit correction, 4 debit correction. */
+	entryType: 1 | 2 | 3 | 4;
+	/** Booking code (kirjausselite), e.g. 705 reference payment, 710 deposit, 720 withdrawal, 730 fee. */
+	code: string;
+	description: string;
+	/** Signed: credits positive. */
+	cents: number;
+	name?: string;
+	counterpartyAccount?: string;
+	reference?: string;
+	messages?: string[];
+	sepa?: { endToEndId?: string; iban?: string; bic?: string; fullName?: string };
+	fx?: { cents: number; currency: string; rate: number };
+	/** Itemisation records belonging to this entry (level identifier 1). */
+	items?: Array<{ cents: number; name: string; reference?: string }>;
+}
+
+/** One TITO statement (T00, T10/T11 per entry, T40 balance, T50 day totals); returns the text and closing balance. */
+export function titoStatement(options: {
+	bban: string;
+	iban: string;
+	bic: string;
+	number: number;
+	from: Date;
+	to: Date;
+	created: Date;
+	customerId: string;
+	owner: string;
+	openingCents: number;
+	entries: TitoEntry[];
+}): { text: string; closingCents: number } {
+	const records: string[] = [];
+	const closingCents = options.openingCents + options.entries.reduce((sum, e) => sum + e.cents, 0);
+	const created = options.created.toISOString();
+	const t00 =
+		'T00322100' +
+		fw(options.bban, 14, '9') +
+		fw(options.number, 3, '9') +
+		yymmdd(options.from) +
+		yymmdd(options.to) +
+		yymmdd(options.created) +
+		created.slice(11, 13) +
+		created.slice(14, 16) +
+		fw(options.customerId, 17) +
+		yymmdd(new Date(options.from.getTime() - DAY_MS)) +
+		signed(options.openingCents, 18) +
+		fw(options.entries.length, 6, '9') +
+		'EUR' +
+		fw('Kayttotili', 30) +
+		fw(0, 18, '9') +
+		fw(options.owner, 35) +
+		fw('Sandbox Bank', 40) +
+		fw('', 40) +
+		fw('', 30) +
+		fw(`${options.iban} ${options.bic}`, 30);
+	records.push(t00);
+	let number = 0;
+	const t10 = (entry: { archiveId: string; bookingDate: Date; valueDate?: Date; entryType: number; code: string; description: string; cents: number; name?: string; counterpartyAccount?: string; reference?: string }, level: string): string =>
+		'T10188' +
+		fw(++number, 6, '9') +
+		fw(entry.archiveId, 18) +
+		yymmdd(entry.bookingDate) +
+		yymmdd(entry.valueDate ?? entry.bookingDate) +
+		yymmdd(entry.bookingDate) +
+		String(entry.entryType) +
+		fw(entry.code, 3) +
+		fw(entry.description, 35) +
+		signed(entry.cents, 18) +
+		'A' +
+		'K' +
+		fw(entry.name ?? '', 35) +
+		(entry.name ? 'A' : ' ') +
+		fw(entry.counterpartyAccount ?? '', 14) +
+		' ' +
+		fw(entry.reference ? entry.reference.padStart(20, '0') : '', 20) +
+		fw('', 8) +
+		level;
+	for (const entry of options.entries) {
+		records.push(t10(entry, ' '));
+		if (entry.messages?.length) {
+			const data = entry.messages.map((m) => fw(m, 35)).join('');
+			records.push(`T11${fw(8 + data.length, 3, '9')}00${data}`);
+		}
+		if (entry.fx) {
+			const data = signed(entry.fx.cents, 18) + ' ' + fw(entry.fx.currency, 3) + ' ' + fw(Math.round(entry.fx.rate * 1e6), 11, '9') + fw('', 6);
+			records.push(`T11${fw(8 + data.length, 3, '9')}05${data}`);
+		}
+		if (entry.sepa) {
+			const credit = entry.cents >= 0;
+			const data =
+				fw(entry.sepa.endToEndId ?? '', 35) +
+				fw(entry.sepa.iban ?? '', 35) +
+				fw(entry.sepa.bic ?? '', 35) +
+				fw(credit ? '' : (entry.sepa.fullName ?? ''), 70) +
+				fw(credit ? (entry.sepa.fullName ?? '') : '', 70) +
+				fw('', 35) +
+				fw(entry.archiveId, 35);
+			records.push(`T11${fw(8 + data.length, 3, '9')}11${data}`);
+		}
+		if (entry.items?.length) {
+			records.push(`T11016${'01'}${fw(entry.items.length, 8, '9')}`);
+			for (const item of entry.items)
+				records.push(t10({ ...entry, cents: item.cents, name: item.name, reference: item.reference, code: entry.code, description: entry.description }, '1'));
+		}
+	}
+	const day = yymmdd(options.to);
+	records.push(`T40050${day}${signed(closingCents, 18)}${signed(closingCents, 18)}`);
+	const credits = options.entries.filter((e) => e.cents >= 0);
+	const debits = options.entries.filter((e) => e.cents < 0);
+	records.push(
+		`T500671${day}${fw(credits.length, 8, '9')}${signed(credits.reduce((s, e) => s + e.cents, 0), 18)}${fw(debits.length, 8, '9')}${signed(debits.reduce((s, e) => s + e.cents, 0), 18)}`,
+	);
+	return { text: `${records.join('\r\n')}\r\n`, closingCents };
+}
+
+export interface KtlPayment {
+	account: string;
+	bookingDate: Date;
+	paymentDate: Date;
+	archiveId: string;
+	reference: string;
+	payerName: string;
+	cents: number;
+	correction?: boolean;
+}
+
+/** One KTL batch: header 0, a record 3 per payment, summary 9. */
+export function ktlBatch(options: { created: Date; serviceId: string; payments: KtlPayment[] }): string {
+	const created = options.created.toISOString();
+	const lines = [
+		fw(`0${yymmdd(options.created)}${created.slice(11, 13)}${created.slice(14, 16)}SB${fw(options.serviceId, 9)}1`, 90),
+	];
+	for (const p of options.payments)
+		lines.push(
+			'3' +
+				fw(p.account, 14, '9') +
+				yymmdd(p.bookingDate) +
+				yymmdd(p.paymentDate) +
+				fw(p.archiveId, 16) +
+				fw(p.reference, 20, '9') +
+				fw(p.payerName, 12) +
+				'1' +
+				'A' +
+				fw(p.cents, 10, '9') +
+				(p.correction ? '1' : '0') +
+				'A' +
+				' ',
+		);
+	const normal = options.payments.filter((p) => !p.correction);
+	const corrections = options.payments.filter((p) => p.correction);
+	lines.push(
+		fw(
+			'9' +
+				fw(normal.length, 6, '9') +
+				fw(normal.reduce((s, p) => s + p.cents, 0), 11, '9') +
+				fw(corrections.length, 6, '9') +
+				fw(corrections.reduce((s, p) => s + p.cents, 0), 11, '9'),
+			90,
+		),
+	);
+	return `${lines.join('\r\n')}\r\n`;
+}
+
+// ---------------------------------------------------------------------------
+// The bank's answer to an uploaded payment file: a camt.054 debit notification of its payments
+// ---------------------------------------------------------------------------
+
+const asList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+/** The credit transfers of a pain.001 (any version), as the bank reads them. */
+export function pain001Payments(xml: string): Array<{
+	messageId: string;
+	paymentInformationId: string;
+	debtorIban: string;
+	executionDate: string;
+	endToEndId: string;
+	instructionId?: string;
+	amount: string;
+	currency: string;
+	creditorName: string;
+	creditorIban: string;
+	creditorBic?: string;
+	reference?: string;
+	text?: string;
+}> {
+	const parser = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true, parseTagValue: false, attributeNamePrefix: '@' });
+	type Node = Record<string, unknown>;
+	const doc = parser.parse(xml) as Node;
+	const root = (doc.Document as Node).CstmrCdtTrfInitn as Node;
+	const messageId = String((root.GrpHdr as Node).MsgId);
+	const text = (node: unknown): string | undefined => (node === undefined ? undefined : typeof node === 'object' ? String((node as Node)['#text'] ?? '') : String(node));
+	return asList(root.PmtInf as Node[]).flatMap((block) => {
+		const date = block.ReqdExctnDt as Node | string;
+		const executionDate = typeof date === 'object' ? String(date.Dt ?? date.DtTm ?? '').slice(0, 10) : String(date);
+		return asList(block.CdtTrfTxInf as Node[]).map((tx) => {
+			const amount = (tx.Amt as Node).InstdAmt as Node;
+			const remittance = tx.RmtInf as Node | undefined;
+			const structured = asList(remittance?.Strd as Node[])[0];
+			const agent = ((tx.CdtrAgt as Node | undefined)?.FinInstnId as Node | undefined) ?? {};
+			return {
+				messageId,
+				paymentInformationId: String(block.PmtInfId),
+				debtorIban: String((((block.DbtrAcct as Node).Id as Node).IBAN)),
+				executionDate,
+				endToEndId: String((tx.PmtId as Node).EndToEndId),
+				instructionId: text((tx.PmtId as Node).InstrId),
+				amount: String(amount['#text']),
+				currency: String(amount['@Ccy']),
+				creditorName: String((tx.Cdtr as Node).Nm ?? ((tx.Cdtr as Node).Pty as Node | undefined)?.Nm),
+				creditorIban: String(((tx.CdtrAcct as Node).Id as Node).IBAN),
+				creditorBic: text(agent.BIC ?? agent.BICFI),
+				reference: text((structured?.CdtrRefInf as Node | undefined)?.Ref),
+				text: asList(remittance?.Ustrd as string[]).map(String).join(' ') || undefined,
+			};
+		});
+	});
+}
+
+/** A camt.054.001.02 debit notification booking each payment of a pain.001 as its own entry. */
+export function camt054FromPain001(pain001: string, options: { notificationId: string; created: Date; bookingDate?: string }): string {
+	const payments = pain001Payments(pain001);
+	const account = payments[0]?.debtorIban ?? '';
+	const created = options.created.toISOString().slice(0, 19);
+	const entries = payments
+		.map((p, index) => {
+			const booked = options.bookingDate ?? p.executionDate;
+			const reference = `${options.notificationId.slice(-10)}${pad(index + 1, 4)}`;
+			const remittance = p.reference
+				? `<RmtInf><Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry>${p.reference.startsWith('RF') ? '<Issr>ISO</Issr>' : ''}</Tp><Ref>${escapeText(p.reference)}</Ref></CdtrRefInf></Strd></RmtInf>`
+				: p.text
+					? `<RmtInf><Ustrd>${escapeText(p.text)}</Ustrd></RmtInf>`
+					: '';
+			return (
+				`<Ntry><NtryRef>${index + 1}</NtryRef><Amt Ccy="${p.currency}">${p.amount}</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts>` +
+				`<BookgDt><Dt>${booked}</Dt></BookgDt><ValDt><Dt>${booked}</Dt></ValDt><AcctSvcrRef>${reference}</AcctSvcrRef>` +
+				'<BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>ICDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>' +
+				'<NtryDtls><TxDtls>' +
+				`<Refs><MsgId>${escapeText(p.messageId)}</MsgId><AcctSvcrRef>${reference}</AcctSvcrRef><PmtInfId>${escapeText(p.paymentInformationId)}</PmtInfId>` +
+				`${p.instructionId ? `<InstrId>${escapeText(p.instructionId)}</InstrId>` : ''}<EndToEndId>${escapeText(p.endToEndId)}</EndToEndId></Refs>` +
+				`<AmtDtls><TxAmt><Amt Ccy="${p.currency}">${p.amount}</Amt></TxAmt></AmtDtls>` +
+				`<RltdPties><Cdtr><Nm>${escapeText(p.creditorName)}</Nm></Cdtr><CdtrAcct><Id><IBAN>${p.creditorIban}</IBAN></Id></CdtrAcct></RltdPties>` +
+				(p.creditorBic ? `<RltdAgts><CdtrAgt><FinInstnId><BIC>${p.creditorBic}</BIC></FinInstnId></CdtrAgt></RltdAgts>` : '') +
+				remittance +
+				'</TxDtls></NtryDtls></Ntry>'
+			);
+		})
+		.join('\n      ');
+	return (
+		'<?xml version="1.0" encoding="UTF-8"?>\n' +
+		'<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.02" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' +
+		'  <BkToCstmrDbtCdtNtfctn>\n' +
+		`    <GrpHdr><MsgId>${escapeText(options.notificationId)}</MsgId><CreDtTm>${created}</CreDtTm></GrpHdr>\n` +
+		`    <Ntfctn><Id>${escapeText(options.notificationId)}</Id><CreDtTm>${created}</CreDtTm>` +
+		`<Acct><Id><IBAN>${account}</IBAN></Id><Svcr><FinInstnId><BIC>${BANK_BIC}</BIC></FinInstnId></Svcr></Acct>\n      ` +
+		entries +
+		'\n    </Ntfctn>\n  </BkToCstmrDbtCdtNtfctn>\n</Document>\n'
+	);
 }

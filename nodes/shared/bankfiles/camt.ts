@@ -175,7 +175,8 @@ export class CamtReader implements SubtreeHandler {
 		problems: number;
 	};
 	private readonly container: string;
-	namespace?: string;
+	/** The document's namespace (known once the root element is read). */
+	namespaceOf?: () => string | undefined;
 
 	constructor(
 		private readonly format: DetectedFormat,
@@ -329,7 +330,7 @@ export class CamtReader implements SubtreeHandler {
 		const entryCode = bankTransactionCode(child(ntry, 'BkTxCd'));
 		const entryServicerRef = text(ntry, 'AcctSvcrRef');
 		const entryInfo = text(ntry, 'AddtlNtryInf');
-		const xml = this.options.keepXml ? serialize(ntry, this.namespace) : undefined;
+		const xml = this.options.keepXml ? serialize(ntry, this.namespaceOf?.()) : undefined;
 		const make = (facts: TxFacts, transactionIndex: number | null, entryAmount: number | null): BankEntry => ({
 			...base,
 			bankTransactionCode: facts.bankTransactionCode && Object.values(facts.bankTransactionCode).some((v) => v !== null) ? facts.bankTransactionCode : entryCode,

@@ -105,7 +105,16 @@ export async function* parseTito(
 	};
 	let statement: TitoStatement | undefined;
 	let entry: { value: BankEntry; detail: boolean; line: number } | undefined;
-	let lastMain: BankEntry | undefined;
+	/** The last main entry and its itemisations, emitted when the next main entry (or the end) comes. */
+	let main: { value: BankEntry; items: BankEntry[] } | undefined;
+
+	const emitMain = (): void => {
+		if (!main) return;
+		const { value, items } = main;
+		main = undefined;
+		if (options.split === 'transaction' && items.length) items.forEach((item) => emit({ type: 'entry', entry: item }));
+		else emit({ type: 'entry', entry: value });
+	};
 
 	const flushEntry = (): void => {
 		if (!entry || !statement) return;
@@ -114,9 +123,15 @@ export async function* parseTito(
 		if (statement.skipped) return;
 		if (detail) {
 			// An itemisation of the previous entry: an item of its own only when splitting per transaction.
-			if (options.split === 'transaction') emit({ type: 'entry', entry: value });
+			if (main) {
+				main.items.push(value);
+				value.transactionIndex = main.items.length;
+				value.entryAmount = main.value.amount;
+				if (main.value.transactionCount < main.items.length) main.value.transactionCount = main.items.length;
+			}
 			return;
 		}
+		emitMain();
 		const units = minorToUnits(Math.round(value.amount * 100));
 		statement.summary.entryCount++;
 		if (value.amount >= 0) {
@@ -127,12 +142,12 @@ export async function* parseTito(
 			statement.debitUnits -= units;
 		}
 		if (value.status === 'BOOK') statement.bookedUnits += units;
-		lastMain = value;
-		emit({ type: 'entry', entry: value });
+		main = { value, items: [] };
 	};
 
 	const closeStatement = (): void => {
 		flushEntry();
+		emitMain();
 		if (!statement) return;
 		const s = statement;
 		statement = undefined;
@@ -268,10 +283,6 @@ export async function* parseTito(
 					entryAmount: null,
 				},
 			};
-			if (entry.detail && lastMain) {
-				entry.value.transactionIndex = lastMain.transactionCount;
-				entry.value.entryAmount = lastMain.amount;
-			}
 		} else if (type === 'T11' || type === 'T81') {
 			if (!entry) {
 				skipOrFail(options, emit, 'INVALID_RECORD', `A ${type} record without a transaction record before it`, location);

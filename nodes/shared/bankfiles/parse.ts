@@ -32,9 +32,9 @@ export async function* parseBankFile(source: BankFileSource, options: ParseOptio
 	let camt: CamtReader | undefined;
 	const handler = format.format === 'pain.002' ? new Pain002Reader(format, emit) : (camt = new CamtReader(format, options, emit));
 	const reader = new SubtreeReader(handler);
+	if (camt) camt.namespaceOf = () => reader.rootNamespace;
 	for await (const chunk of chunks) {
 		reader.write(chunk);
-		if (camt && !camt.namespace) camt.namespace = reader.rootNamespace;
 		while (queue.length) yield queue.shift()!;
 	}
 	reader.close();

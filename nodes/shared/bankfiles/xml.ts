@@ -37,17 +37,12 @@ export class SubtreeReader {
 	private decoder: TextDecoder;
 	private error?: Error;
 	private started = false;
+	private sniffed = false;
 	rootNamespace?: string;
 
 	constructor(private readonly handler: SubtreeHandler, encoding = 'utf-8') {
 		this.decoder = new TextDecoder(encoding, { fatal: true });
 		const parser = this.parser;
-		parser.on('xmldecl', (decl) => {
-			const declared = decl.encoding?.toLowerCase();
-			if (declared && !['utf-8', 'utf8'].includes(declared)) {
-				if (['iso-8859-1', 'latin1', 'iso-8859-15', 'windows-1252'].includes(declared)) this.decoder = new TextDecoder('latin1');
-			}
-		});
 		parser.on('opentag', (tag) => {
 			const name = local(tag.name);
 			this.path.push(name);
@@ -90,6 +85,12 @@ export class SubtreeReader {
 	}
 
 	write(chunk: Buffer): void {
+		if (!this.sniffed) {
+			this.sniffed = true;
+			// The declaration names the encoding; it has to be known before the first bytes are decoded.
+			const declared = /^(?:\xEF\xBB\xBF)?\s*<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(chunk.subarray(0, 200).toString('latin1'))?.[1]?.toLowerCase();
+			if (declared && ['iso-8859-1', 'latin1', 'iso-8859-15', 'windows-1252', 'cp1252'].includes(declared)) this.decoder = new TextDecoder('latin1');
+		}
 		let text: string | undefined;
 		try {
 			text = this.decoder.decode(chunk, { stream: true });
