@@ -183,8 +183,11 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		});
 	}
 	const errorItems: INodeExecutionData[] = bad.map(({ index, problems }) => ({
-		json: { error: `Invalid payment: ${describe(problems)}`, problems: problems.map((p) => ({ field: p.field, message: p.message })) } as IDataObject,
-		error: new NodeOperationError(this.getNode(), `Invalid payment: ${describe(problems)}`, { itemIndex: index }),
+		json: { error: `Invalid payment: ${describe(problems)}` } as IDataObject,
+		error: new NodeOperationError(this.getNode(), `Invalid payment: ${describe(problems)}`, {
+			itemIndex: index,
+			description: `Item ${index} was left out of the payment file. ${problems.map((p) => `${p.field}: ${p.message}`).join('\n')}`,
+		}),
 		pairedItem: { item: index },
 	}));
 	if (!payments.length) {
