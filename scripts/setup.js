@@ -34,9 +34,12 @@ function has(command) {
 	return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
-/** Debian packages the tests use: xmlsec1, an XML-signature verifier that is not ours. */
+/** Debian packages the tests use: xmlsec1 (an XML-signature verifier that is not ours) and xmllint (XSD validation of built payment files). */
 function ensureSystemPackages() {
-	const missing = [['xmlsec1', 'xmlsec1']].filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg);
+	const missing = [
+		['xmlsec1', 'xmlsec1'],
+		['xmllint', 'libxml2-utils'],
+	].filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg);
 	if (!missing.length) return;
 	if (!has('apt-get')) {
 		console.error(`Missing ${missing.join(', ')} and no apt-get to install it: install it with your package manager.`);

@@ -1,0 +1,161 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { BINARY_ENCODING } from 'n8n-workflow';
+
+import type { BankFileFormat, ParseOptions } from '../../shared/bankfiles';
+import { parseBankFile } from '../../shared/bankfiles';
+
+const show = { show: { operation: ['parse'] } };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the input binary field holding the bank file',
+		displayOptions: show,
+	},
+	{
+		displayName: 'File Format',
+		name: 'format',
+		type: 'options',
+		default: 'auto',
+		description: 'The kind of bank file; detected from the content by default',
+		options: [
+			{ name: 'Camt.053 Account Statement', value: 'camt.053' },
+			{ name: 'Camt.054 Debit/Credit Notification', value: 'camt.054' },
+			{ name: 'Detect From Content', value: 'auto' },
+			{ name: 'KTL Reference Payments (Viitesiirto)', value: 'ktl' },
+			{ name: 'Pain.002 Payment Status Report', value: 'pain.002' },
+			{ name: 'TITO Account Statement (Konekielinen Tiliote)', value: 'tito' },
+		],
+		displayOptions: show,
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		displayOptions: show,
+		options: [
+			{
+				displayName: 'Item Per',
+				name: 'split',
+				type: 'options',
+				default: 'entry',
+				description: 'Whether a batch entry (several transactions booked as one) gives one item or one item per transaction',
+				options: [
+					{ name: 'Booking Entry', value: 'entry' },
+					{ name: 'Transaction Detail', value: 'transaction' },
+				],
+			},
+			{
+				displayName: 'Keep Original XML',
+				name: 'keepXml',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to add each entry\'s XML element (Ntry) to its item, in the field "xml"',
+			},
+			{
+				displayName: 'On Invalid Entry or Record',
+				name: 'onInvalidRecord',
+				type: 'options',
+				default: 'fail',
+				description: 'What to do with an entry without amount, an entry in another currency than its account, or an unknown TITO / KTL record',
+				options: [
+					{ name: 'Fail', value: 'fail', description: 'Stop with an error naming the entry or line' },
+					{ name: 'Skip With a Warning', value: 'warn', description: 'Leave it out and put a warning item on the Statements output' },
+				],
+			},
+			{
+				displayName: 'Skip Statements Already Processed',
+				name: 'skipProcessed',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to skip statements (by account and statement ID) this workflow has parsed before. Remembered in the workflow\'s static data, which n8n saves for active (production) runs, not for manual test runs.',
+			},
+			{
+				displayName: 'Text Encoding (TITO, KTL)',
+				name: 'encoding',
+				type: 'options',
+				default: 'auto',
+				options: [
+					{ name: 'Detect (UTF-8 or ISO-8859-1)', value: 'auto' },
+					{ name: 'ISO-8859-1', value: 'latin1' },
+					{ name: 'UTF-8', value: 'utf-8' },
+				],
+			},
+		],
+	},
+];
+
+const MAX_REMEMBERED = 5000;
+
+interface Remembered {
+	processedStatements?: string[];
+}
+
+const statementKey = (account: string, statementId: string): string => `${account}|${statementId}`;
+
+/**
+ * Parses the bank file of each input item: entries (or payment statuses) on the first output,
+ * statements with their balances and balance check (and warnings) on the second.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[][]> {
+	const property = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
+	const format = this.getNodeParameter('format', itemIndex, 'auto') as BankFileFormat | 'auto';
+	const options = this.getNodeParameter('options', itemIndex, {}) as {
+		split?: 'entry' | 'transaction';
+		skipProcessed?: boolean;
+		keepXml?: boolean;
+		onInvalidRecord?: 'fail' | 'warn';
+		encoding?: 'auto' | 'utf-8' | 'latin1';
+	};
+	const binary = this.helpers.assertBinaryData(itemIndex, property);
+	const source = binary.id ? await this.helpers.getBinaryStream(binary.id) : Buffer.from(binary.data, BINARY_ENCODING);
+	const staticData = this.getWorkflowStaticData('node') as Remembered;
+	const remembered = new Set(options.skipProcessed ? (staticData.processedStatements ?? []) : []);
+	const parseOptions: ParseOptions = {
+		format,
+		split: options.split,
+		keepXml: options.keepXml,
+		onInvalidRecord: options.onInvalidRecord,
+		encoding: options.encoding,
+		skipStatement: options.skipProcessed ? (key) => remembered.has(statementKey(key.account, key.statementId)) : undefined,
+	};
+	const entries: INodeExecutionData[] = [];
+	const statements: INodeExecutionData[] = [];
+	const fresh: string[] = [];
+	const pairedItem = { item: itemIndex };
+	const fileName = binary.fileName ?? null;
+	for await (const event of parseBankFile(source, parseOptions)) {
+		switch (event.type) {
+			case 'entry':
+				entries.push({ json: event.entry as unknown as IDataObject, pairedItem });
+				break;
+			case 'paymentStatus':
+				entries.push({ json: event.status as unknown as IDataObject, pairedItem });
+				break;
+			case 'statement': {
+				const s = event.statement;
+				statements.push({ json: { kind: 'statement', fileName, ...s } as unknown as IDataObject, pairedItem });
+				if (s.statementId) fresh.push(statementKey(s.accountIban ?? s.accountId ?? '', s.statementId));
+				break;
+			}
+			case 'warning':
+				statements.push({ json: { kind: 'warning', fileName, ...event.warning } as unknown as IDataObject, pairedItem });
+				break;
+			default:
+				break;
+		}
+	}
+	if (options.skipProcessed && fresh.length) {
+		const all = [...(staticData.processedStatements ?? []), ...fresh.filter((k) => !remembered.has(k))];
+		// Assigned, not changed in place, so that n8n notices and saves it.
+		staticData.processedStatements = all.slice(-MAX_REMEMBERED);
+	}
+	return [entries, statements];
+}

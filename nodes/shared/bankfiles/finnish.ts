@@ -1,0 +1,542 @@
+/**
+ * The Finnish fixed-width bank files (Finance Finland's descriptions): TITO "konekielinen
+ * tiliote" (account statement, records T00 / T10 / T11 / T40 / T50 / T70 ...) and KTL
+ * "viitesiirto" (incoming reference payments, records 0 / 3 / 5 / 9). Read line by line, each
+ * line decoded on its own (ISO-8859-1 files are common; UTF-8 is accepted too).
+ */
+import { fromUnits, minorToUnits } from './amounts';
+import { referenceKind } from './checks';
+import { BankFileError } from './errors';
+import type { BankEntry, BankFileFormat, DetectedFormat, FxDetails, ParseEvent, ParseOptions, StatementSummary } from './types';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const latin1 = new TextDecoder('latin1');
+
+/** Lines of the file, decoded, with their numbers (1-based). */
+export async function* lines(chunks: AsyncIterable<Buffer>, encoding: ParseOptions['encoding'] = 'auto'): AsyncGenerator<{ line: string; number: number; last: boolean }> {
+	let rest: Buffer = Buffer.alloc(0);
+	let number = 0;
+	const decode = (bytes: Buffer): string => {
+		if (encoding === 'latin1') return latin1.decode(bytes);
+		if (encoding === 'utf-8') return utf8.decode(bytes);
+		try {
+			return utf8.decode(bytes);
+		} catch {
+			return latin1.decode(bytes);
+		}
+	};
+	let pending: string | undefined;
+	for await (const chunk of chunks) {
+		let buffer = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+		let start = 0;
+		for (;;) {
+			const end = buffer.indexOf(0x0a, start);
+			if (end === -1) break;
+			let line = buffer.subarray(start, end);
+			if (line.length && line[line.length - 1] === 0x0d) line = line.subarray(0, -1);
+			if (pending !== undefined) yield { line: pending, number, last: false };
+			number++;
+			pending = decode(line);
+			start = end + 1;
+		}
+		buffer = buffer.subarray(start);
+		rest = Buffer.from(buffer);
+	}
+	if (rest.length) {
+		if (pending !== undefined) yield { line: pending, number, last: false };
+		number++;
+		pending = decode(rest.subarray(0, rest[rest.length - 1] === 0x0d ? -1 : undefined));
+	}
+	if (pending !== undefined) yield { line: pending, number, last: true };
+}
+
+/** 1-based, inclusive field positions as the format descriptions give them. */
+const field = (line: string, from: number, length: number): string => line.slice(from - 1, from - 1 + length).trim();
+
+const date6 = (value: string): string | null => {
+	if (!/^\d{6}$/.test(value) || value === '000000') return null;
+	return `20${value.slice(0, 2)}-${value.slice(2, 4)}-${value.slice(4, 6)}`;
+};
+
+/** A signed amount in cents: sign character then digits. */
+const signedCents = (sign: string, digits: string): number | undefined => {
+	if (!/^\d+$/.test(digits)) return undefined;
+	const cents = Number(digits);
+	return sign === '-' ? -cents : cents;
+};
+
+const clean = (value: string): string | null => (value.trim() === '' ? null : value.trim().replace(/\s+/g, ' '));
+
+const emptyCode = { domain: null, family: null, subFamily: null, proprietary: null, proprietaryIssuer: null };
+
+function skipOrFail(
+	options: ParseOptions,
+	emit: (event: ParseEvent) => void,
+	code: 'UNKNOWN_RECORD' | 'INVALID_RECORD',
+	message: string,
+	location: string,
+): void {
+	if (options.onInvalidRecord === 'warn') {
+		emit({ type: 'warning', warning: { code, message: `${message}; the record was skipped`, location } });
+		return;
+	}
+	throw new BankFileError(code, message, location);
+}
+
+interface TitoStatement {
+	summary: StatementSummary;
+	skipped: boolean;
+	bookedUnits: number;
+	creditUnits: number;
+	debitUnits: number;
+	sawBalance: boolean;
+	line: number;
+}
+
+/** TITO: one statement per T00 record, one entry per T10 / T80 record (with its T11 / T81 details). */
+export async function* parseTito(
+	source: AsyncIterable<{ line: string; number: number; last: boolean }>,
+	format: DetectedFormat,
+	options: ParseOptions,
+): AsyncGenerator<ParseEvent> {
+	const queue: ParseEvent[] = [];
+	const emit = (event: ParseEvent): void => {
+		queue.push(event);
+	};
+	let statement: TitoStatement | undefined;
+	let entry: { value: BankEntry; detail: boolean; line: number } | undefined;
+	/** The last main entry and its itemisations, emitted when the next main entry (or the end) comes. */
+	let main: { value: BankEntry; items: BankEntry[] } | undefined;
+
+	const emitMain = (): void => {
+		if (!main) return;
+		const { value, items } = main;
+		main = undefined;
+		if (options.split === 'transaction' && items.length) items.forEach((item) => emit({ type: 'entry', entry: item }));
+		else emit({ type: 'entry', entry: value });
+	};
+
+	const flushEntry = (): void => {
+		if (!entry || !statement) return;
+		const { value, detail } = entry;
+		entry = undefined;
+		if (statement.skipped) return;
+		if (detail) {
+			// An itemisation of the previous entry: an item of its own only when splitting per transaction.
+			if (main) {
+				main.items.push(value);
+				value.transactionIndex = main.items.length;
+				value.entryAmount = main.value.amount;
+				if (main.value.transactionCount < main.items.length) main.value.transactionCount = main.items.length;
+			}
+			return;
+		}
+		emitMain();
+		const units = minorToUnits(Math.round(value.amount * 100));
+		statement.summary.entryCount++;
+		if (value.amount >= 0) {
+			statement.summary.creditCount++;
+			statement.creditUnits += units;
+		} else {
+			statement.summary.debitCount++;
+			statement.debitUnits -= units;
+		}
+		if (value.status === 'BOOK') statement.bookedUnits += units;
+		main = { value, items: [] };
+	};
+
+	const closeStatement = (): void => {
+		flushEntry();
+		emitMain();
+		if (!statement) return;
+		const s = statement;
+		statement = undefined;
+		if (s.skipped) {
+			emit({ type: 'skippedStatement', key: { account: s.summary.accountIban ?? s.summary.accountId ?? '', statementId: s.summary.statementId ?? '' } });
+			return;
+		}
+		const summary = s.summary;
+		summary.creditTotal = fromUnits(s.creditUnits);
+		summary.debitTotal = fromUnits(s.debitUnits);
+		summary.netTotal = fromUnits(s.creditUnits - s.debitUnits);
+		if (summary.openingBalance !== null && summary.closingBalance !== null) {
+			const computed = minorToUnits(Math.round(summary.openingBalance * 100)) + s.bookedUnits;
+			const closing = minorToUnits(Math.round(summary.closingBalance * 100));
+			if (computed === closing) summary.check = 'ok';
+			else {
+				summary.check = 'mismatch';
+				summary.warning = `Opening balance ${summary.openingBalance} + booked entries ${fromUnits(s.bookedUnits)} = ${fromUnits(computed)}, but the closing balance is ${summary.closingBalance} (difference ${fromUnits(closing - computed)})`;
+			}
+		}
+		emit({ type: 'statement', statement: summary });
+	};
+
+	for await (const { line, number, last } of source) {
+		if (line.trim() === '') continue;
+		const location = `line ${number}`;
+		const type = line.slice(0, 3);
+		const declared = Number(line.slice(3, 6));
+		if (last && Number.isFinite(declared) && line.length < declared && line.trimEnd() === line) {
+			throw new BankFileError('TRUNCATED', `The file is truncated: the last ${type} record is ${line.length} characters of ${declared}`, location);
+		}
+		const record = Number.isFinite(declared) && line.length < declared ? line.padEnd(declared) : line;
+		if (type === 'T00') {
+			closeStatement();
+			const account = field(record, 10, 14);
+			const number3 = field(record, 24, 3);
+			const from = date6(field(record, 27, 6));
+			const created = field(record, 39, 10);
+			const opening = signedCents(field(record, 72, 1), field(record, 73, 18));
+			const ibanBic = field(record, 293, 30).split(/\s+/);
+			const currency = field(record, 97, 3);
+			const summary: StatementSummary = {
+				messageType: format.messageType,
+				messageId: null,
+				statementId: `${from?.replace(/-/g, '') ?? ''}-${number3}`,
+				statementSequence: Number(number3) || null,
+				legalSequence: null,
+				created: /^\d{10}$/.test(created) ? `${date6(created.slice(0, 6))}T${created.slice(6, 8)}:${created.slice(8, 10)}:00` : null,
+				periodFrom: from,
+				periodTo: date6(field(record, 33, 6)),
+				accountIban: ibanBic[0] && /^[A-Z]{2}\d{2}/.test(ibanBic[0]) ? ibanBic[0] : null,
+				accountId: account || null,
+				accountCurrency: currency === '1' ? 'EUR' : currency || null,
+				accountOwner: clean(field(record, 148, 35)),
+				accountServicerBic: ibanBic[1] || null,
+				openingBalance: opening === undefined ? null : opening / 100,
+				openingBalanceDate: date6(field(record, 66, 6)),
+				closingBalance: null,
+				closingBalanceDate: null,
+				availableBalance: null,
+				availableBalanceDate: null,
+				balances: [],
+				entryCount: 0,
+				creditCount: 0,
+				creditTotal: 0,
+				debitCount: 0,
+				debitTotal: 0,
+				netTotal: 0,
+				check: 'notAvailable',
+				warning: null,
+			};
+			if (summary.openingBalance !== null)
+				summary.balances.push({ type: 'OPBD', amount: summary.openingBalance, currency: summary.accountCurrency, date: summary.openingBalanceDate });
+			const skipped = options.skipStatement?.({ account: summary.accountIban ?? summary.accountId ?? '', statementId: summary.statementId! }) ?? false;
+			statement = { summary, skipped, bookedUnits: 0, creditUnits: 0, debitUnits: 0, sawBalance: false, line: number };
+		} else if (!statement) {
+			throw new BankFileError('INVALID_RECORD', `A ${type} record before the statement's basic record T00`, location);
+		} else if (type === 'T10' || type === 'T80') {
+			flushEntry();
+			const s = statement.summary;
+			const cents = signedCents(field(record, 88, 1), field(record, 89, 18));
+			if (cents === undefined) {
+				skipOrFail(options, emit, 'INVALID_RECORD', `The ${type} record has no valid amount ("${field(record, 88, 19)}")`, location);
+				continue;
+			}
+			const entryType = field(record, 49, 1);
+			const reference = field(record, 160, 20).replace(/^0+(?=\d)/, '');
+			const level = record.slice(187, 188);
+			entry = {
+				line: number,
+				detail: level.trim() !== '' && level !== '0',
+				value: {
+					messageType: format.messageType,
+					messageId: null,
+					statementId: s.statementId,
+					statementSequence: s.statementSequence,
+					legalSequence: null,
+					statementCreated: s.created,
+					periodFrom: s.periodFrom,
+					periodTo: s.periodTo,
+					accountIban: s.accountIban,
+					accountId: s.accountId,
+					accountCurrency: s.accountCurrency,
+					accountServicerBic: s.accountServicerBic,
+					entryReference: field(record, 7, 6) || null,
+					bookingDate: date6(field(record, 31, 6)),
+					valueDate: date6(field(record, 37, 6)) ?? date6(field(record, 31, 6)),
+					amount: cents / 100,
+					currency: s.accountCurrency ?? 'EUR',
+					creditDebit: cents >= 0 ? 'CRDT' : 'DBIT',
+					status: entryType === '9' ? 'RJCT' : 'BOOK',
+					reversal: entryType === '3' || entryType === '4',
+					bankTransactionCode: { ...emptyCode, proprietary: field(record, 50, 3) || null, proprietaryIssuer: 'FI-TITO' },
+					accountServicerReference: field(record, 13, 18) || null,
+					endToEndId: null,
+					instructionId: null,
+					transactionId: null,
+					paymentInformationId: null,
+					mandateId: null,
+					creditorReference: reference || null,
+					creditorReferenceType: reference ? (referenceKind(reference) ?? 'OTHER') : null,
+					remittanceText: null,
+					counterpartyName: clean(field(record, 109, 35)),
+					counterpartyIban: null,
+					counterpartyAccount: field(record, 145, 14) || null,
+					counterpartyBic: null,
+					fx: null,
+					purpose: null,
+					returnReason: null,
+					additionalInfo: clean(field(record, 53, 35)),
+					transactionCount: 1,
+					transactionIndex: null,
+					entryAmount: null,
+				},
+			};
+		} else if (type === 'T11' || type === 'T81') {
+			if (!entry) {
+				skipOrFail(options, emit, 'INVALID_RECORD', `A ${type} record without a transaction record before it`, location);
+				continue;
+			}
+			const e = entry.value;
+			const kind = field(record, 7, 2);
+			const data = record.slice(8);
+			const chunks35 = (text: string): string[] => (text.match(/.{1,35}/g) ?? []).map((t) => t.trim()).filter(Boolean);
+			if (kind === '00' || kind === '06') {
+				const messages = chunks35(data).join(' ');
+				e.remittanceText = [e.remittanceText, messages].filter(Boolean).join(' ') || null;
+			} else if (kind === '01') {
+				const count = Number(field(data, 1, 8));
+				if (count > 0) e.transactionCount = count;
+			} else if (kind === '05') {
+				const amount = signedCents(field(data, 1, 1), field(data, 2, 18));
+				const rate = field(data, 25, 11);
+				const fx: FxDetails = {
+					instructedAmount: amount === undefined ? null : Math.abs(amount) / 100,
+					instructedCurrency: field(data, 21, 3) || null,
+					sourceCurrency: field(data, 21, 3) || null,
+					targetCurrency: e.currency,
+					unitCurrency: null,
+					rate: /^\d+$/.test(rate) ? Number(rate) / 1e6 : null,
+					contractId: field(data, 36, 6) || null,
+				};
+				e.fx = fx;
+			} else if (kind === '08') {
+				e.returnReason = field(data, 1, 3) || null;
+				const description = clean(field(data, 5, 31));
+				if (description) e.additionalInfo = [e.additionalInfo, description].filter(Boolean).join(' ');
+			} else if (kind === '09') {
+				e.counterpartyName = clean(field(data, 1, 35)) ?? e.counterpartyName;
+			} else if (kind === '11') {
+				const endToEnd = clean(field(data, 1, 35));
+				e.endToEndId = endToEnd && endToEnd !== 'NOTPROVIDED' ? endToEnd : null;
+				e.counterpartyIban = clean(field(data, 36, 35));
+				e.counterpartyBic = clean(field(data, 71, 35));
+				const recipient = clean(field(data, 106, 70));
+				const payer = clean(field(data, 176, 70));
+				const fullName = e.creditDebit === 'CRDT' ? payer : recipient;
+				if (fullName) e.counterpartyName = fullName;
+			}
+			// other detail kinds (invoice, card, correction, bank messages) add nothing to the fields
+		} else if (type === 'T40') {
+			flushEntry();
+			const s = statement.summary;
+			const closing = signedCents(field(record, 13, 1), field(record, 14, 18));
+			const available = signedCents(field(record, 32, 1), field(record, 33, 18));
+			const day = date6(field(record, 7, 6));
+			if (closing !== undefined) {
+				s.closingBalance = closing / 100;
+				s.closingBalanceDate = day;
+				s.balances.push({ type: 'CLBD', amount: s.closingBalance, currency: s.accountCurrency, date: day });
+			}
+			if (available !== undefined) {
+				s.availableBalance = available / 100;
+				s.availableBalanceDate = day;
+				s.balances.push({ type: 'CLAV', amount: s.availableBalance, currency: s.accountCurrency, date: day });
+			}
+			statement.sawBalance = true;
+		} else if (['T50', 'T51', 'T56', 'T57', 'T60', 'T70'].includes(type)) {
+			flushEntry();
+			// cumulative and special records: totals and bank notices, not entries
+		} else {
+			flushEntry();
+			skipOrFail(options, emit, 'UNKNOWN_RECORD', `Unknown TITO record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`, location);
+		}
+		while (queue.length) yield queue.shift()!;
+	}
+	if (statement && !statement.sawBalance) {
+		throw new BankFileError('TRUNCATED', 'The file is truncated: the last statement has no balance record (T40)', `statement starting on line ${statement.line}`);
+	}
+	closeStatement();
+	while (queue.length) yield queue.shift()!;
+}
+
+/** KTL: one entry per reference payment record (3 or 5), one batch summary per 0 ... 9 batch. */
+export async function* parseKtl(
+	source: AsyncIterable<{ line: string; number: number; last: boolean }>,
+	format: DetectedFormat,
+	options: ParseOptions,
+): AsyncGenerator<ParseEvent> {
+	const queue: ParseEvent[] = [];
+	const emit = (event: ParseEvent): void => {
+		queue.push(event);
+	};
+	let batch:
+		| { summary: StatementSummary; creditUnits: number; debitUnits: number; count: number; corrections: number; correctionUnits: number; skipped?: boolean; line: number; decided: boolean }
+		| undefined;
+	for await (const { line, number } of source) {
+		if (line.trim() === '') continue;
+		const location = `line ${number}`;
+		const type = line.slice(0, 1);
+		if (type === '0') {
+			if (batch) throw new BankFileError('TRUNCATED', 'A new batch (record 0) starts before the previous one ended with its summary record 9', location);
+			const created = date6(field(line, 2, 6));
+			const time = field(line, 8, 4);
+			const serviceId = field(line, 14, 9);
+			batch = {
+				line: number,
+				decided: false,
+				creditUnits: 0,
+				debitUnits: 0,
+				count: 0,
+				corrections: 0,
+				correctionUnits: 0,
+				summary: {
+					messageType: format.messageType,
+					messageId: null,
+					statementId: `${serviceId || 'KTL'}-${created?.replace(/-/g, '') ?? ''}${time}`,
+					statementSequence: null,
+					legalSequence: null,
+					created: created && /^\d{4}$/.test(time) ? `${created}T${time.slice(0, 2)}:${time.slice(2)}:00` : created,
+					periodFrom: created,
+					periodTo: created,
+					accountIban: null,
+					accountId: null,
+					accountCurrency: field(line, 23, 1) === '1' || field(line, 23, 1) === '' ? 'EUR' : field(line, 23, 1),
+					accountOwner: null,
+					accountServicerBic: null,
+					openingBalance: null,
+					openingBalanceDate: null,
+					closingBalance: null,
+					closingBalanceDate: null,
+					availableBalance: null,
+					availableBalanceDate: null,
+					balances: [],
+					entryCount: 0,
+					creditCount: 0,
+					creditTotal: 0,
+					debitCount: 0,
+					debitTotal: 0,
+					netTotal: 0,
+					check: 'notAvailable',
+					warning: null,
+				},
+			};
+		} else if (!batch) {
+			throw new BankFileError('INVALID_RECORD', `A record "${type}" before the batch header record 0`, location);
+		} else if (type === '3' || type === '5') {
+			const s = batch.summary;
+			const account = field(line, 2, 14);
+			if (!batch.decided) {
+				batch.decided = true;
+				s.accountId = account || null;
+				batch.skipped = options.skipStatement?.({ account: account, statementId: s.statementId! }) ?? false;
+			}
+			const digits = field(line, 78, 10);
+			if (!/^\d{10}$/.test(digits)) {
+				skipOrFail(options, emit, 'INVALID_RECORD', `The payment record has no valid amount ("${digits}")`, location);
+				continue;
+			}
+			const correction = field(line, 88, 1) === '1';
+			const cents = Number(digits);
+			const units = minorToUnits(cents);
+			batch.count += correction ? 0 : 1;
+			batch.corrections += correction ? 1 : 0;
+			if (correction) batch.correctionUnits += units;
+			if (batch.skipped) continue;
+			const reference = field(line, 44, 20).replace(/^0+(?=\d)/, '');
+			const amount = (correction ? -cents : cents) / 100;
+			if (correction) {
+				s.debitCount++;
+				batch.debitUnits += units;
+			} else {
+				s.creditCount++;
+				batch.creditUnits += units;
+			}
+			s.entryCount++;
+			emit({
+				type: 'entry',
+				entry: {
+					messageType: format.messageType,
+					messageId: null,
+					statementId: s.statementId,
+					statementSequence: null,
+					legalSequence: null,
+					statementCreated: s.created,
+					periodFrom: s.periodFrom,
+					periodTo: s.periodTo,
+					accountIban: null,
+					accountId: account || null,
+					accountCurrency: s.accountCurrency,
+					accountServicerBic: null,
+					entryReference: null,
+					bookingDate: date6(field(line, 16, 6)),
+					valueDate: date6(field(line, 22, 6)),
+					amount,
+					currency: s.accountCurrency ?? 'EUR',
+					creditDebit: correction ? 'DBIT' : 'CRDT',
+					status: 'BOOK',
+					reversal: correction,
+					bankTransactionCode: {
+						domain: 'PMNT',
+						family: 'RCDT',
+						subFamily: type === '5' ? 'RDDT' : null,
+						proprietary: type === '5' ? 'KTL-5' : 'KTL-3',
+						proprietaryIssuer: 'FI-KTL',
+					},
+					accountServicerReference: field(line, 28, 16) || null,
+					endToEndId: null,
+					instructionId: null,
+					transactionId: null,
+					paymentInformationId: null,
+					mandateId: null,
+					creditorReference: reference || null,
+					creditorReferenceType: reference ? (referenceKind(reference) ?? 'OTHER') : null,
+					remittanceText: null,
+					counterpartyName: clean(field(line, 64, 12)),
+					counterpartyIban: null,
+					counterpartyAccount: null,
+					counterpartyBic: null,
+					fx: null,
+					purpose: null,
+					returnReason: null,
+					additionalInfo: null,
+					transactionCount: 1,
+					transactionIndex: null,
+					entryAmount: null,
+				},
+			});
+		} else if (type === '9') {
+			const s = batch.summary;
+			const count = Number(field(line, 2, 6));
+			const total = Number(field(line, 8, 11));
+			const corrections = Number(field(line, 19, 6));
+			const correctionTotal = Number(field(line, 25, 11));
+			if (batch.skipped) {
+				emit({ type: 'skippedStatement', key: { account: s.accountId ?? '', statementId: s.statementId ?? '' } });
+			} else {
+				s.creditTotal = fromUnits(batch.creditUnits);
+				s.debitTotal = fromUnits(batch.debitUnits);
+				s.netTotal = fromUnits(batch.creditUnits - batch.debitUnits);
+				const found = `${batch.count} payments of ${fromUnits(batch.creditUnits + (batch.skipped ? 0 : 0))}, ${batch.corrections} corrections of ${fromUnits(batch.correctionUnits)}`;
+				const declared = `${count} payments of ${total / 100}, ${corrections} corrections of ${correctionTotal / 100}`;
+				const matches =
+					count === batch.count &&
+					minorToUnits(total) === batch.creditUnits &&
+					corrections === batch.corrections &&
+					minorToUnits(correctionTotal) === batch.correctionUnits;
+				s.check = matches ? 'ok' : 'mismatch';
+				s.warning = matches ? null : `The batch summary record says ${declared}, the records hold ${found}`;
+				emit({ type: 'statement', statement: s });
+			}
+			batch = undefined;
+		} else {
+			skipOrFail(options, emit, 'UNKNOWN_RECORD', `Unknown KTL record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`, location);
+		}
+		while (queue.length) yield queue.shift()!;
+	}
+	if (batch) throw new BankFileError('TRUNCATED', 'The file is truncated: the last batch has no summary record 9', `batch starting on line ${batch.line}`);
+	while (queue.length) yield queue.shift()!;
+}
+
+export const FINNISH_FORMATS: BankFileFormat[] = ['tito', 'ktl'];

@@ -1,0 +1,189 @@
+/** The shapes bank files are parsed into. Plain JSON values only, so they can become n8n items as they are. */
+
+export type BankFileFormat = 'camt.053' | 'camt.054' | 'pain.002' | 'tito' | 'ktl';
+
+export interface DetectedFormat {
+	format: BankFileFormat;
+	/** ISO 20022 message version ("001.02"), "TITO" / "KTL" for the Finnish formats. */
+	version: string;
+	/** The full message name, e.g. "camt.053.001.02", or "TITO" / "KTL". */
+	messageType: string;
+}
+
+export interface BankTransactionCode {
+	domain: string | null;
+	family: string | null;
+	subFamily: string | null;
+	proprietary: string | null;
+	proprietaryIssuer: string | null;
+}
+
+export interface FxDetails {
+	/** The amount as originally instructed, and its currency. */
+	instructedAmount: number | null;
+	instructedCurrency: string | null;
+	sourceCurrency: string | null;
+	targetCurrency: string | null;
+	unitCurrency: string | null;
+	rate: number | null;
+	contractId: string | null;
+}
+
+/** One booking entry (or one transaction of an entry, when split per transaction detail). */
+export interface BankEntry {
+	messageType: string;
+	messageId: string | null;
+	statementId: string | null;
+	statementSequence: number | null;
+	legalSequence: number | null;
+	statementCreated: string | null;
+	periodFrom: string | null;
+	periodTo: string | null;
+	accountIban: string | null;
+	/** The account number when the account is not given as an IBAN (e.g. a Finnish BBAN in TITO). */
+	accountId: string | null;
+	accountCurrency: string | null;
+	accountServicerBic: string | null;
+
+	entryReference: string | null;
+	bookingDate: string | null;
+	valueDate: string | null;
+	/** Signed: credits positive, debits negative. */
+	amount: number;
+	currency: string;
+	creditDebit: 'CRDT' | 'DBIT';
+	status: string | null;
+	reversal: boolean;
+	bankTransactionCode: BankTransactionCode;
+	accountServicerReference: string | null;
+	endToEndId: string | null;
+	instructionId: string | null;
+	transactionId: string | null;
+	paymentInformationId: string | null;
+	mandateId: string | null;
+	creditorReference: string | null;
+	/** RF (ISO 11649), FI (Finnish national reference), or OTHER; null without a reference. */
+	creditorReferenceType: 'RF' | 'FI' | 'OTHER' | null;
+	remittanceText: string | null;
+	counterpartyName: string | null;
+	counterpartyIban: string | null;
+	counterpartyAccount: string | null;
+	counterpartyBic: string | null;
+	fx: FxDetails | null;
+	purpose: string | null;
+	returnReason: string | null;
+	additionalInfo: string | null;
+	/** How many transactions the entry holds (a batch entry holds several). */
+	transactionCount: number;
+	/** 1-based index of the transaction within the entry when split per transaction detail, else null. */
+	transactionIndex: number | null;
+	/** Transaction amount when split per transaction detail (signed like amount), else null. */
+	entryAmount: number | null;
+	/** The entry's XML element, when asked for. */
+	xml?: string;
+}
+
+export interface BalanceInfo {
+	/** ISO 20022 balance type code: OPBD, PRCD, CLBD, CLAV, ITBD, FWAV, ... */
+	type: string;
+	amount: number;
+	currency: string | null;
+	date: string | null;
+}
+
+export type StatementCheck = 'ok' | 'mismatch' | 'notAvailable';
+
+/** One statement, notification or reference payment batch, with its balances and the balance check. */
+export interface StatementSummary {
+	messageType: string;
+	messageId: string | null;
+	statementId: string | null;
+	statementSequence: number | null;
+	legalSequence: number | null;
+	created: string | null;
+	periodFrom: string | null;
+	periodTo: string | null;
+	accountIban: string | null;
+	accountId: string | null;
+	accountCurrency: string | null;
+	accountOwner: string | null;
+	accountServicerBic: string | null;
+	openingBalance: number | null;
+	openingBalanceDate: string | null;
+	closingBalance: number | null;
+	closingBalanceDate: string | null;
+	availableBalance: number | null;
+	availableBalanceDate: string | null;
+	balances: BalanceInfo[];
+	entryCount: number;
+	creditCount: number;
+	creditTotal: number;
+	debitCount: number;
+	/** Positive. */
+	debitTotal: number;
+	netTotal: number;
+	/** opening + booked entries = closing (statements), or the file's own totals (KTL). */
+	check: StatementCheck;
+	/** What the check found when it did not match, else null. */
+	warning: string | null;
+}
+
+/** One payment's (or payment group's) status from a pain.002 report. */
+export interface PaymentStatus {
+	messageType: string;
+	messageId: string | null;
+	created: string | null;
+	originalMessageId: string | null;
+	originalMessageType: string | null;
+	/** transaction, paymentInformation or group: the level the bank reported at. */
+	level: 'transaction' | 'paymentInformation' | 'group';
+	originalPaymentInformationId: string | null;
+	originalInstructionId: string | null;
+	originalEndToEndId: string | null;
+	statusId: string | null;
+	status: string | null;
+	reasonCode: string | null;
+	reasonProprietary: string | null;
+	additionalInfo: string | null;
+	amount: number | null;
+	currency: string | null;
+	requestedExecutionDate: string | null;
+	creditorName: string | null;
+	creditorIban: string | null;
+	originalNumberOfTransactions: number | null;
+	originalControlSum: number | null;
+}
+
+export interface ParseWarning {
+	code: string;
+	message: string;
+	location: string | null;
+}
+
+export type ParseEvent =
+	| { type: 'format'; format: DetectedFormat }
+	| { type: 'entry'; entry: BankEntry }
+	| { type: 'statement'; statement: StatementSummary }
+	| { type: 'paymentStatus'; status: PaymentStatus }
+	| { type: 'skippedStatement'; key: StatementKey }
+	| { type: 'warning'; warning: ParseWarning };
+
+export interface StatementKey {
+	account: string;
+	statementId: string;
+}
+
+export interface ParseOptions {
+	/** 'auto' (default) detects the format from the content. */
+	format?: BankFileFormat | 'auto';
+	/** 'entry' (default): one item per booking entry; 'transaction': one per transaction detail. */
+	split?: 'entry' | 'transaction';
+	/** Keep each entry's XML element in `xml`. */
+	keepXml?: boolean;
+	/** 'fail' (default) stops at a record or entry that cannot be read; 'warn' skips it with a warning. */
+	onInvalidRecord?: 'fail' | 'warn';
+	/** Statements to skip (already processed): return true to skip; its entries are not read. */
+	skipStatement?: (key: StatementKey) => boolean;
+	/** Text encoding of TITO / KTL files: 'auto' (default: UTF-8 when valid, else ISO-8859-1). */
+	encoding?: 'auto' | 'utf-8' | 'latin1';
+}
