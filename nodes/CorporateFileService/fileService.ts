@@ -3,7 +3,7 @@
  * prepared message through the shared transport and turns every failure into an n8n error that
  * names the bank's code, the fault category or the credential field to fix.
  */
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { Readable } from 'node:stream';
@@ -29,7 +29,7 @@ import {
 import { trimUrl } from '../shared/credentialFields';
 import { errorResponseOf, outcomeUnknown, toBankApiError } from '../shared/transport/errors';
 import { redactSecrets } from '../shared/transport/redact';
-import type { BankResponse } from '../shared/transport/request';
+import type { BankContext, BankResponse } from '../shared/transport/request';
 import { bankRequest, isRetryableError } from '../shared/transport/request';
 import { DEFAULT_RETRY } from '../shared/transport/retry';
 import { buildTlsOptions, normalizePem, TlsConfigError } from '../shared/transport/tls';
@@ -62,7 +62,7 @@ function field(value: unknown): string {
 }
 
 /** Reads and checks the credential: required ids, URLs, the signing key and the bank certificate. */
-export async function loadServiceContext(ctx: IExecuteFunctions | ILoadOptionsFunctions): Promise<ServiceContext> {
+export async function loadServiceContext(ctx: BankContext): Promise<ServiceContext> {
 	const node = ctx.getNode();
 	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
 	const fail = (message: string): never => {
@@ -265,7 +265,7 @@ interface Outgoing {
  * n8n errors. Returns the answer's body and what errors about it should say.
  */
 async function deliver(
-	ctx: IExecuteFunctions | ILoadOptionsFunctions,
+	ctx: BankContext,
 	service: ServiceContext,
 	outgoing: Outgoing,
 	options: SendOptions,
@@ -337,7 +337,7 @@ function judge(service: ServiceContext, operation: BxdOperation, body: unknown, 
  * once.
  */
 export async function sendPrepared(
-	ctx: IExecuteFunctions | ILoadOptionsFunctions,
+	ctx: BankContext,
 	service: ServiceContext,
 	prepared: PreparedRequest,
 	options: SendOptions,
@@ -378,7 +378,7 @@ export interface DownloadReading {
  * is judged up to its Content and the file comes as a stream (see readResponseStream).
  */
 export async function sendForDownload(
-	ctx: IExecuteFunctions,
+	ctx: BankContext,
 	service: ServiceContext,
 	prepared: PreparedRequest,
 	options: SendOptions,
