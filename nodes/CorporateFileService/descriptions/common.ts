@@ -84,35 +84,32 @@ export const rawProperties: INodeProperties[] = [
 	},
 ];
 
-/** The File Type locator's modes: any code, with the common ones and the bank's own offered as suggestions. */
-export const fileTypeModes: INodeProperties['modes'] = [
-	{
-		displayName: 'From List',
-		name: 'list',
-		type: 'list',
-		placeholder: 'Select or type a file type…',
-		typeOptions: { searchListMethod: 'searchFileTypes', searchable: true },
-	},
-	{
-		displayName: 'Code',
-		name: 'id',
-		type: 'string',
-		placeholder: 'e.g. XT or camt.053.001.02',
-	},
-];
+/** The File Type field: any code, with the common ones and the bank's own offered as suggestions. */
+export const fileTypeLocator: INodeProperties = {
+	displayName: 'File Type',
+	name: 'fileType',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select or type a file type…',
+			typeOptions: { searchListMethod: 'searchFileTypes', searchable: true },
+		},
+		{
+			displayName: 'Code',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. XT or camt.053.001.02',
+		},
+	],
+};
 
 /** File type: any text, with the common codes offered as suggestions (banks use their own). */
 export function fileTypeProperty(operations: string[], required: boolean, description: string): INodeProperties {
-	return {
-		displayName: 'File Type',
-		name: 'fileType',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required,
-		description,
-		modes: fileTypeModes,
-		displayOptions: { show: { mode: ['build'], operation: operations } },
-	};
+	return { ...fileTypeLocator, required, description, displayOptions: { show: { mode: ['build'], operation: operations } } };
 }
 
 /** Options shared by every node that downloads files: where to send, how to sign, how long to wait. */
