@@ -107,10 +107,12 @@ async function deliver(ctx: IPollFunctions, settings: FileTriggerSettings): Prom
 	memory.save(listed);
 	const left = due.length - emittedFiles;
 	ctx.logger.debug(
-		`${LOG} ${fresh.length} new and ${recent.length} recent files listed, ${emittedFiles} emitted (${recovered} downloaded earlier but never emitted)` +
+		`${LOG} ${fresh.length} new and ${recent.length} recent files listed, ${emittedFiles} emitted (${recovered} found downloaded but never emitted)` +
 			(left > 0 ? `, ${left} left for the next polls` : ''),
 	);
-	if (recovered) ctx.logger.info(`${LOG} ${recovered} files downloaded earlier but never handed over to the workflow are emitted now`);
+	if (recovered) {
+		ctx.logger.info(`${LOG} ${recovered} files found downloaded but never emitted (by a poll that failed or was cut short, or by another program) are emitted now`);
+	}
 	return items.length ? [items] : null;
 }
 
