@@ -124,7 +124,9 @@ async function realDemo(install: N8nInstall): Promise<number> {
 		console.log(
 			`n8n ${N8N_VERSION} with ${pkg.name}@${pkg.version} installed as a community package\n`,
 		);
-		const files = exampleFiles();
+		// Manual examples first: the file trigger downloads the bank's new statements, which the
+		// file service example lists.
+		const files = exampleFiles().sort((a, b) => Number(!isManual(loadExample(a))) - Number(!isManual(loadExample(b))));
 		const runnable = files.filter((f) => !missingTypes(loadExample(f)).length);
 		await stack.importExamples(runnable);
 		for (const file of files) {
