@@ -171,7 +171,6 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			displayName: 'Renew Days Before Expiry',
 			name: 'renewalWindowDays',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: 365 },
 			default: 30,
 			displayOptions: { show: { signingMode: ['enrol'] } },
 			description: 'The certificate is renewed automatically by the first run within this many days of its expiry; a failed renewal keeps the current certificate',

@@ -133,7 +133,9 @@ async function realDemo(install: N8nInstall): Promise<number> {
 		console.log(
 			`n8n ${N8N_VERSION} with ${pkg.name}@${pkg.version} installed as a community package\n`,
 		);
-		const files = exampleFiles();
+		// Manual examples first: the file trigger downloads the bank's new statements, which the
+		// file service example lists.
+		const files = exampleFiles().sort((a, b) => Number(!isManual(loadExample(a))) - Number(!isManual(loadExample(b))));
 		const runnable = files.filter((f) => !missingTypes(loadExample(f)).length);
 		await stack.importExamples(runnable);
 		for (const file of files) {
@@ -146,8 +148,10 @@ async function realDemo(install: N8nInstall): Promise<number> {
 				continue;
 			}
 			if (isManual(workflow)) failures += await runManual(stack, file, workflow);
-			else if (workflow.nodes.some((n) => n.type === `${PACKAGE_NAME}.bankEventTrigger`))
-				failures += await runTrigger(stack, file, workflow);
+			else {
+				const kind = TRIGGERS.find((t) => workflow.nodes.some((n) => n.type === `${PACKAGE_NAME}.${t.type}`));
+				if (kind) failures += await runTrigger(stack, file, workflow, kind);
+			}
 		}
 		const stats = await stack.bank.admin<Record<string, number & unknown[]>>('GET', '/stats');
 		console.log(
@@ -179,13 +183,42 @@ async function runManual(stack: Stack, file: string, workflow: WorkflowJson): Pr
 	return failures + (status === 'success' ? 0 : 1);
 }
 
-async function runTrigger(stack: Stack, file: string, workflow: WorkflowJson): Promise<number> {
+/** The polling triggers of the examples: what to make happen at the bank, and how their items name it. */
+interface TriggerDemo {
+	type: string;
+	/** Makes the bank produce work for the trigger; returns the ids the items will carry. */
+	queue: (stack: Stack) => Promise<string[]>;
+	key: string;
+	what: string;
+	timeoutMs: number;
+}
+
+const TRIGGERS: TriggerDemo[] = [
+	{
+		type: 'bankEventTrigger',
+		queue: async (stack) => (await stack.bank.admin<{ jtis: string[] }>('POST', '/events', { count: 3 })).jtis,
+		key: 'jti',
+		what: 'queued event(s)',
+		timeoutMs: 90_000,
+	},
+	{
+		// The first poll only notes what the bank already handed out; the next minute's poll emits.
+		type: 'bankFileTrigger',
+		queue: async (stack) =>
+			(await stack.bank.admin<{ files: Array<{ fileReference: string }> }>('POST', '/files/arrive', { count: 3 })).files.map((f) => f.fileReference),
+		key: 'fileReference',
+		what: 'new bank file(s)',
+		timeoutMs: 150_000,
+	},
+];
+
+async function runTrigger(stack: Stack, file: string, workflow: WorkflowJson, kind: TriggerDemo): Promise<number> {
 	const id = workflowId(file);
-	const { jtis } = await stack.bank.admin<{ jtis: string[] }>('POST', '/events', { count: 3 });
+	const ids = await kind.queue(stack);
 	const started = Date.now();
 	console.log(
-		`.. examples/${file}: ${jtis.length} events queued at the bank; publishing the workflow and starting n8n ` +
-			'(n8n start takes 30 to 60 s; the trigger polls once as soon as the workflow is active)',
+		`.. examples/${file}: ${ids.length} ${kind.what} at the bank; publishing the workflow and starting n8n ` +
+			'(n8n start takes 30 to 60 s; the trigger polls as soon as the workflow is active, then on its schedule)',
 	);
 	// Progress for the person watching; the loop below waits for the executions themselves.
 	const progress = setInterval(
@@ -200,18 +233,18 @@ async function runTrigger(stack: Stack, file: string, workflow: WorkflowJson): P
 	}
 	console.log(`   n8n is up after ${Math.round((Date.now() - started) / 1000)} s; waiting for the trigger's executions`);
 	try {
-		const deadline = Date.now() + 90_000;
+		const deadline = Date.now() + kind.timeoutMs;
 		while (Date.now() < deadline) {
 			const executions = stack.n8n
 				.executions(id)
 				.filter((e) => e.finished || e.status === 'success' || e.status === 'error');
-			const trigger = workflow.nodes.find((n) => n.type === `${PACKAGE_NAME}.bankEventTrigger`)!;
+			const trigger = workflow.nodes.find((n) => n.type === `${PACKAGE_NAME}.${kind.type}`)!;
 			const seen = executions.flatMap((e) =>
-				(e.run ? nodeItems(e.run, trigger.name) : []).map((i) => i.json.jti),
+				(e.run ? nodeItems(e.run, trigger.name) : []).map((i) => i.json[kind.key]),
 			);
-			if (jtis.every((j) => seen.includes(j))) {
+			if (ids.every((j) => seen.includes(j))) {
 				console.log(
-					`== ${workflow.name ?? file}  (examples/${file}) -> published; n8n start ran ${executions.length} execution(s) for ${jtis.length} queued event(s) (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+					`== ${workflow.name ?? file}  (examples/${file}) -> published; n8n start ran ${executions.length} execution(s) for ${ids.length} ${kind.what} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
 				);
 				let failures = 0;
 				for (const execution of executions) {
@@ -224,7 +257,7 @@ async function runTrigger(stack: Stack, file: string, workflow: WorkflowJson): P
 			await sleep(1000);
 		}
 		console.log(
-			`== ${workflow.name ?? file}  (examples/${file}) -> the trigger did not emit the queued events within 90 s (log: ${stack.n8n.logFile})`,
+			`== ${workflow.name ?? file}  (examples/${file}) -> the trigger did not emit the ${kind.what} within ${kind.timeoutMs / 1000} s (log: ${stack.n8n.logFile})`,
 		);
 		return 1;
 	} finally {

@@ -3,7 +3,7 @@
  * prepared message through the shared transport and turns every failure into an n8n error that
  * names the bank's code, the fault category or the credential field to fix.
  */
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INode, JsonObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { Readable } from 'node:stream';
@@ -43,7 +43,7 @@ import {
 } from '../shared/fileServiceCredential';
 import { errorResponseOf, outcomeUnknown, toBankApiError } from '../shared/transport/errors';
 import { redactSecrets } from '../shared/transport/redact';
-import type { BankResponse } from '../shared/transport/request';
+import type { BankContext, BankResponse } from '../shared/transport/request';
 import { bankRequest, isRetryableError } from '../shared/transport/request';
 import { DEFAULT_RETRY } from '../shared/transport/retry';
 
@@ -92,7 +92,7 @@ function credentialError(node: INode, message: string): NodeOperationError {
  * failed, its error.
  */
 export async function refreshEnrolment(
-	ctx: IExecuteFunctions | ILoadOptionsFunctions,
+	ctx: BankContext,
 	credentials: ICredentialDataDecryptedObject,
 	force: boolean,
 ): Promise<{ credentials: ICredentialDataDecryptedObject; error?: Error }> {
@@ -140,7 +140,7 @@ function enrolmentMessage(error: unknown): string {
  * renewing it first when that is due) and the bank certificate. Certificates near their end add a
  * warning to the output and the log; an expired one is an error naming the fix.
  */
-export async function loadServiceContext(ctx: IExecuteFunctions | ILoadOptionsFunctions): Promise<ServiceContext> {
+export async function loadServiceContext(ctx: BankContext): Promise<ServiceContext> {
 	const node = ctx.getNode();
 	let credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
 	const warnings: string[] = [];
@@ -335,7 +335,7 @@ interface Outgoing {
  * n8n errors. Returns the answer's body and what errors about it should say.
  */
 async function deliver(
-	ctx: IExecuteFunctions | ILoadOptionsFunctions,
+	ctx: BankContext,
 	service: ServiceContext,
 	outgoing: Outgoing,
 	options: SendOptions,
@@ -407,7 +407,7 @@ function judge(service: ServiceContext, operation: BxdOperation, body: unknown, 
  * once.
  */
 export async function sendPrepared(
-	ctx: IExecuteFunctions | ILoadOptionsFunctions,
+	ctx: BankContext,
 	service: ServiceContext,
 	prepared: PreparedRequest,
 	options: SendOptions,
@@ -448,7 +448,7 @@ export interface DownloadReading {
  * is judged up to its Content and the file comes as a stream (see readResponseStream).
  */
 export async function sendForDownload(
-	ctx: IExecuteFunctions,
+	ctx: BankContext,
 	service: ServiceContext,
 	prepared: PreparedRequest,
 	options: SendOptions,

@@ -51,6 +51,12 @@ export interface PollHarnessOptions {
 	/** Activation mode the polls report (default 'activate'; `reload()` uses 'init', like an n8n restart). */
 	activation?: WorkflowActivateMode;
 	binaryDataMode?: BinaryDataMode;
+	/**
+	 * Save changed static data after the first poll (the activation poll) succeeded, even when it
+	 * returned null, as n8n's ActiveWorkflowManager.add does once the triggers are registered.
+	 * Off by default: a harness then saves only when a poll emits.
+	 */
+	saveAfterActivation?: boolean;
 }
 
 export interface PollHarness {
@@ -163,6 +169,11 @@ export function createPollHarness(opts: PollHarnessOptions): PollHarness {
 			);
 			await recordLogs(async () => await execute(atActivation));
 			if (last.error) throw last.error;
+			if (atActivation && opts.saveAfterActivation && live.staticData.__dataChanged === true) {
+				saved = plain(live.staticData);
+				live.staticData.__dataChanged = false;
+				saves++;
+			}
 			return last.result;
 		},
 

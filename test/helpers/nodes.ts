@@ -5,6 +5,7 @@ import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBanki
 import { CorporateBankingMtlsApi } from '../../credentials/CorporateBankingMtlsApi.credentials';
 import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.node';
 import { BankFile } from '../../nodes/BankFile/BankFile.node';
+import { BankFileTrigger } from '../../nodes/BankFileTrigger/BankFileTrigger.node';
 import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
 import { FxTradeExecution } from '../../nodes/FxTradeExecution/FxTradeExecution.node';
@@ -16,7 +17,7 @@ export const PACKAGE = 'n8n-nodes-corporate-banking';
 
 /** Every node type of the package, under the names n8n gives them when the package is installed. */
 export function packageNodeTypes(): Record<string, INodeType> {
-	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankMockService(), new BankFile()];
+	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile()];
 	const out: Record<string, INodeType> = {};
 	for (const t of list) out[`${PACKAGE}.${t.description.name}`] = t;
 	return out;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { arriveFiles } from './bankfiles';
 import { isRecord, readBody } from './http';
 import type { EventSpec, FaultSpec, PutFileOptions, SandboxBank, SandboxSwitches } from './types';
 
@@ -76,6 +77,7 @@ export async function handleAdmin(
 						'GET|POST /__sandbox/switches {linkStyle?, signResponses?, compressDownloads?, requireSignedRequests?}',
 						'POST /__sandbox/trades {count}',
 						'GET|POST /__sandbox/files {fileType, content | contentBase64, userFilename?, status?}',
+						'POST /__sandbox/files/arrive {count?, fileType?: XT | XP}',
 						'GET /__sandbox/credentials',
 					],
 				});
@@ -193,6 +195,18 @@ export async function handleAdmin(
 					status: typeof body.status === 'string' ? body.status : undefined,
 				};
 				reply(res, 200, bank.files.put(options));
+				return;
+			}
+			case 'POST /files/arrive': {
+				const body = await jsonBody(req);
+				const count = isRecord(body) && body.count !== undefined ? Number(body.count) : 1;
+				if (!Number.isInteger(count) || count < 1 || count > 1000) throw new AdminError(400, 'count must be a whole number from 1 to 1000.');
+				const fileType = isRecord(body) && typeof body.fileType === 'string' ? body.fileType : 'XT';
+				if (!/^(XT|XP)$/i.test(fileType)) throw new AdminError(400, 'fileType must be XT or XP.');
+				const { customerId } = bank.clients.fileService;
+				reply(res, 200, {
+					files: arriveFiles(bank.files, { count, fileType, customerId, customerName: 'Sandbox Customer Oy', now: new Date() }),
+				});
 				return;
 			}
 			case 'GET /credentials':

@@ -960,3 +960,74 @@ function ktlPayments(prng: Prng, date: Date, account: string, count: number): Kt
 		correction: prng.chance(0.04),
 	}));
 }
+
+let arrivals = 0;
+
+export interface ArrivalOptions {
+	/** How many files arrive (one after the other, a millisecond apart). */
+	count: number;
+	/** XT (camt.053 statement, the default) or XP (pain.002 status report). */
+	fileType?: string;
+	customerId: string;
+	customerName: string;
+	now: Date;
+	seed?: number;
+}
+
+/**
+ * New files arriving at the bank now, status NEW, as the bank delivers statements and status
+ * reports during the day: each with its own reference, file name and content. For tests of
+ * triggers (and `POST /__sandbox/files/arrive`).
+ */
+export function arriveFiles(store: FileStoreApi, options: ArrivalOptions): BankFileDescriptor[] {
+	const fileType = (options.fileType ?? 'XT').toUpperCase();
+	if (fileType !== 'XT' && fileType !== 'XP') throw new Error('fileType must be XT or XP.');
+	const out: BankFileDescriptor[] = [];
+	for (let index = 0; index < options.count; index++) {
+		arrivals += 1;
+		const prng = new Prng((options.seed ?? 42) ^ (arrivals * 0x9e3779b1));
+		const timestamp = new Date(options.now.getTime() + index);
+		const stamp = timestamp.toISOString().replace(/[-:.]/g, '').slice(0, 15);
+		if (fileType === 'XT') {
+			const account = ACCOUNTS[arrivals % ACCOUNTS.length];
+			const statement = camt053({
+				prng,
+				account,
+				date: timestamp,
+				sequence: 1000 + arrivals,
+				customerName: options.customerName,
+				customerId: options.customerId,
+				openingCents: prng.int(5_000_000, 90_000_000),
+			});
+			out.push(
+				store.put({
+					fileType,
+					content: Buffer.from(statement.xml, 'utf8'),
+					fileTimestamp: timestamp,
+					status: 'NEW',
+					serviceId: `${BANK_BIC}-FI-${account.currency}-${account.iban}`,
+					userFilename: `camt053_${account.iban.slice(-6)}_${stamp}_${arrivals}.xml`,
+					transactionCount: statement.entries,
+					amountTotal: statement.totalCents / 100,
+				}),
+			);
+		} else {
+			const reference = `PAY${stamp}${arrivals}`;
+			const transactions = prng.int(1, 20);
+			out.push(
+				store.put({
+					fileType,
+					content: Buffer.from(
+						pain002({ messageId: `STS-${reference}`, created: timestamp, originalMessageId: reference, transactions, accepted: prng.chance(0.8) }),
+						'utf8',
+					),
+					fileTimestamp: timestamp,
+					status: 'NEW',
+					userFilename: `pain002_${reference}.xml`,
+					transactionCount: transactions,
+				}),
+			);
+		}
+	}
+	return out;
+}

@@ -1,14 +1,12 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { onePollAtATime } from '../../shared/pollGuard';
 import { redactSecrets } from '../../shared/transport/redact';
 import { describeError, keyResolver, requestEvents } from './bank';
 import type { Outcome } from './items';
 import { judgeSet } from './judge';
 import type { TriggerSettings } from './settings';
 import { DeliveryState } from './state';
-
-/** Polls in progress in this process, by workflow and node. */
-const running = new Set<string>();
 
 /** Part of n8n's poll budget kept free for handing the items over. */
 const BUDGET_SHARE = 0.8;
@@ -37,17 +35,11 @@ function deadline(ctx: IPollFunctions, settings: TriggerSettings, start: number)
 export async function pollEvents(ctx: IPollFunctions, settings: TriggerSettings): Promise<INodeExecutionData[][] | null> {
 	// A poll still running when the next one is due owns the static data: the late one skips, or
 	// both would hand out the same unacknowledged events.
-	const key = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
-	if (running.has(key)) {
-		ctx.logger.debug('Bank Event Trigger: the previous poll is still running; this one is skipped');
-		return null;
-	}
-	running.add(key);
-	try {
-		return await drain(ctx, settings);
-	} finally {
-		running.delete(key);
-	}
+	return await onePollAtATime(
+		ctx,
+		async () => await drain(ctx, settings),
+		() => ctx.logger.debug('Bank Event Trigger: the previous poll is still running; this one is skipped'),
+	);
 }
 
 async function drain(ctx: IPollFunctions, settings: TriggerSettings): Promise<INodeExecutionData[][] | null> {

@@ -1,8 +1,11 @@
-import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ApplicationResponse, StreamedAnswer } from '../../shared/bxd';
 import { attempt, decompress, peekStream } from '../../shared/bxd';
+
+/** The contexts that emit files: a node run, or a polling trigger. */
+export type FileOutputContext = IExecuteFunctions | IPollFunctions;
 
 export interface GuessedType {
 	mimeType: string;
@@ -42,7 +45,7 @@ export function fileNameFor(userFilename: string | undefined, fileReference: str
 }
 
 /** The bank sent the file encrypted: an error that says what to do. */
-export function encryptedError(ctx: IExecuteFunctions, itemIndex: number): NodeOperationError {
+export function encryptedError(ctx: FileOutputContext, itemIndex: number): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), 'The bank sent the file encrypted, which this node cannot decrypt', {
 		itemIndex,
 		description: 'Ask the bank to send files unencrypted for this user, or use the raw ApplicationResponse.',
@@ -50,7 +53,7 @@ export function encryptedError(ctx: IExecuteFunctions, itemIndex: number): NodeO
 }
 
 /** The Content of an answer, unpacked when the bank says it is compressed. */
-export function unpackedContent(ctx: IExecuteFunctions, itemIndex: number, response: ApplicationResponse): Buffer | undefined {
+export function unpackedContent(ctx: FileOutputContext, itemIndex: number, response: ApplicationResponse): Buffer | undefined {
 	if (!response.content) return undefined;
 	if (response.encrypted) throw encryptedError(ctx, itemIndex);
 	if (!response.compressed) return response.content;
@@ -62,7 +65,7 @@ export function unpackedContent(ctx: IExecuteFunctions, itemIndex: number, respo
 
 /** One output item with the file as n8n binary data (stored the way the instance stores binaries). */
 export async function binaryItem(
-	ctx: IExecuteFunctions,
+	ctx: FileOutputContext,
 	itemIndex: number,
 	content: Buffer,
 	names: { userFilename?: string; fileReference?: string; fileType?: string },
@@ -87,7 +90,7 @@ export async function binaryItem(
  * built once the whole answer has been read and checked (it may use the final response).
  */
 export async function streamedBinaryItem(
-	ctx: IExecuteFunctions,
+	ctx: FileOutputContext,
 	itemIndex: number,
 	answer: StreamedAnswer,
 	names: { userFilename?: string; fileReference?: string; fileType?: string },

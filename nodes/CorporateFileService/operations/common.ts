@@ -1,9 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { DateTime } from 'luxon';
 
 import type { BxdOperation, Canonicalization, FileDescriptor, FileServiceResult, PreparedRequest, RequestFields } from '../../shared/bxd';
 import { prepareRequest } from '../../shared/bxd';
+import type { BankContext } from '../../shared/transport/request';
 import type { Endpoint, ServiceContext } from '../fileService';
 import { sendPrepared, toNodeError } from '../fileService';
 
@@ -18,15 +19,15 @@ export interface CommonOptions {
 	executionSerial?: string;
 }
 
-export function readOptions(ctx: IExecuteFunctions, itemIndex: number): CommonOptions {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+/** The Options collection as the request settings; an unknown Endpoint is refused naming the field. */
+export function commonOptionsFrom(node: INode, options: IDataObject, itemIndex?: number): CommonOptions {
 	const endpoint = (options.endpoint as Endpoint | undefined) ?? 'auto';
 	if (!['auto', 'standard', 'large'].includes(endpoint)) {
-		throw new NodeOperationError(ctx.getNode(), `Endpoint must be Auto, Standard or Large (got "${String(endpoint)}")`, { itemIndex });
+		throw new NodeOperationError(node, `Endpoint must be Auto, Standard or Large (got "${String(endpoint)}")`, { itemIndex });
 	}
 	const timeout = options.timeout ?? 120;
 	if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1) {
-		throw new NodeOperationError(ctx.getNode(), `Options > Timeout (Seconds): must be a whole number of at least 1, got ${JSON.stringify(timeout)}`, {
+		throw new NodeOperationError(node, `Options > Timeout (Seconds): must be a whole number of at least 1, got ${JSON.stringify(timeout)}`, {
 			itemIndex,
 			description: 'Nothing was sent to the bank.',
 		});
@@ -39,6 +40,10 @@ export function readOptions(ctx: IExecuteFunctions, itemIndex: number): CommonOp
 		requestCompression: options.requestCompression === true,
 		executionSerial: typeof options.executionSerial === 'string' && options.executionSerial.trim() ? options.executionSerial.trim() : undefined,
 	};
+}
+
+export function readOptions(ctx: IExecuteFunctions, itemIndex: number): CommonOptions {
+	return commonOptionsFrom(ctx.getNode(), ctx.getNodeParameter('options', itemIndex, {}) as IDataObject, itemIndex);
 }
 
 /** Optional text parameter, trimmed; undefined when empty. */
@@ -72,7 +77,7 @@ export function dateParam(ctx: IExecuteFunctions, name: string, label: string, i
 
 /** Builds and signs one request from fields; a field the schema refuses becomes an n8n error. */
 export function prepare(
-	ctx: IExecuteFunctions,
+	ctx: BankContext,
 	itemIndex: number,
 	service: ServiceContext,
 	operation: BxdOperation,
@@ -92,7 +97,7 @@ export function prepare(
 
 /** Builds, signs and sends one request from fields; every failure becomes an n8n error. */
 export async function exchange(
-	ctx: IExecuteFunctions,
+	ctx: BankContext,
 	itemIndex: number,
 	service: ServiceContext,
 	operation: BxdOperation,

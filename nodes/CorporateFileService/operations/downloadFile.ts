@@ -4,20 +4,39 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { ApplicationResponse, FileServiceResult, StreamedAnswer } from '../../shared/bxd';
 import type { ServiceContext } from '../fileService';
 import { sendForDownload, toNodeError } from '../fileService';
+import type { FileOutputContext } from './binaryOutput';
 import { binaryItem, encryptedError, streamedBinaryItem, unpackedContent } from './binaryOutput';
+import type { CommonOptions } from './common';
 import { descriptorJson, fileTypeParam, prepare, readOptions, responseSummary, textParam } from './common';
 
+/** The file to download: its reference, and the type and target folder some banks want with it. */
+export interface FileToFetch {
+	fileReference: string;
+	fileType?: string;
+	targetId?: string;
+}
+
+export interface FetchOptions extends CommonOptions {
+	/** The binary field the file goes into. */
+	propertyName: string;
+	/** The input item the output item is paired with. */
+	itemIndex: number;
+}
+
 /**
- * Download File: the file as binary data (unpacked when the bank compressed it) and its
- * descriptor as JSON. No item when the bank has no such file (code 24). A large answer is read
- * as it arrives and the file goes to n8n's binary storage as a stream.
+ * Downloads one file (downloadFile) as an item: the file as binary data, unpacked when the bank
+ * compressed it, and its descriptor as JSON. Undefined when the bank has no such file (code 24).
+ * A large answer is read as it arrives and the file goes to n8n's binary storage as a stream.
+ * Used by Download File and by the Bank File Trigger.
  */
-export async function downloadFile(ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext): Promise<INodeExecutionData[]> {
-	const fileReference = textParam(ctx, 'fileReference', itemIndex);
-	if (!fileReference) throw new NodeOperationError(ctx.getNode(), 'File Reference is empty', { itemIndex });
-	const propertyName = textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data';
-	const options = readOptions(ctx, itemIndex);
-	const fileType = fileTypeParam(ctx, itemIndex);
+export async function fetchFile(
+	ctx: FileOutputContext,
+	service: ServiceContext,
+	file: FileToFetch,
+	options: FetchOptions,
+): Promise<INodeExecutionData | undefined> {
+	const { fileReference, fileType } = file;
+	const { itemIndex, propertyName } = options;
 	const prepared = prepare(
 		ctx,
 		itemIndex,
@@ -26,7 +45,7 @@ export async function downloadFile(ctx: IExecuteFunctions, itemIndex: number, se
 		{
 			fileReferences: [fileReference],
 			fileType,
-			targetId: textParam(ctx, 'targetId', itemIndex),
+			targetId: file.targetId,
 			...(options.requestCompression ? { compression: true, compressionMethod: 'GZIP' } : {}),
 		},
 		options,
@@ -51,31 +70,42 @@ export async function downloadFile(ctx: IExecuteFunctions, itemIndex: number, se
 	if (!reading.streamed) {
 		const result = reading.result;
 		const response = result.applicationResponse;
-		if (result.noData || !response) return [];
+		if (result.noData || !response) return undefined;
 		const content = unpackedContent(ctx, itemIndex, response);
 		if (!content) {
 			throw new NodeOperationError(ctx.getNode(), `Download file: the bank answered code ${result.code} but sent no file content`, { itemIndex });
 		}
-		return [await binaryItem(ctx, itemIndex, content, namesOf(response), propertyName, itemJson(result, response))];
+		return await binaryItem(ctx, itemIndex, content, namesOf(response), propertyName, itemJson(result, response));
 	}
 
 	const answer: StreamedAnswer = reading.answer;
 	if (answer.noData) {
 		answer.abort();
-		return [];
+		return undefined;
 	}
 	if (answer.applicationResponse.encrypted) {
 		answer.abort();
 		throw encryptedError(ctx, itemIndex);
 	}
 	try {
-		return [
-			await streamedBinaryItem(ctx, itemIndex, answer, namesOf(answer.applicationResponse), propertyName, (response) =>
-				itemJson({ code: answer.code, header: answer.header, applicationResponse: response }, response),
-			),
-		];
+		return await streamedBinaryItem(ctx, itemIndex, answer, namesOf(answer.applicationResponse), propertyName, (response) =>
+			itemJson({ code: answer.code, header: answer.header, applicationResponse: response }, response),
+		);
 	} catch (error) {
 		answer.abort();
 		throw toNodeError(ctx.getNode(), error, errorContext);
 	}
+}
+
+/** Download File: the file named by the item's parameters; nothing when the bank has no such file (code 24). */
+export async function downloadFile(ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext): Promise<INodeExecutionData[]> {
+	const fileReference = textParam(ctx, 'fileReference', itemIndex);
+	if (!fileReference) throw new NodeOperationError(ctx.getNode(), 'File Reference is empty', { itemIndex });
+	const item = await fetchFile(
+		ctx,
+		service,
+		{ fileReference, fileType: fileTypeParam(ctx, itemIndex), targetId: textParam(ctx, 'targetId', itemIndex) },
+		{ ...readOptions(ctx, itemIndex), itemIndex, propertyName: textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data' },
+	);
+	return item ? [item] : [];
 }

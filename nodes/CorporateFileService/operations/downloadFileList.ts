@@ -1,18 +1,47 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import type { FileDescriptor } from '../../shared/bxd';
+import type { BankContext } from '../../shared/transport/request';
 import type { ServiceContext } from '../fileService';
+import type { CommonOptions } from './common';
 import { dateParam, descriptorJson, exchange, fileTypeParam, readOptions, textParam } from './common';
+
+/** What a file list asks the bank for (every field optional but the status). */
+export interface FileListQuery {
+	/** NEW, DLD, ALL or another status the bank knows. */
+	status: string;
+	fileType?: string;
+	/** YYYY-MM-DD */
+	startDate?: string;
+	/** YYYY-MM-DD */
+	endDate?: string;
+	targetId?: string;
+	serviceId?: string;
+}
+
+/**
+ * The files the bank offers (downloadFileList), as typed descriptors; none when it has none
+ * (code 24). Used by List Files and by the Bank File Trigger.
+ */
+export async function listFiles(
+	ctx: BankContext,
+	service: ServiceContext,
+	query: FileListQuery,
+	options: CommonOptions,
+	itemIndex = 0,
+): Promise<FileDescriptor[]> {
+	const result = await exchange(ctx, itemIndex, service, 'downloadFileList', { ...query }, options);
+	if (result.noData) return [];
+	return result.applicationResponse?.fileDescriptors ?? [];
+}
 
 /** List Files (downloadFileList): one item per file the bank offers; none when it has none (code 24). */
 export async function downloadFileList(ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext): Promise<INodeExecutionData[]> {
-	const options = readOptions(ctx, itemIndex);
 	const status = (ctx.getNodeParameter('status', itemIndex, 'NEW') as string) || 'NEW';
 	const fileType = fileTypeParam(ctx, itemIndex);
-	const result = await exchange(
+	const descriptors = await listFiles(
 		ctx,
-		itemIndex,
 		service,
-		'downloadFileList',
 		{
 			status,
 			fileType,
@@ -21,10 +50,10 @@ export async function downloadFileList(ctx: IExecuteFunctions, itemIndex: number
 			targetId: textParam(ctx, 'targetId', itemIndex),
 			serviceId: textParam(ctx, 'serviceId', itemIndex),
 		},
-		options,
+		readOptions(ctx, itemIndex),
+		itemIndex,
 	);
-	const files = result.noData ? [] : (result.applicationResponse?.fileDescriptors ?? []);
-	if (!files.length) {
+	if (!descriptors.length) {
 		const which = `${status === 'NEW' ? 'new ' : status === 'DLD' ? 'downloaded ' : ''}files${fileType ? ` of type ${fileType}` : ''}`;
 		ctx.addExecutionHints({
 			message:
@@ -34,8 +63,5 @@ export async function downloadFileList(ctx: IExecuteFunctions, itemIndex: number
 			location: 'outputPane',
 		});
 	}
-	return files.map((descriptor) => ({
-		json: descriptorJson(descriptor),
-		pairedItem: { item: itemIndex },
-	}));
+	return descriptors.map((descriptor) => ({ json: descriptorJson(descriptor), pairedItem: { item: itemIndex } }));
 }

@@ -1,0 +1,148 @@
+/**
+ * The Bank File Trigger in a real n8n: the example workflow is published and `n8n start` runs it
+ * on its own (the activation poll notes what the bank already handed out, the next minute's poll
+ * emits the new files) against the sandbox bank's file service. Executions are read back from
+ * n8n's sqlite database. n8n is then stopped twice, new files arrive while it is down, and each
+ * restart must emit exactly the files that arrived: every file once, none twice.
+ */
+import { readFileSync } from 'node:fs';
+
+import { N8N_VERSION } from './lib/install';
+import { nodeError, nodeItems, sleep, type StoredExecution } from './lib/n8n';
+import { requireContext, startStack, type Stack } from './lib/stack';
+import { exampleFiles, loadExample, packageManifest, PACKAGE_NAME, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
+
+const TRIGGER = 'bankFileTrigger';
+
+const manifest = packageManifest();
+const example = exampleFiles()
+	.map((file) => ({ file, workflow: loadExample(file) }))
+	.find(({ workflow }) => workflow.nodes.some((n) => n.type === `${PACKAGE_NAME}.${TRIGGER}`));
+const skipReason = !manifest.nodes.includes(TRIGGER)
+	? `package.json does not list the ${TRIGGER} node`
+	: !example
+		? 'no example workflow uses the Bank File Trigger'
+		: undefined;
+
+interface BankFile {
+	fileReference: string;
+	fileType: string;
+	status: string;
+	userFilename?: string;
+}
+
+let stack: Stack | undefined;
+let trigger: WorkflowNode;
+let workflow: WorkflowJson;
+let id: string;
+const delivered: string[] = [];
+
+const finished = (e: StoredExecution): boolean => e.finished || ['success', 'error', 'crashed', 'canceled'].includes(e.status);
+
+/** File references the trigger emitted in finished executions, one entry per emission. */
+function emitted(executions: StoredExecution[]): string[] {
+	return executions.flatMap((e) => (e.run ? nodeItems(e.run, trigger.name) : []).map((item) => String(item.json.fileReference ?? '')));
+}
+
+/** Waits until every wanted file has been emitted by finished trigger executions. */
+async function waitForFiles(wanted: string[], timeoutMs = 180_000): Promise<StoredExecution[]> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const executions = stack!.n8n.executions(id);
+		const done = executions.filter(finished);
+		const seen = new Set(emitted(done));
+		if (executions.length === done.length && wanted.every((r) => seen.has(r))) return done;
+		if (Date.now() > deadline)
+			throw new Error(
+				`waited ${timeoutMs / 1000} s for files ${wanted.filter((r) => !seen.has(r)).join(', ')}; executions: ${JSON.stringify(executions.map((e) => ({ id: e.id, status: e.status })))}\n` +
+					readFileSync(stack!.n8n.logFile, 'utf8').slice(-3000),
+			);
+		await sleep(1000);
+	}
+}
+
+async function arrive(count: number): Promise<string[]> {
+	const { files } = await stack!.bank.admin<{ files: BankFile[] }>('POST', '/files/arrive', { count, fileType: 'XT' });
+	return files.map((f) => f.fileReference);
+}
+
+async function bankFiles(): Promise<BankFile[]> {
+	return await stack!.bank.admin<BankFile[]>('GET', '/files');
+}
+
+/** Every execution ran each node without error; the trigger's items carry the statement as a file. */
+function expectCleanRuns(executions: StoredExecution[]): void {
+	for (const execution of executions) {
+		expect(execution.mode).toBe('trigger');
+		expect(execution.status).toBe('success');
+		for (const node of workflow.nodes) expect([node.name, execution.run && nodeError(execution.run, node.name)?.message]).toEqual([node.name, undefined]);
+		for (const item of nodeItems(execution.run!, trigger.name)) {
+			expect(item.json).toMatchObject({ fileType: 'XT', responseCode: '00', mimeType: 'application/xml' });
+			expect((item as { binary?: Record<string, unknown> }).binary?.data).toBeDefined();
+		}
+	}
+}
+
+if (skipReason) {
+	describe('Bank File Trigger in real n8n', () => {
+		it.skip(`not run: ${skipReason}`, () => undefined);
+	});
+} else {
+	beforeAll(async () => {
+		const { install, pkg } = requireContext();
+		workflow = example!.workflow;
+		trigger = workflow.nodes.find((n) => n.type === `${PACKAGE_NAME}.${TRIGGER}`)!;
+		id = workflowId(example!.file);
+		stack = await startStack({ install, pkg });
+		await stack.importExamples([example!.file]);
+	}, 300_000);
+
+	afterAll(async () => {
+		await stack?.stop();
+	});
+
+	describe(`examples/${example!.file} ("${example!.workflow.name}"): published and run by n8n ${N8N_VERSION} start`, () => {
+		it('first start: the activation poll downloads nothing; the next poll emits every new statement once, with the file; statements handed out before are left alone', async () => {
+			const before = await bankFiles();
+			const waiting = before.filter((f) => f.fileType === 'XT' && f.status === 'NEW').map((f) => f.fileReference);
+			const handedOut = before.filter((f) => f.fileType === 'XT' && f.status !== 'NEW').map((f) => f.fileReference);
+			const arrived = await arrive(3);
+			await stack!.n8n.publish(id);
+			await stack!.n8n.start();
+			const executions = await waitForFiles([...waiting, ...arrived]);
+			const all = emitted(executions);
+			expect([...all].sort()).toEqual([...waiting, ...arrived].sort());
+			for (const reference of handedOut) expect(all).not.toContain(reference);
+			expectCleanRuns(executions);
+			delivered.push(...all);
+		}, 300_000);
+
+		it('first restart: files that arrived while n8n was down are emitted once at start-up, nothing earlier again', async () => {
+			expect(delivered.length).toBeGreaterThan(0);
+			await stack!.n8n.stop();
+			const arrived = await arrive(2);
+			await stack!.n8n.start();
+			const executions = await waitForFiles(arrived);
+			await sleep(3000); // room for a wrong repeat to show up
+			const all = emitted(stack!.n8n.executions(id).filter(finished));
+			expect([...all].sort()).toEqual([...delivered, ...arrived].sort());
+			expectCleanRuns(executions);
+			delivered.push(...arrived);
+		}, 300_000);
+
+		it('second restart: the same again; every statement was emitted exactly once and is downloaded at the bank', async () => {
+			await stack!.n8n.stop();
+			const arrived = await arrive(4);
+			await stack!.n8n.start();
+			const executions = await waitForFiles(arrived);
+			await sleep(3000);
+			const all = emitted(stack!.n8n.executions(id).filter(finished));
+			expect(all.filter((r, i) => all.indexOf(r) !== i)).toEqual([]);
+			expect([...all].sort()).toEqual([...delivered, ...arrived].sort());
+			expectCleanRuns(executions);
+			const status = new Map((await bankFiles()).map((f) => [f.fileReference, f.status]));
+			for (const reference of [...delivered, ...arrived]) expect(status.get(reference)).toBe('DLD');
+			await stack!.n8n.stop();
+		}, 300_000);
+	});
+}
