@@ -259,6 +259,59 @@ function checksFor(node: WorkflowNode): NodeCheck {
 			},
 		};
 	}
+	if (type === 'bankFile' && op === 'parse')
+		return {
+			title: `${label}: one item per booking entry of the downloaded statements (signed amount, currency, dates, account IBAN, statement ID, bank transaction code) on the first output; one statement per file on the second whose opening balance + entries = closing balance (check ok), entry counts matching`,
+			check(items, nodeDef, run) {
+				const statements = nodeItems(run.run!, nodeDef.name, 1);
+				expect(items.length).toBeGreaterThan(0);
+				expect(statements.length).toBeGreaterThan(0);
+				for (const { json } of items) {
+					expect(typeof json.amount).toBe('number');
+					expect(json.currency).toMatch(/^[A-Z]{3}$/);
+					expect(json.bookingDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+					expect(json.accountIban).toMatch(/^FI\d{16}$/);
+					expect(json.creditDebit === 'CRDT' ? (json.amount as number) > 0 : (json.amount as number) < 0).toBe(true);
+					expect(typeof (json.bankTransactionCode as { domain?: unknown }).domain).toBe('string');
+				}
+				for (const { json } of statements) {
+					expect(json.kind).toBe('statement');
+					expect([json.statementId, json.check, json.warning]).toEqual([json.statementId, 'ok', null]);
+					const own = items.filter((i) => i.json.statementId === json.statementId);
+					expect(own.length).toBe(json.entryCount);
+					const sum = own.reduce((total, i) => total + Math.round((i.json.amount as number) * 100), 0);
+					expect(Math.round((json.openingBalance as number) * 100) + sum).toBe(Math.round((json.closingBalance as number) * 100));
+				}
+			},
+		};
+	if (type === 'bankFile' && op === 'buildPaymentFile')
+		return {
+			title: `${label}: one pain.001 file item holding every input row (count and control sum), as binary XML n8n stored`,
+			check(items, nodeDef, run, inputCount) {
+				expect(items).toHaveLength(1);
+				const [{ json, binary }] = items;
+				expect(json).toMatchObject({ numberOfTransactions: inputCount, complete: true, leftOutItems: [] });
+				const file = binaryFile(run.userFolder, binary?.data?.id);
+				expect(file && existsSync(file)).toBe(true);
+				const xml = readFileSync(file!, 'utf8');
+				expect(xml).toContain(`urn:iso:std:iso:20022:tech:xsd:${String(nodeDef.parameters.version ?? 'pain.001.001.03')}`);
+				expect(xml.match(/<CdtTrfTxInf>/g)).toHaveLength(inputCount);
+				expect(xml).toContain(`<CtrlSum>${String(json.controlSum)}</CtrlSum>`);
+			},
+		};
+	if (type === 'corporateFileService' && op === 'uploadFile')
+		return {
+			title: `${label}: the bank accepted one file per input item; it now holds the uploaded payment file and its status report`,
+			check(items, _node, run, inputCount) {
+				expect(items).toHaveLength(inputCount);
+				for (const { json } of items) {
+					const ref = String(json.fileReference);
+					expect(run.filesAfter.some((f) => f.fileReference === ref)).toBe(true);
+					expect(run.filesBefore.some((f) => f.fileReference === ref)).toBe(false);
+				}
+				expect(run.filesAfter.length).toBeGreaterThan(run.filesBefore.length);
+			},
+		};
 	return {
 		title: `${label}: at least one item`,
 		check(items) {

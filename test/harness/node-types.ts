@@ -2,7 +2,7 @@
  * The node types a harness run knows about: the project's nodes given by the
  * test, plus small stand-ins for the n8n-nodes-base nodes that workflows
  * exported from the editor usually contain (Manual Trigger, No Op, sticky
- * notes), so that those workflows run unchanged.
+ * notes, Edit Fields in JSON mode, Split Out), so that those workflows run unchanged.
  */
 import { DirectoryLoader } from 'n8n-core';
 import {
@@ -25,6 +25,8 @@ import {
 export const MANUAL_TRIGGER_TYPE = 'n8n-nodes-base.manualTrigger';
 export const NO_OP_TYPE = 'n8n-nodes-base.noOp';
 export const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
+export const SET_TYPE = 'n8n-nodes-base.set';
+export const SPLIT_OUT_TYPE = 'n8n-nodes-base.splitOut';
 
 function baseDescription(
 	name: string,
@@ -86,11 +88,62 @@ export class HarnessStickyNote implements INodeType {
 	});
 }
 
+/**
+ * Stand-in for n8n's Edit Fields (Set) node in its "JSON" mode (`mode: 'raw'`): each item becomes
+ * the JSON the (already resolved) `jsonOutput` parameter holds. Other modes are not supported.
+ */
+export class HarnessSet implements INodeType {
+	description = baseDescription(SET_TYPE, 'Edit Fields (Set)', {
+		version: [3, 3.1, 3.2, 3.3, 3.4],
+		properties: [
+			{ displayName: 'Mode', name: 'mode', type: 'options', options: [{ name: 'JSON', value: 'raw' }], default: 'raw' },
+			{ displayName: 'JSON', name: 'jsonOutput', type: 'json', default: '{}' },
+			{ displayName: 'Options', name: 'options', type: 'collection', default: {}, options: [] },
+		],
+	});
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [
+			this.getInputData().map((_, i) => {
+				if (this.getNodeParameter('mode', i) !== 'raw') throw new UnexpectedError('The harness Set stand-in supports only JSON mode');
+				const value = this.getNodeParameter('jsonOutput', i) as unknown;
+				const json = (typeof value === 'string' ? JSON.parse(value) : value) as IDataObject;
+				return { json, pairedItem: { item: i } };
+			}),
+		];
+	}
+}
+
+/** Stand-in for n8n's Split Out node: one item per element of the array field (objects become the item). */
+export class HarnessSplitOut implements INodeType {
+	description = baseDescription(SPLIT_OUT_TYPE, 'Split Out', {
+		version: 1,
+		properties: [
+			{ displayName: 'Field To Split Out', name: 'fieldToSplitOut', type: 'string', default: '' },
+			{ displayName: 'Options', name: 'options', type: 'collection', default: {}, options: [] },
+		],
+	});
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const out: INodeExecutionData[] = [];
+		this.getInputData().forEach((item, i) => {
+			const field = this.getNodeParameter('fieldToSplitOut', i) as string;
+			const values = item.json[field];
+			for (const value of Array.isArray(values) ? values : [values]) {
+				out.push({ json: value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : { [field]: value as IDataObject }, pairedItem: { item: i } });
+			}
+		});
+		return [out];
+	}
+}
+
 export function builtinNodeTypes(): Record<string, INodeType> {
 	return {
 		[MANUAL_TRIGGER_TYPE]: new HarnessManualTrigger(),
 		[NO_OP_TYPE]: new HarnessNoOp(),
 		[STICKY_NOTE_TYPE]: new HarnessStickyNote(),
+		[SET_TYPE]: new HarnessSet(),
+		[SPLIT_OUT_TYPE]: new HarnessSplitOut(),
 	};
 }
 

@@ -153,3 +153,28 @@ describe('Bank File: Build Payment File', () => {
 		expect(validateWithXsd(xml, 'pain.001.001.09.xsd').valid).toBe(true);
 	});
 });
+
+describe("the sandbox bank's files", () => {
+	test('every statement, notification and reference payment file parses; all kinds of entries; every statement balances', async () => {
+		const { FileStore } = await import('../sandbox/bankfiles');
+		const { parseBankFileToArrays } = await import('../../nodes/shared/bankfiles');
+		const store = new FileStore({ seed: 7, days: 10, customerId: 'SANDBOXCUST1', customerName: 'Sandbox Customer Oy', targetId: 'T1', now: () => new Date('2026-11-23T12:00:00Z') });
+		try {
+			const files = store.list();
+			expect(new Set(files.map((f) => f.fileType))).toEqual(new Set(['XT', 'XP', 'TITO', 'KTL']));
+			let entries = 0;
+			const codes = new Set<string>();
+			for (const descriptor of files) {
+				const parsed = await parseBankFileToArrays(store.get(descriptor.fileReference)!.content);
+				entries += parsed.entries.length;
+				for (const e of parsed.entries) codes.add(`${e.bankTransactionCode.domain}/${e.bankTransactionCode.family}/${e.bankTransactionCode.subFamily}`);
+				for (const s of parsed.statements) expect([descriptor.userFilename, s.check, s.warning]).toEqual([descriptor.userFilename, 'ok', null]);
+			}
+			expect(files.filter((f) => f.fileType === 'XT')).toHaveLength(20);
+			expect(entries).toBeGreaterThan(1000);
+			expect([...codes]).toEqual(expect.arrayContaining(['PMNT/RCDT/ESCT', 'PMNT/ICDT/ESCT', 'PMNT/ICDT/SALA', 'PMNT/CCRD/POSD', 'PMNT/IDDT/ESDD', 'ACMT/MDOP/CHRG', 'ACMT/MCOP/INTR', 'PMNT/RCDT/XBCT', 'PMNT/ICDT/RRTN']));
+		} finally {
+			store.dispose();
+		}
+	});
+});

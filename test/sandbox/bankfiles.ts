@@ -82,12 +82,193 @@ function escapeText(text: string): string {
 	return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-interface GeneratedEntry {
+/** The kinds of booking a corporate account statement holds, with their ISO bank transaction codes. */
+type EntryKind =
+	| 'sepaIn'
+	| 'referenceIn'
+	| 'sepaOut'
+	| 'salaryBatch'
+	| 'card'
+	| 'directDebit'
+	| 'fee'
+	| 'interest'
+	| 'fxIn'
+	| 'returned';
+
+const ENTRY_KINDS: ReadonlyArray<readonly [EntryKind, number]> = [
+	['sepaIn', 22],
+	['referenceIn', 22],
+	['sepaOut', 24],
+	['salaryBatch', 3],
+	['card', 10],
+	['directDebit', 6],
+	['fee', 4],
+	['interest', 2],
+	['fxIn', 4],
+	['returned', 3],
+];
+
+const CODES: Record<EntryKind, [string, string, string]> = {
+	sepaIn: ['PMNT', 'RCDT', 'ESCT'],
+	referenceIn: ['PMNT', 'RCDT', 'ESCT'],
+	sepaOut: ['PMNT', 'ICDT', 'ESCT'],
+	salaryBatch: ['PMNT', 'ICDT', 'SALA'],
+	card: ['PMNT', 'CCRD', 'POSD'],
+	directDebit: ['PMNT', 'IDDT', 'ESDD'],
+	fee: ['ACMT', 'MDOP', 'CHRG'],
+	interest: ['ACMT', 'MCOP', 'INTR'],
+	fxIn: ['PMNT', 'RCDT', 'XBCT'],
+	returned: ['PMNT', 'ICDT', 'RRTN'],
+};
+
+const EMPLOYEES = ['Maija Meikalainen', 'Matti Virtanen', 'Aino Korhonen', 'Juha Nieminen', 'Liisa Makinen', 'Pekka Hamalainen'];
+const MERCHANTS = ['Kahvila Aurora', 'Neste Espoo', 'Stockmann Helsinki', 'VR Online', 'Finnair Web'];
+
+interface GeneratedTx {
 	cents: number;
-	party: string;
-	partyIban: string;
-	remittance: string;
+	party?: string;
+	partyIban?: string;
+	partyBic?: string;
+	remittance?: string;
+	reference?: string;
+	endToEndId?: string;
+}
+
+interface GeneratedEntry {
+	kind: EntryKind;
+	cents: number;
 	reference: string;
+	txs: GeneratedTx[];
+	info?: string;
+	fx?: { currency: string; amount: string; rate: string };
+}
+
+function finnishReference(base: string): string {
+	let sum = 0;
+	const weights = [7, 3, 1];
+	for (let i = 0; i < base.length; i++) sum += Number(base[base.length - 1 - i]) * weights[i % 3];
+	return `${base}${(10 - (sum % 10)) % 10}`;
+}
+
+function rfReference(base: string): string {
+	return makeIban('RF', base).replace(/^RF(\d\d)(.*)$/, 'RF$1$2');
+}
+
+function generateEntry(prng: Prng, kind: EntryKind, month: string, reference: string): GeneratedEntry {
+	const party = prng.pick(PARTIES);
+	const partyIban = makeIban('FI', `${prng.int(100000, 999999)}${pad(prng.int(0, 99999999), 8)}`);
+	const invoice = String(prng.int(1000, 99999));
+	switch (kind) {
+		case 'sepaIn': {
+			const cents = prng.int(5000, 2500000);
+			return { kind, cents, reference, txs: [{ cents, party, partyIban, remittance: prng.pick(REMITTANCES).replace('{n}', invoice).replace('{m}', month), endToEndId: `INV-${invoice}` }] };
+		}
+		case 'referenceIn': {
+			const cents = prng.int(2000, 900000);
+			const ref = prng.chance(0.5) ? finnishReference(invoice) : rfReference(invoice);
+			return { kind, cents, reference, txs: [{ cents, party, partyIban, partyBic: prng.pick(['NDEAFIHH', 'OKOYFIHH', 'DABAFIHH', 'HELSFIHH']), reference: ref }] };
+		}
+		case 'sepaOut': {
+			const cents = -prng.int(1500, 1500000);
+			return { kind, cents, reference, txs: [{ cents, party, partyIban, partyBic: 'NDEAFIHH', reference: finnishReference(invoice), endToEndId: `PAY-${invoice}` }] };
+		}
+		case 'salaryBatch': {
+			const txs: GeneratedTx[] = EMPLOYEES.slice(0, prng.int(2, EMPLOYEES.length)).map((name, i) => ({
+				cents: -prng.int(250000, 520000),
+				party: name,
+				partyIban: makeIban('FI', `${prng.int(100000, 999999)}${pad(prng.int(0, 99999999), 8)}`),
+				remittance: `Salary ${month}`,
+				endToEndId: `SAL-${month.replace('-', '')}-${i + 1}`,
+			}));
+			return { kind, cents: txs.reduce((sum, tx) => sum + tx.cents, 0), reference, txs };
+		}
+		case 'card': {
+			const cents = -prng.int(350, 45000);
+			return { kind, cents, reference, txs: [{ cents, party: prng.pick(MERCHANTS) }], info: `Card purchase 4321********${pad(prng.int(0, 9999), 4)}` };
+		}
+		case 'directDebit': {
+			const cents = -prng.int(2000, 90000);
+			return { kind, cents, reference, txs: [{ cents, party: prng.pick(['Helen Oy', 'Elisa Oyj', 'Telia Finland Oyj']), partyIban, remittance: `Direct debit ${month}` }] };
+		}
+		case 'fee':
+			return { kind, cents: -prng.int(100, 4500), reference, txs: [], info: `Service fee ${month}` };
+		case 'interest':
+			return { kind, cents: prng.int(1, 9000), reference, txs: [], info: `Interest ${month}` };
+		case 'fxIn': {
+			const usd = prng.int(10000, 5000000);
+			const rate = prng.range(0.88, 0.96);
+			const cents = Math.round(usd * rate);
+			return {
+				kind,
+				cents,
+				reference,
+				txs: [{ cents, party: 'Hanse Metals GmbH', partyIban: makeIban('DE', `37040044${pad(prng.int(0, 9999999999), 10)}`), partyBic: 'COBADEFFXXX', remittance: `Order ${invoice}` }],
+				fx: { currency: 'USD', amount: (usd / 100).toFixed(2), rate: rate.toFixed(6) },
+			};
+		}
+		case 'returned': {
+			const cents = prng.int(1500, 300000);
+			return { kind, cents, reference, txs: [{ cents, endToEndId: `PAY-${invoice}` }], info: 'Returned payment' };
+		}
+	}
+}
+
+function entryXml(entry: GeneratedEntry, index: number, currency: string, dateText: string): string {
+	const credit = entry.cents > 0;
+	const [domain, family, subFamily] = CODES[entry.kind];
+	const txXml = entry.txs
+		.map((tx) => {
+			const txCredit = tx.cents > 0;
+			const party = tx.party
+				? txCredit
+					? `<RltdPties><Dbtr><Nm>${escapeText(tx.party)}</Nm></Dbtr>${tx.partyIban ? `<DbtrAcct><Id><IBAN>${tx.partyIban}</IBAN></Id></DbtrAcct>` : ''}</RltdPties>`
+					: `<RltdPties><Cdtr><Nm>${escapeText(tx.party)}</Nm></Cdtr>${tx.partyIban ? `<CdtrAcct><Id><IBAN>${tx.partyIban}</IBAN></Id></CdtrAcct>` : ''}</RltdPties>`
+				: '';
+			const agent = tx.partyBic ? `<RltdAgts><${txCredit ? 'DbtrAgt' : 'CdtrAgt'}><FinInstnId><BIC>${tx.partyBic}</BIC></FinInstnId></${txCredit ? 'DbtrAgt' : 'CdtrAgt'}></RltdAgts>` : '';
+			const remittance = tx.reference
+				? `<RmtInf><Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry>${tx.reference.startsWith('RF') ? '<Issr>ISO</Issr>' : ''}</Tp><Ref>${tx.reference}</Ref></CdtrRefInf></Strd></RmtInf>`
+				: tx.remittance
+					? `<RmtInf><Ustrd>${escapeText(tx.remittance)}</Ustrd></RmtInf>`
+					: '';
+			const fx = entry.fx
+				? `<AmtDtls><InstdAmt><Amt Ccy="${entry.fx.currency}">${entry.fx.amount}</Amt></InstdAmt><TxAmt><Amt Ccy="${currency}">${money(tx.cents)}</Amt>` +
+					`<CcyXchg><SrcCcy>${entry.fx.currency}</SrcCcy><TrgtCcy>${currency}</TrgtCcy><UnitCcy>${entry.fx.currency}</UnitCcy><XchgRate>${entry.fx.rate}</XchgRate></CcyXchg></TxAmt></AmtDtls>`
+				: `<AmtDtls><TxAmt><Amt Ccy="${currency}">${money(tx.cents)}</Amt></TxAmt></AmtDtls>`;
+			const returned = entry.kind === 'returned' ? '<RtrInf><Rsn><Cd>AC04</Cd></Rsn></RtrInf>' : '';
+			return (
+				`<TxDtls><Refs><AcctSvcrRef>${entry.reference}</AcctSvcrRef><EndToEndId>${escapeText(tx.endToEndId ?? 'NOTPROVIDED')}</EndToEndId></Refs>` +
+				fx +
+				party +
+				agent +
+				(entry.kind === 'salaryBatch' ? '<Purp><Cd>SALA</Cd></Purp>' : '') +
+				remittance +
+				returned +
+				'</TxDtls>'
+			);
+		})
+		.join('');
+	const batch = entry.txs.length > 1 ? `<Btch><NbOfTxs>${entry.txs.length}</NbOfTxs></Btch>` : '';
+	return (
+		`<Ntry><NtryRef>${index + 1}</NtryRef><Amt Ccy="${currency}">${money(entry.cents)}</Amt>` +
+		`<CdtDbtInd>${credit ? 'CRDT' : 'DBIT'}</CdtDbtInd>${entry.kind === 'returned' ? '<RvslInd>true</RvslInd>' : ''}<Sts>BOOK</Sts>` +
+		`<BookgDt><Dt>${dateText}</Dt></BookgDt><ValDt><Dt>${dateText}</Dt></ValDt>` +
+		`<AcctSvcrRef>${entry.reference}</AcctSvcrRef>` +
+		`<BkTxCd><Domn><Cd>${domain}</Cd><Fmly><Cd>${family}</Cd><SubFmlyCd>${subFamily}</SubFmlyCd></Fmly></Domn></BkTxCd>` +
+		(txXml ? `<NtryDtls>${batch}${txXml}</NtryDtls>` : '') +
+		(entry.info ? `<AddtlNtryInf>${escapeText(entry.info)}</AddtlNtryInf>` : '') +
+		'</Ntry>'
+	);
+}
+
+/** Entries of one statement day: every kind of booking, in the proportions of a busy corporate account. */
+export function statementEntries(prng: Prng, date: Date, sequence: number, count: number): GeneratedEntry[] {
+	const month = date.toISOString().slice(0, 7);
+	const entries: GeneratedEntry[] = [];
+	for (let index = 0; index < count; index++) {
+		const reference = `${day(date).replace(/-/g, '')}${pad(sequence, 4)}${pad(index + 1, 3)}`;
+		entries.push(generateEntry(prng, prng.weighted(ENTRY_KINDS), month, reference));
+	}
+	return entries;
 }
 
 export function camt053(options: {
@@ -98,25 +279,11 @@ export function camt053(options: {
 	customerName: string;
 	customerId: string;
 	openingCents: number;
+	/** How many entries (default: 25 to 60). */
+	entries?: number;
 }): { xml: string; closingCents: number; entries: number; totalCents: number } {
 	const { prng, account, date, sequence } = options;
-	const entries: GeneratedEntry[] = [];
-	const count = prng.int(3, 9);
-	for (let index = 0; index < count; index++) {
-		const credit = prng.chance(0.45);
-		const cents = (credit ? 1 : -1) * prng.int(1500, 2500000);
-		const month = date.toISOString().slice(0, 7);
-		entries.push({
-			cents,
-			party: prng.pick(PARTIES),
-			partyIban: makeIban('FI', `${prng.int(100000, 999999)}${pad(prng.int(0, 99999999), 8)}`),
-			remittance: prng
-				.pick(REMITTANCES)
-				.replace('{n}', String(prng.int(100, 9999)))
-				.replace('{m}', month),
-			reference: `${day(date).replace(/-/g, '')}${pad(sequence, 4)}${pad(index + 1, 3)}`,
-		});
-	}
+	const entries = statementEntries(prng, date, sequence, options.entries ?? prng.int(25, 60));
 	const credits = entries.filter((entry) => entry.cents > 0);
 	const debits = entries.filter((entry) => entry.cents < 0);
 	const creditSum = credits.reduce((sum, entry) => sum + entry.cents, 0);
@@ -129,25 +296,7 @@ export function camt053(options: {
 	const balance = (code: string, cents: number): string =>
 		`<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="${account.currency}">${money(cents)}</Amt>` +
 		`<CdtDbtInd>${cents >= 0 ? 'CRDT' : 'DBIT'}</CdtDbtInd><Dt><Dt>${dateText}</Dt></Dt></Bal>`;
-	const entryXml = entries
-		.map((entry, index) => {
-			const credit = entry.cents > 0;
-			const related = credit
-				? `<RltdPties><Dbtr><Nm>${escapeText(entry.party)}</Nm></Dbtr><DbtrAcct><Id><IBAN>${entry.partyIban}</IBAN></Id></DbtrAcct></RltdPties>`
-				: `<RltdPties><Cdtr><Nm>${escapeText(entry.party)}</Nm></Cdtr><CdtrAcct><Id><IBAN>${entry.partyIban}</IBAN></Id></CdtrAcct></RltdPties>`;
-			return (
-				`<Ntry><NtryRef>${index + 1}</NtryRef><Amt Ccy="${account.currency}">${money(entry.cents)}</Amt>` +
-				`<CdtDbtInd>${credit ? 'CRDT' : 'DBIT'}</CdtDbtInd><Sts>BOOK</Sts>` +
-				`<BookgDt><Dt>${dateText}</Dt></BookgDt><ValDt><Dt>${dateText}</Dt></ValDt>` +
-				`<AcctSvcrRef>${entry.reference}</AcctSvcrRef>` +
-				`<BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>${credit ? 'RCDT' : 'ICDT'}</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>` +
-				`<NtryDtls><TxDtls><Refs><AcctSvcrRef>${entry.reference}</AcctSvcrRef><EndToEndId>E2E${entry.reference}</EndToEndId></Refs>` +
-				`<AmtDtls><TxAmt><Amt Ccy="${account.currency}">${money(entry.cents)}</Amt></TxAmt></AmtDtls>` +
-				related +
-				`<RmtInf><Ustrd>${escapeText(entry.remittance)}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`
-			);
-		})
-		.join('\n      ');
+	const entriesXml = entries.map((entry, index) => entryXml(entry, index, account.currency, dateText)).join('\n      ');
 	const xml =
 		'<?xml version="1.0" encoding="UTF-8"?>\n' +
 		'<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' +
@@ -162,11 +311,12 @@ export function camt053(options: {
 		`<Svcr><FinInstnId><BIC>${BANK_BIC}</BIC></FinInstnId></Svcr></Acct>\n` +
 		`      ${balance('OPBD', options.openingCents)}\n` +
 		`      ${balance('CLBD', closing)}\n` +
+		`      ${balance('CLAV', closing)}\n` +
 		`      <TxsSummry><TtlNtries><NbOfNtries>${entries.length}</NbOfNtries><Sum>${money(creditSum + debitSum)}</Sum>` +
 		`<TtlNetNtryAmt>${money(net)}</TtlNetNtryAmt><CdtDbtInd>${net >= 0 ? 'CRDT' : 'DBIT'}</CdtDbtInd></TtlNtries>` +
 		`<TtlCdtNtries><NbOfNtries>${credits.length}</NbOfNtries><Sum>${money(creditSum)}</Sum></TtlCdtNtries>` +
 		`<TtlDbtNtries><NbOfNtries>${debits.length}</NbOfNtries><Sum>${money(debitSum)}</Sum></TtlDbtNtries></TxsSummry>\n` +
-		`      ${entryXml}\n` +
+		`      ${entriesXml}\n` +
 		'    </Stmt>\n' +
 		'  </BkToCstmrStmt>\n' +
 		'</Document>\n';
@@ -301,6 +451,45 @@ export class FileStore implements FileStoreApi {
 				});
 			});
 		}
+		// A third account whose statements come as TITO, and the daily KTL reference payments of the first.
+		let titoBalance = prng.int(1_000_000, 20_000_000);
+		days.forEach((date, index) => {
+			const ageDays = (today.getTime() - date.getTime()) / DAY_MS;
+			const created = new Date(date.getTime() + DAY_MS + 4 * 60 * 60 * 1000);
+			const tito = titoStatement({
+				bban: TITO_ACCOUNT.bban,
+				iban: TITO_ACCOUNT.iban,
+				bic: BANK_BIC,
+				number: (index % 999) + 1,
+				from: date,
+				to: date,
+				created,
+				customerId: this.options.customerId.slice(0, 17),
+				owner: this.options.customerName,
+				openingCents: titoBalance,
+				entries: titoEntries(prng, date, prng.int(15, 40)),
+			});
+			titoBalance = tito.closingCents;
+			this.insert({
+				fileType: 'TITO',
+				content: Buffer.from(tito.text, 'latin1'),
+				fileTimestamp: created,
+				status: ageDays > 4 ? 'DLD' : 'NEW',
+				serviceId: `${BANK_BIC}-FI-EUR-${TITO_ACCOUNT.iban}`,
+				userFilename: `tito_${TITO_ACCOUNT.iban.slice(-6)}_${day(date)}.txt`,
+			});
+			const payments = ktlPayments(prng, date, ACCOUNTS[0].iban.slice(4), prng.int(8, 30));
+			const ktlTime = new Date(date.getTime() + 17 * 60 * 60 * 1000);
+			this.insert({
+				fileType: 'KTL',
+				content: Buffer.from(ktlBatch({ created: ktlTime, serviceId: '000123456', payments }), 'latin1'),
+				fileTimestamp: ktlTime,
+				status: ageDays > 4 ? 'DLD' : 'NEW',
+				userFilename: `ktl_${day(date)}.txt`,
+				transactionCount: payments.length,
+				amountTotal: payments.reduce((sum, p) => sum + (p.correction ? -p.cents : p.cents), 0) / 100,
+			});
+		});
 		const reports = [
 			{ daysAgo: 6, accepted: true, transactions: 12 },
 			{ daysAgo: 3, accepted: false, transactions: 1 },
@@ -723,4 +912,51 @@ export function camt054FromPain001(pain001: string, options: { notificationId: s
 		entries +
 		'\n    </Ntfctn>\n  </BkToCstmrDbtCdtNtfctn>\n</Document>\n'
 	);
+}
+
+const TITO_ACCOUNT = { bban: '15723500048531', iban: makeIban('FI', '15723500048531') };
+const PAYERS = ['Meikalainen Matti', 'Korhonen Aino', 'Lahti Energia', 'Oulun Kiinteistot', 'Virtanen Juha', 'Kuopion Tukku'];
+
+/** A day of TITO entries: reference payments in, SEPA payments out, fees, a salary batch now and then. */
+function titoEntries(prng: Prng, date: Date, count: number): TitoEntry[] {
+	const out: TitoEntry[] = [];
+	for (let i = 0; i < count; i++) {
+		const archiveId = `${day(date).replace(/-/g, '').slice(2)}TITO${pad(i + 1, 5)}`;
+		const kind = prng.weighted([['reference', 40], ['payment', 35], ['fee', 5], ['salary', 5], ['fx', 5], ['correction', 3]] as const);
+		const name = prng.pick(PARTIES);
+		if (kind === 'reference') {
+			const cents = prng.int(2000, 500000);
+			out.push({ archiveId, bookingDate: date, entryType: 1, code: '705', description: 'Viitesiirto', cents, name: name.slice(0, 35), reference: finnishReference(String(prng.int(1000, 99999))) });
+		} else if (kind === 'payment') {
+			const cents = -prng.int(1500, 900000);
+			out.push({ archiveId, bookingDate: date, entryType: 2, code: '710', description: 'SEPA-maksu', cents, name: name.slice(0, 35), messages: [`Lasku ${prng.int(1000, 9999)}`],
+				sepa: { endToEndId: `PAY-${prng.int(10000, 99999)}`, iban: makeIban('FI', `${prng.int(100000, 999999)}${pad(prng.int(0, 99999999), 8)}`), bic: 'NDEAFIHH', fullName: name } });
+		} else if (kind === 'fee') {
+			out.push({ archiveId, bookingDate: date, entryType: 2, code: '730', description: 'Palvelumaksu', cents: -prng.int(100, 3000) });
+		} else if (kind === 'salary') {
+			const items = EMPLOYEES.slice(0, prng.int(2, 4)).map((employee) => ({ cents: -prng.int(200000, 450000), name: employee }));
+			out.push({ archiveId, bookingDate: date, entryType: 2, code: '720', description: 'Palkat', cents: items.reduce((sum, item) => sum + item.cents, 0), name: 'Palkat', items });
+		} else if (kind === 'fx') {
+			const usd = prng.int(10000, 900000);
+			const rate = prng.range(1.04, 1.12);
+			out.push({ archiveId, bookingDate: date, entryType: 1, code: '710', description: 'Ulkomaan maksu', cents: Math.round(usd / rate), name: 'Hanse Metals GmbH', fx: { cents: usd, currency: 'USD', rate } });
+		} else {
+			out.push({ archiveId, bookingDate: date, entryType: 3, code: '710', description: 'Korjaus', cents: prng.int(1000, 50000), name: name.slice(0, 35) });
+		}
+	}
+	return out;
+}
+
+/** A day of incoming reference payments (KTL), now and then a correction. */
+function ktlPayments(prng: Prng, date: Date, account: string, count: number): KtlPayment[] {
+	return Array.from({ length: count }, (_, i) => ({
+		account,
+		bookingDate: date,
+		paymentDate: new Date(date.getTime() - prng.int(0, 2) * DAY_MS),
+		archiveId: `${day(date).replace(/-/g, '').slice(2)}5KTL${pad(i + 1, 6)}`,
+		reference: finnishReference(String(prng.int(1000, 999999))),
+		payerName: prng.pick(PAYERS).slice(0, 12),
+		cents: prng.int(500, 250000),
+		correction: prng.chance(0.04),
+	}));
 }

@@ -14,6 +14,7 @@ import { DOMParser } from '@xmldom/xmldom';
 
 import {
 	FILE_TYPE_ALIASES,
+	camt054FromPain001,
 	pain001Summary,
 	pain002,
 	readHead,
@@ -891,6 +892,23 @@ async function runOperation(
 					parentFileReference: descriptor.fileReference,
 					transactionCount: summary.transactions,
 				});
+				// The payments are booked: a debit notification of them, as banks send it (for files held in memory).
+				if (Buffer.isBuffer(content)) {
+					try {
+						store.put({
+							fileType: 'XF',
+							content: camt054FromPain001(content.toString('utf8'), { notificationId: `NTF-${descriptor.fileReference}`, created: now }),
+							userFilename: `camt054_${descriptor.fileReference}.xml`,
+							status: 'NEW',
+							fileTimestamp: new Date(now.getTime() + 2),
+							parentFileReference: descriptor.fileReference,
+							transactionCount: summary.transactions,
+							amountTotal: controlSum !== undefined && Number.isFinite(controlSum) ? controlSum : undefined,
+						});
+					} catch {
+						// a file the bank cannot read as payments gets its status report only
+					}
+				}
 			}
 			return {
 				code: '00',
