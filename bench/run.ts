@@ -25,6 +25,13 @@ const BENCHES: Bench[] = [
 		file: './fileService.bench',
 		targets: (r) => JSON.stringify(r),
 	},
+	{
+		name: 'statementParse',
+		file: './statementParse.bench',
+		targets: (r) =>
+			`${r.entriesPerSecond} entries/s, ratio ${r.ratioToFastXmlParser} to fast-xml-parser and ${r.ratioToCamtParser} to camt-parser (target < 1), ` +
+			`peak RSS over idle ${r.peakRssOverIdleMb} MB for ${r.itemsMb} MB of items (target <= ${r.memoryTargetMb})`,
+	},
 ];
 
 async function main(): Promise<void> {

@@ -1,0 +1,55 @@
+/**
+ * One parser over one camt.053 file in a process of its own, so its peak RSS is its own:
+ * `node statementParseWorker.js <mode> <file>` prints `RESULT {...}`.
+ *   ours           Bank File's streaming parser, every entry kept as an item object (what the node returns)
+ *   fastXmlParser  fast-xml-parser on the whole file read as a string, to a plain object
+ *   camtParser     the npm package camt-parser (what the community camt node uses)
+ */
+import { createReadStream, readFileSync } from 'node:fs';
+
+import { parseCamt053 } from 'camt-parser';
+import { XMLParser } from 'fast-xml-parser';
+
+import { parseBankFile } from '../nodes/shared/bankfiles';
+
+function gc(): void {
+	(globalThis as { gc?: () => void }).gc?.();
+}
+
+async function main(): Promise<void> {
+	const [mode, file] = process.argv.slice(2);
+	gc();
+	const idleRss = process.memoryUsage().rss;
+	const idleHeap = process.memoryUsage().heapUsed;
+	const start = process.hrtime.bigint();
+	let entries = 0;
+	let kept: unknown[] = [];
+	if (mode === 'ours') {
+		for await (const event of parseBankFile(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
+			if (event.type === 'entry') kept.push({ json: event.entry });
+		}
+		entries = kept.length;
+	} else if (mode === 'fastXmlParser') {
+		const parsed = new XMLParser({ ignoreAttributes: false }).parse(readFileSync(file, 'utf8')) as {
+			Document: { BkToCstmrStmt: { Stmt: { Ntry: unknown[] } | Array<{ Ntry: unknown[] }> } };
+		};
+		const statements = parsed.Document.BkToCstmrStmt.Stmt;
+		for (const statement of Array.isArray(statements) ? statements : [statements]) entries += statement.Ntry.length;
+		kept = [parsed];
+	} else if (mode === 'camtParser') {
+		const parsed = await parseCamt053(readFileSync(file, 'utf8'));
+		const document = parsed as unknown as { statements?: Array<{ transactions?: unknown[]; entries?: unknown[] }> };
+		for (const statement of document.statements ?? []) entries += (statement.transactions ?? statement.entries ?? []).length;
+		kept = [parsed];
+	} else throw new Error(`unknown mode ${mode}`);
+	const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+	gc();
+	const retainedHeap = process.memoryUsage().heapUsed - idleHeap;
+	const maxRss = process.resourceUsage().maxRSS * 1024;
+	process.stdout.write(`RESULT ${JSON.stringify({ entries, seconds, idleRss, maxRss, retainedHeap, kept: kept.length })}\n`);
+}
+
+void main().catch((error: unknown) => {
+	process.stdout.write(`RESULT ${JSON.stringify({ error: (error as Error).message })}\n`);
+	process.exit(1);
+});
