@@ -45,6 +45,15 @@ const KEYS = [
 	'fileType',
 	'status',
 	'mockAttempts',
+	'statementId',
+	'bookingDate',
+	'amount',
+	'currency',
+	'counterpartyName',
+	'closingBalance',
+	'check',
+	'numberOfTransactions',
+	'controlSum',
 	'error',
 ];
 
