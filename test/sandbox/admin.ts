@@ -45,7 +45,7 @@ function isBooleanSwitch(key: string): key is BooleanSwitch {
 
 /**
  * Admin API under /__sandbox (JSON, no authentication, not subject to faults):
- * GET stats, POST reset, GET/POST/DELETE faults, POST tokens/expire, GET/POST events,
+ * GET stats, POST reset, GET/POST/DELETE faults, GET/POST tokens, POST tokens/expire, GET/POST events,
  * GET/POST mock, GET/POST switches, POST trades, GET/POST files, GET credentials.
  */
 export async function handleAdmin(
@@ -69,6 +69,7 @@ export async function handleAdmin(
 						'POST /__sandbox/faults FaultSpec | FaultSpec[]',
 						'DELETE /__sandbox/faults[?id=N]',
 						'POST /__sandbox/tokens/expire',
+						'GET|POST /__sandbox/tokens {maxUses?: number (0: off)}',
 						'GET /__sandbox/events',
 						'POST /__sandbox/events {count} | {events: EventSpec[]}',
 						'GET|POST /__sandbox/mock {seed?, errorRate?}',
@@ -105,6 +106,18 @@ export async function handleAdmin(
 				const id = url.searchParams.get('id');
 				bank.faults.clear(id === null ? undefined : Number(id));
 				reply(res, 200, { ok: true });
+				return;
+			}
+			case 'GET /tokens':
+				reply(res, 200, { maxUses: bank.tokens.maxUses ?? 0, active: bank.tokens.activeCount() });
+				return;
+			case 'POST /tokens': {
+				const body = await jsonBody(req);
+				const maxUses = isRecord(body) ? body.maxUses : undefined;
+				if (typeof maxUses !== 'number' || !Number.isInteger(maxUses) || maxUses < 0)
+					throw new AdminError(400, 'Send {maxUses: n} with n a whole number >= 0 (0 turns it off).');
+				bank.tokens.maxUses = maxUses || undefined;
+				reply(res, 200, { maxUses });
 				return;
 			}
 			case 'POST /tokens/expire':
