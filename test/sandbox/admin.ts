@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { isRecord, readBody } from './http';
@@ -75,7 +76,7 @@ export async function handleAdmin(
 						'GET|POST /__sandbox/mock {seed?, errorRate?}',
 						'GET|POST /__sandbox/switches {linkStyle?, signResponses?, compressDownloads?, requireSignedRequests?}',
 						'POST /__sandbox/trades {count}',
-						'GET|POST /__sandbox/files {fileType, content | contentBase64, userFilename?, status?}',
+						'GET|POST /__sandbox/files {fileType, content | contentBase64 | contentPath, userFilename?, status?}',
 						'GET /__sandbox/credentials',
 					],
 				});
@@ -193,11 +194,15 @@ export async function handleAdmin(
 				const body = await jsonBody(req);
 				if (!isRecord(body) || typeof body.fileType !== 'string')
 					throw new AdminError(400, 'fileType is required.');
-				let content: Buffer;
+				let content: Buffer | { path: string };
 				if (typeof body.contentBase64 === 'string')
 					content = Buffer.from(body.contentBase64, 'base64');
 				else if (typeof body.content === 'string') content = Buffer.from(body.content, 'utf8');
-				else throw new AdminError(400, 'content or contentBase64 is required.');
+				else if (typeof body.contentPath === 'string') {
+					// A large file already on this machine, served from where it is (left in place).
+					if (!existsSync(body.contentPath)) throw new AdminError(400, 'contentPath: no such file.');
+					content = { path: body.contentPath };
+				} else throw new AdminError(400, 'content, contentBase64 or contentPath is required.');
 				const options: PutFileOptions = {
 					fileType: body.fileType,
 					content,
