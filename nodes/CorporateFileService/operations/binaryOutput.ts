@@ -155,13 +155,11 @@ export async function streamedBinaryItem(
 	// In database mode n8n gathers the whole file in memory: stop at its limit rather than run the
 	// worker out of memory or have the database refuse the row after the whole download.
 	const limit = databaseBinaryLimit();
-	let binaryData;
-	try {
-		binaryData = await ctx.helpers.prepareBinaryData(limit === undefined ? stream : limitedStream(stream, limit), fileName, guessed.mimeType);
-	} catch (error) {
-		if (error instanceof BinaryStorageLimitError) throw storageLimitNodeError(ctx, itemIndex, error);
-		throw error;
-	}
+	const binaryData = await ctx.helpers
+		.prepareBinaryData(limit === undefined ? stream : limitedStream(stream, limit), fileName, guessed.mimeType)
+		.catch(async (error: unknown) =>
+			Promise.reject(error instanceof BinaryStorageLimitError ? storageLimitNodeError(ctx, itemIndex, error) : error),
+		);
 	const response = await answer.done;
 	return {
 		json: { ...json(response), fileName, mimeType: guessed.mimeType, fileSize: answer.contentBytes() },
