@@ -1,48 +1,99 @@
 /**
  * Build pipeline after `tsc` has type-checked the sources:
- * - bundles every node and credential listed in package.json's `n8n` section into one CommonJS
- *   file each (runtime libraries such as fast-xml-parser, jose and xml-crypto go inside, so the
- *   published package has no runtime dependencies; n8n-workflow stays external),
- * - copies icons and codex (.node.json) files next to the bundles.
+ * - compiles the project's own TypeScript module by module into CommonJS under dist/ (the way
+ *   n8n's own packages are built), so every node and credential loaded by one process shares one
+ *   instance of the shared code (the transport's token memo, connection pools, TLS context cache),
+ * - bundles the third-party runtime libraries (fast-xml-parser, jose, xml-crypto, luxon,
+ *   @xmldom/xmldom, ...) once into dist/vendor.js and points the compiled modules' `require`s of
+ *   those libraries at it by relative path, so the published package has no runtime dependencies
+ *   (n8n-workflow stays a peer, Node built-ins stay as they are),
+ * - copies icons and codex (.node.json) files next to the compiled modules.
  */
 const { src, dest, series, parallel } = require('gulp');
 const path = require('node:path');
 const fs = require('node:fs');
+const { builtinModules } = require('node:module');
+const { spawnSync } = require('node:child_process');
 const esbuild = require('esbuild');
 
 const pkg = require('./package.json');
 const DIST = path.join(__dirname, 'dist');
+const VENDOR = path.join(DIST, 'vendor.js');
+/** Modules the compiled code may require as they are: the peer and Node's built-ins. */
+const PROVIDED = new Set(['n8n-workflow', ...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+/** `require("name")` as tsc emits it for a CommonJS target. */
+const REQUIRE = /\brequire\("([^"]+)"\)/g;
 
-function entries() {
-	const list = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
-	return list.map((out) => {
+function checkEntries() {
+	for (const out of [...pkg.n8n.nodes, ...pkg.n8n.credentials]) {
 		const rel = path.relative('dist', out).replace(/\.js$/, '.ts');
-		const source = path.join(__dirname, rel);
-		if (!fs.existsSync(source)) throw new Error(`package.json lists ${out} but ${rel} does not exist`);
-		return { source, out: path.join(__dirname, out) };
-	});
+		if (!fs.existsSync(path.join(__dirname, rel))) throw new Error(`package.json lists ${out} but ${rel} does not exist`);
+	}
 }
 
 async function clean() {
 	await fs.promises.rm(DIST, { recursive: true, force: true });
 }
 
-async function bundle() {
-	await Promise.all(
-		entries().map(({ source, out }) =>
-			esbuild.build({
-				entryPoints: [source],
-				outfile: out,
-				bundle: true,
-				platform: 'node',
-				target: 'node20',
-				format: 'cjs',
-				external: ['n8n-workflow'],
-				legalComments: 'none',
-				logLevel: 'warning',
-			}),
-		),
-	);
+/** tsc with tsconfig.build.json: one CommonJS file per source file, same folders under dist/. */
+async function compile() {
+	checkEntries();
+	const tsc = require.resolve('typescript/bin/tsc');
+	const res = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: __dirname, stdio: 'inherit' });
+	if (res.status !== 0) throw new Error(`tsc failed (exit ${res.status ?? res.signal})`);
+}
+
+function compiledFiles(dir = DIST) {
+	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+		const full = path.join(dir, e.name);
+		if (e.isDirectory()) return compiledFiles(full);
+		return e.name.endsWith('.js') && full !== VENDOR ? [full] : [];
+	});
+}
+
+/** A bare module name's package: `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`. */
+function packageOf(spec) {
+	const parts = spec.split('/');
+	return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/**
+ * Bundles every third-party module the compiled code requires into dist/vendor.js (an object
+ * keyed by the module name as written in the source) and rewrites those requires to it.
+ */
+async function vendor() {
+	const files = compiledFiles();
+	const libraries = new Set();
+	for (const file of files) {
+		for (const [, spec] of fs.readFileSync(file, 'utf8').matchAll(REQUIRE)) {
+			if (!spec.startsWith('.') && !PROVIDED.has(spec)) libraries.add(spec);
+		}
+	}
+	for (const spec of libraries) {
+		if (pkg.dependencies?.[packageOf(spec)]) throw new Error(`${spec} must not be a runtime dependency`);
+	}
+	const names = [...libraries].sort();
+	const entry = names.map((n) => `\t${JSON.stringify(n)}: require(${JSON.stringify(n)}),`).join('\n');
+	await esbuild.build({
+		stdin: { contents: `module.exports = {\n${entry}\n};\n`, resolveDir: __dirname, sourcefile: 'vendor.js', loader: 'js' },
+		outfile: VENDOR,
+		bundle: true,
+		platform: 'node',
+		target: 'node20',
+		format: 'cjs',
+		external: ['n8n-workflow'],
+		legalComments: 'none',
+		logLevel: 'warning',
+	});
+	for (const file of files) {
+		const code = fs.readFileSync(file, 'utf8');
+		let rel = path.relative(path.dirname(file), VENDOR).split(path.sep).join('/');
+		if (!rel.startsWith('.')) rel = `./${rel}`;
+		const rewritten = code.replace(REQUIRE, (whole, spec) =>
+			libraries.has(spec) ? `require(${JSON.stringify(rel)})[${JSON.stringify(spec)}]` : whole,
+		);
+		if (rewritten !== code) fs.writeFileSync(file, rewritten);
+	}
 }
 
 function icons() {
@@ -54,5 +105,5 @@ function nodeAssets() {
 }
 
 exports.clean = clean;
-exports.build = series(clean, parallel(bundle, icons, nodeAssets));
+exports.build = series(clean, parallel(series(compile, vendor), icons, nodeAssets));
 exports.default = exports.build;

@@ -34,21 +34,42 @@ function has(command) {
 	return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
-/** Debian packages the tests use: xmlsec1 (an XML-signature verifier that is not ours) and xmllint (XSD validation of built payment files). */
+/** The newest PostgreSQL server binaries Debian installed (/usr/lib/postgresql/<version>/bin/initdb). */
+function hasPostgresServer() {
+	const dir = '/usr/lib/postgresql';
+	return fs.existsSync(dir) && fs.readdirSync(dir).some((v) => fs.existsSync(path.join(dir, v, 'bin', 'initdb')));
+}
+
+/**
+ * Debian packages the tests use: xmlsec1, an XML-signature verifier that is not ours; xmllint
+ * (libxml2-utils) for XSD validation of built payment files; redis-server
+ * and postgresql for the queue-mode end-to-end test (test/e2e/cluster.e2e.ts starts its own
+ * throwaway instances; the packages' own services are not needed).
+ */
 function ensureSystemPackages() {
-	const missing = [
-		['xmlsec1', 'xmlsec1'],
-		['xmllint', 'libxml2-utils'],
-	].filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg);
+	const wanted = [
+		['xmlsec1', () => has('xmlsec1')],
+		['libxml2-utils', () => has('xmllint')],
+		['redis-server', () => has('redis-server')],
+		['postgresql', hasPostgresServer],
+	];
+	const missing = wanted.filter(([, present]) => !present()).map(([pkg]) => pkg);
 	if (!missing.length) return;
 	if (!has('apt-get')) {
 		console.error(`Missing ${missing.join(', ')} and no apt-get to install it: install it with your package manager.`);
 		process.exit(1);
 	}
 	const sudo = process.getuid && process.getuid() !== 0 ? ['sudo'] : [];
-	const apt = (args) => (sudo.length ? run('sudo', ['apt-get', ...args]) : run('apt-get', args));
+	const apt = (args) =>
+		sudo.length
+			? run('sudo', ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args])
+			: run('apt-get', args, { env: { DEBIAN_FRONTEND: 'noninteractive' } });
 	apt(['update', '-qq']);
 	apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
+	// Debian starts the services it installs; the tests start their own instances on free ports.
+	for (const service of ['redis-server', 'postgresql']) {
+		if (missing.includes(service) && has('service')) run(sudo[0] ?? 'service', [...(sudo.length ? ['service'] : []), service, 'stop'], { allowFail: true });
+	}
 }
 
 module.exports = { root, run, ensureDependencies, ensureSystemPackages };

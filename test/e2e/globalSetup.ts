@@ -4,6 +4,7 @@
  * file named by CORPORATE_BANKING_E2E_CONTEXT. Failures are recorded, not thrown, so every test
  * reports them as its own failure and the run still produces a report.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +32,13 @@ export default function globalSetup(): void {
 		ctx.installError = (error as Error).message;
 		say(`real n8n could not be installed: ${ctx.installError.split('\n')[0]}`);
 	}
+	// Debian packages the queue-mode test needs (PostgreSQL, Redis), when missing; npm test has
+	// done this already. In a child process: the set-up script exits on failure.
+	const setup = spawnSync(process.execPath, ['-e', "require('./scripts/setup').ensureSystemPackages()"], {
+		cwd: path.resolve(__dirname, '../..'),
+		stdio: ['ignore', 'inherit', 'inherit'],
+	});
+	if (setup.status !== 0) say('could not install the Debian packages of the queue-mode test (see above)');
 	try {
 		ctx.pkg = buildAndPack({ build: process.env.CORPORATE_BANKING_E2E_BUILD !== '0', log: say });
 	} catch (error) {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { arriveFiles } from './bankfiles';
@@ -46,7 +47,7 @@ function isBooleanSwitch(key: string): key is BooleanSwitch {
 
 /**
  * Admin API under /__sandbox (JSON, no authentication, not subject to faults):
- * GET stats, POST reset, GET/POST/DELETE faults, POST tokens/expire, GET/POST events,
+ * GET stats, POST reset, GET/POST/DELETE faults, GET/POST tokens, POST tokens/expire, GET/POST events,
  * GET/POST mock, GET/POST switches, POST trades, GET/POST files, GET credentials,
  * POST enrolment (a credential with a fresh PIN), GET enrolment, POST enrolment/clock.
  */
@@ -71,12 +72,13 @@ export async function handleAdmin(
 						'POST /__sandbox/faults FaultSpec | FaultSpec[]',
 						'DELETE /__sandbox/faults[?id=N]',
 						'POST /__sandbox/tokens/expire',
+						'GET|POST /__sandbox/tokens {maxUses?: number (0: off)}',
 						'GET /__sandbox/events',
 						'POST /__sandbox/events {count} | {events: EventSpec[]}',
 						'GET|POST /__sandbox/mock {seed?, errorRate?}',
 						'GET|POST /__sandbox/switches {linkStyle?, signResponses?, compressDownloads?, requireSignedRequests?}',
 						'POST /__sandbox/trades {count}',
-						'GET|POST /__sandbox/files {fileType, content | contentBase64, userFilename?, status?}',
+						'GET|POST /__sandbox/files {fileType, content | contentBase64 | contentPath, userFilename?, status?}',
 						'POST /__sandbox/files/arrive {count?, fileType?: XT | XP}',
 						'GET /__sandbox/credentials',
 					],
@@ -108,6 +110,18 @@ export async function handleAdmin(
 				const id = url.searchParams.get('id');
 				bank.faults.clear(id === null ? undefined : Number(id));
 				reply(res, 200, { ok: true });
+				return;
+			}
+			case 'GET /tokens':
+				reply(res, 200, { maxUses: bank.tokens.maxUses ?? 0, active: bank.tokens.activeCount() });
+				return;
+			case 'POST /tokens': {
+				const body = await jsonBody(req);
+				const maxUses = isRecord(body) ? body.maxUses : undefined;
+				if (typeof maxUses !== 'number' || !Number.isInteger(maxUses) || maxUses < 0)
+					throw new AdminError(400, 'Send {maxUses: n} with n a whole number >= 0 (0 turns it off).');
+				bank.tokens.maxUses = maxUses || undefined;
+				reply(res, 200, { maxUses });
 				return;
 			}
 			case 'POST /tokens/expire':
@@ -183,11 +197,15 @@ export async function handleAdmin(
 				const body = await jsonBody(req);
 				if (!isRecord(body) || typeof body.fileType !== 'string')
 					throw new AdminError(400, 'fileType is required.');
-				let content: Buffer;
+				let content: Buffer | { path: string };
 				if (typeof body.contentBase64 === 'string')
 					content = Buffer.from(body.contentBase64, 'base64');
 				else if (typeof body.content === 'string') content = Buffer.from(body.content, 'utf8');
-				else throw new AdminError(400, 'content or contentBase64 is required.');
+				else if (typeof body.contentPath === 'string') {
+					// A large file already on this machine, served from where it is (left in place).
+					if (!existsSync(body.contentPath)) throw new AdminError(400, 'contentPath: no such file.');
+					content = { path: body.contentPath };
+				} else throw new AdminError(400, 'content, contentBase64 or contentPath is required.');
 				const options: PutFileOptions = {
 					fileType: body.fileType,
 					content,

@@ -531,6 +531,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		switches,
 		tokens: {
 			expireAll: () => tokens.expireAll(),
+			get maxUses() {
+				return tokens.maxUses;
+			},
+			set maxUses(value: number | undefined) {
+				tokens.maxUses = value;
+			},
 			get ttlSeconds() {
 				return tokens.ttlSeconds;
 			},
@@ -614,6 +620,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			faults.clear();
 			Object.assign(switches, defaultSwitches(options.signResponses ?? true));
 			tokens.clear();
+			tokens.maxUses = undefined;
 			events.clear();
 			files.reset();
 			certService.reset();

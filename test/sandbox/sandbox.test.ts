@@ -188,6 +188,21 @@ describe('token endpoint (B/C)', () => {
 		expect(bank.stats.tokensIssued).toBe(0);
 	});
 
+	it('expires every token after maxUses accepted requests when set', async () => {
+		bank.tokens.maxUses = 2;
+		try {
+			const token = await clientToken();
+			const url = `${bank.urls.reportBase}/trade-reports/open?limit=1`;
+			const statuses = [];
+			for (let i = 0; i < 3; i++) statuses.push((await call(url, { headers: { authorization: `Bearer ${token}` } })).status);
+			expect(statuses).toEqual([200, 200, 401]);
+			const fresh = await clientToken();
+			expect((await call(url, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(200);
+		} finally {
+			bank.tokens.maxUses = undefined;
+		}
+	});
+
 	it('expires tokens on demand and after the TTL', async () => {
 		const token = await clientToken();
 		const url = `${bank.urls.reportBase}/trade-reports/open?limit=1`;

@@ -10,6 +10,8 @@ interface IssuedToken {
 	clientId: string;
 	scope: string;
 	expiresAt: number;
+	/** Accepted uses so far (for `maxUses`). */
+	uses: number;
 	/** SHA-256 fingerprint of the client certificate the token is bound to (mTLS tokens). */
 	certFingerprint?: string;
 }
@@ -20,6 +22,8 @@ export type TokenCheck =
 
 export class TokenStore {
 	private tokens = new Map<string, IssuedToken>();
+	/** When set, a token expires after this many accepted uses (a bank shortening sessions). */
+	maxUses?: number;
 
 	constructor(
 		readonly ttlSeconds: number,
@@ -33,6 +37,7 @@ export class TokenStore {
 			clientId,
 			scope,
 			certFingerprint,
+			uses: 0,
 			expiresAt: this.now().getTime() + this.ttlSeconds * 1000,
 		});
 		return token;
@@ -44,6 +49,8 @@ export class TokenStore {
 		if (!issued) return { ok: false, reason: 'unknown' };
 		if (issued.expiresAt <= this.now().getTime()) return { ok: false, reason: 'expired' };
 		if (issued.kind !== kind) return { ok: false, reason: 'wrongKind' };
+		issued.uses += 1;
+		if (this.maxUses && issued.uses >= this.maxUses) issued.expiresAt = 0;
 		return { ok: true, token: issued };
 	}
 

@@ -410,7 +410,13 @@ export interface SandboxBank {
 	resetStats(): void;
 	faults: FaultController;
 	switches: SandboxSwitches;
-	tokens: { expireAll(): void; readonly ttlSeconds: number; activeCount(): number };
+	tokens: {
+		expireAll(): void;
+		/** When set, every token expires after this many accepted uses (unset or 0: only the TTL). */
+		maxUses: number | undefined;
+		readonly ttlSeconds: number;
+		activeCount(): number;
+	};
 	events: {
 		enqueue(events: number | Array<Partial<EventSpec>>): string[];
 		/** jti of the SETs not yet acknowledged. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -31,17 +32,81 @@ describe('the built package', () => {
 		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
 	});
 
-	it.each(listed)('%s is built, self-contained and loads', (file) => {
+	/** The built files a built file requires by relative path, and the bare module names it requires. */
+	function requiresOf(file: string): { files: string[]; bare: string[] } {
+		const code = readFileSync(file, 'utf8');
+		const specs = [...code.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+		return {
+			files: specs.filter((s) => s.startsWith('.')).map((s) => require.resolve(path.resolve(path.dirname(file), s))),
+			bare: specs.filter((s) => !s.startsWith('.')),
+		};
+	}
+
+	it.each(listed)('%s is built, needs only n8n-workflow and Node built-ins, and loads', (file) => {
 		const full = path.join(root, file);
 		expect(existsSync(full)).toBe(true);
-		const code = readFileSync(full, 'utf8');
-		const required = [...code.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
 		const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-		expect(required.filter((r) => r !== 'n8n-workflow' && !builtins.has(r))).toEqual([]);
+		// Everything it requires, followed through the built files it requires by relative path.
+		const seen = new Set<string>();
+		const bare = new Set<string>();
+		const queue = [full];
+		while (queue.length) {
+			const next = queue.pop() as string;
+			if (seen.has(next)) continue;
+			seen.add(next);
+			const r = requiresOf(next);
+			for (const b of r.bare) bare.add(b);
+			queue.push(...r.files);
+		}
+		for (const f of seen) expect(path.relative(path.join(root, 'dist'), f)).not.toMatch(/^\.\./);
+		expect([...bare].filter((r) => r !== 'n8n-workflow' && !builtins.has(r))).toEqual([]);
 		const exported = jest.requireActual<Record<string, new () => { description?: { name: string }; name?: string }>>(full);
 		const className = path.basename(file).split('.')[0];
 		const instance = new exported[className]();
 		expect(instance.description?.name ?? instance.name).toBeTruthy();
+	});
+
+	describe('loaded together in one process, as n8n loads them', () => {
+		type Probe = {
+			files: Record<string, { memo: string[]; pool: string[]; vendor: string[]; external: string[] }>;
+			token: { first: string; afterFirst: number; reused: string; afterReuse: number; nodeHasMemo: boolean; renewed?: string; afterForget: number };
+		};
+		let probe: Probe;
+		beforeAll(() => {
+			// A plain Node process (not jest's module registry), so module instances are Node's own.
+			const out = execFileSync(process.execPath, [path.join(root, 'test/helpers/builtModuleProbe.js'), root], { encoding: 'utf8' });
+			probe = JSON.parse(out) as Probe;
+		});
+
+		it('every node and credential reaches the same single token memo and connection pool module', () => {
+			const files = Object.values(probe.files);
+			expect(files).toHaveLength(listed.length);
+			const memos = new Set(files.flatMap((f) => f.memo));
+			const pools = new Set(files.flatMap((f) => f.pool));
+			for (const f of files) {
+				expect(f.memo).toHaveLength(1);
+				expect(f.pool).toHaveLength(1);
+			}
+			expect(memos.size).toBe(1);
+			expect(pools.size).toBe(1);
+		});
+
+		it('the third-party libraries are loaded once, from one vendor file inside dist/', () => {
+			const files = Object.values(probe.files);
+			const vendors = new Set(files.flatMap((f) => f.vendor));
+			expect(vendors.size).toBe(1);
+			expect([...vendors][0]).toMatch(/^\d+:dist\//);
+			for (const f of files) expect(f.external.every((e) => e.includes('n8n-workflow'))).toBe(true);
+		});
+
+		it("a token a credential stored is reused, and a node's forgetToken makes the credential ask again", () => {
+			expect(probe.token.afterFirst).toBe(1);
+			expect(probe.token.reused).toBe(probe.token.first);
+			expect(probe.token.afterReuse).toBe(1);
+			expect(probe.token.nodeHasMemo).toBe(true);
+			expect(probe.token.renewed).not.toBe(probe.token.first);
+			expect(probe.token.afterForget).toBe(2);
+		});
 	});
 
 	it('ships the icons and codex files the nodes refer to', () => {

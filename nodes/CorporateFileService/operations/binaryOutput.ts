@@ -1,3 +1,5 @@
+import { Transform, type Readable } from 'node:stream';
+
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -63,6 +65,57 @@ export function unpackedContent(ctx: FileOutputContext, itemIndex: number, respo
 	throw new NodeOperationError(ctx.getNode(), (unpacked.error as Error).message, { itemIndex });
 }
 
+/** n8n's default for N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE, MiB. */
+const DATABASE_BINARY_DEFAULT_MIB = 512;
+
+/**
+ * The largest file n8n's binary storage of this process can take, in bytes, when it keeps binary
+ * data in its database (queue mode's default: the whole file is held in memory and written as one
+ * row, refused above N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE MiB); undefined for the streaming
+ * modes (filesystem, S3).
+ */
+export function databaseBinaryLimit(env: NodeJS.ProcessEnv = process.env): number | undefined {
+	const mode = env.N8N_DEFAULT_BINARY_DATA_MODE?.trim() || (env.EXECUTIONS_MODE?.trim() === 'queue' ? 'database' : 'filesystem');
+	if (mode !== 'database') return undefined;
+	const mib = Number(env.N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE?.trim() || DATABASE_BINARY_DEFAULT_MIB);
+	return (Number.isFinite(mib) && mib > 0 ? mib : DATABASE_BINARY_DEFAULT_MIB) * 1024 * 1024;
+}
+
+/** A file larger than n8n's database binary storage takes. */
+export class BinaryStorageLimitError extends Error {
+	constructor(readonly limitBytes: number) {
+		super(
+			`The file is larger than n8n's binary data storage in database mode takes (${Math.round(limitBytes / 1048576)} MiB, N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE)`,
+		);
+		this.name = 'BinaryStorageLimitError';
+	}
+}
+
+function storageLimitNodeError(ctx: IExecuteFunctions, itemIndex: number, error: BinaryStorageLimitError): NodeOperationError {
+	return new NodeOperationError(ctx.getNode(), `Download refused: ${error.message}`, {
+		itemIndex,
+		description:
+			'This n8n keeps binary data in its database (the default in queue mode), which holds each file in memory and stores it as one row. ' +
+			'For larger files set N8N_DEFAULT_BINARY_DATA_MODE=s3 with an S3 bucket on every n8n process (files then stream), ' +
+			'or raise N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE (at most 1024 MiB) if the workers have the memory.',
+	});
+}
+
+/** The stream, failing with BinaryStorageLimitError as soon as more than `limit` bytes pass. */
+function limitedStream(stream: Readable, limit: number): Readable {
+	let seen = 0;
+	const guard = new Transform({
+		transform(chunk: Buffer, _encoding, done) {
+			seen += chunk.length;
+			if (seen > limit) done(new BinaryStorageLimitError(limit));
+			else done(null, chunk);
+		},
+	});
+	stream.once('error', (error) => guard.destroy(error));
+	guard.once('error', () => stream.destroy());
+	return stream.pipe(guard);
+}
+
 /** One output item with the file as n8n binary data (stored the way the instance stores binaries). */
 export async function binaryItem(
 	ctx: FileOutputContext,
@@ -74,6 +127,8 @@ export async function binaryItem(
 ): Promise<INodeExecutionData> {
 	const guessed = guessFileType(content, names.fileType);
 	const fileName = fileNameFor(names.userFilename, names.fileReference, guessed);
+	const limit = databaseBinaryLimit();
+	if (limit !== undefined && content.length > limit) throw storageLimitNodeError(ctx, itemIndex, new BinaryStorageLimitError(limit));
 	const binary: IBinaryKeyData = {
 		[propertyName]: await ctx.helpers.prepareBinaryData(content, fileName, guessed.mimeType),
 	};
@@ -100,7 +155,14 @@ export async function streamedBinaryItem(
 	const { head, stream } = await peekStream(answer.content, 512);
 	const guessed = guessFileType(head, names.fileType, false);
 	const fileName = fileNameFor(names.userFilename, names.fileReference, guessed);
-	const binaryData = await ctx.helpers.prepareBinaryData(stream, fileName, guessed.mimeType);
+	// In database mode n8n gathers the whole file in memory: stop at its limit rather than run the
+	// worker out of memory or have the database refuse the row after the whole download.
+	const limit = databaseBinaryLimit();
+	const binaryData = await ctx.helpers
+		.prepareBinaryData(limit === undefined ? stream : limitedStream(stream, limit), fileName, guessed.mimeType)
+		.catch(async (error: unknown) =>
+			Promise.reject(error instanceof BinaryStorageLimitError ? storageLimitNodeError(ctx, itemIndex, error) : error),
+		);
 	const response = await answer.done;
 	return {
 		json: { ...json(response), fileName, mimeType: guessed.mimeType, fileSize: answer.contentBytes() },

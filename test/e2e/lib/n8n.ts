@@ -203,6 +203,8 @@ export class N8n {
 			N8N_HIRING_BANNER_ENABLED: 'false',
 			N8N_LOG_LEVEL: 'info',
 			N8N_PORT: String(this.port),
+			// `n8n worker` serves its health checks here (queue mode).
+			QUEUE_HEALTH_CHECK_PORT: String(this.port),
 			N8N_HOST: 'localhost',
 			N8N_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_SECURE_COOKIE: 'false',
@@ -353,13 +355,21 @@ export class N8n {
 		return !!this.server && this.server.exitCode === null && this.server.signalCode === null;
 	}
 
-	/** `n8n start`; resolves when /healthz answers. */
-	async start(timeoutMs = 120_000): Promise<void> {
+	/** The process id of the running `n8n start` / `n8n worker`. */
+	get pid(): number | undefined {
+		return this.running ? this.server?.pid : undefined;
+	}
+
+	/**
+	 * `n8n start` (or `n8n worker`, whose health server then listens on this instance's port);
+	 * resolves when /healthz/readiness answers 200.
+	 */
+	async start(timeoutMs = 120_000, command: 'start' | 'worker' = 'start', args: string[] = []): Promise<void> {
 		if (this.running) throw new Error('n8n is already running');
-		this.log(`\n$ n8n start\n`);
+		this.log(`\n$ n8n ${[command, ...args].join(' ')}\n`);
 		this.serverLog = createWriteStream(this.logFile, { flags: 'a' });
 		const child = track(
-			spawn(this.install.runtime.node, [this.install.n8nBin, 'start'], {
+			spawn(this.install.runtime.node, [this.install.n8nBin, command, ...args], {
 				env: this.env(),
 				stdio: ['ignore', 'pipe', 'pipe'],
 				detached: true,
@@ -376,12 +386,12 @@ export class N8n {
 		const deadline = Date.now() + timeoutMs;
 		while (Date.now() < deadline) {
 			if (!this.running)
-				throw new Error(`n8n start exited (${child.exitCode ?? child.signalCode}):\n${tail}`);
+				throw new Error(`n8n ${command} exited (${child.exitCode ?? child.signalCode}):\n${tail}`);
 			if ((await httpStatus(`http://127.0.0.1:${this.port}/healthz/readiness`)) === 200) return;
 			await sleep(500);
 		}
 		await this.stop();
-		throw new Error(`n8n did not become ready within ${timeoutMs / 1000} s:\n${tail}`);
+		throw new Error(`n8n ${command} did not become ready within ${timeoutMs / 1000} s:\n${tail}`);
 	}
 
 	/** Stops `n8n start` (SIGTERM, n8n's graceful shutdown; SIGKILL after 60 s). */

@@ -1,0 +1,387 @@
+/**
+ * The package in n8n's queue mode, for real: PostgreSQL and Redis started by the test on free
+ * local ports (throwaway, in a temporary folder), one `n8n start` (main) and two `n8n worker`
+ * processes of n8n 2.41.1, the packed package installed into each one's user folder as n8n's
+ * installer does. Workers run one execution at a time; a test workflow can wait at a "gate" (an
+ * HTTP Request to a collector the test answers), which keeps its worker busy, so the next job
+ * must go to the other worker: which worker ran what is known, never left to chance.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+import { clusterUnavailable, startCluster, type Cluster, type Report } from './lib/cluster';
+import { N8N_VERSION } from './lib/install';
+import { httpStatus } from './lib/n8n';
+import { requireContext } from './lib/stack';
+import { credentialId, credentialName, packageManifest, PACKAGE_NAME, prepareForImport, type WorkflowJson, type WorkflowNode } from './lib/workflows';
+
+const unavailable = clusterUnavailable();
+const manifest = packageManifest();
+const FX = 'corporateBankingClientCredentialsApi';
+const FILES = 'corporateBankingFileServiceApi';
+/** n8n's database binary storage limit for this cluster, MiB (n8n's default is 512). */
+const DB_LIMIT_MIB = 128;
+const FILE_MIB = 100;
+const OVER_LIMIT_MIB = 160;
+
+let cluster: Cluster;
+const figures: Record<string, unknown> = {};
+const say = (line: string): void => {
+	process.stderr.write(`[cluster] ${line}\n`);
+};
+
+const cred = (type: string): Record<string, { id: string; name: string }> => ({ [type]: { id: credentialId(type), name: credentialName(type) } });
+
+function webhook(pathName: string, responseData: string, extra: Record<string, unknown> = {}): WorkflowNode {
+	return {
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: `cb-${pathName}`,
+		parameters: { httpMethod: 'POST', path: pathName, responseMode: 'lastNode', responseData, options: {}, ...extra },
+	} as WorkflowNode;
+}
+
+/** An HTTP Request to the collector with the process name; `gate` waits until the test opens it. */
+function collectorCall(name: string, route: string, body: string, x: number): WorkflowNode {
+	return {
+		name,
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		position: [x, 0],
+		executeOnce: true,
+		parameters: {
+			method: 'POST',
+			url: `${cluster.collector.url}/${route}`,
+			sendBody: true,
+			specifyBody: 'json',
+			jsonBody: `={{ JSON.stringify({ worker: $env.CLUSTER_PROCESS, execution: $execution.id${body} }) }}`,
+			options: { timeout: 900_000 },
+		},
+	} as WorkflowNode;
+}
+
+function chain(id: string, nodes: WorkflowNode[]): WorkflowJson {
+	const connections: Record<string, unknown> = {};
+	for (let i = 0; i + 1 < nodes.length; i++) connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	return { id, name: id, nodes, connections, active: false, settings: { executionOrder: 'v1' } } as unknown as WorkflowJson;
+}
+
+function workflows(): WorkflowJson[] {
+	const fxOpen = chain('cbclusterfxopen0', [
+		webhook('fx-open', 'allEntries'),
+		collectorCall('Gate', 'gate/fx', '', 200),
+		{ name: 'Open FX Trades', type: `${PACKAGE_NAME}.fxTradeReport`, typeVersion: 1, position: [400, 0], credentials: cred(FX), parameters: { operation: 'getOpen', returnAll: true } } as unknown as WorkflowNode,
+	]);
+	const fxPages = chain('cbclusterfxpage0', [
+		webhook('fx-pages', 'allEntries'),
+		{
+			name: 'Trades Last Year',
+			type: `${PACKAGE_NAME}.fxTradeReport`,
+			typeVersion: 1,
+			position: [200, 0],
+			credentials: cred(FX),
+			parameters: {
+				operation: 'getMany',
+				startDate: "={{ $today.minus({ days: 365 }).toFormat('yyyy-MM-dd') }}",
+				endDate: "={{ $today.toFormat('yyyy-MM-dd') }}",
+				counterparts: '',
+				returnAll: true,
+				options: { pageSize: 50 },
+			},
+		} as unknown as WorkflowNode,
+	]);
+	const download = (id: string, pathName: string, responseData: string, onError?: string): WorkflowJson =>
+		chain(id, [
+			webhook(pathName, responseData, responseData === 'firstEntryBinary' ? { responseBinaryPropertyName: 'data' } : {}),
+			collectorCall('Gate', `gate/${pathName}`, '', 200),
+			{
+				name: 'Download File',
+				type: `${PACKAGE_NAME}.corporateFileService`,
+				typeVersion: 1,
+				position: [400, 0],
+				credentials: cred(FILES),
+				...(onError ? { onError } : {}),
+				parameters: {
+					operation: 'downloadFile',
+					fileReference: "={{ $('Webhook').item.json.body.fileReference }}",
+					fileType: { __rl: true, mode: 'id', value: "={{ $('Webhook').item.json.body.fileType }}" },
+					binaryPropertyName: 'data',
+					options: {},
+				},
+			} as unknown as WorkflowNode,
+		]);
+	// The trigger example, its events reported (with the process that ran them) after a gate.
+	const example = prepareForImport('bank-event-trigger.json', cluster.bank.state, cluster.bank.caPem);
+	const trigger = example.nodes.find((n) => n.type === `${PACKAGE_NAME}.bankEventTrigger`)!;
+	const events = chain('cbclusterevents0', [
+		trigger,
+		collectorCall('Gate', 'gate/event', '', 200),
+		collectorCall('Report', 'report/event', `, jtis: $('${trigger.name}').all().map((i) => i.json.jti)`, 400),
+	]);
+	return [fxOpen, fxPages, download('cbclusterfile000', 'file', 'firstEntryBinary'), download('cbclusterfilebig', 'file-big', 'firstEntryJson', 'continueRegularOutput'), events];
+}
+
+/** POSTs JSON to the main's webhook and resolves with the status and raw body. */
+function callWebhook(pathName: string, body: unknown, sink?: (chunk: Buffer) => void): Promise<{ status: number; body: Buffer }> {
+	return new Promise((resolve, reject) => {
+		const data = JSON.stringify(body);
+		const req = request(
+			`${cluster.main.baseUrl}/webhook/${pathName}`,
+			{ method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } },
+			(res) => {
+				const chunks: Buffer[] = [];
+				res.on('data', (c: Buffer) => (sink ? sink(c) : chunks.push(c)));
+				res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+				res.on('error', reject);
+			},
+		);
+		req.on('error', reject);
+		req.end(data);
+	});
+}
+
+interface BankStats {
+	tokenRequests: number;
+	tokensIssued: number;
+	eventsDelivered: string[];
+	requests: Array<{ area: string; status?: number; path: string }>;
+}
+const stats = (): Promise<BankStats> => cluster.bank.admin<BankStats>('GET', '/stats');
+const refused = (s: BankStats): number => s.requests.filter((r) => r.area === 'report' && r.status === 401).length;
+
+/** Peak and current resident memory of a process, MiB (/proc/<pid>/status). */
+function memory(pid: number): { hwm: number; rss: number } {
+	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+	const kib = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+	return { hwm: kib('VmHWM') / 1024, rss: kib('VmRSS') / 1024 };
+}
+/** Resets a process's peak resident memory to its current level (Linux: clear_refs 5). */
+function resetPeak(pid: number): void {
+	try {
+		createWriteStream(`/proc/${pid}/clear_refs`).end('5');
+	} catch {
+		/* not allowed: the peak then counts from the process start */
+	}
+}
+
+const workerOf = (r: Report): string => String(r.body.worker);
+
+if (unavailable) {
+	// scripts/setup.js (npm test, and the e2e global set-up) installs them: their absence is a failure.
+	describe('queue mode', () => {
+		it('PostgreSQL and Redis are installed', () => {
+			throw new Error(`queue mode cannot run: ${unavailable}`);
+		});
+	});
+} else if (!manifest.nodes.includes('bankEventTrigger') || !manifest.nodes.includes('fxTradeReport') || !manifest.nodes.includes('corporateFileService')) {
+	describe('queue mode', () => {
+		it.skip('not run: package.json does not list the FX Trade Report, File Service and Bank Event Trigger nodes', () => undefined);
+	});
+} else {
+	beforeAll(async () => {
+		const { install, pkg } = requireContext();
+		cluster = await startCluster({ install, pkg, workers: 2, concurrency: 1, env: { N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: String(DB_LIMIT_MIB) }, log: say });
+		await cluster.main.importWorkflows(workflows());
+		for (const wf of workflows()) await cluster.main.publish(String(wf.id));
+		await Promise.all([...cluster.workers.keys()].map((name) => cluster.startWorker(name)));
+		await cluster.main.start(180_000);
+		await cluster.webhooksRegistered(['fx-open', 'fx-pages', 'file', 'file-big']);
+		say(`main ready (pid ${cluster.main.pid})`);
+	}, 600_000);
+
+	afterAll(async () => {
+		if (!cluster) return;
+		say(`figures: ${JSON.stringify(figures)}`);
+		await cluster.stop();
+	}, 180_000);
+
+	describe(`n8n ${N8N_VERSION} in queue mode: PostgreSQL + Redis, one main, two workers (one execution each at a time)`, () => {
+		it('FX Trade Report Return All runs on the workers; the whole cluster asks the bank for one token', async () => {
+			await cluster.bank.admin('POST', '/reset', { all: true });
+			const first = callWebhook('fx-open', {});
+			const second = callWebhook('fx-open', {});
+			await cluster.collector.until(() => cluster.collector.waiting('gate/fx').length === 2, 'two FX executions at the gate');
+			const [a, b] = cluster.collector.waiting('gate/fx');
+			expect(new Set([workerOf(a), workerOf(b)])).toEqual(new Set(['worker-1', 'worker-2']));
+			// One worker first (it gets the token and n8n stores it in the credential), then the other.
+			cluster.collector.open('fx', (r) => r === a);
+			const answers = [await Promise.race([first, second])];
+			cluster.collector.open('fx', (r) => r === b);
+			answers.push(...(await Promise.all([first, second])));
+			const trades = answers.slice(1).map((res) => {
+				expect(res.status).toBe(200);
+				return (JSON.parse(res.body.toString('utf8')) as Array<{ tradeId: string }>).map((t) => t.tradeId);
+			});
+			expect(trades[0].length).toBeGreaterThan(0);
+			expect(new Set(trades[0]).size).toBe(trades[0].length);
+			expect(trades[1]).toEqual(trades[0]);
+			const s = await stats();
+			expect(s.tokenRequests).toBe(1);
+			expect(refused(s)).toBe(0);
+			figures.fxOpenTrades = trades[0].length;
+		});
+
+		it('a token renewed by one worker after the bank expired it is used by the other: one 401 and one token request in all', async () => {
+			await cluster.bank.admin('POST', '/tokens/expire');
+			await cluster.bank.admin('POST', '/reset');
+			const first = callWebhook('fx-open', {});
+			const second = callWebhook('fx-open', {});
+			await cluster.collector.until(() => cluster.collector.waiting('gate/fx').length === 2, 'two FX executions at the gate');
+			const [a, b] = cluster.collector.waiting('gate/fx');
+			expect(workerOf(a)).not.toBe(workerOf(b));
+			cluster.collector.open('fx', (r) => r === a);
+			await Promise.race([first, second]);
+			const afterFirst = await stats();
+			expect(afterFirst.tokenRequests).toBe(1);
+			expect(refused(afterFirst)).toBe(1);
+			cluster.collector.open('fx', (r) => r === b);
+			const answers = await Promise.all([first, second]);
+			for (const res of answers) expect(res.status).toBe(200);
+			const s = await stats();
+			expect(s.tokenRequests).toBe(1);
+			expect(refused(s)).toBe(1);
+		});
+
+		it('a bank that ends every token after 5 requests: each expiry costs exactly one 401 over a paged Return All (50 trades a page), every trade once', async () => {
+			await cluster.bank.admin('POST', '/tokens', { maxUses: 5 });
+			try {
+				await cluster.bank.admin('POST', '/reset');
+				const res = await callWebhook('fx-pages', {});
+				expect(res.status).toBe(200);
+				const ids = (JSON.parse(res.body.toString('utf8')) as Array<{ tradeId: string }>).map((t) => t.tradeId);
+				expect(new Set(ids).size).toBe(ids.length);
+				const s = await stats();
+				const pages = s.requests.filter((r) => r.area === 'report' && r.status === 200).length;
+				const expiries = refused(s);
+				figures.expiry = { trades: ids.length, pages, refused: expiries, tokenRequests: s.tokenRequests };
+				expect(pages).toBeGreaterThanOrEqual(20);
+				expect(expiries).toBeGreaterThanOrEqual(3);
+				// Every 401 is followed by exactly one renewal and the refused page once more, never a
+				// second 401 for the same expiry (one token memo per process, shared by node and credential).
+				expect(expiries).toBe(s.tokenRequests);
+			} finally {
+				await cluster.bank.admin('POST', '/tokens', { maxUses: 0 });
+			}
+		});
+
+		it(`File Service download of ${FILE_MIB} MiB in a worker with n8n's queue-mode binary storage (database): identical bytes, peak memory measured`, async () => {
+			const dir = mkdtempSync(path.join(os.tmpdir(), 'cluster-file-'));
+			try {
+				const file = path.join(dir, 'big.bin');
+				const hash = createHash('sha256');
+				const out = createWriteStream(file);
+				for (let i = 0; i < FILE_MIB; i++) {
+					const chunk = randomBytes(1024 * 1024);
+					hash.update(chunk);
+					if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+				}
+				await new Promise<void>((r) => out.end(r));
+				const expected = hash.digest('hex');
+				const put = await cluster.bank.admin<{ fileReference: string; fileType: string }>('POST', '/files', { fileType: 'XT', contentPath: file, userFilename: 'big.bin' });
+				const got = createHash('sha256');
+				let bytes = 0;
+				const answer = callWebhook('file', { fileReference: put.fileReference, fileType: 'XT' }, (c) => {
+					got.update(c);
+					bytes += c.length;
+				});
+				await cluster.collector.until(() => cluster.collector.waiting('gate/file').length === 1, 'the download at its gate');
+				const worker = cluster.workers.get(workerOf(cluster.collector.waiting('gate/file')[0]))!;
+				const pid = worker.pid!;
+				resetPeak(pid);
+				const before = memory(pid);
+				cluster.collector.open('file');
+				const res = await answer;
+				const after = memory(pid);
+				expect(res.status).toBe(200);
+				expect(bytes).toBe(FILE_MIB * 1024 * 1024);
+				expect(got.digest('hex')).toBe(expected);
+				figures.download = { mib: FILE_MIB, worker: workerOf(cluster.collector.of('gate/file')[0]), rssBeforeMiB: Math.round(before.rss), peakRssMiB: Math.round(after.hwm), peakOverBeforeMiB: Math.round(after.hwm - before.rss) };
+				say(`download ${FILE_MIB} MiB: ${JSON.stringify(figures.download)}`);
+				expect(after.hwm).toBeGreaterThan(0);
+			} finally {
+				rmSync(dir, { recursive: true, force: true });
+			}
+		});
+
+		it(`a file larger than the database storage takes (${OVER_LIMIT_MIB} MiB over ${DB_LIMIT_MIB} MiB) is refused with a clear message; the worker stays up`, async () => {
+			const dir = mkdtempSync(path.join(os.tmpdir(), 'cluster-file-'));
+			try {
+				const file = path.join(dir, 'over.bin');
+				const out = createWriteStream(file);
+				for (let i = 0; i < OVER_LIMIT_MIB; i++) if (!out.write(randomBytes(1024 * 1024))) await new Promise<void>((r) => out.once('drain', () => r()));
+				await new Promise<void>((r) => out.end(r));
+				const put = await cluster.bank.admin<{ fileReference: string }>('POST', '/files', { fileType: 'XT', contentPath: file, userFilename: 'over.bin' });
+				const answer = callWebhook('file-big', { fileReference: put.fileReference, fileType: 'XT' });
+				await cluster.collector.until(() => cluster.collector.waiting('gate/file-big').length === 1, 'the download at its gate');
+				const name = workerOf(cluster.collector.waiting('gate/file-big')[0]);
+				const worker = cluster.workers.get(name)!;
+				const pid = worker.pid!;
+				resetPeak(pid);
+				const before = memory(pid);
+				cluster.collector.open('file-big');
+				const res = await answer;
+				const after = memory(pid);
+				expect(res.status).toBe(200);
+				const json = JSON.parse(res.body.toString('utf8')) as { error?: string };
+				expect(json.error).toMatch(/Download refused: The file is larger than n8n's binary data storage in database mode takes \(128 MiB, N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE\)/);
+				expect(worker.pid).toBe(pid);
+				expect(await httpStatus(`http://127.0.0.1:${worker.port}/healthz/readiness`)).toBe(200);
+				figures.refused = { mib: OVER_LIMIT_MIB, limitMiB: DB_LIMIT_MIB, peakOverBeforeMiB: Math.round(after.hwm - before.rss) };
+				say(`refused ${OVER_LIMIT_MIB} MiB: ${JSON.stringify(figures.refused)}`);
+			} finally {
+				rmSync(dir, { recursive: true, force: true });
+			}
+		});
+
+		it('Bank Event Trigger: polled by the main only, every event emitted exactly once, executions spread over both workers, across a restart of the main and of a worker', async () => {
+			const c = cluster.collector;
+			const selected = (n: number): Array<{ type: string }> => Array.from({ length: n }, () => ({ type: 'urn:uk:org:openbanking:events:resource-update' }));
+			const queued: string[] = [];
+			// First batch: picked up by the poll the main makes when it activates the workflow again.
+			await cluster.main.stop();
+			queued.push(...(await cluster.bank.admin<{ jtis: string[] }>('POST', '/events', { events: selected(2) })).jtis);
+			await cluster.main.start(180_000);
+			await c.until(() => c.waiting('gate/event').length === 1, 'the first trigger execution at its gate');
+			const firstWorker = workerOf(c.waiting('gate/event')[0]);
+			// Second batch, after a restart of the main, while the first execution still holds its worker.
+			await cluster.main.stop();
+			queued.push(...(await cluster.bank.admin<{ jtis: string[] }>('POST', '/events', { events: selected(2) })).jtis);
+			await cluster.main.start(180_000);
+			await c.until(() => c.waiting('gate/event').length === 2, 'the second trigger execution at its gate');
+			const workers = c.waiting('gate/event').map(workerOf);
+			expect(new Set(workers)).toEqual(new Set(['worker-1', 'worker-2']));
+			c.open('event');
+			await c.until(() => c.of('report/event').flatMap((r) => r.body.jtis as string[]).length >= 4, 'the first four events reported');
+			// A worker restarted: the next poll (the main's schedule, every minute) goes on.
+			const restarted = firstWorker;
+			await cluster.workers.get(restarted)!.stop();
+			await cluster.startWorker(restarted);
+			queued.push(...(await cluster.bank.admin<{ jtis: string[] }>('POST', '/events', { events: selected(1) })).jtis);
+			await c.until(() => {
+				c.open('event');
+				return c.of('report/event').flatMap((r) => r.body.jtis as string[]).includes(queued[4]);
+			}, 'the fifth event reported after the worker restart');
+			const reported = c.of('report/event').flatMap((r) => r.body.jtis as string[]);
+			expect([...reported].sort()).toEqual([...queued].sort());
+			expect(new Set(reported).size).toBe(reported.length);
+			for (const r of c.of('report/event')) expect(String(r.body.worker)).toMatch(/^worker-\d$/);
+			// The trigger's executions start where the poll ran: the main enqueues every one of them
+			// and a worker runs it; no worker ever enqueues an execution (it runs no trigger).
+			const mainLog = readFileSync(cluster.main.logFile, 'utf8');
+			const workerLogs = [...cluster.workers.values()].map((w) => readFileSync(w.logFile, 'utf8'));
+			for (const r of c.of('report/event')) {
+				const id = String(r.body.execution);
+				expect(mainLog).toContain(`Enqueued execution ${id} `);
+				expect(workerLogs.filter((log) => log.includes(`Worker started execution ${id} `))).toHaveLength(1);
+			}
+			for (const log of workerLogs) expect(log).not.toMatch(/Enqueued execution/);
+			const s = await stats();
+			figures.trigger = { events: queued.length, executions: c.of('report/event').length, byWorker: c.of('report/event').map((r) => r.body.worker), delivered: s.eventsDelivered.length };
+		}, 600_000);
+	});
+}
