@@ -91,7 +91,7 @@ export class BinaryStorageLimitError extends Error {
 	}
 }
 
-function storageLimitNodeError(ctx: IExecuteFunctions, itemIndex: number, error: BinaryStorageLimitError): NodeOperationError {
+function storageLimitNodeError(ctx: FileOutputContext, itemIndex: number, error: BinaryStorageLimitError): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), `Download refused: ${error.message}`, {
 		itemIndex,
 		description:
