@@ -275,6 +275,6 @@ describe('Fetch Test Event and reporting', () => {
 		const h = fileTriggerHarness(bank());
 		const stored = h.credentials.get('files-1')!;
 		h.credentials.set({ ...stored, data: { ...stored.data, url: '' } });
-		await expect(h.poll()).rejects.toThrow(/Service URL is empty/);
+		await expect(h.poll()).rejects.toThrow(/Service URL: required/);
 	});
 });
