@@ -96,7 +96,13 @@ if (!chromium.path) {
 
 		it(`n8n serves the packed package's ${manifest.nodes.length} node types as ${PACKAGE_NAME}.<name> and its ${manifest.credentials.length} credential types`, async () => {
 			const get = async (route: string): Promise<Array<{ name: string; displayName: string }>> => {
-				const res = await fetch(`${n8n!.baseUrl}${route}`, { headers: { cookie } });
+				// A kept-alive connection n8n closed while idle fails on reuse ("other side closed");
+				// such a request never reached n8n, so it is sent once more on a new connection.
+				const send = async () => await fetch(`${n8n!.baseUrl}${route}`, { headers: { cookie } });
+				const res = await send().catch(async (error: Error & { cause?: { code?: string } }) => {
+					if (error.cause?.code !== 'UND_ERR_SOCKET') throw error;
+					return await send();
+				});
 				expect(res.status).toBe(200);
 				return (await res.json()) as Array<{ name: string; displayName: string }>;
 			};
