@@ -157,23 +157,23 @@ function checksFor(node: WorkflowNode): NodeCheck {
 		const amount = Number(node.parameters.amount);
 		const side = node.parameters.amountSide === 'BUY' ? 'bought' : 'sold';
 		return {
-			title: `${label}: one result per input item with tradeId and executionId; counterpart ${String(node.parameters.counterpart)}, bought ${String(node.parameters.buyCurrency)}, sold ${String(node.parameters.sellCurrency)}, ${side} amount ${amount}; the bank executed exactly that many trades with these fields (never twice)`,
+			title: `${label}: one result per input item with tradeId and executionId; counterpart ${String(node.parameters.counterpart)}, bought ${String(param(node, 'buyCurrency'))}, sold ${String(param(node, 'sellCurrency'))}, ${side} amount ${amount}; the bank executed exactly that many trades with these fields (never twice)`,
 			check(items, _node, run, inputCount) {
 				expect(items).toHaveLength(inputCount);
 				for (const { json } of items) {
 					expect(typeof json.tradeId).toBe('string');
 					expect(typeof json.executionId).toBe('string');
 					expect(json.counterpart).toBe(node.parameters.counterpart);
-					expect((json.bought as { currency: string }).currency).toBe(node.parameters.buyCurrency);
-					expect((json.sold as { currency: string }).currency).toBe(node.parameters.sellCurrency);
+					expect((json.bought as { currency: string }).currency).toBe(param(node, 'buyCurrency'));
+					expect((json.sold as { currency: string }).currency).toBe(param(node, 'sellCurrency'));
 					expect((json[side] as { amount: number }).amount).toBe(amount);
 				}
 				expect(run.stats.executions).toBe(inputCount);
 				for (const body of run.stats.executionBodies) {
 					expect(body).toMatchObject({
 						counterpart: node.parameters.counterpart,
-						buyCurrency: node.parameters.buyCurrency,
-						sellCurrency: node.parameters.sellCurrency,
+						buyCurrency: param(node, 'buyCurrency'),
+						sellCurrency: param(node, 'sellCurrency'),
 						amount,
 					});
 					if (node.parameters.maturityType === 'tenor')
