@@ -80,14 +80,36 @@ function field(name: string): Locator {
 		.first();
 }
 
-/** Clears a field and types the text key by key, as a person does; then leaves the field. */
+/** The warning sign n8n shows beside a required field while it is empty. */
+function emptyMarker(name: string): Locator {
+	return page
+		.locator('[data-test-id="parameter-item"]')
+		.filter({ has: page.locator(`[data-test-id="parameter-input-${name}"]`) })
+		.locator('[data-test-id="parameter-issues"]')
+		.first();
+}
+
+/**
+ * The editor saving the workflow with a parameter at a value: n8n takes a typed value into the
+ * workflow a moment after the keys, and saves it; once saved, a run uses it.
+ */
+function savedWith(name: string, value: string): Promise<unknown> {
+	const needle = `"${name}":${JSON.stringify(value)}`;
+	return page.waitForRequest(
+		(request) => /\/rest\/workflows\//.test(request.url()) && request.method() !== 'GET' && (request.postData() ?? '').includes(needle),
+	);
+}
+
+/** Clears a field and types the text key by key, as a person does; leaves the field once saved. */
 async function typeInto(name: string, text: string): Promise<void> {
+	const saved = savedWith(name, text);
 	const input = field(name);
 	await input.click();
 	await input.press('ControlOrMeta+a');
 	await input.press('Backspace');
 	if (text) await input.pressSequentially(text);
 	await input.press('Tab');
+	await saved;
 }
 
 async function choose(name: string, option: string): Promise<void> {
@@ -177,12 +199,7 @@ if (!chromium.path) {
 				await stack!.bank.admin('POST', '/reset', { all: true });
 				await openNode('fxTradeExecution');
 				await typeInto('amount', '');
-				await page
-					.locator('[data-test-id="parameter-item"]')
-					.filter({ has: page.locator('[data-test-id="parameter-input-amount"]') })
-					.locator('[data-test-id="parameter-issues"]')
-					.first()
-					.waitFor();
+				await emptyMarker('amount').waitFor();
 				await executeStep();
 				await page.getByText('Parameter "Amount" is required.').first().waitFor();
 				expect((await stats()).executions).toBe(0);
@@ -195,9 +212,11 @@ if (!chromium.path) {
 				await choose('maturityType', 'Date');
 				const date = DateTime.now().plus({ days: 40 }).toISODate()!;
 				const picker = field('maturityDate');
+				const saved = savedWith('maturityDate', date);
 				await picker.click();
 				await picker.pressSequentially(date);
 				await picker.press('Enter');
+				await saved;
 				expect(await picker.inputValue()).toBe(date);
 				await executeStep();
 				await seeInOutput(/^This run placed 1 trade at the bank in the Sandbox environment\./);
