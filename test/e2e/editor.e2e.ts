@@ -102,7 +102,8 @@ function savedWith(name: string, value: string): Promise<unknown> {
 
 /** Clears a field and types the text key by key, as a person does; leaves the field once saved. */
 async function typeInto(name: string, text: string): Promise<void> {
-	const saved = savedWith(name, text);
+	// n8n leaves an emptied parameter out of what it saves; the field's empty marker says it took it.
+	const saved = text ? savedWith(name, text) : emptyMarker(name).waitFor();
 	const input = field(name);
 	await input.click();
 	await input.press('ControlOrMeta+a');
