@@ -45,6 +45,9 @@ export { allLogs, recordingLogger } from './logger';
 export { HarnessNodeTypes, MANUAL_TRIGGER_TYPE, NO_OP_TYPE, STICKY_NOTE_TYPE } from './node-types';
 export { binaryDataStoragePath, useBinaryDataMode, type BinaryDataMode } from './runtime';
 
+/** The time zone of a harness workflow that names none. */
+export const HARNESS_TIMEZONE = 'UTC';
+
 /** Workflow JSON as the n8n editor exports it (extra fields are ignored). */
 export interface HarnessWorkflow {
 	id?: string;
@@ -165,6 +168,10 @@ export async function runWorkflow(opts: RunWorkflowOptions): Promise<RunResult> 
 	const nodes = structuredClone(opts.workflow.nodes);
 	const connections = structuredClone(opts.workflow.connections);
 	const workflowId = opts.workflow.id ?? 'harness-workflow';
+	// n8n reads dates in the workflow's time zone and falls back to its own default
+	// (America/New_York). The harness runs workflows in UTC, the sandbox bank's zone, so "today"
+	// in a test is the bank's today at every hour; a test of another zone sets it in the settings.
+	const settings: IWorkflowSettings = { timezone: HARNESS_TIMEZONE, ...opts.workflow.settings };
 	const workflow = new Workflow({
 		id: workflowId,
 		name: opts.workflow.name ?? 'Harness workflow',
@@ -172,7 +179,7 @@ export async function runWorkflow(opts: RunWorkflowOptions): Promise<RunResult> 
 		connections,
 		active: false,
 		nodeTypes,
-		settings: opts.workflow.settings,
+		settings,
 		staticData: opts.workflow.staticData ? structuredClone(opts.workflow.staticData) : undefined,
 	});
 
@@ -187,7 +194,7 @@ export async function runWorkflow(opts: RunWorkflowOptions): Promise<RunResult> 
 		updatedAt: new Date(),
 		nodes,
 		connections,
-		settings: opts.workflow.settings,
+		settings,
 	};
 	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
 	let finished: IRun | undefined;

@@ -38,6 +38,8 @@ export interface RunNodeOptions {
 	settings?: Partial<INode>;
 	nodeTypes?: Record<string, INodeType>;
 	binaryDataMode?: 'default' | 'filesystem';
+	/** The workflow's time zone (workflow settings); the harness's UTC when not given. */
+	timezone?: string;
 }
 
 export const NODE_NAME = 'Bank';
@@ -60,7 +62,11 @@ export async function runNode(opts: RunNodeOptions): Promise<RunResult> {
 		},
 	];
 	return await runWorkflow({
-		workflow: { nodes, connections: { Start: { main: [[{ node: NODE_NAME, type: 'main', index: 0 }]] } } },
+		workflow: {
+			nodes,
+			connections: { Start: { main: [[{ node: NODE_NAME, type: 'main', index: 0 }]] } },
+			settings: opts.timezone ? { timezone: opts.timezone } : undefined,
+		},
 		nodeTypes: opts.nodeTypes ?? packageNodeTypes(),
 		credentialTypes: packageCredentialTypes(),
 		credentials: opts.store,

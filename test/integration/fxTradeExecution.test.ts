@@ -170,6 +170,28 @@ describe('FX Trade Execution', () => {
 		});
 	});
 
+	describe("dates are the workflow's calendar days", () => {
+		// Kiritimati is 14 hours ahead of UTC: its yesterday is, for ten hours a day, the bank's
+		// today. The node judges a date by the workflow's calendar, at every hour.
+		const zone = 'Pacific/Kiritimati';
+		const dayThere = (n: number) => DateTime.now().setZone(zone).plus({ days: n }).toISODate()!;
+
+		it("refuses the workflow's yesterday as a maturity date, whatever the hour in UTC", async () => {
+			const result = await execute({ ...base, maturityType: 'date', maturityDate: dayThere(-1) }, { timezone: zone });
+			expect(result.nodeError(NODE_NAME)?.message).toBe(`Maturity Date: ${dayThere(-1)} is in the past; it must be today or later`);
+			expect(executions()).toBe(0);
+		});
+
+		it('reads a date object from an expression as the calendar day it is in the workflow zone', async () => {
+			// 23:30 UTC two days ahead is already the third day in Kiritimati.
+			const instant = DateTime.utc().plus({ days: 2 }).set({ hour: 23, minute: 30 });
+			const result = await execute({ ...base, maturityType: 'date', maturityDate: `={{ new Date('${instant.toISO()}') }}` }, { timezone: zone });
+			expect(result.status).toBe('success');
+			expect(sandbox.bank().stats.executionBodies[0]).toMatchObject({ maturityDate: instant.setZone(zone).toISODate() });
+			expect(instant.setZone(zone).toISODate()).toBe(instant.plus({ days: 1 }).toISODate());
+		});
+	});
+
 	describe('validation before sending', () => {
 		const cases: Array<[string, Record<string, unknown>, RegExp]> = [
 			['unknown currency', { buyCurrency: 'XYZ' }, /^Buy Currency: "XYZ" is not an ISO 4217 currency code/],

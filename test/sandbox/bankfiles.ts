@@ -412,6 +412,11 @@ export class FileStore implements FileStoreApi {
 		const prng = new Prng(this.options.seed ^ 0xf11e5);
 		const now = this.options.now();
 		const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+		// Yesterday's statement is made early this morning; just after midnight that hour has not
+		// come yet. A seeded file is never stamped later than an hour ago, so files that arrive
+		// from now on are always the newest, at every hour of the day.
+		const latest = now.getTime() - 60 * 60 * 1000;
+		const stamped = (time: Date): Date => (time.getTime() > latest ? new Date(latest) : time);
 		const balances = ACCOUNTS.map(() => prng.int(5_000_000, 90_000_000));
 		let sequence = 300;
 		const days: Date[] = [];
@@ -442,7 +447,7 @@ export class FileStore implements FileStoreApi {
 				this.insert({
 					fileType: 'XT',
 					content: Buffer.from(statement.xml, 'utf8'),
-					fileTimestamp: timestamp,
+					fileTimestamp: stamped(timestamp),
 					status: ageDays > 4 ? 'DLD' : 'NEW',
 					serviceId: `${BANK_BIC}-FI-${account.currency}-${account.iban}`,
 					userFilename: `camt053_${account.iban.slice(-6)}_${day(date)}.xml`,
@@ -473,7 +478,7 @@ export class FileStore implements FileStoreApi {
 			this.insert({
 				fileType: 'TITO',
 				content: Buffer.from(tito.text, 'latin1'),
-				fileTimestamp: created,
+				fileTimestamp: stamped(created),
 				status: ageDays > 4 ? 'DLD' : 'NEW',
 				serviceId: `${BANK_BIC}-FI-EUR-${TITO_ACCOUNT.iban}`,
 				userFilename: `tito_${TITO_ACCOUNT.iban.slice(-6)}_${day(date)}.txt`,
@@ -483,7 +488,7 @@ export class FileStore implements FileStoreApi {
 			this.insert({
 				fileType: 'KTL',
 				content: Buffer.from(ktlBatch({ created: ktlTime, serviceId: '000123456', payments }), 'latin1'),
-				fileTimestamp: ktlTime,
+				fileTimestamp: stamped(ktlTime),
 				status: ageDays > 4 ? 'DLD' : 'NEW',
 				userFilename: `ktl_${day(date)}.txt`,
 				transactionCount: payments.length,
@@ -510,7 +515,7 @@ export class FileStore implements FileStoreApi {
 					}),
 					'utf8',
 				),
-				fileTimestamp: created,
+				fileTimestamp: stamped(created),
 				status: report.daysAgo > 4 ? 'DLD' : 'NEW',
 				userFilename: `pain002_${reference}.xml`,
 				transactionCount: report.transactions,
