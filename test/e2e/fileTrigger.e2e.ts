@@ -122,26 +122,29 @@ if (skipReason) {
 			await stack!.n8n.stop();
 			const arrived = await arrive(2);
 			await stack!.n8n.start();
-			const executions = await waitForFiles(arrived);
-			await sleep(3000); // room for a wrong repeat to show up
+			await waitForFiles(arrived);
+			// One more file, emitted by a later poll: a wrong repeat would have shown by then.
+			const marker = await arrive(1);
+			const executions = await waitForFiles([...arrived, ...marker]);
 			const all = emitted(stack!.n8n.executions(id).filter(finished));
-			expect([...all].sort()).toEqual([...delivered, ...arrived].sort());
+			expect([...all].sort()).toEqual([...delivered, ...arrived, ...marker].sort());
 			expectCleanRuns(executions);
-			delivered.push(...arrived);
+			delivered.push(...arrived, ...marker);
 		}, 300_000);
 
 		it('second restart: the same again; every statement was emitted exactly once and is downloaded at the bank', async () => {
 			await stack!.n8n.stop();
 			const arrived = await arrive(4);
 			await stack!.n8n.start();
-			const executions = await waitForFiles(arrived);
-			await sleep(3000);
+			await waitForFiles(arrived);
+			const marker = await arrive(1);
+			const executions = await waitForFiles([...arrived, ...marker]);
 			const all = emitted(stack!.n8n.executions(id).filter(finished));
 			expect(all.filter((r, i) => all.indexOf(r) !== i)).toEqual([]);
-			expect([...all].sort()).toEqual([...delivered, ...arrived].sort());
+			expect([...all].sort()).toEqual([...delivered, ...arrived, ...marker].sort());
 			expectCleanRuns(executions);
 			const status = new Map((await bankFiles()).map((f) => [f.fileReference, f.status]));
-			for (const reference of [...delivered, ...arrived]) expect(status.get(reference)).toBe('DLD');
+			for (const reference of [...delivered, ...arrived, ...marker]) expect(status.get(reference)).toBe('DLD');
 			await stack!.n8n.stop();
 		}, 300_000);
 	});

@@ -29,16 +29,45 @@ let cookie: string;
 /** node type -> display name, as n8n serves them to the editor */
 const displayNames = new Map<string, string>();
 
+/**
+ * The names the node panel lists, once it shows a list that is (`equal`) or is not (`differ`)
+ * the given one and has stayed the same for three rendered frames (the panel applies a search a
+ * moment after the input, and renders the results over a few frames).
+ */
+async function panelList(mode: 'equal' | 'differ', reference: string[], what: string): Promise<string[]> {
+	const handle = await page.waitForFunction(
+		({ mode, reference }) => {
+			const state = ((window as unknown as { __panelWait?: { last: string; same: number } }).__panelWait ??= { last: '', same: 0 });
+			const listed = Array.from(document.querySelectorAll('[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]')).map((e) =>
+				((e as HTMLElement).innerText ?? '').trim(),
+			);
+			const now = JSON.stringify(listed);
+			const accepted = listed.length > 0 && (mode === 'equal') === (now === JSON.stringify(reference));
+			state.same = accepted && now === state.last ? state.same + 1 : 0;
+			state.last = now;
+			if (state.same < 3) return false;
+			delete (window as unknown as { __panelWait?: unknown }).__panelWait;
+			return listed;
+		},
+		{ mode, reference },
+		{ polling: 'raf', timeout: 60_000 },
+	).catch((error: Error) => {
+		throw new Error(`the node panel did not show ${what}: ${error.message}`);
+	});
+	return (await handle.jsonValue()) as string[];
+}
+
+let unfiltered: string[] | undefined;
+
 async function searchPanel(term: string): Promise<string[]> {
 	const input = page.locator('[data-test-id="node-creator-search-bar"]');
+	// The list without a search, seen once; each search starts from it, so that its results can
+	// be told apart from those of the search before.
+	unfiltered ??= await panelList('differ', [], 'its first list');
+	await input.fill('');
+	await panelList('equal', unfiltered, 'the list without a search');
 	await input.fill(term);
-	// The node creator filters as it renders; it gives no signal when done (left as it was).
-	await page.waitForTimeout(700);
-	return (
-		await page
-			.locator('[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]')
-			.allInnerTexts()
-	).map((t) => t.trim());
+	return await panelList('differ', unfiltered, `results for "${term}"`);
 }
 
 /** The panel, cut just below the lowest of the given nodes. */
