@@ -384,6 +384,32 @@ describe('Finnish KTL reference payments', () => {
 		const error = await failure(Buffer.from(text.slice(0, text.indexOf('\r\n9')), 'latin1'));
 		expect(error.code).toBe('TRUNCATED');
 	});
+	it('a direct debit (record 5) with a feedback code was not collected: listed as INFO with the code, counted apart as the summary record does', async () => {
+		const text = fixture('ktl-latin1.txt').toString('latin1');
+		// Two direct debits: one collected (feedback 0), one not (feedback 4); the summary record
+		// declares the failed one in positions 36-52.
+		const debit = (archive: string, amount: string, feedback: string) =>
+			`5123456000007852611202611192611205AAA${archive}00000000000000001232Meikäläinen 1A${amount}0A${feedback}`;
+		// 9, payments 3 of 355.00, corrections 1 of 120.00, failed direct debits 1 of 75.50
+		const summary = (failed: string) => `9${'000003'}${'00000035500'}${'000001'}${'00000012000'}${failed}`;
+		const withDebits = text.replace(
+			/\r\n9[^\r]*/,
+			`\r\n${debit('000004', '0000004500', '0')}\r\n${debit('000005', '0000007550', '4')}\r\n${summary('000001' + '00000007550')}`,
+		);
+		const { entries, statements } = await parse(Buffer.from(withDebits, 'latin1'));
+		expect(entries.slice(3).map((e) => [e.amount, e.status, e.bankTransactionCode.proprietary, e.returnReason])).toEqual([
+			[45, 'BOOK', 'KTL-5', null],
+			[75.5, 'INFO', 'KTL-5', 'KTL feedback code 4: the direct debit was not collected'],
+		]);
+		expect(statements[0]).toMatchObject({ entryCount: 5, creditCount: 3, creditTotal: 355, debitCount: 1, debitTotal: 120, check: 'ok', warning: null });
+		// A summary that does not declare the failed debit is a mismatch that names it.
+		const undeclared = withDebits.replace(/\r\n9[^\r]*/, `\r\n${summary('')}`);
+		const [statement] = (await parse(Buffer.from(undeclared, 'latin1'))).statements;
+		expect(statement.check).toBe('mismatch');
+		expect(statement.warning).toBe(
+			'The batch summary record says 3 payments of 355, 1 corrections of 120, the records hold 3 payments of 355, 1 corrections of 120, 1 failed direct debits of 75.5',
+		);
+	});
 });
 
 describe('bad input gets a clear error naming what was found', () => {

@@ -372,7 +372,19 @@ export async function* parseKtl(
 		queue.push(event);
 	};
 	let batch:
-		| { summary: StatementSummary; creditUnits: number; debitUnits: number; count: number; corrections: number; correctionUnits: number; skipped?: boolean; line: number; decided: boolean }
+		| {
+				summary: StatementSummary;
+				creditUnits: number;
+				debitUnits: number;
+				count: number;
+				corrections: number;
+				correctionUnits: number;
+				failed: number;
+				failedUnits: number;
+				skipped?: boolean;
+				line: number;
+				decided: boolean;
+		  }
 		| undefined;
 	for await (const { line, number } of source) {
 		if (line.trim() === '') continue;
@@ -391,6 +403,8 @@ export async function* parseKtl(
 				count: 0,
 				corrections: 0,
 				correctionUnits: 0,
+				failed: 0,
+				failedUnits: 0,
 				summary: {
 					messageType: format.messageType,
 					messageId: null,
@@ -440,13 +454,24 @@ export async function* parseKtl(
 			const correction = field(line, 88, 1) === '1';
 			const cents = Number(digits);
 			const units = minorToUnits(cents);
-			batch.count += correction ? 0 : 1;
-			batch.corrections += correction ? 1 : 0;
-			if (correction) batch.correctionUnits += units;
+			// A direct debit (record 5) with a feedback code other than 0 was not collected: the
+			// bank lists it, and counts it apart in the summary record, but no money moved.
+			const feedback = field(line, 90, 1);
+			const failed = type === '5' && feedback !== '' && feedback !== '0';
+			if (failed) {
+				batch.failed += 1;
+				batch.failedUnits += units;
+			} else {
+				batch.count += correction ? 0 : 1;
+				batch.corrections += correction ? 1 : 0;
+				if (correction) batch.correctionUnits += units;
+			}
 			if (batch.skipped) continue;
 			const reference = field(line, 44, 20).replace(/^0+(?=\d)/, '');
 			const amount = (correction ? -cents : cents) / 100;
-			if (correction) {
+			if (failed) {
+				// listed for follow-up, left out of the counts and totals
+			} else if (correction) {
 				s.debitCount++;
 				batch.debitUnits += units;
 			} else {
@@ -475,7 +500,7 @@ export async function* parseKtl(
 					amount,
 					currency: s.accountCurrency ?? 'EUR',
 					creditDebit: correction ? 'DBIT' : 'CRDT',
-					status: 'BOOK',
+					status: failed ? 'INFO' : 'BOOK',
 					reversal: correction,
 					bankTransactionCode: {
 						domain: 'PMNT',
@@ -499,7 +524,7 @@ export async function* parseKtl(
 					counterpartyBic: null,
 					fx: null,
 					purpose: null,
-					returnReason: null,
+					returnReason: failed ? `KTL feedback code ${feedback}: the direct debit was not collected` : null,
 					additionalInfo: null,
 					transactionCount: 1,
 					transactionIndex: null,
@@ -512,19 +537,25 @@ export async function* parseKtl(
 			const total = Number(field(line, 8, 11));
 			const corrections = Number(field(line, 19, 6));
 			const correctionTotal = Number(field(line, 25, 11));
+			// Failed direct debits: count and amount (left blank by files without direct debits).
+			const failedCount = Number(field(line, 36, 6) || 0);
+			const failedTotal = Number(field(line, 42, 11) || 0);
 			if (batch.skipped) {
 				emit({ type: 'skippedStatement', key: { account: s.accountId ?? '', statementId: s.statementId ?? '' } });
 			} else {
 				s.creditTotal = fromUnits(batch.creditUnits);
 				s.debitTotal = fromUnits(batch.debitUnits);
 				s.netTotal = fromUnits(batch.creditUnits - batch.debitUnits);
-				const found = `${batch.count} payments of ${fromUnits(batch.creditUnits + (batch.skipped ? 0 : 0))}, ${batch.corrections} corrections of ${fromUnits(batch.correctionUnits)}`;
-				const declared = `${count} payments of ${total / 100}, ${corrections} corrections of ${correctionTotal / 100}`;
+				const failedText = (n: number, units: string | number) => (n ? `, ${n} failed direct debits of ${units}` : '');
+				const found = `${batch.count} payments of ${fromUnits(batch.creditUnits)}, ${batch.corrections} corrections of ${fromUnits(batch.correctionUnits)}${failedText(batch.failed, fromUnits(batch.failedUnits))}`;
+				const declared = `${count} payments of ${total / 100}, ${corrections} corrections of ${correctionTotal / 100}${failedText(failedCount, failedTotal / 100)}`;
 				const matches =
 					count === batch.count &&
 					minorToUnits(total) === batch.creditUnits &&
 					corrections === batch.corrections &&
-					minorToUnits(correctionTotal) === batch.correctionUnits;
+					minorToUnits(correctionTotal) === batch.correctionUnits &&
+					(Number.isFinite(failedCount) ? failedCount : 0) === batch.failed &&
+					minorToUnits(Number.isFinite(failedTotal) ? failedTotal : 0) === batch.failedUnits;
 				s.check = matches ? 'ok' : 'mismatch';
 				s.warning = matches ? null : `The batch summary record says ${declared}, the records hold ${found}`;
 				emit({ type: 'statement', statement: s });
