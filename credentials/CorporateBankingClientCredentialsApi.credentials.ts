@@ -18,7 +18,7 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/bank.svg', dark: 'file:../icons/bank.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-corporate-banking#credentials';
+	documentationUrl = 'https://unpkg.com/n8n-nodes-corporate-banking/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{

@@ -4,7 +4,7 @@
  * playwright-core). Values are typed the way a person types them, key by key, and each test
  * asserts what the person sees and what the bank received.
  *
- * Every node panel is saved under docs/panels/ (the README shows them).
+ * Every node panel is saved under docs/panels/ (docs/editor.md shows them).
  *
  * Waiting is always for something to appear (a text, a marker, a response), never for time.
  */

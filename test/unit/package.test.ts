@@ -8,6 +8,7 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
 	dependencies?: Record<string, string>;
 	peerDependencies?: Record<string, string>;
 	n8n: { nodes: string[]; credentials: string[] };
+	files: string[];
 };
 
 // `npm test` builds before running the tests; this checks what the build produced.
@@ -115,5 +116,28 @@ describe('the built package', () => {
 		expect(existsSync(path.join(root, 'dist/icons/bank.svg'))).toBe(true);
 		expect(existsSync(path.join(root, 'dist/icons/bank.dark.svg'))).toBe(true);
 		for (const node of pkg.n8n.nodes) expect(existsSync(path.join(root, node.replace(/\.js$/, '.json')))).toBe(true);
+	});
+
+	it("links every node and credential to its page in the package's docs/, which the package ships", () => {
+		const DOCS = 'https://unpkg.com/n8n-nodes-corporate-banking/';
+		expect(pkg.files).toContain('docs');
+		const urls: string[] = [];
+		for (const node of pkg.n8n.nodes) {
+			const codex = JSON.parse(readFileSync(path.join(root, node.replace(/\.js$/, '.json')), 'utf8')) as {
+				resources?: { primaryDocumentation?: Array<{ url: string }> };
+			};
+			const [doc] = codex.resources?.primaryDocumentation ?? [];
+			expect([node, doc?.url.startsWith(DOCS)]).toEqual([node, true]);
+			urls.push(doc.url);
+		}
+		for (const credential of pkg.n8n.credentials) {
+			const { documentationUrl } = readFileSync(path.join(root, credential), 'utf8').match(/documentationUrl = '(?<documentationUrl>[^']+)'/)?.groups ?? {};
+			expect([credential, documentationUrl?.startsWith(DOCS)]).toEqual([credential, true]);
+			urls.push(documentationUrl);
+		}
+		for (const url of urls) {
+			const page = url.slice(DOCS.length);
+			expect([page, /^docs\/[a-z-]+\.md$/.test(page) && existsSync(path.join(root, page))]).toEqual([page, true]);
+		}
 	});
 });
