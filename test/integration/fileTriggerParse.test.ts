@@ -263,6 +263,24 @@ describe('Parsed Entries', () => {
 		expect(downloads(b).length).toBeGreaterThanOrEqual(files.length);
 	});
 
+	it('Fetch Test Event parses the newest file when it was already downloaded (changing nothing), and shows a new one by its descriptor only', async () => {
+		const b = bank();
+		const h = await started(['XT']);
+		const saved = h.savedNodeStaticData();
+		const again = await h.pollManual();
+		expect(ofKind(again![0], 'entry').length).toBeGreaterThan(0);
+		expect(ofKind(again![0], 'file')[0].json).toMatchObject({ parsed: true });
+		expect(again![0].every((i) => /downloaded again/.test(String(i.json.testEvent)))).toBe(true);
+
+		const [file] = arrive(b, 1);
+		const fresh = await h.pollManual();
+		expect(fresh![0]).toHaveLength(1);
+		expect(fresh![0][0].json).toMatchObject({ fileReference: file.fileReference });
+		expect(String(fresh![0][0].json.testEvent)).toMatch(/still new at the bank/);
+		expect(statusOf(b, file.fileReference)).toBe('NEW');
+		expect(h.savedNodeStaticData()).toEqual(saved);
+	});
+
 	it('a Parse Options value that is not offered fails before anything is listed, naming the field', async () => {
 		const h = fileTriggerHarness(bank(), { output: 'parse', parseOptions: { split: 'line' } });
 		await expect(h.poll()).rejects.toThrow('Item Per: "line" is not one of entry, transaction');
