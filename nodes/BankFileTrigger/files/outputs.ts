@@ -67,6 +67,18 @@ async function contentOf(ctx: IPollFunctions, binary: IBinaryData): Promise<Buff
 	return binary.id ? await ctx.helpers.getBinaryStream(binary.id) : Buffer.from(binary.data, BINARY_ENCODING);
 }
 
+/**
+ * A parsed entry (or payment status) as an item: the parser's object itself with the kind and the
+ * file added, not a copy, since a statement can have a hundred thousand of them.
+ */
+function tagged(value: object, kind: string, fileReference: string, fileName: string | null): IDataObject {
+	const json = value as IDataObject;
+	json.kind = kind;
+	json.fileReference = fileReference;
+	json.fileName = fileName;
+	return json;
+}
+
 const parse: FileOutput = {
 	option: {
 		name: 'Parsed Entries (Download and Parse)',
@@ -94,11 +106,11 @@ const parse: FileOutput = {
 						break;
 					case 'entry':
 						counts.entries++;
-						items.push({ json: { kind: 'entry', ...(event.entry as unknown as IDataObject), ...of } });
+						items.push({ json: tagged(event.entry, 'entry', fileReference, fileName) });
 						break;
 					case 'paymentStatus':
 						counts.paymentStatuses++;
-						items.push({ json: { kind: 'paymentStatus', ...(event.status as unknown as IDataObject), ...of } });
+						items.push({ json: tagged(event.status, 'paymentStatus', fileReference, fileName) });
 						break;
 					case 'statement':
 						counts.statements++;
