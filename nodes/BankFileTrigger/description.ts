@@ -7,6 +7,7 @@ import {
 	requestCompressionOption,
 	timeoutOption,
 } from '../CorporateFileService/descriptions/common';
+import { fileFormatOption, itemPerOption, keepXmlOption, onInvalidRecordOption, textEncodingOption } from '../BankFile/actions/parse.operation';
 import { OUTPUT_MODE_OPTIONS } from './files/outputs';
 
 export const DEFAULTS = {
@@ -67,7 +68,28 @@ export const bankFileTriggerProperties: INodeProperties[] = [
 		type: 'string',
 		default: 'data',
 		hint: 'The name of the output binary field to put the file in',
-		displayOptions: { show: { output: ['binary'] } },
+		displayOptions: { show: { output: ['binary', 'parse'] } },
+	},
+	{
+		displayName: 'Parse Options',
+		name: 'parseOptions',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show: { output: ['parse'] } },
+		options: [
+			{ ...fileFormatOption, description: 'The kind of bank file; detected from the content of each file by default' },
+			itemPerOption,
+			keepXmlOption,
+			{
+				...onInvalidRecordOption,
+				options: [
+					{ name: 'Fail', value: 'fail', description: "Emit the file with the error instead of its entries" },
+					{ name: 'Skip With a Warning', value: 'warn', description: 'Leave it out and emit a warning item (kind "warning")' },
+				],
+			},
+			textEncodingOption,
+		],
 	},
 	{
 		displayName: 'Max Files per Poll',
@@ -100,7 +122,7 @@ export const bankFileTriggerProperties: INodeProperties[] = [
 				description:
 					'How many file references are remembered as emitted. Keep it above the number of files the bank lists in the look-back window.',
 			},
-			{ ...requestCompressionOption, displayOptions: { show: { '/output': ['binary'] } } },
+			{ ...requestCompressionOption, displayOptions: { show: { '/output': ['binary', 'parse'] } } },
 			canonicalizationOption,
 			timeoutOption,
 		],

@@ -213,41 +213,122 @@ function generateEntry(prng: Prng, kind: EntryKind, month: string, reference: st
 	}
 }
 
-function entryXml(entry: GeneratedEntry, index: number, currency: string, dateText: string): string {
+/**
+ * What a statement of a large bank carries besides the essentials, as in real camt.053 files:
+ * the bank's message and payment references, both parties (the other one with postal address),
+ * both agents, the referred invoice with its amounts, dates and additional text, and the
+ * lines indented. Used for statements of realistic size (the statement benchmark).
+ */
+export interface StatementDetail {
+	/** The account owner's name, the other party of every payment. */
+	owner: { name: string };
+}
+
+const address = (street: string, postCode: string, town: string, country = 'FI'): string =>
+	`<PstlAdr><StrtNm>${escapeText(street)}</StrtNm><PstCd>${postCode}</PstCd><TwnNm>${escapeText(town)}</TwnNm><Ctry>${country}</Ctry></PstlAdr>`;
+
+const STREETS = ['Mannerheimintie 12 B', 'Hameenkatu 4', 'Aleksanterinkatu 52', 'Kauppakatu 21 A 3', 'Teollisuustie 7'];
+const TOWNS: Array<[string, string]> = [['00100', 'Helsinki'], ['33100', 'Tampere'], ['20100', 'Turku'], ['90100', 'Oulu'], ['40100', 'Jyvaskyla']];
+
+function detailXml(entry: GeneratedEntry, tx: GeneratedTx, n: number, dateText: string, detail: StatementDetail): { refs: string; parties: string; agents: string; remittance: string; dates: string; info: string } {
+	const seed = Number(entry.reference.slice(-6)) + n;
+	const credit = tx.cents > 0;
+	const [postCode, town] = TOWNS[seed % TOWNS.length];
+	const partyXml = (name: string) =>
+		`<Nm>${escapeText(name)}</Nm>${address(STREETS[seed % STREETS.length], postCode, town)}`;
+	const owner = `<Nm>${escapeText(detail.owner.name)}</Nm>`;
+	const counterparty = tx.party ? partyXml(tx.party) : undefined;
+	const account = tx.partyIban ? `<Id><IBAN>${tx.partyIban}</IBAN></Id>` : undefined;
+	const parties = credit
+		? `<RltdPties>${counterparty ? `<Dbtr>${counterparty}</Dbtr>` : ''}${account ? `<DbtrAcct>${account}</DbtrAcct>` : ''}<Cdtr>${owner}</Cdtr></RltdPties>`
+		: `<RltdPties><Dbtr>${owner}</Dbtr>${counterparty ? `<Cdtr>${counterparty}</Cdtr>` : ''}${account ? `<CdtrAcct>${account}</CdtrAcct>` : ''}</RltdPties>`;
+	const ownAgent = `<${credit ? 'CdtrAgt' : 'DbtrAgt'}><FinInstnId><BIC>${BANK_BIC}</BIC></FinInstnId></${credit ? 'CdtrAgt' : 'DbtrAgt'}>`;
+	const otherAgent = tx.partyBic ? `<${credit ? 'DbtrAgt' : 'CdtrAgt'}><FinInstnId><BIC>${tx.partyBic}</BIC></FinInstnId></${credit ? 'DbtrAgt' : 'CdtrAgt'}>` : '';
+	const agents = `<RltdAgts>${credit ? otherAgent + ownAgent : ownAgent + otherAgent}</RltdAgts>`;
+	const invoice = `${dateText.replace(/-/g, '')}-${pad(seed % 100000, 5)}`;
+	const document =
+		`<Strd><RfrdDocInf><Nb>${invoice}</Nb><RltdDt>${dateText}</RltdDt></RfrdDocInf><RfrdDocAmt><RmtdAmt Ccy="EUR">${money(Math.abs(tx.cents))}</RmtdAmt></RfrdDocAmt></Strd>`;
+	const reference = tx.reference
+		? `<Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry>${tx.reference.startsWith('RF') ? '<Issr>ISO</Issr>' : ''}</Tp><Ref>${tx.reference}</Ref></CdtrRefInf></Strd>`
+		: '';
+	const remittance = `<RmtInf>${tx.remittance ? `<Ustrd>${escapeText(tx.remittance)}</Ustrd>` : ''}${document}${reference}</RmtInf>`;
+	return {
+		refs: `<MsgId>MSG${entry.reference}</MsgId>`,
+		parties,
+		agents,
+		remittance,
+		dates: `<RltdDts><AccptncDtTm>${dateText}T08:${pad(seed % 60, 2)}:00</AccptncDtTm></RltdDts>`,
+		info: `<AddtlTxInf>${credit ? 'Incoming' : 'Outgoing'} ${entry.kind} payment, archive ${entry.reference}</AddtlTxInf>`,
+	};
+}
+
+function entryXml(entry: GeneratedEntry, index: number, currency: string, dateText: string, detail?: StatementDetail): string {
 	const credit = entry.cents > 0;
 	const [domain, family, subFamily] = CODES[entry.kind];
 	const txXml = entry.txs
-		.map((tx) => {
+		.map((tx, n) => {
 			const txCredit = tx.cents > 0;
-			const party = tx.party
-				? txCredit
-					? `<RltdPties><Dbtr><Nm>${escapeText(tx.party)}</Nm></Dbtr>${tx.partyIban ? `<DbtrAcct><Id><IBAN>${tx.partyIban}</IBAN></Id></DbtrAcct>` : ''}</RltdPties>`
-					: `<RltdPties><Cdtr><Nm>${escapeText(tx.party)}</Nm></Cdtr>${tx.partyIban ? `<CdtrAcct><Id><IBAN>${tx.partyIban}</IBAN></Id></CdtrAcct>` : ''}</RltdPties>`
-				: '';
-			const agent = tx.partyBic ? `<RltdAgts><${txCredit ? 'DbtrAgt' : 'CdtrAgt'}><FinInstnId><BIC>${tx.partyBic}</BIC></FinInstnId></${txCredit ? 'DbtrAgt' : 'CdtrAgt'}></RltdAgts>` : '';
-			const remittance = tx.reference
-				? `<RmtInf><Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry>${tx.reference.startsWith('RF') ? '<Issr>ISO</Issr>' : ''}</Tp><Ref>${tx.reference}</Ref></CdtrRefInf></Strd></RmtInf>`
-				: tx.remittance
-					? `<RmtInf><Ustrd>${escapeText(tx.remittance)}</Ustrd></RmtInf>`
+			const more = detail ? detailXml(entry, tx, n, dateText, detail) : undefined;
+			const party = more
+				? more.parties
+				: tx.party
+					? txCredit
+						? `<RltdPties><Dbtr><Nm>${escapeText(tx.party)}</Nm></Dbtr>${tx.partyIban ? `<DbtrAcct><Id><IBAN>${tx.partyIban}</IBAN></Id></DbtrAcct>` : ''}</RltdPties>`
+						: `<RltdPties><Cdtr><Nm>${escapeText(tx.party)}</Nm></Cdtr>${tx.partyIban ? `<CdtrAcct><Id><IBAN>${tx.partyIban}</IBAN></Id></CdtrAcct>` : ''}</RltdPties>`
 					: '';
+			const agent = more
+				? more.agents
+				: tx.partyBic
+					? `<RltdAgts><${txCredit ? 'DbtrAgt' : 'CdtrAgt'}><FinInstnId><BIC>${tx.partyBic}</BIC></FinInstnId></${txCredit ? 'DbtrAgt' : 'CdtrAgt'}></RltdAgts>`
+					: '';
+			const remittance = more
+				? more.remittance
+				: tx.reference
+					? `<RmtInf><Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry>${tx.reference.startsWith('RF') ? '<Issr>ISO</Issr>' : ''}</Tp><Ref>${tx.reference}</Ref></CdtrRefInf></Strd></RmtInf>`
+					: tx.remittance
+						? `<RmtInf><Ustrd>${escapeText(tx.remittance)}</Ustrd></RmtInf>`
+						: '';
 			const fx = entry.fx
 				? `<AmtDtls><InstdAmt><Amt Ccy="${entry.fx.currency}">${entry.fx.amount}</Amt></InstdAmt><TxAmt><Amt Ccy="${currency}">${money(tx.cents)}</Amt>` +
 					`<CcyXchg><SrcCcy>${entry.fx.currency}</SrcCcy><TrgtCcy>${currency}</TrgtCcy><UnitCcy>${entry.fx.currency}</UnitCcy><XchgRate>${entry.fx.rate}</XchgRate></CcyXchg></TxAmt></AmtDtls>`
 				: `<AmtDtls><TxAmt><Amt Ccy="${currency}">${money(tx.cents)}</Amt></TxAmt></AmtDtls>`;
 			const returned = entry.kind === 'returned' ? '<RtrInf><Rsn><Cd>AC04</Cd></Rsn></RtrInf>' : '';
-			return (
-				`<TxDtls><Refs><AcctSvcrRef>${entry.reference}</AcctSvcrRef><EndToEndId>${escapeText(tx.endToEndId ?? 'NOTPROVIDED')}</EndToEndId></Refs>` +
-				fx +
-				party +
-				agent +
-				(entry.kind === 'salaryBatch' ? '<Purp><Cd>SALA</Cd></Purp>' : '') +
-				remittance +
-				returned +
-				'</TxDtls>'
-			);
+			const ids = more
+				? `<PmtInfId>PI${entry.reference}</PmtInfId><InstrId>IN${entry.reference}${n + 1}</InstrId>`
+				: '';
+			const txId = more ? `<TxId>TX${entry.reference}${pad(n + 1, 3)}</TxId>` : '';
+			const parts = [
+				`<Refs>${more?.refs ?? ''}<AcctSvcrRef>${entry.reference}</AcctSvcrRef>${ids}<EndToEndId>${escapeText(tx.endToEndId ?? 'NOTPROVIDED')}</EndToEndId>${txId}</Refs>`,
+				fx,
+				party,
+				agent,
+				entry.kind === 'salaryBatch' ? '<Purp><Cd>SALA</Cd></Purp>' : '',
+				remittance,
+				more?.dates ?? '',
+				returned,
+				more?.info ?? '',
+			].filter(Boolean);
+			// Indented, one element a line, as large banks write them.
+			return more ? `\n          <TxDtls>\n            ${parts.join('\n            ')}\n          </TxDtls>` : `<TxDtls>${parts.join('')}</TxDtls>`;
 		})
 		.join('');
 	const batch = entry.txs.length > 1 ? `<Btch><NbOfTxs>${entry.txs.length}</NbOfTxs></Btch>` : '';
+	if (detail) {
+		const lines = [
+			`<NtryRef>${index + 1}</NtryRef>`,
+			`<Amt Ccy="${currency}">${money(entry.cents)}</Amt>`,
+			`<CdtDbtInd>${credit ? 'CRDT' : 'DBIT'}</CdtDbtInd>`,
+			entry.kind === 'returned' ? '<RvslInd>true</RvslInd>' : '',
+			'<Sts>BOOK</Sts>',
+			`<BookgDt><Dt>${dateText}</Dt></BookgDt>`,
+			`<ValDt><Dt>${dateText}</Dt></ValDt>`,
+			`<AcctSvcrRef>${entry.reference}</AcctSvcrRef>`,
+			`<BkTxCd><Domn><Cd>${domain}</Cd><Fmly><Cd>${family}</Cd><SubFmlyCd>${subFamily}</SubFmlyCd></Fmly></Domn></BkTxCd>`,
+			txXml ? `<NtryDtls>${batch}${txXml}\n        </NtryDtls>` : '',
+			entry.info ? `<AddtlNtryInf>${escapeText(entry.info)}</AddtlNtryInf>` : '',
+		].filter(Boolean);
+		return `<Ntry>\n        ${lines.join('\n        ')}\n      </Ntry>`;
+	}
 	return (
 		`<Ntry><NtryRef>${index + 1}</NtryRef><Amt Ccy="${currency}">${money(entry.cents)}</Amt>` +
 		`<CdtDbtInd>${credit ? 'CRDT' : 'DBIT'}</CdtDbtInd>${entry.kind === 'returned' ? '<RvslInd>true</RvslInd>' : ''}<Sts>BOOK</Sts>` +
@@ -281,6 +362,8 @@ export function camt053(options: {
 	openingCents: number;
 	/** How many entries (default: 25 to 60). */
 	entries?: number;
+	/** Entries with everything large banks add (see StatementDetail); default: the essentials, on one line each. */
+	detail?: StatementDetail;
 }): { xml: string; closingCents: number; entries: number; totalCents: number } {
 	const { prng, account, date, sequence } = options;
 	const entries = statementEntries(prng, date, sequence, options.entries ?? prng.int(25, 60));
@@ -296,7 +379,7 @@ export function camt053(options: {
 	const balance = (code: string, cents: number): string =>
 		`<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="${account.currency}">${money(cents)}</Amt>` +
 		`<CdtDbtInd>${cents >= 0 ? 'CRDT' : 'DBIT'}</CdtDbtInd><Dt><Dt>${dateText}</Dt></Dt></Bal>`;
-	const entriesXml = entries.map((entry, index) => entryXml(entry, index, account.currency, dateText)).join('\n      ');
+	const entriesXml = entries.map((entry, index) => entryXml(entry, index, account.currency, dateText, options.detail)).join('\n      ');
 	const xml =
 		'<?xml version="1.0" encoding="UTF-8"?>\n' +
 		'<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' +

@@ -6,6 +6,67 @@ import { parseBankFile } from '../../shared/bankfiles';
 
 const show = { show: { operation: ['parse'] } };
 
+/** The parse settings, shared with the Bank File Trigger's Parsed Entries output. */
+export const fileFormatOption: INodeProperties = {
+	displayName: 'File Format',
+	name: 'format',
+	type: 'options',
+	default: 'auto',
+	description: 'The kind of bank file; detected from the content by default',
+	options: [
+		{ name: 'Camt.053 Account Statement', value: 'camt.053' },
+		{ name: 'Camt.054 Debit/Credit Notification', value: 'camt.054' },
+		{ name: 'Detect From Content', value: 'auto' },
+		{ name: 'KTL Reference Payments (Viitesiirto)', value: 'ktl' },
+		{ name: 'Pain.002 Payment Status Report', value: 'pain.002' },
+		{ name: 'TITO Account Statement (Konekielinen Tiliote)', value: 'tito' },
+	],
+};
+
+export const itemPerOption: INodeProperties = {
+	displayName: 'Item Per',
+	name: 'split',
+	type: 'options',
+	default: 'entry',
+	description: 'Whether a batch entry (several transactions booked as one) gives one item or one item per transaction',
+	options: [
+		{ name: 'Booking Entry', value: 'entry' },
+		{ name: 'Transaction Detail', value: 'transaction' },
+	],
+};
+
+export const keepXmlOption: INodeProperties = {
+	displayName: 'Keep Original XML',
+	name: 'keepXml',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to add each entry\'s XML element (Ntry) to its item, in the field "xml"',
+};
+
+export const onInvalidRecordOption: INodeProperties = {
+	displayName: 'On Invalid Entry or Record',
+	name: 'onInvalidRecord',
+	type: 'options',
+	default: 'fail',
+	description: 'What to do with an entry without amount, an entry in another currency than its account, or an unknown TITO / KTL record',
+	options: [
+		{ name: 'Fail', value: 'fail', description: 'Stop with an error naming the entry or line' },
+		{ name: 'Skip With a Warning', value: 'warn', description: 'Leave it out and put a warning item on the Statements output' },
+	],
+};
+
+export const textEncodingOption: INodeProperties = {
+	displayName: 'Text Encoding (TITO, KTL)',
+	name: 'encoding',
+	type: 'options',
+	default: 'auto',
+	options: [
+		{ name: 'Detect (UTF-8 or ISO-8859-1)', value: 'auto' },
+		{ name: 'ISO-8859-1', value: 'latin1' },
+		{ name: 'UTF-8', value: 'utf-8' },
+	],
+};
+
 export const description: INodeProperties[] = [
 	{
 		displayName: 'Input Binary Field',
@@ -16,22 +77,7 @@ export const description: INodeProperties[] = [
 		hint: 'The name of the input binary field holding the bank file',
 		displayOptions: show,
 	},
-	{
-		displayName: 'File Format',
-		name: 'format',
-		type: 'options',
-		default: 'auto',
-		description: 'The kind of bank file; detected from the content by default',
-		options: [
-			{ name: 'Camt.053 Account Statement', value: 'camt.053' },
-			{ name: 'Camt.054 Debit/Credit Notification', value: 'camt.054' },
-			{ name: 'Detect From Content', value: 'auto' },
-			{ name: 'KTL Reference Payments (Viitesiirto)', value: 'ktl' },
-			{ name: 'Pain.002 Payment Status Report', value: 'pain.002' },
-			{ name: 'TITO Account Statement (Konekielinen Tiliote)', value: 'tito' },
-		],
-		displayOptions: show,
-	},
+	{ ...fileFormatOption, displayOptions: show },
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -40,35 +86,9 @@ export const description: INodeProperties[] = [
 		default: {},
 		displayOptions: show,
 		options: [
-			{
-				displayName: 'Item Per',
-				name: 'split',
-				type: 'options',
-				default: 'entry',
-				description: 'Whether a batch entry (several transactions booked as one) gives one item or one item per transaction',
-				options: [
-					{ name: 'Booking Entry', value: 'entry' },
-					{ name: 'Transaction Detail', value: 'transaction' },
-				],
-			},
-			{
-				displayName: 'Keep Original XML',
-				name: 'keepXml',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to add each entry\'s XML element (Ntry) to its item, in the field "xml"',
-			},
-			{
-				displayName: 'On Invalid Entry or Record',
-				name: 'onInvalidRecord',
-				type: 'options',
-				default: 'fail',
-				description: 'What to do with an entry without amount, an entry in another currency than its account, or an unknown TITO / KTL record',
-				options: [
-					{ name: 'Fail', value: 'fail', description: 'Stop with an error naming the entry or line' },
-					{ name: 'Skip With a Warning', value: 'warn', description: 'Leave it out and put a warning item on the Statements output' },
-				],
-			},
+			itemPerOption,
+			keepXmlOption,
+			onInvalidRecordOption,
 			{
 				displayName: 'Skip Statements Already Processed',
 				name: 'skipProcessed',
@@ -77,17 +97,7 @@ export const description: INodeProperties[] = [
 				description:
 					'Whether to skip statements (by account and statement ID) this workflow has parsed before. Remembered in the workflow\'s static data, which n8n saves for active (production) runs, not for manual test runs.',
 			},
-			{
-				displayName: 'Text Encoding (TITO, KTL)',
-				name: 'encoding',
-				type: 'options',
-				default: 'auto',
-				options: [
-					{ name: 'Detect (UTF-8 or ISO-8859-1)', value: 'auto' },
-					{ name: 'ISO-8859-1', value: 'latin1' },
-					{ name: 'UTF-8', value: 'utf-8' },
-				],
-			},
+			textEncodingOption,
 		],
 	},
 ];

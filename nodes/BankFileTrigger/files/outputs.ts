@@ -3,10 +3,15 @@
  * choice in the Output parameter and the function that turns one listed file into items. The
  * poll does the bookkeeping around it (which files are due, remembering each file once all its
  * items are made), so a new mode is one more entry here. A mode that reads the file's content
- * (for example parsing statements into one item per entry) downloads it with `fetchFile` or its
- * streamed reading, sets `downloads: true`, and returns the items of that one file.
+ * downloads it with `fetchFile`, sets `downloads: true`, and returns the items of that one file
+ * (Parsed Entries: one item per entry, then the file itself).
  */
-import type { INodeExecutionData, INodePropertyOptions, IPollFunctions } from 'n8n-workflow';
+import type { Readable } from 'node:stream';
+
+import type { IBinaryData, IDataObject, INodeExecutionData, INodePropertyOptions, IPollFunctions } from 'n8n-workflow';
+import { BINARY_ENCODING } from 'n8n-workflow';
+
+import { BankFileError, parseBankFile } from '../../shared/bankfiles';
 
 import type { FileDescriptor } from '../../shared/bxd';
 import type { ServiceContext } from '../../CorporateFileService/fileService';
@@ -57,7 +62,94 @@ const report: FileOutput = {
 	},
 };
 
-export const FILE_OUTPUTS = { binary, report } satisfies Record<string, FileOutput>;
+/** The file's content: read back from n8n's binary storage as a stream, or the bytes held in the item. */
+async function contentOf(ctx: IPollFunctions, binary: IBinaryData): Promise<Buffer | Readable> {
+	return binary.id ? await ctx.helpers.getBinaryStream(binary.id) : Buffer.from(binary.data, BINARY_ENCODING);
+}
+
+/**
+ * A parsed entry (or payment status) as an item: the parser's object itself with the kind and the
+ * file added, not a copy, since a statement can have a hundred thousand of them.
+ */
+function tagged(value: object, kind: string, fileReference: string, fileName: string | null): IDataObject {
+	const json = value as IDataObject;
+	json.kind = kind;
+	json.fileReference = fileReference;
+	json.fileName = fileName;
+	return json;
+}
+
+const parse: FileOutput = {
+	option: {
+		name: 'Parsed Entries (Download and Parse)',
+		value: 'parse',
+		description:
+			'Download each new file and parse it as the Bank File node does (camt.053, camt.054, pain.002, TITO, KTL): one item per entry or payment status, the statements, then the file itself. Downloading marks the file as downloaded at the bank.',
+	},
+	downloads: true,
+	async emit(ctx, service, file, settings) {
+		const fetched = await binary.emit(ctx, service, file, settings);
+		if (!fetched) return undefined;
+		const [stored] = fetched;
+		const data = stored.binary![settings.binaryPropertyName];
+		const fileReference = file.fileReference;
+		const fileName = (stored.json.fileName as string | undefined) ?? data.fileName ?? null;
+		const of = { fileReference, fileName };
+		const items: INodeExecutionData[] = [];
+		const counts = { entries: 0, paymentStatuses: 0, statements: 0, warnings: 0 };
+		let format: string | null = null;
+		try {
+			for await (const event of parseBankFile(await contentOf(ctx, data), settings.parse)) {
+				switch (event.type) {
+					case 'format':
+						format = event.format.messageType;
+						break;
+					case 'entry':
+						counts.entries++;
+						items.push({ json: tagged(event.entry, 'entry', fileReference, fileName) });
+						break;
+					case 'paymentStatus':
+						counts.paymentStatuses++;
+						items.push({ json: tagged(event.status, 'paymentStatus', fileReference, fileName) });
+						break;
+					case 'statement':
+						counts.statements++;
+						items.push({ json: { kind: 'statement', ...(event.statement as unknown as IDataObject), ...of } });
+						break;
+					case 'warning':
+						counts.warnings++;
+						items.push({ json: { kind: 'warning', ...(event.warning as unknown as IDataObject), ...of } });
+						break;
+					default:
+						break;
+				}
+			}
+		} catch (error) {
+			// A file that cannot be parsed is emitted once as it is, with the reason, so it is neither
+			// lost nor retried forever; none of its entries are emitted (a half-read file would look whole).
+			const problem = error instanceof BankFileError ? error : undefined;
+			ctx.logger.warn(`Bank File Trigger: file ${fileReference} could not be parsed: ${(error as Error).message}. It is emitted with the error.`);
+			return [
+				{
+					json: {
+						kind: 'file',
+						...stored.json,
+						parsed: false,
+						format,
+						error: (error as Error).message,
+						errorCode: problem?.code ?? null,
+						errorLocation: problem?.location ?? null,
+					},
+					binary: stored.binary,
+				},
+			];
+		}
+		items.push({ json: { kind: 'file', ...stored.json, parsed: true, format, ...counts }, binary: stored.binary });
+		return items;
+	},
+};
+
+export const FILE_OUTPUTS = { binary, report, parse } satisfies Record<string, FileOutput>;
 
 export type OutputMode = keyof typeof FILE_OUTPUTS;
 

@@ -1,6 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { BankFileFormat, ParseOptions } from '../../shared/bankfiles';
 import type { CommonOptions } from '../../CorporateFileService/operations/common';
 import { commonOptionsFrom } from '../../CorporateFileService/operations/common';
 import { DEFAULTS } from '../description';
@@ -17,6 +18,8 @@ export interface FileTriggerSettings {
 	serviceId?: string;
 	output: OutputMode;
 	binaryPropertyName: string;
+	/** How Parsed Entries reads each file (the Bank File node's Parse settings). */
+	parse: ParseOptions;
 	maxFilesPerPoll: number;
 	lookBackDays: number;
 	rememberFiles: number;
@@ -52,6 +55,28 @@ function fileTypesOf(value: unknown): string[] {
 	return [...new Set(codes.filter((code): code is string => code !== undefined))];
 }
 
+const FORMATS: Array<BankFileFormat | 'auto'> = ['auto', 'camt.053', 'camt.054', 'pain.002', 'tito', 'ktl'];
+
+/** One choice of the Parse Options, checked against the offered values. */
+function choice<T extends string>(ctx: IPollFunctions, field: string, value: unknown, allowed: readonly T[], fallback: T): T {
+	if (value === undefined || value === null || value === '') return fallback;
+	if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+	throw new NodeOperationError(ctx.getNode(), `${field}: "${String(value)}" is not one of ${allowed.join(', ')}`);
+}
+
+/** The Parse Options collection (used with Output Parsed Entries). */
+function parseOptionsOf(ctx: IPollFunctions, output: OutputMode): ParseOptions {
+	if (output !== 'parse') return {};
+	const given = ctx.getNodeParameter('parseOptions', {}) as IDataObject;
+	return {
+		format: choice(ctx, 'File Format', given.format, FORMATS, 'auto'),
+		split: choice(ctx, 'Item Per', given.split, ['entry', 'transaction'] as const, 'entry'),
+		keepXml: given.keepXml === true,
+		onInvalidRecord: choice(ctx, 'On Invalid Entry or Record', given.onInvalidRecord, ['fail', 'warn'] as const, 'fail'),
+		encoding: choice(ctx, 'Text Encoding (TITO, KTL)', given.encoding, ['auto', 'utf-8', 'latin1'] as const, 'auto'),
+	};
+}
+
 /** Reads and checks the node's parameters. */
 export function readSettings(ctx: IPollFunctions): FileTriggerSettings {
 	const node = ctx.getNode();
@@ -68,6 +93,7 @@ export function readSettings(ctx: IPollFunctions): FileTriggerSettings {
 		serviceId,
 		output,
 		binaryPropertyName,
+		parse: parseOptionsOf(ctx, output),
 		maxFilesPerPoll: wholeNumber(ctx, 'Max Files per Poll', ctx.getNodeParameter('maxFilesPerPoll', DEFAULTS.maxFilesPerPoll), 1),
 		lookBackDays: wholeNumber(ctx, 'Look-Back Days', options.lookBackDays ?? DEFAULTS.lookBackDays, 1, 90),
 		rememberFiles: wholeNumber(ctx, 'Remember Files', options.rememberFiles ?? DEFAULTS.rememberFiles, 100),

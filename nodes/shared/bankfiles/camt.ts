@@ -143,9 +143,20 @@ function txFacts(tx: XNode | undefined, entry: XNode, credit: boolean): TxFacts 
 	};
 }
 
+/** Whether two fact values are the same: strings, numbers, null, or flat objects of those (codes, FX). */
+function same(a: unknown, b: unknown): boolean {
+	if (a === b) return true;
+	if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+	const ka = Object.keys(a);
+	if (ka.length !== Object.keys(b).length) return false;
+	for (const key of ka) if ((a as Record<string, unknown>)[key] !== (b as Record<string, unknown>)[key]) return false;
+	return true;
+}
+
 /** Facts shared by all transactions of an entry (those that differ become null). */
 function common(list: TxFacts[]): TxFacts {
 	const first = list[0];
+	if (list.length === 1) return first;
 	const out = { ...first } as Record<string, unknown>;
 	for (const key of Object.keys(first) as Array<keyof TxFacts>) {
 		if (key === 'remittanceText') {
@@ -153,10 +164,80 @@ function common(list: TxFacts[]): TxFacts {
 			out[key] = texts.join(' | ') || null;
 			continue;
 		}
-		const json = JSON.stringify(first[key]);
-		if (list.some((f) => JSON.stringify(f[key]) !== json)) out[key] = null;
+		const value = first[key];
+		for (let i = 1; i < list.length; i++) {
+			if (!same(list[i][key], value)) {
+				out[key] = null;
+				break;
+			}
+		}
 	}
 	return out as unknown as TxFacts;
+}
+
+/** What an entry (Ntry) says of itself, shared by its transactions. */
+interface EntryHead {
+	entryReference: string | null;
+	bookingDate: string | null;
+	valueDate: string | null;
+	amount: number;
+	currency: string;
+	creditDebit: 'CRDT' | 'DBIT';
+	status: string | null;
+	reversal: boolean;
+	transactionCount: number;
+}
+
+type EntryTail = Pick<BankEntry, 'bankTransactionCode' | 'accountServicerReference' | 'fx' | 'additionalInfo' | 'transactionIndex' | 'entryAmount'>;
+
+/**
+ * One item, written out field by field (no object spread): every item gets the same shape from
+ * the start, and nothing of the statement's objects is copied through the engine's slow paths.
+ */
+function entryOf(c: StatementContext, h: EntryHead, f: TxFacts, t: EntryTail): BankEntry {
+	return {
+		messageType: c.messageType,
+		messageId: c.messageId,
+		statementId: c.statementId,
+		statementSequence: c.statementSequence,
+		legalSequence: c.legalSequence,
+		statementCreated: c.statementCreated,
+		periodFrom: c.periodFrom,
+		periodTo: c.periodTo,
+		accountIban: c.accountIban,
+		accountId: c.accountId,
+		accountCurrency: c.accountCurrency,
+		accountServicerBic: c.accountServicerBic,
+		entryReference: h.entryReference,
+		bookingDate: h.bookingDate,
+		valueDate: h.valueDate,
+		amount: h.amount,
+		currency: h.currency,
+		creditDebit: h.creditDebit,
+		status: h.status,
+		reversal: h.reversal,
+		transactionCount: h.transactionCount,
+		bankTransactionCode: t.bankTransactionCode,
+		accountServicerReference: t.accountServicerReference,
+		endToEndId: f.endToEndId,
+		instructionId: f.instructionId,
+		transactionId: f.transactionId,
+		paymentInformationId: f.paymentInformationId,
+		mandateId: f.mandateId,
+		creditorReference: f.creditorReference,
+		creditorReferenceType: f.creditorReferenceType,
+		remittanceText: f.remittanceText,
+		counterpartyName: f.counterpartyName,
+		counterpartyIban: f.counterpartyIban,
+		counterpartyAccount: f.counterpartyAccount,
+		counterpartyBic: f.counterpartyBic,
+		fx: t.fx,
+		purpose: f.purpose,
+		returnReason: f.returnReason,
+		additionalInfo: t.additionalInfo,
+		transactionIndex: t.transactionIndex,
+		entryAmount: t.entryAmount,
+	};
 }
 
 export class CamtReader implements SubtreeHandler {
@@ -256,7 +337,8 @@ export class CamtReader implements SubtreeHandler {
 		return context;
 	}
 
-	private problem(code: 'MISSING_AMOUNT' | 'MIXED_CURRENCIES', message: string, location: string): void {
+	private problem(code: 'MISSING_AMOUNT' | 'MIXED_CURRENCIES', message: string, where: () => string): void {
+		const location = where();
 		if (this.options.onInvalidRecord === 'warn') {
 			this.statement!.problems++;
 			this.emit({ type: 'warning', warning: { code, message: `${message}; the entry was left out`, location } });
@@ -277,7 +359,7 @@ export class CamtReader implements SubtreeHandler {
 	private readEntry(ntry: XNode, context: StatementContext): void {
 		const statement = this.statement!;
 		const index = statement.entries + statement.problems + 1;
-		const location = `${this.container} ${context.statementId ?? '?'}, Ntry ${text(ntry, 'NtryRef') ?? `#${index}`}`;
+		const location = (): string => `${this.container} ${context.statementId ?? '?'}, Ntry ${text(ntry, 'NtryRef') ?? `#${index}`}`;
 		const amountNode = child(ntry, 'Amt');
 		const units = amountNode ? toUnits(amountNode.text) : undefined;
 		if (!amountNode || units === undefined) {
@@ -315,14 +397,13 @@ export class CamtReader implements SubtreeHandler {
 		const details = children(ntry, 'NtryDtls');
 		const txs = details.flatMap((d) => children(d, 'TxDtls'));
 		const batchCount = details.map((d) => num(text(d, 'Btch', 'NbOfTxs'))).find((n) => n !== null) ?? null;
-		const base = {
-			...context,
+		const head: EntryHead = {
 			entryReference: text(ntry, 'NtryRef'),
 			bookingDate: isoDate(dateOf(child(ntry, 'BookgDt'))),
 			valueDate: isoDate(dateOf(child(ntry, 'ValDt'))),
 			amount: fromUnits(signed),
 			currency,
-			creditDebit: indicator as 'CRDT' | 'DBIT',
+			creditDebit: indicator,
 			status,
 			reversal: text(ntry, 'RvslInd') === 'true',
 			transactionCount: batchCount ?? Math.max(txs.length, 1),
@@ -331,35 +412,23 @@ export class CamtReader implements SubtreeHandler {
 		const entryServicerRef = text(ntry, 'AcctSvcrRef');
 		const entryInfo = text(ntry, 'AddtlNtryInf');
 		const xml = this.options.keepXml ? serialize(ntry, this.namespaceOf?.()) : undefined;
-		const make = (facts: TxFacts, transactionIndex: number | null, entryAmount: number | null): BankEntry => ({
-			...base,
-			bankTransactionCode: facts.bankTransactionCode && Object.values(facts.bankTransactionCode).some((v) => v !== null) ? facts.bankTransactionCode : entryCode,
-			accountServicerReference: entryServicerRef ?? facts.accountServicerReference,
-			endToEndId: facts.endToEndId,
-			instructionId: facts.instructionId,
-			transactionId: facts.transactionId,
-			paymentInformationId: facts.paymentInformationId,
-			mandateId: facts.mandateId,
-			creditorReference: facts.creditorReference,
-			creditorReferenceType: facts.creditorReferenceType,
-			remittanceText: facts.remittanceText,
-			counterpartyName: facts.counterpartyName,
-			counterpartyIban: facts.counterpartyIban,
-			counterpartyAccount: facts.counterpartyAccount,
-			counterpartyBic: facts.counterpartyBic,
-			fx: facts.fx ?? fxDetails(undefined, ntry),
-			purpose: facts.purpose,
-			returnReason: facts.returnReason,
-			additionalInfo: [entryInfo, facts.additionalInfo].filter(Boolean).join(' ') || null,
-			transactionIndex,
-			entryAmount,
-			...(xml !== undefined ? { xml } : {}),
-		});
+		const make = (facts: TxFacts, transactionIndex: number | null, entryAmount: number | null): BankEntry => {
+			const entry = entryOf(context, head, facts, {
+				bankTransactionCode: facts.bankTransactionCode && Object.values(facts.bankTransactionCode).some((v) => v !== null) ? facts.bankTransactionCode : entryCode,
+				accountServicerReference: entryServicerRef ?? facts.accountServicerReference,
+				fx: facts.fx ?? fxDetails(undefined, ntry),
+				additionalInfo: entryInfo && facts.additionalInfo ? `${entryInfo} ${facts.additionalInfo}` : (entryInfo ?? facts.additionalInfo),
+				transactionIndex,
+				entryAmount,
+			});
+			if (xml !== undefined) entry.xml = xml;
+			return entry;
+		};
 		if (this.options.split === 'transaction' && txs.length > 1) {
 			txs.forEach((tx, i) => {
 				const facts = txFacts(tx, ntry, credit);
 				const txUnits = facts.amountText !== null ? toUnits(facts.amountText) : undefined;
-				const entry = make(facts, i + 1, base.amount);
+				const entry = make(facts, i + 1, head.amount);
 				if (txUnits !== undefined) entry.amount = fromUnits(credit ? txUnits : -txUnits);
 				this.emit({ type: 'entry', entry });
 			});

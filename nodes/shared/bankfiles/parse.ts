@@ -7,6 +7,9 @@ import { peek } from './source';
 import type { BankEntry, DetectedFormat, ParseEvent, ParseOptions, ParseWarning, PaymentStatus, StatementKey, StatementSummary } from './types';
 import { SubtreeReader } from './xml';
 
+/** Bytes parsed before the events they gave are handed over. */
+const PIECE = 16 * 1024;
+
 /**
  * Parses a bank file as it streams in, yielding what it finds in file order: first the detected
  * format, then entries, statements (after their entries), payment statuses and warnings.
@@ -25,20 +28,29 @@ export async function* parseBankFile(source: BankFileSource, options: ParseOptio
 		yield* parseKtl(lines(chunks, options.encoding), format, options);
 		return;
 	}
-	const queue: ParseEvent[] = [];
+	let queue: ParseEvent[] = [];
 	const emit = (event: ParseEvent): void => {
 		queue.push(event);
+	};
+	/** The events found so far, handed over (the queue starts anew). */
+	const take = (): ParseEvent[] => {
+		const events = queue;
+		queue = [];
+		return events;
 	};
 	let camt: CamtReader | undefined;
 	const handler = format.format === 'pain.002' ? new Pain002Reader(format, emit) : (camt = new CamtReader(format, options, emit));
 	const reader = new SubtreeReader(handler);
 	if (camt) camt.namespaceOf = () => reader.rootNamespace;
 	for await (const chunk of chunks) {
-		reader.write(chunk);
-		while (queue.length) yield queue.shift()!;
+		// A piece at a time, so that what one piece yields is handed over before the next is read.
+		for (let offset = 0; offset < chunk.length; offset += PIECE) {
+			reader.write(chunk.length <= PIECE ? chunk : chunk.subarray(offset, offset + PIECE));
+			if (queue.length) yield* take();
+		}
 	}
 	reader.close();
-	while (queue.length) yield queue.shift()!;
+	yield* take();
 }
 
 export interface ParsedBankFile {

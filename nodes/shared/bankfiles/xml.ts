@@ -25,9 +25,36 @@ const local = (name: string): string => {
 	return colon === -1 ? name : name.slice(colon + 1);
 };
 
+/** Shared by every element without attributes / children (never changed: a first child replaces it). */
+const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_CHILDREN: XNode[] = Object.freeze([]) as unknown as XNode[];
+
+/** saxes' attributes (a prototype-less map per tag) as a plain object, or the shared empty one. */
+function attributesOf(attrs: Record<string, string>): Record<string, string> {
+	let copy: Record<string, string> | undefined;
+	for (const key in attrs) {
+		copy ??= {};
+		copy[key] = attrs[key];
+	}
+	return copy ?? NO_ATTRS;
+}
+
+/**
+ * A string of its own. Text the parser hands over is often a slice of the chunk being parsed; a
+ * value kept in an item would keep that whole chunk alive with it. Strings shorter than V8's
+ * slice minimum (13) are copies already.
+ */
+export function ownString(value: string): string {
+	return value.length < 13 ? value : (' ' + value).slice(1);
+}
+
+/** How many bytes are decoded and handed to saxes at once: small enough to stay in V8's young generation. */
+const PIECE = 16 * 1024;
+
 /**
  * Streams XML through saxes and builds only the subtrees the handler asks for: memory stays
- * with one subtree (one entry) at a time, never the whole document.
+ * with one subtree (one entry) at a time, never the whole document. Texts in captured subtrees
+ * are strings of their own (see ownString), so what the handler keeps holds nothing of the input.
  */
 export class SubtreeReader {
 	private readonly parser = new SaxesParser({ position: true });
@@ -54,24 +81,28 @@ export class SubtreeReader {
 			if (this.captureDepth === -1) {
 				if (this.handler.capture(this.path)) {
 					this.captureDepth = this.path.length;
-					this.stack.push({ name, attrs: { ...attrs }, children: [], text: '' });
+					this.stack.push({ name, attrs: attributesOf(attrs), children: NO_CHILDREN, text: '' });
 				} else this.handler.onOpen?.(this.path, attrs);
 				return;
 			}
-			const node: XNode = { name, attrs: { ...attrs }, children: [], text: '' };
-			this.stack[this.stack.length - 1].children.push(node);
+			const node: XNode = { name, attrs: attributesOf(attrs), children: NO_CHILDREN, text: '' };
+			const parent = this.stack[this.stack.length - 1];
+			if (parent.children === NO_CHILDREN) parent.children = [node];
+			else parent.children.push(node);
 			this.stack.push(node);
 		});
-		parser.on('text', (text) => {
-			if (this.captureDepth !== -1) this.stack[this.stack.length - 1].text += text;
-		});
-		parser.on('cdata', (text) => {
-			if (this.captureDepth !== -1) this.stack[this.stack.length - 1].text += text;
-		});
+		const onText = (text: string): void => {
+			if (this.captureDepth === -1) return;
+			const node = this.stack[this.stack.length - 1];
+			// Element content (the indentation between child elements) is not text of the element.
+			if (node.children === NO_CHILDREN) node.text = node.text === '' ? text : node.text + text;
+		};
+		parser.on('text', onText);
+		parser.on('cdata', onText);
 		parser.on('closetag', () => {
 			if (this.captureDepth !== -1) {
 				const node = this.stack.pop()!;
-				node.text = node.text.trim();
+				node.text = node.children === NO_CHILDREN ? ownString(node.text.trim()) : '';
 				if (this.path.length === this.captureDepth) {
 					this.captureDepth = -1;
 					this.handler.onCaptured(this.path, node);
@@ -91,15 +122,18 @@ export class SubtreeReader {
 			const declared = /^(?:\xEF\xBB\xBF)?\s*<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(chunk.subarray(0, 200).toString('latin1'))?.[1]?.toLowerCase();
 			if (declared && ['iso-8859-1', 'latin1', 'iso-8859-15', 'windows-1252', 'cp1252'].includes(declared)) this.decoder = new TextDecoder('latin1');
 		}
-		let text: string | undefined;
-		try {
-			text = this.decoder.decode(chunk, { stream: true });
-		} catch {
-			text = undefined;
+		// Decoded and parsed a piece at a time, so no string made here is large.
+		for (let offset = 0; offset < chunk.length; offset += PIECE) {
+			let text: string | undefined;
+			try {
+				text = this.decoder.decode(chunk.length <= PIECE ? chunk : chunk.subarray(offset, offset + PIECE), { stream: true });
+			} catch {
+				text = undefined;
+			}
+			if (text === undefined) throw new BankFileError('NOT_DECODABLE', 'The XML is not valid UTF-8 (and does not declare another encoding)');
+			this.parser.write(text);
+			this.rethrow();
 		}
-		if (text === undefined) throw new BankFileError('NOT_DECODABLE', 'The XML is not valid UTF-8 (and does not declare another encoding)');
-		this.parser.write(text);
-		this.rethrow();
 	}
 
 	close(): void {
