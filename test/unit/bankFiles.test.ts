@@ -61,6 +61,7 @@ const empty = {
 	creditorReference: null,
 	creditorReferenceType: null,
 	remittanceText: null,
+	documents: null,
 	counterpartyName: null,
 	counterpartyIban: null,
 	counterpartyAccount: null,
@@ -246,6 +247,34 @@ describe('camt.054 notifications, versions .02, .04 and .08', () => {
 	});
 });
 
+describe('structured remittance: the documents a payment settles', () => {
+	// The 75.25 credit pays invoice INV-2026-118 (100.00) less credit note CN-2026-7 (24.75); a
+	// third block gives only a creditor reference and the amount remitted against it.
+	const strd = (inner: string) => `<Strd>${inner}</Strd>`;
+	const documentType = (code: string) => `<Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp>`;
+	const remittance =
+		'<RmtInf>' +
+		strd(`<RfrdDocInf>${documentType('CINV')}<Nb> INV-2026-118</Nb><RltdDt>2026-10-31</RltdDt></RfrdDocInf><RfrdDocAmt><RmtdAmt Ccy="EUR">100.00</RmtdAmt></RfrdDocAmt>`) +
+		strd(`<RfrdDocInf>${documentType('CREN')}<Nb>CN-2026-7</Nb></RfrdDocInf><RfrdDocAmt><CdtNoteAmt Ccy="EUR">24.75</CdtNoteAmt></RfrdDocAmt>`) +
+		strd('<RfrdDocAmt><RmtdAmt Ccy="EUR">0</RmtdAmt></RfrdDocAmt><CdtrRefInf><Ref>RF18539007547034</Ref></CdtrRefInf>') +
+		'</RmtInf>';
+
+	it.each(['02', '04', '08'])('camt.054.001.%s: each invoice and credit note with its number, date and amount; they add up to the payment', async (version) => {
+		const xml = fixture(`camt.054.001.${version}.xml`).toString().replace('<RmtInf><Ustrd>Deposit refund</Ustrd><Ustrd>contract 44</Ustrd></RmtInf>', remittance);
+		const { entries } = await parse(Buffer.from(xml));
+		const entry = entries.find((e) => e.entryReference === '2')!;
+		expect(entry.documents).toEqual([
+			{ type: 'CINV', number: 'INV-2026-118', date: '2026-10-31', reference: null, amount: 100, currency: 'EUR' },
+			{ type: 'CREN', number: 'CN-2026-7', date: null, reference: null, amount: -24.75, currency: 'EUR' },
+			{ type: null, number: null, date: null, reference: 'RF18539007547034', amount: 0, currency: 'EUR' },
+		]);
+		expect(entry.documents!.reduce((sum, d) => sum + d.amount! * 100, 0) / 100).toBe(entry.amount);
+		// The reference is also the entry's creditor reference; entries without documents say null.
+		expect([entry.creditorReference, entry.creditorReferenceType]).toEqual(['RF18539007547034', 'RF']);
+		expect(entries.find((e) => e.entryReference === '1')!.documents).toBeNull();
+	});
+});
+
 describe('pain.002 payment status reports', () => {
 	it('pain.002.001.03: one item per payment, and one for a payment block the bank answered only as a whole', async () => {
 		const { paymentStatuses, entries } = await parse(fixture('pain.002.001.03.xml'));
@@ -286,7 +315,7 @@ describe('Finnish TITO statements', () => {
 		entryReference: '000001', bookingDate: '2026-11-20', valueDate: '2026-11-20', amount: 1500, currency: 'EUR', creditDebit: 'CRDT',
 		status: 'BOOK', reversal: false, bankTransactionCode: { ...noCode, proprietary: '705', proprietaryIssuer: 'FI-TITO' },
 		accountServicerReference: '261120AAA0001', endToEndId: 'INV-1001', instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null,
-		creditorReference: '1232', creditorReferenceType: 'FI', remittanceText: null, counterpartyName: 'Åkerlund Förvaltning AB',
+		creditorReference: '1232', creditorReferenceType: 'FI', remittanceText: null, documents: null, counterpartyName: 'Åkerlund Förvaltning AB',
 		counterpartyIban: 'SE4550000000058398257466', counterpartyAccount: null, counterpartyBic: 'ESSESESS', fx: null, purpose: null, returnReason: null,
 		additionalInfo: 'Viitesiirto', transactionCount: 1, transactionIndex: null, entryAmount: null,
 	};
@@ -361,7 +390,7 @@ describe('Finnish KTL reference payments', () => {
 			currency: 'EUR', creditDebit: 'CRDT', status: 'BOOK', reversal: false,
 			bankTransactionCode: { domain: 'PMNT', family: 'RCDT', subFamily: null, proprietary: 'KTL-3', proprietaryIssuer: 'FI-KTL' },
 			accountServicerReference: '2611205AAA000001', endToEndId: null, instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null,
-			creditorReference: '1232', creditorReferenceType: 'FI', remittanceText: null, counterpartyName: 'Meikäläinen', counterpartyIban: null,
+			creditorReference: '1232', creditorReferenceType: 'FI', remittanceText: null, documents: null, counterpartyName: 'Meikäläinen', counterpartyIban: null,
 			counterpartyAccount: null, counterpartyBic: null, fx: null, purpose: null, returnReason: null, additionalInfo: null, transactionCount: 1,
 			transactionIndex: null, entryAmount: null,
 		});

@@ -1,7 +1,17 @@
 import { fromUnits, toUnits } from './amounts';
 import { referenceKind } from './checks';
 import { BankFileError } from './errors';
-import type { BalanceInfo, BankEntry, BankTransactionCode, DetectedFormat, FxDetails, ParseEvent, ParseOptions, StatementSummary } from './types';
+import type {
+	BalanceInfo,
+	BankEntry,
+	BankTransactionCode,
+	DetectedFormat,
+	FxDetails,
+	ParseEvent,
+	ParseOptions,
+	RemittedDocument,
+	StatementSummary,
+} from './types';
 import type { SubtreeHandler, XNode } from './xml';
 import { child, children, firstText, serialize, text } from './xml';
 
@@ -79,6 +89,7 @@ interface TxFacts {
 	creditorReference: string | null;
 	creditorReferenceType: BankEntry['creditorReferenceType'];
 	remittanceText: string | null;
+	documents: RemittedDocument[] | null;
 	counterpartyName: string | null;
 	counterpartyIban: string | null;
 	counterpartyAccount: string | null;
@@ -92,6 +103,40 @@ interface TxFacts {
 }
 
 const notApplicable = (value: string | null): string | null => (value === null || value === 'NOTPROVIDED' ? null : value);
+
+/**
+ * The documents of one structured remittance block (Strd): one per referred document (RfrdDocInf),
+ * or one for a block that gives only an amount and a creditor reference. The block's amounts
+ * (RfrdDocAmt) go with its document when it names exactly one.
+ */
+function remittedDocuments(strd: XNode): RemittedDocument[] {
+	const infos = children(strd, 'RfrdDocInf');
+	const amounts = child(strd, 'RfrdDocAmt');
+	if (!infos.length && !amounts) return [];
+	const reference = text(strd, 'CdtrRefInf', 'Ref');
+	const remitted = child(amounts, 'RmtdAmt') ?? child(amounts, 'DuePyblAmt');
+	const creditNote = remitted ? undefined : child(amounts, 'CdtNoteAmt');
+	const chosen = remitted ?? creditNote;
+	const value = num(chosen?.text?.trim() ?? null);
+	const amount = value === null ? null : creditNote ? -value : value;
+	const currency = chosen?.attrs.Ccy ?? null;
+	const one = (info: XNode | undefined, withAmount: boolean): RemittedDocument => ({
+		type: firstText(info, ['Tp', 'CdOrPrtry', 'Cd'], ['Tp', 'CdOrPrtry', 'Prtry']),
+		number: text(info, 'Nb')?.trim() || null,
+		date: isoDate(firstText(info, ['RltdDt'], ['RltdDt', 'Dt'])),
+		reference,
+		amount: withAmount ? amount : null,
+		currency: withAmount ? currency : null,
+	});
+	if (!infos.length) return [one(undefined, true)];
+	return infos.map((info) => one(info, infos.length === 1));
+}
+
+function documentsOf(structured: XNode[]): RemittedDocument[] | null {
+	if (!structured.length) return null;
+	const documents = structured.flatMap(remittedDocuments);
+	return documents.length ? documents : null;
+}
 
 function txFacts(tx: XNode | undefined, entry: XNode, credit: boolean): TxFacts {
 	const parties = child(tx, 'RltdPties');
@@ -130,6 +175,7 @@ function txFacts(tx: XNode | undefined, entry: XNode, credit: boolean): TxFacts 
 		creditorReference,
 		creditorReferenceType: kind,
 		remittanceText: [...unstructured, ...additional].join(' ') || null,
+		documents: documentsOf(structured),
 		counterpartyName: partyName(party),
 		counterpartyIban: accountIbanOf(account),
 		counterpartyAccount: accountOtherOf(account),
@@ -162,6 +208,11 @@ function common(list: TxFacts[]): TxFacts {
 		if (key === 'remittanceText') {
 			const texts = [...new Set(list.map((f) => f.remittanceText).filter(Boolean))];
 			out[key] = texts.join(' | ') || null;
+			continue;
+		}
+		if (key === 'documents') {
+			const documents = list.flatMap((f) => f.documents ?? []);
+			out[key] = documents.length ? documents : null;
 			continue;
 		}
 		const value = first[key];
@@ -227,6 +278,7 @@ function entryOf(c: StatementContext, h: EntryHead, f: TxFacts, t: EntryTail): B
 		creditorReference: f.creditorReference,
 		creditorReferenceType: f.creditorReferenceType,
 		remittanceText: f.remittanceText,
+		documents: f.documents,
 		counterpartyName: f.counterpartyName,
 		counterpartyIban: f.counterpartyIban,
 		counterpartyAccount: f.counterpartyAccount,

@@ -65,6 +65,11 @@ export interface BankEntry {
 	/** RF (ISO 11649), FI (Finnish national reference), or OTHER; null without a reference. */
 	creditorReferenceType: 'RF' | 'FI' | 'OTHER' | null;
 	remittanceText: string | null;
+	/**
+	 * The documents a payment settles, from structured remittance information (camt Strd): the
+	 * invoices and credit notes it pays, each with its own amount; null when the file gives none.
+	 */
+	documents: RemittedDocument[] | null;
 	counterpartyName: string | null;
 	counterpartyIban: string | null;
 	counterpartyAccount: string | null;
@@ -186,4 +191,22 @@ export interface ParseOptions {
 	skipStatement?: (key: StatementKey) => boolean;
 	/** Text encoding of TITO / KTL files: 'auto' (default: UTF-8 when valid, else ISO-8859-1). */
 	encoding?: 'auto' | 'utf-8' | 'latin1';
+}
+
+/** One document a payment settles (camt structured remittance information, Strd). */
+export interface RemittedDocument {
+	/** The document's kind: CINV (invoice), CREN (credit note), DEBN, SOAC, ... or the bank's own. */
+	type: string | null;
+	/** The document's number (RfrdDocInf Nb). */
+	number: string | null;
+	/** The document's date. */
+	date: string | null;
+	/** The creditor's reference given with the document (CdtrRefInf Ref). */
+	reference: string | null;
+	/**
+	 * The amount the payment settles for this document: the remitted amount, else the amount due;
+	 * a credit note's amount is negative, so that the documents add up to the payment.
+	 */
+	amount: number | null;
+	currency: string | null;
 }
