@@ -9,7 +9,13 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { authenticateRequest, fetchTokenFields, fxEndpoints, tlsProperties, tokenCacheProperties } from '../nodes/shared/credentialFields';
+import {
+	authenticateRequest,
+	fetchTokenFields,
+	fxEndpoints,
+	tlsProperties,
+	tokenCacheProperties,
+} from '../nodes/shared/credentialFields';
 
 export class CorporateBankingClientCredentialsApi implements ICredentialType {
 	name = 'corporateBankingClientCredentialsApi';
@@ -28,7 +34,11 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 			options: [
 				{ name: 'Sandbox', value: 'sandbox', description: 'Mocked data and simulated trades' },
 				{ name: 'Production', value: 'production', description: 'Real data and real trades' },
-				{ name: 'Custom URLs', value: 'custom', description: 'Give the token, report and execution URLs one by one' },
+				{
+					name: 'Custom URLs',
+					value: 'custom',
+					description: 'Give the token, report and execution URLs one by one',
+				},
 			],
 			default: 'sandbox',
 		},
@@ -38,7 +48,8 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'https://sandbox-api.bank.example',
-			description: 'The host of the bank\'s APIs for this environment. The report API is under /v1/open-trades-service, execution under /v1/trade-service, the token endpoint at /oauth2/token.',
+			description:
+				"The host of the bank's APIs for this environment. The report API is under /v1/open-trades-service, execution under /v1/trade-service, the token endpoint at /oauth2/token.",
 			displayOptions: { show: { environment: ['sandbox', 'production'] } },
 		},
 		{
@@ -85,14 +96,20 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 		...tokenCacheProperties,
 	];
 
-	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
+	async preAuthentication(
+		this: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+	): Promise<IDataObject> {
 		return await fetchTokenFields(this.helpers, credentials, fxEndpoints(credentials).tokenUrl, {
 			requireClientCertificate: false,
 			tokenUrlField: 'Token URL (or API Base URL)',
 		});
 	}
 
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		return authenticateRequest('corporateBankingClientCredentialsApi', credentials, requestOptions);
 	}
 

@@ -9,7 +9,13 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { authenticateRequest, fetchTokenFields, mtlsTokenUrl, tlsProperties, tokenCacheProperties } from '../nodes/shared/credentialFields';
+import {
+	authenticateRequest,
+	fetchTokenFields,
+	mtlsTokenUrl,
+	tlsProperties,
+	tokenCacheProperties,
+} from '../nodes/shared/credentialFields';
 
 export class CorporateBankingMtlsApi implements ICredentialType {
 	name = 'corporateBankingMtlsApi';
@@ -28,7 +34,8 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'https://mtls-api.bank.example',
-			description: 'The mutual-TLS host of the bank. The token endpoint is {Base URL}[/{Country Code}]/oauth2/token.',
+			description:
+				'The mutual-TLS host of the bank. The token endpoint is {Base URL}[/{Country Code}]/oauth2/token.',
 		},
 		{
 			displayName: 'Other Allowed URLs',
@@ -45,7 +52,8 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'gb',
-			description: 'Two-letter country code some regulated APIs put before /oauth2/token. Leave empty when the bank does not use one.',
+			description:
+				'Two-letter country code some regulated APIs put before /oauth2/token. Leave empty when the bank does not use one.',
 		},
 		{
 			displayName: 'Client ID',
@@ -54,7 +62,8 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'The client ID registered with the network certificate at onboarding (tls_client_auth)',
+			description:
+				'The client ID registered with the network certificate at onboarding (tls_client_auth)',
 		},
 		{
 			displayName: 'Scope',
@@ -67,16 +76,24 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 		...tokenCacheProperties,
 	];
 
-	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
-		const country = typeof credentials.countryCode === 'string' ? credentials.countryCode.trim() : '';
-		if (country && !/^[A-Za-z]{2}$/.test(country)) throw new Error('Country Code: must be two letters, or empty');
+	async preAuthentication(
+		this: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+	): Promise<IDataObject> {
+		const country =
+			typeof credentials.countryCode === 'string' ? credentials.countryCode.trim() : '';
+		if (country && !/^[A-Za-z]{2}$/.test(country))
+			throw new Error('Country Code: must be two letters, or empty');
 		return await fetchTokenFields(this.helpers, credentials, mtlsTokenUrl(credentials), {
 			requireClientCertificate: true,
 			tokenUrlField: 'Base URL',
 		});
 	}
 
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		return authenticateRequest('corporateBankingMtlsApi', credentials, requestOptions);
 	}
 

@@ -1,4 +1,9 @@
-import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { bankEventTriggerProperties } from './description';
@@ -10,11 +15,16 @@ export class BankEventTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Bank Event Trigger',
 		name: 'bankEventTrigger',
-		icon: { light: 'file:../../icons/event-trigger.svg', dark: 'file:../../icons/event-trigger.dark.svg' },
+		icon: {
+			light: 'file:../../icons/event-trigger.svg',
+			dark: 'file:../../icons/event-trigger.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["eventTypes"].length ? "Event types: " + $parameter["eventTypes"].length : "All event types"}}',
-		description: "Starts the workflow when the bank signals events: signed event notifications fetched from the bank's event polling API",
+		subtitle:
+			'={{$parameter["eventTypes"].length ? "Event types: " + $parameter["eventTypes"].length : "All event types"}}',
+		description:
+			"Starts the workflow when the bank signals events: signed event notifications fetched from the bank's event polling API",
 		defaults: { name: 'Bank Event Trigger' },
 		polling: true,
 		inputs: [],

@@ -43,7 +43,8 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'https://mtls-api.bank.example/events',
-		description: "The bank's event polling endpoint. Leave empty to use {Base URL}/events of the credential.",
+		description:
+			"The bank's event polling endpoint. Leave empty to use {Base URL}/events of the credential.",
 	},
 	{
 		displayName: 'Max Events per Request',
@@ -57,7 +58,8 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 		name: 'returnImmediately',
 		type: 'boolean',
 		default: true,
-		description: 'Whether the bank should answer at once even when no event is waiting (otherwise it may hold the request open until one arrives)',
+		description:
+			'Whether the bank should answer at once even when no event is waiting (otherwise it may hold the request open until one arrives)',
 	},
 	{
 		displayName: 'Key Source',
@@ -68,7 +70,8 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 			{
 				name: 'JWKS URL',
 				value: 'jwks',
-				description: "Fetch the bank's signing keys from its JSON Web Key Set and pick the key by kid",
+				description:
+					"Fetch the bank's signing keys from its JSON Web Key Set and pick the key by kid",
 			},
 			{
 				name: 'PEM Public Key',
@@ -86,7 +89,8 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'https://keystore.bank.example/jwks.json',
-		description: "The bank's JSON Web Key Set. It is fetched with the credential's CA certificate, without the access token.",
+		description:
+			"The bank's JSON Web Key Set. It is fetched with the credential's CA certificate, without the access token.",
 		displayOptions: { show: { keySource: ['jwks'] } },
 	},
 	{
@@ -115,7 +119,8 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		description: 'The aud claim every event must name: usually the client ID the bank registered for you',
+		description:
+			'The aud claim every event must name: usually the client ID the bank registered for you',
 	},
 	{
 		displayName: 'Allowed Algorithms',
@@ -137,7 +142,8 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 		type: 'multiOptions',
 		options: OPEN_BANKING_EVENT_TYPES,
 		default: [],
-		description: 'Emit only events of these types; others are acknowledged without being emitted. Empty: all types.',
+		description:
+			'Emit only events of these types; others are acknowledged without being emitted. Empty: all types.',
 	},
 	{
 		displayName: 'Options',
@@ -151,14 +157,16 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 				name: 'clockToleranceSeconds',
 				type: 'number',
 				default: 300,
-				description: "How far in the future an event's issue time (iat) may be, to allow for clock differences",
+				description:
+					"How far in the future an event's issue time (iat) may be, to allow for clock differences",
 			},
 			{
 				displayName: 'Dedupe Window',
 				name: 'dedupeWindow',
 				type: 'number',
 				default: 10000,
-				description: 'How many recently emitted event IDs (jti) are remembered, so an event the bank delivers again is not emitted twice',
+				description:
+					'How many recently emitted event IDs (jti) are remembered, so an event the bank delivers again is not emitted twice',
 			},
 			{
 				displayName: 'Include Raw SET',
@@ -172,7 +180,8 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 				name: 'jwksCacheMinutes',
 				type: 'number',
 				default: 10,
-				description: 'How long fetched keys are kept in memory. An event signed with an unknown key makes the node fetch the JWKS again at once.',
+				description:
+					'How long fetched keys are kept in memory. An event signed with an unknown key makes the node fetch the JWKS again at once.',
 			},
 			{
 				displayName: 'Max Events per Poll',
@@ -195,7 +204,8 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'urn:bank:events:payment-status',
-				description: "Further event type URIs to emit (comma-separated), for the bank's own types. Used together with Event Types.",
+				description:
+					"Further event type URIs to emit (comma-separated), for the bank's own types. Used together with Event Types.",
 			},
 			{
 				displayName: 'Request Timeout (Seconds)',

@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as buildPaymentFile from './actions/buildPaymentFile.operation';
@@ -12,8 +17,10 @@ export class BankFile implements INodeType {
 		icon: { light: 'file:bankFile.svg', dark: 'file:bankFile.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] === "parse" ? "Parse " + ($parameter["format"] === "auto" ? "bank file" : $parameter["format"]) : "Build " + $parameter["version"] }}',
-		description: 'Turn bank statements, notifications and status reports (camt.053, camt.054, pain.002, TITO, KTL) into items, and items into pain.001 payment files',
+		subtitle:
+			'={{ $parameter["operation"] === "parse" ? "Parse " + ($parameter["format"] === "auto" ? "bank file" : $parameter["format"]) : "Build " + $parameter["version"] }}',
+		description:
+			'Turn bank statements, notifications and status reports (camt.053, camt.054, pain.002, TITO, KTL) into items, and items into pain.001 payment files',
 		defaults: { name: 'Bank File' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -30,7 +37,8 @@ export class BankFile implements INodeType {
 						name: 'Parse',
 						value: 'parse',
 						action: 'Parse a bank file into items',
-						description: 'One item per booking entry (or payment status), and one per statement with its balances',
+						description:
+							'One item per booking entry (or payment status), and one per statement with its balances',
 					},
 					{
 						name: 'Build Payment File',

@@ -1,4 +1,9 @@
-import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { searchFileTypes } from '../CorporateFileService/fileTypes';
@@ -14,8 +19,10 @@ export class BankFileTrigger implements INodeType {
 		icon: { light: 'file:../../icons/bankFile.svg', dark: 'file:../../icons/bankFile.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["output"] === "report" ? "New file descriptors" : $parameter["output"] === "parse" ? "New files, parsed" : "New files"}}',
-		description: "Starts the workflow when new files arrive at the bank's file service (bxd Web Services), each file exactly once",
+		subtitle:
+			'={{$parameter["output"] === "report" ? "New file descriptors" : $parameter["output"] === "parse" ? "New files, parsed" : "New files"}}',
+		description:
+			"Starts the workflow when new files arrive at the bank's file service (bxd Web Services), each file exactly once",
 		defaults: { name: 'Bank File Trigger' },
 		polling: true,
 		inputs: [],

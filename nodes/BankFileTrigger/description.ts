@@ -7,7 +7,13 @@ import {
 	requestCompressionOption,
 	timeoutOption,
 } from '../CorporateFileService/descriptions/common';
-import { fileFormatOption, itemPerOption, keepXmlOption, onInvalidRecordOption, textEncodingOption } from '../BankFile/actions/parse.operation';
+import {
+	fileFormatOption,
+	itemPerOption,
+	keepXmlOption,
+	onInvalidRecordOption,
+	textEncodingOption,
+} from '../BankFile/actions/parse.operation';
 import { OUTPUT_MODE_OPTIONS } from './files/outputs';
 
 export const DEFAULTS = {
@@ -78,14 +84,25 @@ export const bankFileTriggerProperties: INodeProperties[] = [
 		default: {},
 		displayOptions: { show: { output: ['parse'] } },
 		options: [
-			{ ...fileFormatOption, description: 'The kind of bank file; detected from the content of each file by default' },
+			{
+				...fileFormatOption,
+				description: 'The kind of bank file; detected from the content of each file by default',
+			},
 			itemPerOption,
 			keepXmlOption,
 			{
 				...onInvalidRecordOption,
 				options: [
-					{ name: 'Fail', value: 'fail', description: "Emit the file with the error instead of its entries" },
-					{ name: 'Skip With a Warning', value: 'warn', description: 'Leave it out and emit a warning item (kind "warning")' },
+					{
+						name: 'Fail',
+						value: 'fail',
+						description: 'Emit the file with the error instead of its entries',
+					},
+					{
+						name: 'Skip With a Warning',
+						value: 'warn',
+						description: 'Leave it out and emit a warning item (kind "warning")',
+					},
 				],
 			},
 			textEncodingOption,
@@ -96,7 +113,8 @@ export const bankFileTriggerProperties: INodeProperties[] = [
 		name: 'maxFilesPerPoll',
 		type: 'number',
 		default: 25,
-		description: 'At most this many files are emitted by one poll; the rest follow with the next polls',
+		description:
+			'At most this many files are emitted by one poll; the rest follow with the next polls',
 	},
 	{
 		displayName: 'Options',

@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { jsonParse, NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { executeTrade } from '../FxTradeExecution/operations/executeTrade';
@@ -16,7 +22,9 @@ import type { MockApi } from './description';
 import { MOCK_APIS, mockProperties } from './description';
 
 /** The x-mockdata-info header, parsed when it is JSON. */
-export function mockDataInfo(headers: BankResponse['headers'] | Record<string, unknown> | undefined): unknown {
+export function mockDataInfo(
+	headers: BankResponse['headers'] | Record<string, unknown> | undefined,
+): unknown {
 	const raw = headers?.['x-mockdata-info'] as string | string[] | undefined;
 	const text = Array.isArray(raw) ? raw.join(',') : raw;
 	if (text === undefined) return undefined;
@@ -44,11 +52,15 @@ export class BankMockService implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Bank Mock Service',
 		name: 'bankMockService',
-		icon: { light: 'file:../../icons/mock-service.svg', dark: 'file:../../icons/mock-service.dark.svg' },
+		icon: {
+			light: 'file:../../icons/mock-service.svg',
+			dark: 'file:../../icons/mock-service.dark.svg',
+		},
 		group: ['input'],
 		version: 1,
 		subtitle: '={{$parameter["api"] + ": " + $parameter["operation"]}}',
-		description: "Call the bank's mock FX APIs without authentication, surviving their random errors",
+		description:
+			"Call the bank's mock FX APIs without authentication, surviving their random errors",
 		defaults: { name: 'Bank Mock Service' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -61,26 +73,56 @@ export class BankMockService implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const api = this.getNodeParameter('api', 0) as MockApi;
 		const defaults = MOCK_APIS[api];
-		if (!defaults) throw new NodeOperationError(this.getNode(), `API: "${String(api)}" is not supported`);
+		if (!defaults)
+			throw new NodeOperationError(this.getNode(), `API: "${String(api)}" is not supported`);
 		const operation = this.getNodeParameter('operation', 0) as string;
-		const run = api === 'execution' ? (operation === 'executeTrade' ? executeTrade : undefined) : reportOperations[operation];
-		if (!run) throw new NodeOperationError(this.getNode(), `Operation: "${operation}" is not supported for this API`);
+		const run =
+			api === 'execution'
+				? operation === 'executeTrade'
+					? executeTrade
+					: undefined
+				: reportOperations[operation];
+		if (!run)
+			throw new NodeOperationError(
+				this.getNode(),
+				`Operation: "${operation}" is not supported for this API`,
+			);
 
 		return [
 			await runForEachItem(this, async (i) => {
 				const base = trimUrl(this.getNodeParameter('mockBaseUrl', i));
 				if (!/^https?:\/\/[^/]+/i.test(base)) {
-					throw new NodeOperationError(this.getNode(), 'Mock Base URL: must be an absolute http(s) URL', { itemIndex: i });
+					throw new NodeOperationError(
+						this.getNode(),
+						'Mock Base URL: must be an absolute http(s) URL',
+						{ itemIndex: i },
+					);
 				}
-				const version = String(this.getNodeParameter('apiVersion', i, defaults.version)).trim() || defaults.version;
-				const name = String(this.getNodeParameter('apiName', i, defaults.name)).trim() || defaults.name;
-				if (!/^[\w.-]+$/.test(version)) throw new NodeOperationError(this.getNode(), 'API Version: may contain only letters, digits, dots and dashes', { itemIndex: i });
-				if (!/^[\w.-]+$/.test(name)) throw new NodeOperationError(this.getNode(), 'API Name: may contain only letters, digits, dots and dashes', { itemIndex: i });
+				const version =
+					String(this.getNodeParameter('apiVersion', i, defaults.version)).trim() ||
+					defaults.version;
+				const name =
+					String(this.getNodeParameter('apiName', i, defaults.name)).trim() || defaults.name;
+				if (!/^[\w.-]+$/.test(version))
+					throw new NodeOperationError(
+						this.getNode(),
+						'API Version: may contain only letters, digits, dots and dashes',
+						{ itemIndex: i },
+					);
+				if (!/^[\w.-]+$/.test(name))
+					throw new NodeOperationError(
+						this.getNode(),
+						'API Name: may contain only letters, digits, dots and dashes',
+						{ itemIndex: i },
+					);
 				const handling = this.getNodeParameter('errorHandling', i, {}) as IDataObject;
 				const connection = this.getNodeParameter('connection', i, {}) as IDataObject;
 				let tls;
 				try {
-					tls = buildTlsOptions({ caCertificate: connection.caCertificate, allowUnauthorizedCerts: connection.allowUnauthorizedCerts });
+					tls = buildTlsOptions({
+						caCertificate: connection.caCertificate,
+						allowUnauthorizedCerts: connection.allowUnauthorizedCerts,
+					});
 				} catch (error) {
 					throw new NodeOperationError(this.getNode(), (error as Error).message, { itemIndex: i });
 				}
@@ -91,7 +133,10 @@ export class BankMockService implements INodeType {
 					maxDelayMs: v.integer('Random Errors > Max Backoff (Ms)', handling.maxDelayMs ?? 3000, 0),
 					jitter: true,
 				};
-				const timeoutMs = connection.timeoutMs === undefined ? undefined : v.integer('Connection > Timeout (Ms)', connection.timeoutMs, 1000);
+				const timeoutMs =
+					connection.timeoutMs === undefined
+						? undefined
+						: v.integer('Connection > Timeout (Ms)', connection.timeoutMs, 1000);
 				let attempts = 1;
 				let failedInfo: unknown;
 				const target: FxTarget = {
@@ -104,7 +149,9 @@ export class BankMockService implements INodeType {
 					notFoundMeansEmpty: false,
 					onRetry: (_error, attempt) => {
 						attempts = attempt + 1;
-						this.logger.debug(`Mock service error, retrying (attempt ${attempt + 1} of ${policy.attempts})`);
+						this.logger.debug(
+							`Mock service error, retrying (attempt ${attempt + 1} of ${policy.attempts})`,
+						);
 					},
 					onError: (error) => {
 						failedInfo = mockDataInfo(extractErrorInfo(error).headers);
@@ -119,7 +166,10 @@ export class BankMockService implements INodeType {
 				try {
 					return await run(this, i, target);
 				} catch (error) {
-					if (!(error instanceof NodeApiError)) throw error instanceof NodeOperationError ? error : new NodeOperationError(this.getNode(), error as Error, { itemIndex: i });
+					if (!(error instanceof NodeApiError))
+						throw error instanceof NodeOperationError
+							? error
+							: new NodeOperationError(this.getNode(), error as Error, { itemIndex: i });
 					const fallback = (handling.fallback as string) ?? 'fail';
 					if (fallback === 'errorItem') {
 						return [
@@ -138,15 +188,27 @@ export class BankMockService implements INodeType {
 					}
 					if (fallback === 'fallbackJson') {
 						const raw = handling.fallbackJson ?? '{}';
-						const json = typeof raw === 'string' ? jsonParse<IDataObject>(raw, { errorMessage: 'Fallback JSON: is not valid JSON' }) : (raw as IDataObject);
+						const json =
+							typeof raw === 'string'
+								? jsonParse<IDataObject>(raw, { errorMessage: 'Fallback JSON: is not valid JSON' })
+								: (raw as IDataObject);
 						return [
 							{
-								json: { ...json, mockFallback: true, mockService: MOCK_NOTE, mockDataInfo: failedInfo as IDataObject, mockAttempts: attempts },
+								json: {
+									...json,
+									mockFallback: true,
+									mockService: MOCK_NOTE,
+									mockDataInfo: failedInfo as IDataObject,
+									mockAttempts: attempts,
+								},
 								pairedItem: { item: i },
 							},
 						];
 					}
-					const info = failedInfo === undefined ? '' : `\nx-mockdata-info: ${typeof failedInfo === 'string' ? failedInfo : JSON.stringify(failedInfo)}`;
+					const info =
+						failedInfo === undefined
+							? ''
+							: `\nx-mockdata-info: ${typeof failedInfo === 'string' ? failedInfo : JSON.stringify(failedInfo)}`;
 					throw new NodeApiError(
 						this.getNode(),
 						{ message: error.message, httpCode: error.httpCode ?? '' },

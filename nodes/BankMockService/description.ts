@@ -5,7 +5,11 @@ import { fxReportProperties } from '../FxTradeReport/description';
 
 /** The mock APIs the bank publishes, with their default version and name. */
 export const MOCK_APIS = {
-	report: { version: '1.0.0', name: 'fx-open-and-historical-trades-api', path: '/v1/open-trades-service' },
+	report: {
+		version: '1.0.0',
+		name: 'fx-open-and-historical-trades-api',
+		path: '/v1/open-trades-service',
+	},
 	execution: { version: '1.0.1', name: 'fx-trade-execution-api', path: '/v1/trade-service' },
 } as const;
 
@@ -19,7 +23,8 @@ export const mockProperties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'https://mock.bank.example',
-		description: "The host of the bank's mock service. Requests go to {Mock Base URL}/mock/sandbox/{API Version}/{API Name}/{operation path}.",
+		description:
+			"The host of the bank's mock service. Requests go to {Mock Base URL}/mock/sandbox/{API Version}/{API Name}/{operation path}.",
 	},
 	{
 		displayName: 'API',
@@ -74,7 +79,8 @@ export const mockProperties: INodeProperties[] = [
 				typeOptions: { rows: 4 },
 				default: '',
 				placeholder: '-----BEGIN CERTIFICATE-----',
-				description: "PEM certificate(s) of the authority that signed the mock service's TLS certificate, when it is not a public one",
+				description:
+					"PEM certificate(s) of the authority that signed the mock service's TLS certificate, when it is not a public one",
 			},
 			{
 				displayName: 'Ignore SSL Issues (Insecure)',
@@ -101,14 +107,17 @@ export const mockProperties: INodeProperties[] = [
 		displayOptions: { show: { 'connection.allowUnauthorizedCerts': [true] } },
 	},
 	...fxReportProperties({ api: ['report'] }),
-	...fxExecutionProperties({ api: ['execution'] }, { realTrades: false }).filter((p) => p.name !== 'allowAiAgentUse'),
+	...fxExecutionProperties({ api: ['execution'] }, { realTrades: false }).filter(
+		(p) => p.name !== 'allowAiAgentUse',
+	),
 	{
 		displayName: 'Random Errors',
 		name: 'errorHandling',
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		description: 'The mock service answers with random errors on purpose; these settings decide how they are survived',
+		description:
+			'The mock service answers with random errors on purpose; these settings decide how they are survived',
 		options: [
 			{
 				displayName: 'Attempts',

@@ -3,12 +3,26 @@
  * prepared message through the shared transport and turns every failure into an n8n error that
  * names the bank's code, the fault category or the credential field to fix.
  */
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	INode,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { Readable } from 'node:stream';
 
-import type { AnswerReading, BankProfile, BxdOperation, FileServiceResult, FileServiceSettings, PreparedRequest, StreamingRequest } from '../shared/bxd';
+import type {
+	AnswerReading,
+	BankProfile,
+	BxdOperation,
+	FileServiceResult,
+	FileServiceSettings,
+	PreparedRequest,
+	StreamingRequest,
+} from '../shared/bxd';
 import {
 	BxdError,
 	BxdFaultError,
@@ -103,13 +117,23 @@ export async function refreshEnrolment(
 		await ctx.helpers.httpRequestWithAuthentication.call(
 			ctx,
 			CREDENTIAL_TYPE,
-			{ method: 'POST', url: CHECK_PLACEHOLDER_URL, headers: { [CHECK_HEADER]: 'probe' }, json: false, timeout: 60000 },
+			{
+				method: 'POST',
+				url: CHECK_PLACEHOLDER_URL,
+				headers: { [CHECK_HEADER]: 'probe' },
+				json: false,
+				timeout: 60000,
+			},
 			{
 				credentialsDecrypted: {
 					id: details?.id ?? '',
 					name: details?.name ?? CREDENTIAL_TYPE,
 					type: CREDENTIAL_TYPE,
-					data: { ...credentials, [ENROLMENT_CHECK_FIELD]: '', ...(force ? { [RENEW_NOW_FIELD]: true } : {}) },
+					data: {
+						...credentials,
+						[ENROLMENT_CHECK_FIELD]: '',
+						...(force ? { [RENEW_NOW_FIELD]: true } : {}),
+					},
 				},
 			},
 		);
@@ -118,7 +142,8 @@ export async function refreshEnrolment(
 	}
 	const after = await ctx.getCredentials(CREDENTIAL_TYPE);
 	// The enrolment was stored: whatever the check after it said, the credential has its certificate.
-	if (String(after[ENROLMENT_FIELD] ?? '') !== before && readEnrolmentState(after[ENROLMENT_FIELD])) return { credentials: after };
+	if (String(after[ENROLMENT_FIELD] ?? '') !== before && readEnrolmentState(after[ENROLMENT_FIELD]))
+		return { credentials: after };
 	return { credentials: after, error: failure ? new Error(enrolmentMessage(failure)) : undefined };
 }
 
@@ -128,11 +153,14 @@ function enrolmentMessage(error: unknown): string {
 	let current: unknown = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
-		if (current instanceof EnrolmentError || current instanceof CredentialFieldError) return current.message;
+		if (current instanceof EnrolmentError || current instanceof CredentialFieldError)
+			return current.message;
 		current = (current as { cause?: unknown }).cause;
 	}
 	const message = (error as Error)?.message ?? String(error);
-	return /^(Enrolment|Renewal) failed|: required|already sent/.test(message) ? message : `The certificate service could not be reached: ${message}`;
+	return /^(Enrolment|Renewal) failed|: required|already sent/.test(message)
+		? message
+		: `The certificate service could not be reached: ${message}`;
 }
 
 /**
@@ -171,11 +199,16 @@ export async function loadServiceContext(ctx: BankContext): Promise<ServiceConte
 	const { settings, certificate } = read;
 	view = read.view;
 	if (view.signingMode === 'enrol' && !settings.signing) {
-		throw credentialError(node, `Certificate: not enrolled. Paste the ${view.profile.pin?.label ?? 'PIN'} the bank gave you into the credential and save it`);
+		throw credentialError(
+			node,
+			`Certificate: not enrolled. Paste the ${view.profile.pin?.label ?? 'PIN'} the bank gave you into the credential and save it`,
+		);
 	}
 	if (certificate) {
-		if (certificate.notAfter.getTime() <= Date.now()) throw credentialError(node, expiredMessage(view, certificate.notAfter));
-		if (certificate.daysLeft <= EXPIRY_WARNING_DAYS) warnings.push(expiringMessage(view, certificate));
+		if (certificate.notAfter.getTime() <= Date.now())
+			throw credentialError(node, expiredMessage(view, certificate.notAfter));
+		if (certificate.daysLeft <= EXPIRY_WARNING_DAYS)
+			warnings.push(expiringMessage(view, certificate));
 	}
 	for (const warning of warnings) ctx.logger?.warn(`Corporate File Service: ${warning}`);
 	return {
@@ -191,14 +224,25 @@ export async function loadServiceContext(ctx: BankContext): Promise<ServiceConte
 }
 
 /** Picks the address: Auto sends messages over 20 MB to the large-file URL when there is one. */
-export function chooseUrl(node: INode, service: ServiceContext, endpoint: Endpoint, size: number, itemIndex: number): string {
+export function chooseUrl(
+	node: INode,
+	service: ServiceContext,
+	endpoint: Endpoint,
+	size: number,
+	itemIndex: number,
+): string {
 	if (endpoint === 'large') {
 		if (!service.largeFileUrl) {
-			throw new NodeOperationError(node, 'Endpoint "Large" needs the Large File Service URL in the credential', { itemIndex });
+			throw new NodeOperationError(
+				node,
+				'Endpoint "Large" needs the Large File Service URL in the credential',
+				{ itemIndex },
+			);
 		}
 		return service.largeFileUrl;
 	}
-	if (endpoint === 'auto' && size > STANDARD_MESSAGE_LIMIT && service.largeFileUrl) return service.largeFileUrl;
+	if (endpoint === 'auto' && size > STANDARD_MESSAGE_LIMIT && service.largeFileUrl)
+		return service.largeFileUrl;
 	return service.url;
 }
 
@@ -227,7 +271,14 @@ export interface ErrorContext {
 	httpStatus?: number;
 }
 
-function apiError(node: INode, body: JsonObject, message: string, description: string | undefined, ctx: ErrorContext, extra: IDataObject): NodeApiError {
+function apiError(
+	node: INode,
+	body: JsonObject,
+	message: string,
+	description: string | undefined,
+	ctx: ErrorContext,
+	extra: IDataObject,
+): NodeApiError {
 	const clean = (text: string) => redactSecrets(text, ctx.secrets);
 	const error = new NodeApiError(node, body, {
 		message: clean(message),
@@ -254,16 +305,26 @@ export function toNodeError(node: INode, error: unknown, ctx: ErrorContext): Err
 		].filter(Boolean);
 		return apiError(
 			node,
-			{ message: error.faultString, category: error.category ?? null, faultCode: error.code ?? null },
+			{
+				message: error.faultString,
+				category: error.category ?? null,
+				faultCode: error.code ?? null,
+			},
 			`${label}: the file service refused the request: ${error.faultString}`,
 			details.join('\n'),
 			ctx,
-			{ category: error.category ?? null, code: error.code ?? null, faultCode: error.faultCode ?? null },
+			{
+				category: error.category ?? null,
+				code: error.code ?? null,
+				faultCode: error.faultCode ?? null,
+			},
 		);
 	}
 	if (error instanceof BxdResponseCodeError) {
 		const hint = responseCodeHint(error.code);
-		const description = [`Response code ${error.code} in the ${error.where}.`, hint, ...hints].filter(Boolean).join('\n');
+		const description = [`Response code ${error.code} in the ${error.where}.`, hint, ...hints]
+			.filter(Boolean)
+			.join('\n');
 		return apiError(
 			node,
 			{ message: error.text ?? `Response code ${error.code}`, responseCode: error.code },
@@ -286,18 +347,33 @@ export function toNodeError(node: INode, error: unknown, ctx: ErrorContext): Err
 		);
 	}
 	if (error instanceof BxdFormatError) {
-		return apiError(node, { message: error.message }, `${label}: ${error.message}`, hints.join('\n') || undefined, ctx, {});
+		return apiError(
+			node,
+			{ message: error.message },
+			`${label}: ${error.message}`,
+			hints.join('\n') || undefined,
+			ctx,
+			{},
+		);
 	}
 	if (error instanceof BxdValidationError) {
-		return new NodeOperationError(node, redactSecrets(`${label}: ${error.message}`, ctx.secrets), { itemIndex: ctx.itemIndex });
+		return new NodeOperationError(node, redactSecrets(`${label}: ${error.message}`, ctx.secrets), {
+			itemIndex: ctx.itemIndex,
+		});
 	}
 	if (error instanceof BxdError) {
-		return new NodeOperationError(node, redactSecrets(`${label}: ${error.message}`, ctx.secrets), { itemIndex: ctx.itemIndex });
+		return new NodeOperationError(node, redactSecrets(`${label}: ${error.message}`, ctx.secrets), {
+			itemIndex: ctx.itemIndex,
+		});
 	}
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, redactSecrets(`${label}: ${(error as Error)?.message ?? String(error)}`, ctx.secrets), {
-		itemIndex: ctx.itemIndex,
-	});
+	return new NodeOperationError(
+		node,
+		redactSecrets(`${label}: ${(error as Error)?.message ?? String(error)}`, ctx.secrets),
+		{
+			itemIndex: ctx.itemIndex,
+		},
+	);
 }
 
 export interface SendOptions {
@@ -348,10 +424,17 @@ async function deliver(
 	const sizeHint =
 		size > STANDARD_MESSAGE_LIMIT && !large
 			? `The message is ${megabytes(size)}: messages over 20 MB must go to the large-file address. ${
-					service.largeFileUrl ? 'Set Options > Endpoint to Auto or Large.' : 'Set the Large File Service URL in the credential.'
+					service.largeFileUrl
+						? 'Set Options > Endpoint to Auto or Large.'
+						: 'Set the Large File Service URL in the credential.'
 				}`
 			: undefined;
-	const errorContext: ErrorContext = { operation, itemIndex: options.itemIndex, secrets: service.secrets, hint: sizeHint };
+	const errorContext: ErrorContext = {
+		operation,
+		itemIndex: options.itemIndex,
+		secrets: service.secrets,
+		hint: sizeHint,
+	};
 	const idempotent = IDEMPOTENT[operation];
 	const streamed = outgoing.body instanceof Readable;
 	try {
@@ -375,22 +458,39 @@ async function deliver(
 		return { response, errorContext };
 	} catch (error) {
 		const fault = soapFaultOf(error);
-		if (fault) throw toNodeError(node, fault, { ...errorContext, httpStatus: errorResponseOf(error).status });
+		if (fault)
+			throw toNodeError(node, fault, {
+				...errorContext,
+				httpStatus: errorResponseOf(error).status,
+			});
 		// An upload or delete that may have reached the bank is not sent again: say so.
 		const unknown = !idempotent && outcomeUnknown(error);
 		throw toBankApiError(node, error, {
-			operation: unknown ? `${OPERATION_LABELS[operation]}: outcome unknown` : OPERATION_LABELS[operation],
+			operation: unknown
+				? `${OPERATION_LABELS[operation]}: outcome unknown`
+				: OPERATION_LABELS[operation],
 			itemIndex: options.itemIndex,
 			secrets: service.secrets,
 			hint: unknown
-				? [sizeHint, 'The bank may have carried it out. Check List Files before sending it again; it was not sent again automatically.'].filter(Boolean).join('\n')
+				? [
+						sizeHint,
+						'The bank may have carried it out. Check List Files before sending it again; it was not sent again automatically.',
+					]
+						.filter(Boolean)
+						.join('\n')
 				: sizeHint,
 			statusMessages: { 413: 'The bank refused the message as too large' },
 		});
 	}
 }
 
-function judge(service: ServiceContext, operation: BxdOperation, body: unknown, node: INode, errorContext: ErrorContext): FileServiceResult {
+function judge(
+	service: ServiceContext,
+	operation: BxdOperation,
+	body: unknown,
+	node: INode,
+	errorContext: ErrorContext,
+): FileServiceResult {
 	try {
 		if (typeof body !== 'string' && !Buffer.isBuffer(body)) {
 			throw new BxdFormatError("The bank's answer is not XML");
@@ -412,7 +512,12 @@ export async function sendPrepared(
 	prepared: PreparedRequest,
 	options: SendOptions,
 ): Promise<FileServiceResult> {
-	const { response, errorContext } = await deliver(ctx, service, { operation: prepared.operation, size: prepared.size, body: prepared.envelope.body }, options);
+	const { response, errorContext } = await deliver(
+		ctx,
+		service,
+		{ operation: prepared.operation, size: prepared.size, body: prepared.envelope.body },
+		options,
+	);
 	return judge(service, prepared.operation, response.body, ctx.getNode(), errorContext);
 }
 
@@ -428,7 +533,12 @@ export async function sendStreamingRequest(
 ): Promise<FileServiceResult> {
 	const body = request.body();
 	try {
-		const { response, errorContext } = await deliver(ctx, service, { operation: request.operation, size: request.size, body }, options);
+		const { response, errorContext } = await deliver(
+			ctx,
+			service,
+			{ operation: request.operation, size: request.size, body },
+			options,
+		);
 		return judge(service, request.operation, response.body, ctx.getNode(), errorContext);
 	} finally {
 		// Whatever happened to the request, the file is closed.
@@ -455,15 +565,27 @@ export async function sendForDownload(
 ): Promise<DownloadReading> {
 	const node = ctx.getNode();
 	const operation = prepared.operation;
-	const { response, errorContext } = await deliver(ctx, service, { operation, size: prepared.size, body: prepared.envelope.body }, options, 'stream');
+	const { response, errorContext } = await deliver(
+		ctx,
+		service,
+		{ operation, size: prepared.size, body: prepared.envelope.body },
+		options,
+		'stream',
+	);
 	const stream = response.body as Readable;
 	const declared = Number(response.headers['content-length']);
 	try {
 		if (Number.isFinite(declared) && declared <= streamingThresholds.downloadBytes) {
 			const body = await readAtMost(stream, streamingThresholds.downloadBytes, "The bank's answer");
-			return { reading: { streamed: false, result: judge(service, operation, body, node, errorContext) }, errorContext };
+			return {
+				reading: { streamed: false, result: judge(service, operation, body, node, errorContext) },
+				errorContext,
+			};
 		}
-		return { reading: await readResponseStream(service.settings, operation, stream, { unpack: true }), errorContext };
+		return {
+			reading: await readResponseStream(service.settings, operation, stream, { unpack: true }),
+			errorContext,
+		};
 	} catch (error) {
 		stream.destroy();
 		throw toNodeError(node, error, errorContext);

@@ -1,4 +1,8 @@
-import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { prepareRequest } from '../shared/bxd';
 import { loadServiceContext, sendPrepared } from './fileService';
@@ -17,17 +21,26 @@ export const FILE_TYPE_SUGGESTIONS: INodeListSearchItems[] = [
  * The File Type list search of every node on the File Service credential: the common codes plus
  * the types the bank reports for this user (when it answers), and what was typed.
  */
-export async function searchFileTypes(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchFileTypes(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const results = [...FILE_TYPE_SUGGESTIONS];
 	try {
 		const service = await loadServiceContext(this);
 		// The bank profile's own codes first (nodes/shared/bxd/bankProfiles.ts names their sources).
 		for (const type of service.profile?.fileTypes ?? []) {
-			if (!results.some((r) => r.value === type.code)) results.push({ name: `${type.code}: ${type.label}`, value: type.code });
+			if (!results.some((r) => r.value === type.code))
+				results.push({ name: `${type.code}: ${type.label}`, value: type.code });
 		}
-		if (service.profile && !service.profile.hasGetUserInfo) throw new Error(`${service.profile.name} has no getUserInfo`);
+		if (service.profile && !service.profile.hasGetUserInfo)
+			throw new Error(`${service.profile.name} has no getUserInfo`);
 		const prepared = prepareRequest(service.settings, 'getUserInfo', {});
-		const answer = await sendPrepared(this, service, prepared, { itemIndex: 0, endpoint: 'standard', timeoutMs: 15000 });
+		const answer = await sendPrepared(this, service, prepared, {
+			itemIndex: 0,
+			endpoint: 'standard',
+			timeoutMs: 15000,
+		});
 		for (const type of answer.applicationResponse?.userFileTypes ?? []) {
 			if (!type.fileType || results.some((r) => r.value === type.fileType)) continue;
 			results.push({
@@ -37,10 +50,15 @@ export async function searchFileTypes(this: ILoadOptionsFunctions, filter?: stri
 		}
 	} catch (error) {
 		// The suggestions still work without the bank; say why its own types are missing.
-		results.push({ name: `(Bank's own file types unavailable: ${(error as Error).message})`, value: '' });
+		results.push({
+			name: `(Bank's own file types unavailable: ${(error as Error).message})`,
+			value: '',
+		});
 	}
 	const needle = filter?.trim().toLowerCase() ?? '';
-	const matching = needle ? results.filter((r) => `${r.name} ${String(r.value)}`.toLowerCase().includes(needle)) : results;
+	const matching = needle
+		? results.filter((r) => `${r.name} ${String(r.value)}`.toLowerCase().includes(needle))
+		: results;
 	const typed = filter?.trim();
 	if (typed && !matching.some((r) => String(r.value).toLowerCase() === typed.toLowerCase())) {
 		matching.unshift({ name: `Use "${typed}"`, value: typed });

@@ -102,7 +102,8 @@ export function fxExecutionProperties(
 				{ name: 'Tenor', value: 'tenor', description: 'A standard period such as SP or 1M' },
 			],
 			default: 'tenor',
-			description: 'The bank takes either a maturity date or a tenor; a date wins when both are sent, so only the one chosen here is sent',
+			description:
+				'The bank takes either a maturity date or a tenor; a date wins when both are sent, so only the one chosen here is sent',
 			displayOptions,
 		},
 		{
@@ -139,7 +140,8 @@ export function fxExecutionProperties(
 					name: 'timeoutMs',
 					type: 'number',
 					default: 30000,
-					description: 'How long to wait for the bank. After a timeout the trade may have been executed: check the trade report.',
+					description:
+						'How long to wait for the bank. After a timeout the trade may have been executed: check the trade report.',
 				},
 			],
 		},
@@ -148,7 +150,8 @@ export function fxExecutionProperties(
 			name: 'allowAiAgentUse',
 			type: 'boolean',
 			default: false,
-			description: 'Whether an AI agent may execute trades with this node when it is connected as a tool. Trades move money: leave off unless the agent is meant to trade.',
+			description:
+				'Whether an AI agent may execute trades with this node when it is connected as a tool. Trades move money: leave off unless the agent is meant to trade.',
 			displayOptions,
 		},
 	];

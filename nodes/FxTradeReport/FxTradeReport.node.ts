@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { fxEndpoints } from '../shared/credentialFields';
@@ -29,7 +34,8 @@ export class FxTradeReport implements INodeType {
 		const { reportBaseUrl } = fxEndpoints(credentials);
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const run = reportOperations[operation];
-		if (!run) throw new NodeOperationError(this.getNode(), `Operation: "${operation}" is not supported`);
+		if (!run)
+			throw new NodeOperationError(this.getNode(), `Operation: "${operation}" is not supported`);
 		const target = {
 			baseUrl: reportBaseUrl,
 			credentialType: 'corporateBankingClientCredentialsApi',

@@ -58,7 +58,8 @@ export function fxReportProperties(show: Record<string, string[]> = {}): INodePr
 			type: 'dateTime',
 			typeOptions: { dateOnly: true },
 			default: '',
-			description: 'Last trade execution date to include (not in the future, not before the start date). Empty: up to today.',
+			description:
+				'Last trade execution date to include (not in the future, not before the start date). Empty: up to today.',
 			displayOptions: when(['getMany']),
 		},
 		{

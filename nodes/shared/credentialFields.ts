@@ -1,4 +1,10 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestHelper, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestHelper,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { fileServiceUrls } from './fileServiceCredential';
 import type { ClientTlsOptions } from './transport/tls';
@@ -6,8 +12,13 @@ import { buildTlsOptions } from './transport/tls';
 import { getClientCredentialsToken } from './transport/token';
 
 /** Credential fields for TLS: the bank's CA, an optional client certificate, and the explicit opt-out. */
-export function tlsProperties(options: { clientCertificate: 'optional' | 'required' }): INodeProperties[] {
-	const showClient = options.clientCertificate === 'optional' ? { displayOptions: { show: { useClientCertificate: [true] } } } : {};
+export function tlsProperties(options: {
+	clientCertificate: 'optional' | 'required';
+}): INodeProperties[] {
+	const showClient =
+		options.clientCertificate === 'optional'
+			? { displayOptions: { show: { useClientCertificate: [true] } } }
+			: {};
 	const props: INodeProperties[] = [];
 	if (options.clientCertificate === 'optional') {
 		props.push({
@@ -28,7 +39,8 @@ export function tlsProperties(options: { clientCertificate: 'optional' | 'requir
 			default: '',
 			required: options.clientCertificate === 'required',
 			placeholder: '-----BEGIN CERTIFICATE-----',
-			description: 'The PEM certificate registered with the bank (with its chain, if the bank asks for it)',
+			description:
+				'The PEM certificate registered with the bank (with its chain, if the bank asks for it)',
 			...showClient,
 		},
 		{
@@ -59,7 +71,8 @@ export function tlsProperties(options: { clientCertificate: 'optional' | 'requir
 			typeOptions: { rows: 4 },
 			default: '',
 			placeholder: '-----BEGIN CERTIFICATE-----',
-			description: "PEM certificate(s) of the authority that signed the bank's server certificate, when it is not a public one",
+			description:
+				"PEM certificate(s) of the authority that signed the bank's server certificate, when it is not a public one",
 		},
 		{
 			displayName: 'Ignore TLS Certificate Errors',
@@ -69,7 +82,8 @@ export function tlsProperties(options: { clientCertificate: 'optional' | 'requir
 			description: 'Whether to connect even if SSL certificate validation is not possible',
 		},
 		{
-			displayName: 'Turning off certificate verification exposes tokens, files and trades to anyone on the network path. Use it only against a local test server.',
+			displayName:
+				'Turning off certificate verification exposes tokens, files and trades to anyone on the network path. Use it only against a local test server.',
 			name: 'allowUnauthorizedCertsNotice',
 			type: 'notice',
 			default: '',
@@ -80,7 +94,9 @@ export function tlsProperties(options: { clientCertificate: 'optional' | 'requir
 }
 
 /** Client TLS options from the credential fields above (validated; errors name the field). */
-export function tlsFromCredentials(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
+export function tlsFromCredentials(
+	credentials: ICredentialDataDecryptedObject,
+): ClientTlsOptions | undefined {
 	// One credential object is read once per node run and used for every page: check it once.
 	const known = tlsByCredentials.get(credentials);
 	const now = Date.now();
@@ -90,10 +106,14 @@ export function tlsFromCredentials(credentials: ICredentialDataDecryptedObject):
 	return options;
 }
 
-const tlsByCredentials = new WeakMap<ICredentialDataDecryptedObject, { at: number; options: ClientTlsOptions | undefined }>();
+const tlsByCredentials = new WeakMap<
+	ICredentialDataDecryptedObject,
+	{ at: number; options: ClientTlsOptions | undefined }
+>();
 
 function checkedTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
-	const useClient = credentials.useClientCertificate === undefined || credentials.useClientCertificate === true;
+	const useClient =
+		credentials.useClientCertificate === undefined || credentials.useClientCertificate === true;
 	return buildTlsOptions({
 		caCertificate: credentials.caCertificate,
 		certificate: useClient ? credentials.certificate : '',
@@ -154,7 +174,8 @@ export function fxEndpoints(credentials: ICredentialDataDecryptedObject): FxEndp
 /** The mutual-TLS token URL: `{base}[/{country}]/oauth2/token`. */
 export function mtlsTokenUrl(credentials: ICredentialDataDecryptedObject): string {
 	const base = trimUrl(credentials.baseUrl);
-	const country = typeof credentials.countryCode === 'string' ? credentials.countryCode.trim().toLowerCase() : '';
+	const country =
+		typeof credentials.countryCode === 'string' ? credentials.countryCode.trim().toLowerCase() : '';
 	return `${base}${country ? `/${country}` : ''}/oauth2/token`;
 }
 
@@ -188,13 +209,15 @@ export async function fetchTokenFields(
 	tokenUrl: string,
 	options: { requireClientCertificate: boolean; tokenUrlField: string },
 ): Promise<IDataObject> {
-	if (!originOf(tokenUrl)) throw new Error(`${options.tokenUrlField}: must be an absolute https:// URL`);
+	if (!originOf(tokenUrl))
+		throw new Error(`${options.tokenUrlField}: must be an absolute https:// URL`);
 	const clientId = String(credentials.clientId ?? '').trim();
 	if (!clientId) throw new Error('Client ID: required');
 	const scope = String(credentials.scope ?? '').trim() || 'accounts';
 	if (!scope.split(/\s+/).includes('accounts')) throw new Error('Scope: must contain "accounts"');
 	const tls = tlsFromCredentials(credentials);
-	if (options.requireClientCertificate && !tls?.cert) throw new Error('Client Certificate: required for tls_client_auth');
+	if (options.requireClientCertificate && !tls?.cert)
+		throw new Error('Client Certificate: required for tls_client_auth');
 	const token = await getClientCredentialsToken(
 		helpers,
 		{ tokenUrl, clientId, scope, tls },
@@ -214,7 +237,9 @@ export function withCredentialAuth(
 	options: { bearer: boolean; allowedUrls?: string[]; what: string; hint?: string },
 ): IHttpRequestOptions {
 	if (options.allowedUrls) {
-		const target = requestOptions.baseURL ? originOf(new URL(requestOptions.url, requestOptions.baseURL).toString()) : originOf(requestOptions.url);
+		const target = requestOptions.baseURL
+			? originOf(new URL(requestOptions.url, requestOptions.baseURL).toString())
+			: originOf(requestOptions.url);
 		const allowed = options.allowedUrls.filter(Boolean).map(cachedOriginOf);
 		if (!target || !allowed.includes(target)) {
 			throw new Error(
@@ -225,7 +250,14 @@ export function withCredentialAuth(
 	const tls = tlsFromCredentials(credentials);
 	return {
 		...requestOptions,
-		...(options.bearer ? { headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.accessToken ?? '')}` } } : {}),
+		...(options.bearer
+			? {
+					headers: {
+						...(requestOptions.headers ?? {}),
+						Authorization: `Bearer ${String(credentials.accessToken ?? '')}`,
+					},
+				}
+			: {}),
 		...(tls ? { agentOptions: { ...(requestOptions.agentOptions ?? {}), ...tls } } : {}),
 	};
 }
@@ -252,7 +284,12 @@ export function authenticateRequest(
 		case 'corporateBankingMtlsApi':
 			return withCredentialAuth(credentials, requestOptions, {
 				bearer: true,
-				allowedUrls: [trimUrl(credentials.baseUrl), ...String(credentials.otherAllowedUrls ?? '').split(',').map(trimUrl)],
+				allowedUrls: [
+					trimUrl(credentials.baseUrl),
+					...String(credentials.otherAllowedUrls ?? '')
+						.split(',')
+						.map(trimUrl),
+				],
 				what: 'bank credential',
 				hint: "If the bank's event endpoint is there, add its URL to Other Allowed URLs in the credential.",
 			});

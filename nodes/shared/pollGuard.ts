@@ -8,7 +8,11 @@ const running = new Set<string>();
  * (a slow bank, long retries): then the late one is skipped and returns `null`. The running poll
  * owns the workflow's static data; two at once would hand out the same work twice.
  */
-export async function onePollAtATime<T>(ctx: IPollFunctions, poll: () => Promise<T | null>, onSkip?: () => void): Promise<T | null> {
+export async function onePollAtATime<T>(
+	ctx: IPollFunctions,
+	poll: () => Promise<T | null>,
+	onSkip?: () => void,
+): Promise<T | null> {
 	const key = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
 	if (running.has(key)) {
 		onSkip?.();

@@ -17,11 +17,15 @@ export async function runForEachItem(
 		} catch (error) {
 			if (ctx.continueOnFail()) {
 				const e = error as Error & { description?: string };
-				out.push({ json: { error: e.message, ...(e.description ? { description: e.description } : {}) }, pairedItem: { item: i } });
+				out.push({
+					json: { error: e.message, ...(e.description ? { description: e.description } : {}) },
+					pairedItem: { item: i },
+				});
 				continue;
 			}
 			// Both constructors hand back an error of their own kind unchanged.
-			if (error instanceof NodeApiError) throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
+			if (error instanceof NodeApiError)
+				throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
 			throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
 		}
 	}

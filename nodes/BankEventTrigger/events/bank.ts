@@ -6,7 +6,13 @@ import { redactSecrets } from '../../shared/transport/redact';
 import { bankRequest } from '../../shared/transport/request';
 import { DEFAULT_RETRY } from '../../shared/transport/retry';
 import type { KeyResolver } from './keys';
-import { JwksKeyResolver, JwksUnavailableError, NOT_JSON, parseJson, StaticKeyResolver } from './keys';
+import {
+	JwksKeyResolver,
+	JwksUnavailableError,
+	NOT_JSON,
+	parseJson,
+	StaticKeyResolver,
+} from './keys';
 import { CREDENTIAL_TYPE, type TriggerSettings } from './settings';
 import type { SetError } from './verify';
 
@@ -33,15 +39,23 @@ export class MalformedAnswerError extends Error {
 
 function parseAnswer(body: unknown): PollAnswer {
 	const doc = parseJson(body);
-	if (doc === NOT_JSON) throw new MalformedAnswerError('The bank answered the event poll with something that is not JSON');
+	if (doc === NOT_JSON)
+		throw new MalformedAnswerError(
+			'The bank answered the event poll with something that is not JSON',
+		);
 	if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {
-		throw new MalformedAnswerError('The bank answered the event poll with something that is not a JSON object');
+		throw new MalformedAnswerError(
+			'The bank answered the event poll with something that is not a JSON object',
+		);
 	}
 	const { sets, moreAvailable } = doc as IDataObject;
 	if (!sets || typeof sets !== 'object' || Array.isArray(sets)) {
 		throw new MalformedAnswerError('The bank\'s answer to the event poll has no "sets" object');
 	}
-	return { sets: Object.entries(sets as Record<string, unknown>), moreAvailable: moreAvailable === true };
+	return {
+		sets: Object.entries(sets as Record<string, unknown>),
+		moreAvailable: moreAvailable === true,
+	};
 }
 
 /**
@@ -50,8 +64,15 @@ function parseAnswer(body: unknown): PollAnswer {
  * harmless (acknowledgements are idempotent, SETs delivered twice are recognised), so failures are
  * retried. Every attempt carries its own x-fapi-interaction-id.
  */
-export async function requestEvents(ctx: IPollFunctions, settings: TriggerSettings, body: PollRequestBody): Promise<PollAnswer> {
-	const headers: IDataObject = { 'Content-Type': 'application/json', 'x-fapi-interaction-id': randomUUID() };
+export async function requestEvents(
+	ctx: IPollFunctions,
+	settings: TriggerSettings,
+	body: PollRequestBody,
+): Promise<PollAnswer> {
+	const headers: IDataObject = {
+		'Content-Type': 'application/json',
+		'x-fapi-interaction-id': randomUUID(),
+	};
 	const response = await bankRequest<unknown>(ctx, CREDENTIAL_TYPE, {
 		method: 'POST',
 		url: settings.eventsUrl,
@@ -64,7 +85,10 @@ export async function requestEvents(ctx: IPollFunctions, settings: TriggerSettin
 		onRetry: (error, attempt, delayMs) => {
 			headers['x-fapi-interaction-id'] = randomUUID();
 			ctx.logger.debug(
-				redactSecrets(`Bank Event Trigger: event poll attempt ${attempt} failed (${describeError(ctx, error, settings)}); retrying in ${delayMs} ms`, settings.secrets),
+				redactSecrets(
+					`Bank Event Trigger: event poll attempt ${attempt} failed (${describeError(ctx, error, settings)}); retrying in ${delayMs} ms`,
+					settings.secrets,
+				),
 			);
 		},
 	});
@@ -87,25 +111,46 @@ export function keyResolver(ctx: IPollFunctions, settings: TriggerSettings): Key
 			(response) => ({ ok: true as const, body: response.body }),
 			(error: unknown) => ({ ok: false as const, error }),
 		);
-		if (!outcome.ok) throw new JwksUnavailableError(`Could not fetch the bank's JWKS: ${describeError(ctx, outcome.error, settings)}`, outcome.error);
+		if (!outcome.ok)
+			throw new JwksUnavailableError(
+				`Could not fetch the bank's JWKS: ${describeError(ctx, outcome.error, settings)}`,
+				outcome.error,
+			);
 		return outcome.body;
 	});
 }
 
 /** A failure in words for the log, without secrets: the bank's message, code and status when it sent them. */
-export function describeError(ctx: IPollFunctions, error: unknown, settings: TriggerSettings): string {
-	if (error instanceof MalformedAnswerError || error instanceof JwksUnavailableError) return redactSecrets(error.message, settings.secrets);
+export function describeError(
+	ctx: IPollFunctions,
+	error: unknown,
+	settings: TriggerSettings,
+): string {
+	if (error instanceof MalformedAnswerError || error instanceof JwksUnavailableError)
+		return redactSecrets(error.message, settings.secrets);
 	const apiError = toBankApiError(ctx.getNode(), error, { secrets: settings.secrets });
-	const description = apiError.description && !apiError.message.includes(apiError.description) ? apiError.description : '';
+	const description =
+		apiError.description && !apiError.message.includes(apiError.description)
+			? apiError.description
+			: '';
 	const details = description ? ` (${description.split('\n').join('; ')})` : '';
 	return redactSecrets(`${apiError.message}${details}`, settings.secrets);
 }
 
 /** The error thrown to the editor: the bank's message and code, as a NodeApiError. */
-export function editorError(ctx: IPollFunctions, error: unknown, settings: TriggerSettings, operation: string): Error {
+export function editorError(
+	ctx: IPollFunctions,
+	error: unknown,
+	settings: TriggerSettings,
+	operation: string,
+): Error {
 	if (error instanceof MalformedAnswerError || error instanceof JwksUnavailableError) {
 		const cause = error instanceof JwksUnavailableError ? error.cause : undefined;
-		if (cause) return toBankApiError(ctx.getNode(), cause, { operation: "Fetch the bank's JWKS", secrets: settings.secrets });
+		if (cause)
+			return toBankApiError(ctx.getNode(), cause, {
+				operation: "Fetch the bank's JWKS",
+				secrets: settings.secrets,
+			});
 		return toBankApiError(ctx.getNode(), error, { operation, secrets: settings.secrets });
 	}
 	return toBankApiError(ctx.getNode(), error, { operation, secrets: settings.secrets });

@@ -26,7 +26,11 @@ export function chooseEventType(set: VerifiedSet, filter: string[]): string | un
  * and `event` hold the chosen event, `otherEvents` the rest when a SET carries more than one
  * (Open Banking SETs carry exactly one).
  */
-export function eventItem(set: VerifiedSet, eventType: string, rawSet?: string): INodeExecutionData {
+export function eventItem(
+	set: VerifiedSet,
+	eventType: string,
+	rawSet?: string,
+): INodeExecutionData {
 	const json: IDataObject = {
 		jti: set.jti,
 		iss: set.iss,
@@ -51,7 +55,8 @@ export function eventItem(set: VerifiedSet, eventType: string, rawSet?: string):
 /** One item on the Rejected output per refused SET. */
 export function rejectedItem(jti: string, error: SetError, rawSet?: unknown): INodeExecutionData {
 	const json: IDataObject = { jti, err: error.err, description: error.description };
-	if (rawSet !== undefined) json.rawSet = typeof rawSet === 'string' ? rawSet : JSON.stringify(rawSet);
+	if (rawSet !== undefined)
+		json.rawSet = typeof rawSet === 'string' ? rawSet : JSON.stringify(rawSet);
 	return { json };
 }
 

@@ -10,7 +10,12 @@ import { verifySet } from './verify';
  * an item for the Rejected output), or a skip when its type is not one the user asked for.
  * Throws only when the SET cannot be judged at all (the JWKS is unreachable).
  */
-export async function judgeSet(jti: string, jws: unknown, settings: TriggerSettings, keys: KeyResolver): Promise<Outcome> {
+export async function judgeSet(
+	jti: string,
+	jws: unknown,
+	settings: TriggerSettings,
+	keys: KeyResolver,
+): Promise<Outcome> {
 	const verdict = await verifySet(jws, jti, {
 		issuer: settings.issuer,
 		audience: settings.audience,
@@ -20,10 +25,14 @@ export async function judgeSet(jti: string, jws: unknown, settings: TriggerSetti
 	});
 	const raw = settings.includeRawSet ? jws : undefined;
 	if (!verdict.ok) {
-		const error = { err: verdict.error.err, description: redactSecrets(verdict.error.description, settings.secrets) };
+		const error = {
+			err: verdict.error.err,
+			description: redactSecrets(verdict.error.description, settings.secrets),
+		};
 		return { kind: 'rejected', error, item: rejectedItem(jti, error, raw) };
 	}
 	const eventType = chooseEventType(verdict.set, settings.eventTypes);
-	if (eventType === undefined) return { kind: 'skipped', eventTypes: Object.keys(verdict.set.events) };
+	if (eventType === undefined)
+		return { kind: 'skipped', eventTypes: Object.keys(verdict.set.events) };
 	return { kind: 'event', item: eventItem(verdict.set, eventType, raw as string | undefined) };
 }

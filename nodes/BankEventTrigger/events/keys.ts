@@ -80,7 +80,12 @@ export function parseJwks(body: unknown): Map<string, JwksKey> {
 	return out;
 }
 
-async function load(url: string, fetcher: JwksFetcher, maxAgeMs: number, force: boolean): Promise<JwksEntry> {
+async function load(
+	url: string,
+	fetcher: JwksFetcher,
+	maxAgeMs: number,
+	force: boolean,
+): Promise<JwksEntry> {
 	const held = cache.get(url);
 	if (held && !force && Date.now() - held.fetchedAt < maxAgeMs) return held;
 	let pending = inflight.get(url);
@@ -120,7 +125,8 @@ export class JwksKeyResolver implements KeyResolver {
 	}
 
 	async resolve(kid: unknown, alg: string): Promise<KeyObject> {
-		if (typeof kid !== 'string' || !kid) throw new KeyProblem('The SET header has no kid, so its key cannot be chosen');
+		if (typeof kid !== 'string' || !kid)
+			throw new KeyProblem('The SET header has no kid, so its key cannot be chosen');
 		let entry = await load(this.url, this.fetcher, this.ttlMs, false);
 		let found = entry.keys.get(kid);
 		if (!found) {
@@ -129,7 +135,10 @@ export class JwksKeyResolver implements KeyResolver {
 			found = entry.keys.get(kid);
 		}
 		if (!found) throw new KeyProblem(`No key with kid "${kid}" in the bank's JWKS`);
-		if (found.alg && found.alg !== alg) throw new KeyProblem(`The key "${kid}" is for ${found.alg}, but the SET is signed with ${alg}`);
+		if (found.alg && found.alg !== alg)
+			throw new KeyProblem(
+				`The key "${kid}" is for ${found.alg}, but the SET is signed with ${alg}`,
+			);
 		return found.key;
 	}
 }

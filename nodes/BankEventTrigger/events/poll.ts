@@ -14,7 +14,8 @@ const BUDGET_SHARE = 0.8;
 function deadline(ctx: IPollFunctions, settings: TriggerSettings, start: number): number {
 	let limitMs = settings.maxSecondsPerPoll * 1000;
 	const budget = typeof ctx.getPollBudgetMs === 'function' ? ctx.getPollBudgetMs() : undefined;
-	if (typeof budget === 'number' && Number.isFinite(budget) && budget > 0) limitMs = Math.min(limitMs, budget * BUDGET_SHARE);
+	if (typeof budget === 'number' && Number.isFinite(budget) && budget > 0)
+		limitMs = Math.min(limitMs, budget * BUDGET_SHARE);
 	return start + limitMs;
 }
 
@@ -32,17 +33,26 @@ function deadline(ctx: IPollFunctions, settings: TriggerSettings, start: number)
  * before is still emitted, and nothing is marked as acknowledged that the bank did not confirm,
  * so the next poll sends it again. The failure is logged, never thrown: the trigger keeps polling.
  */
-export async function pollEvents(ctx: IPollFunctions, settings: TriggerSettings): Promise<INodeExecutionData[][] | null> {
+export async function pollEvents(
+	ctx: IPollFunctions,
+	settings: TriggerSettings,
+): Promise<INodeExecutionData[][] | null> {
 	// A poll still running when the next one is due owns the static data: the late one skips, or
 	// both would hand out the same unacknowledged events.
 	return await onePollAtATime(
 		ctx,
 		async () => await drain(ctx, settings),
-		() => ctx.logger.debug('Bank Event Trigger: the previous poll is still running; this one is skipped'),
+		() =>
+			ctx.logger.debug(
+				'Bank Event Trigger: the previous poll is still running; this one is skipped',
+			),
 	);
 }
 
-async function drain(ctx: IPollFunctions, settings: TriggerSettings): Promise<INodeExecutionData[][] | null> {
+async function drain(
+	ctx: IPollFunctions,
+	settings: TriggerSettings,
+): Promise<INodeExecutionData[][] | null> {
 	const start = Date.now();
 	const stopAt = deadline(ctx, settings, start);
 	const state = new DeliveryState(ctx.getWorkflowStaticData('node'), settings.dedupeWindow);
@@ -94,7 +104,10 @@ async function drain(ctx: IPollFunctions, settings: TriggerSettings): Promise<IN
 					rejected.push(outcome.item);
 					state.refused(jti, outcome.error);
 					ctx.logger.warn(
-						redactSecrets(`Bank Event Trigger: refused event ${jti}: ${outcome.error.err}: ${outcome.error.description}`, settings.secrets),
+						redactSecrets(
+							`Bank Event Trigger: refused event ${jti}: ${outcome.error.err}: ${outcome.error.description}`,
+							settings.secrets,
+						),
 					);
 				}
 			}

@@ -11,14 +11,23 @@ import type { TriggerSettings } from './settings';
  * Shows the first event that passes the checks and the filter; when none does, the first refused
  * one on the Rejected output. Failures are thrown with the bank's own message.
  */
-export async function fetchSample(ctx: IPollFunctions, settings: TriggerSettings): Promise<INodeExecutionData[][]> {
+export async function fetchSample(
+	ctx: IPollFunctions,
+	settings: TriggerSettings,
+): Promise<INodeExecutionData[][]> {
 	let answer;
 	try {
-		answer = await requestEvents(ctx, settings, { maxEvents: settings.maxEvents, returnImmediately: true, ack: [], setErrs: {} });
+		answer = await requestEvents(ctx, settings, {
+			maxEvents: settings.maxEvents,
+			returnImmediately: true,
+			ack: [],
+			setErrs: {},
+		});
 	} catch (error) {
 		throw editorError(ctx, error, settings, 'Fetch events');
 	}
-	if (!answer.sets.length) return [[{ json: noEventWaiting('No events are waiting at the bank right now.') }], []];
+	if (!answer.sets.length)
+		return [[{ json: noEventWaiting('No events are waiting at the bank right now.') }], []];
 	const keys = keyResolver(ctx, settings);
 	let firstRefused: Outcome | undefined;
 	const otherTypes = new Set<string>();
@@ -38,7 +47,9 @@ export async function fetchSample(ctx: IPollFunctions, settings: TriggerSettings
 		[
 			{
 				json: {
-					...noEventWaiting(`No events of the chosen types are waiting at the bank (${answer.sets.length} of other types are).`),
+					...noEventWaiting(
+						`No events of the chosen types are waiting at the bank (${answer.sets.length} of other types are).`,
+					),
 					waitingEventTypes: [...otherTypes],
 				},
 			},
@@ -56,6 +67,6 @@ function noEventWaiting(message: string) {
 		noEventWaiting: true,
 		message: `${message} Nothing was acknowledged; this item is only shown in the editor.`,
 		howToGetASample:
-			"Ask the bank to queue a test event and fetch again (with the sandbox bank: POST {\"count\": 1} to the events address under the admin URL that `npm run sandbox` prints), or activate the workflow: it then starts once for every event as the bank delivers it.",
+			'Ask the bank to queue a test event and fetch again (with the sandbox bank: POST {"count": 1} to the events address under the admin URL that `npm run sandbox` prints), or activate the workflow: it then starts once for every event as the bank delivers it.',
 	};
 }

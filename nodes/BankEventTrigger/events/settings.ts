@@ -9,9 +9,12 @@ import { DEFAULTS } from '../description';
 
 export const CREDENTIAL_TYPE = 'corporateBankingMtlsApi';
 
-const CREDENTIAL_HINT = 'Fix this field in the Corporate Banking Mutual TLS API credential of the node.';
+const CREDENTIAL_HINT =
+	'Fix this field in the Corporate Banking Mutual TLS API credential of the node.';
 
-export type KeySource = { kind: 'jwks'; url: string; ttlMs: number } | { kind: 'pem'; key: KeyObject };
+export type KeySource =
+	| { kind: 'jwks'; url: string; ttlMs: number }
+	| { kind: 'pem'; key: KeyObject };
 
 /** Everything one poll needs, read from the node's parameters and checked once. */
 export interface TriggerSettings {
@@ -44,7 +47,10 @@ function httpsUrl(ctx: IPollFunctions, field: string, value: string): string {
 		throw new NodeOperationError(ctx.getNode(), `${field}: "${value}" is not an absolute URL`);
 	}
 	if (url.protocol !== 'https:') {
-		throw new NodeOperationError(ctx.getNode(), `${field}: must be an https:// URL (got ${url.protocol}//)`);
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`${field}: must be an https:// URL (got ${url.protocol}//)`,
+		);
 	}
 	return url.toString();
 }
@@ -52,18 +58,28 @@ function httpsUrl(ctx: IPollFunctions, field: string, value: string): string {
 function wholeNumber(ctx: IPollFunctions, field: string, value: unknown, min: number): number {
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof n !== 'number' || !Number.isFinite(n) || Math.floor(n) !== n || n < min) {
-		throw new NodeOperationError(ctx.getNode(), `${field}: must be a whole number of at least ${min}, got ${JSON.stringify(value)}`);
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`${field}: must be a whole number of at least ${min}, got ${JSON.stringify(value)}`,
+		);
 	}
 	return n;
 }
 
 function readPublicKey(ctx: IPollFunctions, value: unknown): KeyObject {
 	const pem = normalizePem(value);
-	if (!pem) throw new NodeOperationError(ctx.getNode(), 'Public Key: required when the Key Source is a PEM public key');
+	if (!pem)
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'Public Key: required when the Key Source is a PEM public key',
+		);
 	try {
 		return createPublicKey(pem);
 	} catch {
-		throw new NodeOperationError(ctx.getNode(), 'Public Key: not a PEM public key or certificate ("-----BEGIN PUBLIC KEY-----")');
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'Public Key: not a PEM public key or certificate ("-----BEGIN PUBLIC KEY-----")',
+		);
 	}
 }
 
@@ -77,7 +93,11 @@ function publicTls(tls: ClientTlsOptions): ClientTlsOptions | undefined {
 
 function list(value: unknown): string[] {
 	if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter(Boolean);
-	if (typeof value === 'string') return value.split(',').map((v) => v.trim()).filter(Boolean);
+	if (typeof value === 'string')
+		return value
+			.split(',')
+			.map((v) => v.trim())
+			.filter(Boolean);
 	return [];
 }
 
@@ -99,13 +119,21 @@ export async function readSettings(ctx: IPollFunctions): Promise<TriggerSettings
 		throw new NodeOperationError(node, (error as Error).message, { description: CREDENTIAL_HINT });
 	}
 	if (!tls?.cert) {
-		throw new NodeOperationError(node, 'Client Certificate: required. The bank accepts event polling only over mutual TLS.', {
-			description: CREDENTIAL_HINT,
-		});
+		throw new NodeOperationError(
+			node,
+			'Client Certificate: required. The bank accepts event polling only over mutual TLS.',
+			{
+				description: CREDENTIAL_HINT,
+			},
+		);
 	}
 
 	const rawEventsUrl = String(ctx.getNodeParameter('eventsUrl', '') ?? '').trim();
-	const eventsUrl = httpsUrl(ctx, 'Events URL', rawEventsUrl || `${trimUrl(credentials.baseUrl)}/events`);
+	const eventsUrl = httpsUrl(
+		ctx,
+		'Events URL',
+		rawEventsUrl || `${trimUrl(credentials.baseUrl)}/events`,
+	);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 
 	const sourceKind = ctx.getNodeParameter('keySource', 'jwks') as string;
@@ -114,23 +142,46 @@ export async function readSettings(ctx: IPollFunctions): Promise<TriggerSettings
 		keySource = { kind: 'pem', key: readPublicKey(ctx, ctx.getNodeParameter('publicKey', '')) };
 	} else {
 		const jwksUrl = String(ctx.getNodeParameter('jwksUrl', '') ?? '').trim();
-		if (!jwksUrl) throw new NodeOperationError(node, 'JWKS URL: required when the Key Source is a JWKS URL');
-		const minutes = wholeNumber(ctx, 'JWKS Cache (Minutes)', options.jwksCacheMinutes ?? DEFAULTS.jwksCacheMinutes, 0);
+		if (!jwksUrl)
+			throw new NodeOperationError(node, 'JWKS URL: required when the Key Source is a JWKS URL');
+		const minutes = wholeNumber(
+			ctx,
+			'JWKS Cache (Minutes)',
+			options.jwksCacheMinutes ?? DEFAULTS.jwksCacheMinutes,
+			0,
+		);
 		keySource = { kind: 'jwks', url: httpsUrl(ctx, 'JWKS URL', jwksUrl), ttlMs: minutes * 60000 };
 	}
 
 	const issuer = String(ctx.getNodeParameter('issuer', '') ?? '').trim();
-	if (!issuer) throw new NodeOperationError(node, 'Expected Issuer: required (the iss claim of the bank\'s events)');
+	if (!issuer)
+		throw new NodeOperationError(
+			node,
+			"Expected Issuer: required (the iss claim of the bank's events)",
+		);
 	const audience = String(ctx.getNodeParameter('audience', '') ?? '').trim();
-	if (!audience) throw new NodeOperationError(node, 'Expected Audience: required (the aud claim of the bank\'s events)');
+	if (!audience)
+		throw new NodeOperationError(
+			node,
+			"Expected Audience: required (the aud claim of the bank's events)",
+		);
 	const algorithms = list(ctx.getNodeParameter('algorithms', ['PS256']));
-	if (!algorithms.length) throw new NodeOperationError(node, 'Allowed Algorithms: choose at least one');
+	if (!algorithms.length)
+		throw new NodeOperationError(node, 'Allowed Algorithms: choose at least one');
 	if (algorithms.some((a) => a.toLowerCase() === 'none')) {
 		throw new NodeOperationError(node, 'Allowed Algorithms: "none" is never accepted');
 	}
 
-	const eventTypes = [...list(ctx.getNodeParameter('eventTypes', [])), ...list(options.otherEventTypes)];
-	const maxEvents = wholeNumber(ctx, 'Max Events per Request', ctx.getNodeParameter('maxEvents', DEFAULTS.maxEvents), 1);
+	const eventTypes = [
+		...list(ctx.getNodeParameter('eventTypes', [])),
+		...list(options.otherEventTypes),
+	];
+	const maxEvents = wholeNumber(
+		ctx,
+		'Max Events per Request',
+		ctx.getNodeParameter('maxEvents', DEFAULTS.maxEvents),
+		1,
+	);
 
 	return {
 		eventsUrl,
@@ -142,11 +193,38 @@ export async function readSettings(ctx: IPollFunctions): Promise<TriggerSettings
 		algorithms,
 		eventTypes,
 		includeRawSet: options.includeRawSet === true,
-		maxEventsPerPoll: wholeNumber(ctx, 'Max Events per Poll', options.maxEventsPerPoll ?? DEFAULTS.maxEventsPerPoll, 0) || maxEvents,
-		maxSecondsPerPoll: wholeNumber(ctx, 'Max Seconds per Poll', options.maxSecondsPerPoll ?? DEFAULTS.maxSecondsPerPoll, 1),
-		dedupeWindow: wholeNumber(ctx, 'Dedupe Window', options.dedupeWindow ?? DEFAULTS.dedupeWindow, 100),
-		clockToleranceSeconds: wholeNumber(ctx, 'Clock Tolerance', options.clockToleranceSeconds ?? DEFAULTS.clockToleranceSeconds, 0),
-		requestTimeoutMs: wholeNumber(ctx, 'Request Timeout', options.requestTimeoutSeconds ?? DEFAULTS.requestTimeoutSeconds, 1) * 1000,
+		maxEventsPerPoll:
+			wholeNumber(
+				ctx,
+				'Max Events per Poll',
+				options.maxEventsPerPoll ?? DEFAULTS.maxEventsPerPoll,
+				0,
+			) || maxEvents,
+		maxSecondsPerPoll: wholeNumber(
+			ctx,
+			'Max Seconds per Poll',
+			options.maxSecondsPerPoll ?? DEFAULTS.maxSecondsPerPoll,
+			1,
+		),
+		dedupeWindow: wholeNumber(
+			ctx,
+			'Dedupe Window',
+			options.dedupeWindow ?? DEFAULTS.dedupeWindow,
+			100,
+		),
+		clockToleranceSeconds: wholeNumber(
+			ctx,
+			'Clock Tolerance',
+			options.clockToleranceSeconds ?? DEFAULTS.clockToleranceSeconds,
+			0,
+		),
+		requestTimeoutMs:
+			wholeNumber(
+				ctx,
+				'Request Timeout',
+				options.requestTimeoutSeconds ?? DEFAULTS.requestTimeoutSeconds,
+				1,
+			) * 1000,
 		publicTls: publicTls(tls),
 		secrets,
 	};

@@ -25,7 +25,8 @@ function errorMap(value: unknown): Map<string, SetError> {
 	if (!value || typeof value !== 'object' || Array.isArray(value)) return out;
 	for (const [jti, error] of Object.entries(value as Record<string, unknown>)) {
 		const e = error as Partial<SetError> | null;
-		if (e && typeof e.err === 'string') out.set(jti, { err: e.err, description: String(e.description ?? '') });
+		if (e && typeof e.err === 'string')
+			out.set(jti, { err: e.err, description: String(e.description ?? '') });
 	}
 	return out;
 }

@@ -41,7 +41,10 @@ export interface VerifyOptions {
 const SECEVENT_TYPES = new Set(['secevent+jwt', 'application/secevent+jwt']);
 const decoder = new TextDecoder();
 
-const refuse = (err: SetErrCode, description: string): Verdict => ({ ok: false, error: { err, description } });
+const refuse = (err: SetErrCode, description: string): Verdict => ({
+	ok: false,
+	error: { err, description },
+});
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -63,12 +66,16 @@ function signatureVerdict(error: unknown): Verdict {
 	if (error instanceof errors.JWSSignatureVerificationFailed) {
 		return refuse('invalid_key', "The signature does not verify with the bank's key");
 	}
-	if (error instanceof errors.JOSEAlgNotAllowed) return refuse('invalid_key', 'The SET is signed with an algorithm that is not allowed');
-	if (error instanceof errors.JOSENotSupported) return refuse('invalid_key', `The SET's signature cannot be checked: ${error.message}`);
-	if (error instanceof errors.JWSInvalid) return refuse('invalid_request', `The SET is not a valid compact JWS: ${error.message}`);
+	if (error instanceof errors.JOSEAlgNotAllowed)
+		return refuse('invalid_key', 'The SET is signed with an algorithm that is not allowed');
+	if (error instanceof errors.JOSENotSupported)
+		return refuse('invalid_key', `The SET's signature cannot be checked: ${error.message}`);
+	if (error instanceof errors.JWSInvalid)
+		return refuse('invalid_request', `The SET is not a valid compact JWS: ${error.message}`);
 	if (error instanceof errors.JOSEError) return refuse('invalid_key', error.message);
 	// jose reports a key of the wrong type or size for the algorithm as a TypeError.
-	if (error instanceof TypeError) return refuse('invalid_key', `The bank's key cannot verify this SET: ${error.message}`);
+	if (error instanceof TypeError)
+		return refuse('invalid_key', `The bank's key cannot verify this SET: ${error.message}`);
 	throw error;
 }
 
@@ -79,7 +86,11 @@ function signatureVerdict(error: unknown): Verdict {
  * RFC 8935 error to report to the bank. Errors that are not about the SET itself (the JWKS cannot
  * be fetched) are thrown, so that the SET is neither acknowledged nor refused.
  */
-export async function verifySet(jws: unknown, jti: string, options: VerifyOptions): Promise<Verdict> {
+export async function verifySet(
+	jws: unknown,
+	jti: string,
+	options: VerifyOptions,
+): Promise<Verdict> {
 	if (typeof jws !== 'string' || !jws) return refuse('invalid_request', 'The SET is not a string');
 	let header: Record<string, unknown> = {};
 	let payload: Uint8Array;
@@ -97,8 +108,14 @@ export async function verifySet(jws: unknown, jti: string, options: VerifyOption
 	} catch (error) {
 		return signatureVerdict(error);
 	}
-	if (header.typ !== undefined && !(typeof header.typ === 'string' && SECEVENT_TYPES.has(header.typ.toLowerCase()))) {
-		return refuse('invalid_request', `The SET header has typ ${quote(header.typ)}, expected "secevent+jwt"`);
+	if (
+		header.typ !== undefined &&
+		!(typeof header.typ === 'string' && SECEVENT_TYPES.has(header.typ.toLowerCase()))
+	) {
+		return refuse(
+			'invalid_request',
+			`The SET header has typ ${quote(header.typ)}, expected "secevent+jwt"`,
+		);
 	}
 
 	let claims: unknown;
@@ -109,34 +126,65 @@ export async function verifySet(jws: unknown, jti: string, options: VerifyOption
 	}
 	if (!isObject(claims)) return refuse('invalid_request', 'The SET payload is not a JSON object');
 
-	if (typeof claims.jti !== 'string' || !claims.jti) return refuse('invalid_request', 'The SET has no jti claim');
-	if (claims.jti !== jti) return refuse('invalid_request', `The SET's jti claim ${quote(claims.jti)} differs from the jti it was delivered under`);
+	if (typeof claims.jti !== 'string' || !claims.jti)
+		return refuse('invalid_request', 'The SET has no jti claim');
+	if (claims.jti !== jti)
+		return refuse(
+			'invalid_request',
+			`The SET's jti claim ${quote(claims.jti)} differs from the jti it was delivered under`,
+		);
 
-	if (typeof claims.iss !== 'string' || !claims.iss) return refuse('invalid_request', 'The SET has no iss claim');
-	if (claims.iss !== options.issuer) return refuse('invalid_issuer', `The SET's issuer ${quote(claims.iss)} is not the expected issuer`);
+	if (typeof claims.iss !== 'string' || !claims.iss)
+		return refuse('invalid_request', 'The SET has no iss claim');
+	if (claims.iss !== options.issuer)
+		return refuse(
+			'invalid_issuer',
+			`The SET's issuer ${quote(claims.iss)} is not the expected issuer`,
+		);
 
 	const aud = claims.aud;
-	const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) && aud.every((a) => typeof a === 'string') ? (aud as string[]) : undefined;
-	if (!audiences || !audiences.length) return refuse('invalid_request', 'The SET has no valid aud claim');
-	if (!audiences.includes(options.audience)) return refuse('invalid_audience', `The SET's audience ${quote(aud)} does not include the expected audience`);
+	const audiences =
+		typeof aud === 'string'
+			? [aud]
+			: Array.isArray(aud) && aud.every((a) => typeof a === 'string')
+				? (aud as string[])
+				: undefined;
+	if (!audiences || !audiences.length)
+		return refuse('invalid_request', 'The SET has no valid aud claim');
+	if (!audiences.includes(options.audience))
+		return refuse(
+			'invalid_audience',
+			`The SET's audience ${quote(aud)} does not include the expected audience`,
+		);
 
 	const now = options.now ? options.now() : Date.now() / 1000;
-	if (!isTime(claims.iat)) return refuse('invalid_request', 'The SET has no valid numeric iat claim');
+	if (!isTime(claims.iat))
+		return refuse('invalid_request', 'The SET has no valid numeric iat claim');
 	if (claims.iat > now + options.clockToleranceSeconds) {
-		return refuse('invalid_request', `The SET was issued in the future (iat ${new Date(claims.iat * 1000).toISOString()})`);
+		return refuse(
+			'invalid_request',
+			`The SET was issued in the future (iat ${new Date(claims.iat * 1000).toISOString()})`,
+		);
 	}
 	if (claims.exp !== undefined) {
-		if (!isTime(claims.exp)) return refuse('invalid_request', 'The SET has an exp claim that is not a valid time');
-		if (claims.exp < now - options.clockToleranceSeconds) return refuse('invalid_request', 'The SET has expired');
+		if (!isTime(claims.exp))
+			return refuse('invalid_request', 'The SET has an exp claim that is not a valid time');
+		if (claims.exp < now - options.clockToleranceSeconds)
+			return refuse('invalid_request', 'The SET has expired');
 	}
-	if (claims.toe !== undefined && !isTime(claims.toe)) return refuse('invalid_request', 'The SET has a toe claim that is not a valid time');
-	if (claims.sub !== undefined && typeof claims.sub !== 'string') return refuse('invalid_request', 'The SET has a sub claim that is not a string');
-	if (claims.txn !== undefined && typeof claims.txn !== 'string') return refuse('invalid_request', 'The SET has a txn claim that is not a string');
+	if (claims.toe !== undefined && !isTime(claims.toe))
+		return refuse('invalid_request', 'The SET has a toe claim that is not a valid time');
+	if (claims.sub !== undefined && typeof claims.sub !== 'string')
+		return refuse('invalid_request', 'The SET has a sub claim that is not a string');
+	if (claims.txn !== undefined && typeof claims.txn !== 'string')
+		return refuse('invalid_request', 'The SET has a txn claim that is not a string');
 
 	const events = claims.events;
-	if (!isObject(events) || !Object.keys(events).length) return refuse('invalid_request', 'The SET has no events claim');
+	if (!isObject(events) || !Object.keys(events).length)
+		return refuse('invalid_request', 'The SET has no events claim');
 	for (const [type, payloadOfType] of Object.entries(events)) {
-		if (!isObject(payloadOfType)) return refuse('invalid_request', `The event ${quote(type)} of the SET is not a JSON object`);
+		if (!isObject(payloadOfType))
+			return refuse('invalid_request', `The event ${quote(type)} of the SET is not a JSON object`);
 	}
 
 	return {

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { DateTime } from 'luxon';
 
@@ -8,7 +13,13 @@ import { buildPaymentFile, PaymentValidationError, validatePayment } from '../..
 const show = { show: { operation: ['buildPaymentFile'] } };
 
 /** A payment field, mapped per item; the default reads the input field of the same name. */
-const mapped = (displayName: string, name: string, description: string, required = false, placeholder?: string): INodeProperties => ({
+const mapped = (
+	displayName: string,
+	name: string,
+	description: string,
+	required = false,
+	placeholder?: string,
+): INodeProperties => ({
 	displayName,
 	name,
 	type: 'string',
@@ -45,21 +56,37 @@ export const description: INodeProperties[] = [
 		name: 'initiatingPartyId',
 		type: 'string',
 		default: '',
-		description: 'Optional: the ID the bank knows the sender by (for example a Finnish business ID or the bank\'s customer ID)',
+		description:
+			"Optional: the ID the bank knows the sender by (for example a Finnish business ID or the bank's customer ID)",
 		displayOptions: show,
 	},
 	mapped('Debtor Name', 'debtorName', 'Name of the account holder paying', true),
 	mapped('Debtor IBAN', 'debtorIban', 'The account the payments are taken from', true),
-	mapped('Debtor BIC', 'debtorBic', 'Optional BIC of the debtor\'s bank'),
+	mapped('Debtor BIC', 'debtorBic', "Optional BIC of the debtor's bank"),
 	mapped('Creditor Name', 'creditorName', 'Name of the payee', true),
-	mapped('Creditor IBAN', 'creditorIban', 'The payee\'s account', true),
-	mapped('Creditor BIC', 'creditorBic', 'Optional BIC of the payee\'s bank'),
-	mapped('Amount', 'amount', 'More than 0, at most 2 decimals (the currency\'s minor units)', true),
-	{ ...mapped('Currency', 'currency', 'ISO 4217 code; EUR when empty'), default: '={{ $json.currency || "EUR" }}' },
+	mapped('Creditor IBAN', 'creditorIban', "The payee's account", true),
+	mapped('Creditor BIC', 'creditorBic', "Optional BIC of the payee's bank"),
+	mapped('Amount', 'amount', "More than 0, at most 2 decimals (the currency's minor units)", true),
+	{
+		...mapped('Currency', 'currency', 'ISO 4217 code; EUR when empty'),
+		default: '={{ $json.currency || "EUR" }}',
+	},
 	mapped('Requested Execution Date', 'requestedExecutionDate', 'YYYY-MM-DD, today or later', true),
-	mapped('Creditor Reference', 'creditorReference', 'RF creditor reference (ISO 11649) or Finnish reference number; leave empty to send a message instead'),
-	mapped('Message to Payee', 'remittanceText', 'Free text up to 140 characters, when there is no creditor reference'),
-	mapped('End-to-End ID', 'endToEndId', 'Your ID of the payment, returned in statements and status reports; generated when empty'),
+	mapped(
+		'Creditor Reference',
+		'creditorReference',
+		'RF creditor reference (ISO 11649) or Finnish reference number; leave empty to send a message instead',
+	),
+	mapped(
+		'Message to Payee',
+		'remittanceText',
+		'Free text up to 140 characters, when there is no creditor reference',
+	),
+	mapped(
+		'End-to-End ID',
+		'endToEndId',
+		'Your ID of the payment, returned in statements and status reports; generated when empty',
+	),
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -85,7 +112,8 @@ export const description: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'SUPP',
-				description: 'ISO category purpose code for all payments, such as SALA (salaries) or SUPP (supplier payments)',
+				description:
+					'ISO category purpose code for all payments, such as SALA (salaries) or SUPP (supplier payments)',
 			},
 			{
 				displayName: 'Character Set',
@@ -93,8 +121,16 @@ export const description: INodeProperties[] = [
 				type: 'options',
 				default: 'unicode',
 				options: [
-					{ name: 'Any Text Character', value: 'unicode', description: 'Letters such as ä, ö and å are kept' },
-					{ name: 'SEPA Basic Latin Only', value: 'sepa', description: 'Refuse texts outside a-z A-Z 0-9 / - ? : ( ) . , \' + and space.' },
+					{
+						name: 'Any Text Character',
+						value: 'unicode',
+						description: 'Letters such as ä, ö and å are kept',
+					},
+					{
+						name: 'SEPA Basic Latin Only',
+						value: 'sepa',
+						description: "Refuse texts outside a-z A-Z 0-9 / - ? : ( ) . , ' + and space.",
+					},
 				],
 			},
 			{
@@ -109,7 +145,8 @@ export const description: INodeProperties[] = [
 				name: 'messageId',
 				type: 'string',
 				default: '',
-				description: 'Unique ID of the file (at most 35 characters); generated from the time when empty',
+				description:
+					'Unique ID of the file (at most 35 characters); generated from the time when empty',
 			},
 			{
 				displayName: 'Output Binary Field',
@@ -176,11 +213,17 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const continueOnFail = this.continueOnFail();
 	if (bad.length && !continueOnFail) {
 		const first = bad[0];
-		const all = bad.flatMap((b) => b.problems.map((p) => `item ${p.index}: ${p.field}: ${p.message}`));
-		throw new NodeOperationError(this.getNode(), `Invalid payment in item ${first.index}: ${describe(first.problems)}`, {
-			itemIndex: first.index,
-			description: `No file was produced. ${bad.length} of ${items.length} item(s) are invalid:\n${all.join('\n')}`,
-		});
+		const all = bad.flatMap((b) =>
+			b.problems.map((p) => `item ${p.index}: ${p.field}: ${p.message}`),
+		);
+		throw new NodeOperationError(
+			this.getNode(),
+			`Invalid payment in item ${first.index}: ${describe(first.problems)}`,
+			{
+				itemIndex: first.index,
+				description: `No file was produced. ${bad.length} of ${items.length} item(s) are invalid:\n${all.join('\n')}`,
+			},
+		);
 	}
 	const errorItems: INodeExecutionData[] = bad.map(({ index, problems }) => ({
 		json: { error: `Invalid payment: ${describe(problems)}` } as IDataObject,
@@ -192,9 +235,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	}));
 	if (!payments.length) {
 		if (continueOnFail) return [errorItems];
-		throw new NodeOperationError(this.getNode(), 'There are no payments to put in the file: the input has no items');
+		throw new NodeOperationError(
+			this.getNode(),
+			'There are no payments to put in the file: the input has no items',
+		);
 	}
-	const messageId = options.messageId?.trim() || `PAY${DateTime.now().toUTC().toFormat('yyyyMMddHHmmssSSS')}`;
+	const messageId =
+		options.messageId?.trim() || `PAY${DateTime.now().toUTC().toFormat('yyyyMMddHHmmssSSS')}`;
 	let built;
 	try {
 		built = buildPaymentFile(payments, {
@@ -204,15 +251,27 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			initiatingPartyId: text(this, 'initiatingPartyId', 0),
 			today,
 			characterSet: options.characterSet,
-			batchBooking: options.batchBooking === 'true' ? true : options.batchBooking === 'false' ? false : undefined,
+			batchBooking:
+				options.batchBooking === 'true'
+					? true
+					: options.batchBooking === 'false'
+						? false
+						: undefined,
 		});
 	} catch (error) {
-		if (!(error instanceof PaymentValidationError)) throw new NodeOperationError(this.getNode(), error as Error, { itemIndex: 0 });
+		if (!(error instanceof PaymentValidationError))
+			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex: 0 });
 		const message = error.problems.map((p) => `${p.field}: ${p.message}`).join('; ');
-		throw new NodeOperationError(this.getNode(), `The payment file cannot be built: ${message}`, { itemIndex: 0 });
+		throw new NodeOperationError(this.getNode(), `The payment file cannot be built: ${message}`, {
+			itemIndex: 0,
+		});
 	}
 	const fileName = options.fileName?.trim() || `${messageId}.xml`;
-	const binary = await this.helpers.prepareBinaryData(Buffer.from(built.xml, 'utf8'), fileName, 'application/xml');
+	const binary = await this.helpers.prepareBinaryData(
+		Buffer.from(built.xml, 'utf8'),
+		fileName,
+		'application/xml',
+	);
 	const leftOut = bad.map((b) => b.index);
 	const fileItem: INodeExecutionData = {
 		json: {

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { BINARY_ENCODING } from 'n8n-workflow';
 
 import type { BankFileFormat, ParseOptions } from '../../shared/bankfiles';
@@ -28,7 +33,8 @@ export const itemPerOption: INodeProperties = {
 	name: 'split',
 	type: 'options',
 	default: 'entry',
-	description: 'Whether a batch entry (several transactions booked as one) gives one item or one item per transaction',
+	description:
+		'Whether a batch entry (several transactions booked as one) gives one item or one item per transaction',
 	options: [
 		{ name: 'Booking Entry', value: 'entry' },
 		{ name: 'Transaction Detail', value: 'transaction' },
@@ -48,10 +54,15 @@ export const onInvalidRecordOption: INodeProperties = {
 	name: 'onInvalidRecord',
 	type: 'options',
 	default: 'fail',
-	description: 'What to do with an entry without amount, an entry in another currency than its account, or an unknown TITO / KTL record',
+	description:
+		'What to do with an entry without amount, an entry in another currency than its account, or an unknown TITO / KTL record',
 	options: [
 		{ name: 'Fail', value: 'fail', description: 'Stop with an error naming the entry or line' },
-		{ name: 'Skip With a Warning', value: 'warn', description: 'Leave it out and put a warning item on the Statements output' },
+		{
+			name: 'Skip With a Warning',
+			value: 'warn',
+			description: 'Leave it out and put a warning item on the Statements output',
+		},
 	],
 };
 
@@ -95,7 +106,7 @@ export const description: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to skip statements (by account and statement ID) this workflow has parsed before. Remembered in the workflow\'s static data, which n8n saves for active (production) runs, not for manual test runs.',
+					"Whether to skip statements (by account and statement ID) this workflow has parsed before. Remembered in the workflow's static data, which n8n saves for active (production) runs, not for manual test runs.",
 			},
 			textEncodingOption,
 		],
@@ -114,7 +125,10 @@ const statementKey = (account: string, statementId: string): string => `${accoun
  * Parses the bank file of each input item: entries (or payment statuses) on the first output,
  * statements with their balances and balance check (and warnings) on the second.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[][]> {
 	const property = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
 	const format = this.getNodeParameter('format', itemIndex, 'auto') as BankFileFormat | 'auto';
 	const options = this.getNodeParameter('options', itemIndex, {}) as {
@@ -125,7 +139,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		encoding?: 'auto' | 'utf-8' | 'latin1';
 	};
 	const binary = this.helpers.assertBinaryData(itemIndex, property);
-	const source = binary.id ? await this.helpers.getBinaryStream(binary.id) : Buffer.from(binary.data, BINARY_ENCODING);
+	const source = binary.id
+		? await this.helpers.getBinaryStream(binary.id)
+		: Buffer.from(binary.data, BINARY_ENCODING);
 	const staticData = this.getWorkflowStaticData('node') as Remembered;
 	const remembered = new Set(options.skipProcessed ? (staticData.processedStatements ?? []) : []);
 	const parseOptions: ParseOptions = {
@@ -134,7 +150,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		keepXml: options.keepXml,
 		onInvalidRecord: options.onInvalidRecord,
 		encoding: options.encoding,
-		skipStatement: options.skipProcessed ? (key) => remembered.has(statementKey(key.account, key.statementId)) : undefined,
+		skipStatement: options.skipProcessed
+			? (key) => remembered.has(statementKey(key.account, key.statementId))
+			: undefined,
 	};
 	const entries: INodeExecutionData[] = [];
 	const statements: INodeExecutionData[] = [];
@@ -151,19 +169,29 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				break;
 			case 'statement': {
 				const s = event.statement;
-				statements.push({ json: { kind: 'statement', fileName, ...s } as unknown as IDataObject, pairedItem });
-				if (s.statementId) fresh.push(statementKey(s.accountIban ?? s.accountId ?? '', s.statementId));
+				statements.push({
+					json: { kind: 'statement', fileName, ...s } as unknown as IDataObject,
+					pairedItem,
+				});
+				if (s.statementId)
+					fresh.push(statementKey(s.accountIban ?? s.accountId ?? '', s.statementId));
 				break;
 			}
 			case 'warning':
-				statements.push({ json: { kind: 'warning', fileName, ...event.warning } as unknown as IDataObject, pairedItem });
+				statements.push({
+					json: { kind: 'warning', fileName, ...event.warning } as unknown as IDataObject,
+					pairedItem,
+				});
 				break;
 			default:
 				break;
 		}
 	}
 	if (options.skipProcessed && fresh.length) {
-		const all = [...(staticData.processedStatements ?? []), ...fresh.filter((k) => !remembered.has(k))];
+		const all = [
+			...(staticData.processedStatements ?? []),
+			...fresh.filter((k) => !remembered.has(k)),
+		];
 		// Assigned, not changed in place, so that n8n notices and saves it.
 		staticData.processedStatements = all.slice(-MAX_REMEMBERED);
 	}

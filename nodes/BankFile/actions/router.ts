@@ -9,7 +9,8 @@ import * as parse from './parse.operation';
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const operation = this.getNodeParameter('operation', 0) as string;
 	if (operation === 'buildPaymentFile') return await buildPaymentFile.execute.call(this);
-	if (operation !== 'parse') throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported`);
+	if (operation !== 'parse')
+		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported`);
 	const entries: INodeExecutionData[] = [];
 	const statements: INodeExecutionData[] = [];
 	const items = this.getInputData();
@@ -24,7 +25,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 					? error
 					: new NodeOperationError(this.getNode(), (error as Error).message, {
 							itemIndex: i,
-							description: error instanceof BankFileError ? `Error code ${error.code}${error.location ? ` at ${error.location}` : ''}` : undefined,
+							description:
+								error instanceof BankFileError
+									? `Error code ${error.code}${error.location ? ` at ${error.location}` : ''}`
+									: undefined,
 						});
 			if (this.continueOnFail()) {
 				entries.push({ json: { error: failure.message }, error: failure, pairedItem: { item: i } });

@@ -42,9 +42,15 @@ export async function listForTrigger(
 	const types = settings.fileTypes.length ? settings.fileTypes : [undefined];
 	const files = new Map<string, ListedFile>();
 	for (const fileType of types) {
-		const listed = await listFiles(ctx, service, { ...query, fileType, targetId: settings.targetId, serviceId: settings.serviceId }, settings.request);
+		const listed = await listFiles(
+			ctx,
+			service,
+			{ ...query, fileType, targetId: settings.targetId, serviceId: settings.serviceId },
+			settings.request,
+		);
 		for (const file of listed) {
-			if (file.fileReference && !files.has(file.fileReference)) files.set(file.fileReference, file as ListedFile);
+			if (file.fileReference && !files.has(file.fileReference))
+				files.set(file.fileReference, file as ListedFile);
 		}
 	}
 	return [...files.values()];
@@ -61,6 +67,10 @@ export function oldestFirst(a: FileDescriptor, b: FileDescriptor): number {
 /** A failure as one log line: the error's message and description, without secrets. */
 export function describeFailure(error: unknown, service: ServiceContext | undefined): string {
 	const e = error as { message?: string; description?: string | null };
-	const text = [e?.message ?? String(error), e?.description ?? ''].filter(Boolean).join(' ').replace(/\s+/g, ' ').trim();
+	const text = [e?.message ?? String(error), e?.description ?? '']
+		.filter(Boolean)
+		.join(' ')
+		.replace(/\s+/g, ' ')
+		.trim();
 	return redactSecrets(text, service?.secrets ?? []);
 }

@@ -8,7 +8,13 @@
  */
 import type { Readable } from 'node:stream';
 
-import type { IBinaryData, IDataObject, INodeExecutionData, INodePropertyOptions, IPollFunctions } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	IDataObject,
+	INodeExecutionData,
+	INodePropertyOptions,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { BINARY_ENCODING } from 'n8n-workflow';
 
 import { BankFileError, parseBankFile } from '../../shared/bankfiles';
@@ -27,21 +33,31 @@ export interface FileOutput {
 	 * The items for one file. Undefined when the bank no longer has the file (code 24): it is then
 	 * not remembered and not emitted. Any error stops the poll before this file.
 	 */
-	emit(ctx: IPollFunctions, service: ServiceContext, file: FileDescriptor & { fileReference: string }, settings: FileTriggerSettings): Promise<INodeExecutionData[] | undefined>;
+	emit(
+		ctx: IPollFunctions,
+		service: ServiceContext,
+		file: FileDescriptor & { fileReference: string },
+		settings: FileTriggerSettings,
+	): Promise<INodeExecutionData[] | undefined>;
 }
 
 const binary: FileOutput = {
 	option: {
 		name: 'Files (Download)',
 		value: 'binary',
-		description: "Download each new file as binary data with its descriptor. Downloading marks the file as downloaded at the bank.",
+		description:
+			'Download each new file as binary data with its descriptor. Downloading marks the file as downloaded at the bank.',
 	},
 	downloads: true,
 	async emit(ctx, service, file, settings) {
 		const item = await fetchFile(
 			ctx,
 			service,
-			{ fileReference: file.fileReference, fileType: file.fileType, targetId: file.targetId ?? settings.targetId },
+			{
+				fileReference: file.fileReference,
+				fileType: file.fileType,
+				targetId: file.targetId ?? settings.targetId,
+			},
 			{ ...settings.request, itemIndex: 0, propertyName: settings.binaryPropertyName },
 		);
 		if (!item) return undefined;
@@ -54,7 +70,8 @@ const report: FileOutput = {
 	option: {
 		name: 'Descriptors Only (No Download)',
 		value: 'report',
-		description: 'Emit what the bank says about each new file (reference, type, name, date, amounts) without downloading it',
+		description:
+			'Emit what the bank says about each new file (reference, type, name, date, amounts) without downloading it',
 	},
 	downloads: false,
 	async emit(_ctx, _service, file) {
@@ -64,14 +81,21 @@ const report: FileOutput = {
 
 /** The file's content: read back from n8n's binary storage as a stream, or the bytes held in the item. */
 async function contentOf(ctx: IPollFunctions, binary: IBinaryData): Promise<Buffer | Readable> {
-	return binary.id ? await ctx.helpers.getBinaryStream(binary.id) : Buffer.from(binary.data, BINARY_ENCODING);
+	return binary.id
+		? await ctx.helpers.getBinaryStream(binary.id)
+		: Buffer.from(binary.data, BINARY_ENCODING);
 }
 
 /**
  * A parsed entry (or payment status) as an item: the parser's object itself with the kind and the
  * file added, not a copy, since a statement can have a hundred thousand of them.
  */
-function tagged(value: object, kind: string, fileReference: string, fileName: string | null): IDataObject {
+function tagged(
+	value: object,
+	kind: string,
+	fileReference: string,
+	fileName: string | null,
+): IDataObject {
 	const json = value as IDataObject;
 	json.kind = kind;
 	json.fileReference = fileReference;
@@ -114,11 +138,15 @@ const parse: FileOutput = {
 						break;
 					case 'statement':
 						counts.statements++;
-						items.push({ json: { kind: 'statement', ...(event.statement as unknown as IDataObject), ...of } });
+						items.push({
+							json: { kind: 'statement', ...(event.statement as unknown as IDataObject), ...of },
+						});
 						break;
 					case 'warning':
 						counts.warnings++;
-						items.push({ json: { kind: 'warning', ...(event.warning as unknown as IDataObject), ...of } });
+						items.push({
+							json: { kind: 'warning', ...(event.warning as unknown as IDataObject), ...of },
+						});
 						break;
 					default:
 						break;
@@ -128,7 +156,9 @@ const parse: FileOutput = {
 			// A file that cannot be parsed is emitted once as it is, with the reason, so it is neither
 			// lost nor retried forever; none of its entries are emitted (a half-read file would look whole).
 			const problem = error instanceof BankFileError ? error : undefined;
-			ctx.logger.warn(`Bank File Trigger: file ${fileReference} could not be parsed: ${(error as Error).message}. It is emitted with the error.`);
+			ctx.logger.warn(
+				`Bank File Trigger: file ${fileReference} could not be parsed: ${(error as Error).message}. It is emitted with the error.`,
+			);
 			return [
 				{
 					json: {
@@ -144,7 +174,10 @@ const parse: FileOutput = {
 				},
 			];
 		}
-		items.push({ json: { kind: 'file', ...stored.json, parsed: true, format, ...counts }, binary: stored.binary });
+		items.push({
+			json: { kind: 'file', ...stored.json, parsed: true, format, ...counts },
+			binary: stored.binary,
+		});
 		return items;
 	},
 };
@@ -153,7 +186,9 @@ export const FILE_OUTPUTS = { binary, report, parse } satisfies Record<string, F
 
 export type OutputMode = keyof typeof FILE_OUTPUTS;
 
-export const OUTPUT_MODE_OPTIONS: INodePropertyOptions[] = Object.values(FILE_OUTPUTS).map((mode) => mode.option);
+export const OUTPUT_MODE_OPTIONS: INodePropertyOptions[] = Object.values(FILE_OUTPUTS).map(
+	(mode) => mode.option,
+);
 
 export function isOutputMode(value: string): value is OutputMode {
 	return Object.prototype.hasOwnProperty.call(FILE_OUTPUTS, value);

@@ -16,7 +16,9 @@ const BUDGET_SHARE = 0.8;
 
 function deadline(ctx: IPollFunctions, start: number): number {
 	const budget = typeof ctx.getPollBudgetMs === 'function' ? ctx.getPollBudgetMs() : undefined;
-	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? start + budget * BUDGET_SHARE : Number.POSITIVE_INFINITY;
+	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0
+		? start + budget * BUDGET_SHARE
+		: Number.POSITIVE_INFINITY;
 }
 
 /** A file due for emission, and whether it was found downloaded but never emitted. */
@@ -45,7 +47,10 @@ interface DueFile {
  * and the rest are due again next time (as NEW, or as downloaded but never emitted). Failures are
  * logged with the bank's code and message, never thrown, so the trigger keeps polling.
  */
-export async function pollFiles(ctx: IPollFunctions, settings: FileTriggerSettings): Promise<INodeExecutionData[][] | null> {
+export async function pollFiles(
+	ctx: IPollFunctions,
+	settings: FileTriggerSettings,
+): Promise<INodeExecutionData[][] | null> {
 	return await onePollAtATime(
 		ctx,
 		async () => await deliver(ctx, settings),
@@ -53,7 +58,10 @@ export async function pollFiles(ctx: IPollFunctions, settings: FileTriggerSettin
 	);
 }
 
-async function deliver(ctx: IPollFunctions, settings: FileTriggerSettings): Promise<INodeExecutionData[][] | null> {
+async function deliver(
+	ctx: IPollFunctions,
+	settings: FileTriggerSettings,
+): Promise<INodeExecutionData[][] | null> {
 	const start = Date.now();
 	const stopAt = deadline(ctx, start);
 	// Credential problems are thrown: activation fails with the name of the field to fix.
@@ -61,7 +69,8 @@ async function deliver(ctx: IPollFunctions, settings: FileTriggerSettings): Prom
 	const memory = new FileMemory(ctx.getWorkflowStaticData('node'), settings.rememberFiles);
 	const firstDay = windowStart(start, settings.lookBackDays);
 
-	if (!memory.startedFor(settings.scope)) return await startBaseline(ctx, service, settings, memory, start, firstDay);
+	if (!memory.startedFor(settings.scope))
+		return await startBaseline(ctx, service, settings, memory, start, firstDay);
 
 	memory.advance(firstDay);
 	let fresh: ListedFile[];
@@ -70,7 +79,9 @@ async function deliver(ctx: IPollFunctions, settings: FileTriggerSettings): Prom
 		fresh = await listForTrigger(ctx, service, settings, { status: 'NEW' });
 		recent = await listForTrigger(ctx, service, settings, { status: 'ALL', startDate: firstDay });
 	} catch (error) {
-		ctx.logger.error(`${LOG} listing the bank's files failed: ${describeFailure(error, service)}. Nothing was downloaded; the next poll tries again.`);
+		ctx.logger.error(
+			`${LOG} listing the bank's files failed: ${describeFailure(error, service)}. Nothing was downloaded; the next poll tries again.`,
+		);
 		memory.save(new Set());
 		return null;
 	}
@@ -94,7 +105,9 @@ async function deliver(ctx: IPollFunctions, settings: FileTriggerSettings): Prom
 			break;
 		}
 		if (!out) {
-			ctx.logger.warn(`${LOG} file ${file.fileReference} is listed but the bank no longer has it (code 24); it is skipped.`);
+			ctx.logger.warn(
+				`${LOG} file ${file.fileReference} is listed but the bank no longer has it (code 24); it is skipped.`,
+			);
 			continue;
 		}
 		for (const item of out) item.json.recovered = wasRecovered;
@@ -111,7 +124,9 @@ async function deliver(ctx: IPollFunctions, settings: FileTriggerSettings): Prom
 			(left > 0 ? `, ${left} left for the next polls` : ''),
 	);
 	if (recovered) {
-		ctx.logger.info(`${LOG} ${recovered} files found downloaded but never emitted (by a poll that failed or was cut short, or by another program) are emitted now`);
+		ctx.logger.info(
+			`${LOG} ${recovered} files found downloaded but never emitted (by a poll that failed or was cut short, or by another program) are emitted now`,
+		);
 	}
 	return items.length ? [items] : null;
 }
@@ -120,17 +135,20 @@ async function deliver(ctx: IPollFunctions, settings: FileTriggerSettings): Prom
 function dueFiles(fresh: ListedFile[], recent: ListedFile[], memory: FileMemory): DueFile[] {
 	const due = new Map<string, DueFile>();
 	for (const file of fresh) {
-		if (!memory.wasEmitted(file.fileReference)) due.set(file.fileReference, { file, recovered: false });
+		if (!memory.wasEmitted(file.fileReference))
+			due.set(file.fileReference, { file, recovered: false });
 	}
 	for (const file of recent) {
 		const reference = file.fileReference;
-		if (due.has(reference) || memory.wasEmitted(reference) || memory.inBaseline(reference)) continue;
+		if (due.has(reference) || memory.wasEmitted(reference) || memory.inBaseline(reference))
+			continue;
 		const status = (file.status ?? '').toUpperCase();
 		if (status === 'NEW') {
 			due.set(reference, { file, recovered: false });
 		} else if (status === 'DLD') {
 			const day = fileDay(file);
-			if (day === undefined || day >= memory.firstCoveredDay) due.set(reference, { file, recovered: true });
+			if (day === undefined || day >= memory.firstCoveredDay)
+				due.set(reference, { file, recovered: true });
 		}
 	}
 	return [...due.values()];
@@ -149,10 +167,14 @@ async function startBaseline(
 	try {
 		recent = await listForTrigger(ctx, service, settings, { status: 'ALL', startDate: firstDay });
 	} catch (error) {
-		ctx.logger.error(`${LOG} listing the bank's files to start failed: ${describeFailure(error, service)}. The next poll tries again.`);
+		ctx.logger.error(
+			`${LOG} listing the bank's files to start failed: ${describeFailure(error, service)}. The next poll tries again.`,
+		);
 		return null;
 	}
-	const handedOut = recent.filter((f) => (f.status ?? '').toUpperCase() !== 'NEW').map((f) => f.fileReference);
+	const handedOut = recent
+		.filter((f) => (f.status ?? '').toUpperCase() !== 'NEW')
+		.map((f) => f.fileReference);
 	memory.start(settings.scope, handedOut, utcDay(now), firstDay);
 	memory.save(new Set());
 	ctx.logger.info(

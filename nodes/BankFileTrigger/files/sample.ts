@@ -6,7 +6,8 @@ import { listForTrigger, oldestFirst, windowStart } from './bank';
 import { FILE_OUTPUTS } from './outputs';
 import type { FileTriggerSettings } from './settings';
 
-const UNTOUCHED = 'Nothing was marked as downloaded and nothing was remembered: the active workflow still receives every new file.';
+const UNTOUCHED =
+	'Nothing was marked as downloaded and nothing was remembered: the active workflow still receives every new file.';
 
 /**
  * The editor's "Fetch Test Event": the newest file of the chosen types, changing nothing at the
@@ -15,15 +16,23 @@ const UNTOUCHED = 'Nothing was marked as downloaded and nothing was remembered: 
  * status stays) when the Output downloads. Every item says so in `testEvent`. No file at all is
  * reported as an item too, not as an error. Bank failures are thrown with the bank's message.
  */
-export async function fetchSample(ctx: IPollFunctions, settings: FileTriggerSettings): Promise<INodeExecutionData[][]> {
+export async function fetchSample(
+	ctx: IPollFunctions,
+	settings: FileTriggerSettings,
+): Promise<INodeExecutionData[][]> {
 	const service = await loadServiceContext(ctx);
 	const newest = [
 		...(await listForTrigger(ctx, service, settings, { status: 'NEW' })),
-		...(await listForTrigger(ctx, service, settings, { status: 'ALL', startDate: windowStart(Date.now(), settings.lookBackDays) })),
+		...(await listForTrigger(ctx, service, settings, {
+			status: 'ALL',
+			startDate: windowStart(Date.now(), settings.lookBackDays),
+		})),
 	]
 		.sort(oldestFirst)
 		.pop();
-	const types = settings.fileTypes.length ? `of type ${settings.fileTypes.join(', ')}` : 'of any type';
+	const types = settings.fileTypes.length
+		? `of type ${settings.fileTypes.join(', ')}`
+		: 'of any type';
 	if (!newest) {
 		return [
 			[
@@ -50,8 +59,12 @@ export async function fetchSample(ctx: IPollFunctions, settings: FileTriggerSett
 			],
 		];
 	}
-	const items = (await output.emit(ctx, service, newest, settings)) ?? [{ json: descriptorJson(newest) }];
-	const how = output.downloads ? 'downloaded again (it was already downloaded, so its status stays)' : 'as the bank lists it';
+	const items = (await output.emit(ctx, service, newest, settings)) ?? [
+		{ json: descriptorJson(newest) },
+	];
+	const how = output.downloads
+		? 'downloaded again (it was already downloaded, so its status stays)'
+		: 'as the bank lists it';
 	for (const item of items) item.json.testEvent = `The newest file ${types}, ${how}. ${UNTOUCHED}`;
 	return [items];
 }

@@ -29,7 +29,13 @@ export interface FileTriggerSettings {
 	scope: string;
 }
 
-function wholeNumber(ctx: IPollFunctions, field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function wholeNumber(
+	ctx: IPollFunctions,
+	field: string,
+	value: unknown,
+	min: number,
+	max = Number.MAX_SAFE_INTEGER,
+): number {
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof n !== 'number' || !Number.isFinite(n) || Math.floor(n) !== n || n < min || n > max) {
 		const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
@@ -50,18 +56,37 @@ function fileTypesOf(value: unknown): string[] {
 	if (!Array.isArray(entries)) return [];
 	const codes = entries.map((entry) => {
 		const fileType = (entry as IDataObject | undefined)?.fileType;
-		return text(fileType && typeof fileType === 'object' ? (fileType as IDataObject).value : fileType);
+		return text(
+			fileType && typeof fileType === 'object' ? (fileType as IDataObject).value : fileType,
+		);
 	});
 	return [...new Set(codes.filter((code): code is string => code !== undefined))];
 }
 
-const FORMATS: Array<BankFileFormat | 'auto'> = ['auto', 'camt.053', 'camt.054', 'pain.002', 'tito', 'ktl'];
+const FORMATS: Array<BankFileFormat | 'auto'> = [
+	'auto',
+	'camt.053',
+	'camt.054',
+	'pain.002',
+	'tito',
+	'ktl',
+];
 
 /** One choice of the Parse Options, checked against the offered values. */
-function choice<T extends string>(ctx: IPollFunctions, field: string, value: unknown, allowed: readonly T[], fallback: T): T {
+function choice<T extends string>(
+	ctx: IPollFunctions,
+	field: string,
+	value: unknown,
+	allowed: readonly T[],
+	fallback: T,
+): T {
 	if (value === undefined || value === null || value === '') return fallback;
-	if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
-	throw new NodeOperationError(ctx.getNode(), `${field}: "${String(value)}" is not one of ${allowed.join(', ')}`);
+	if (typeof value === 'string' && (allowed as readonly string[]).includes(value))
+		return value as T;
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${field}: "${String(value)}" is not one of ${allowed.join(', ')}`,
+	);
 }
 
 /** The Parse Options collection (used with Output Parsed Entries). */
@@ -72,8 +97,20 @@ function parseOptionsOf(ctx: IPollFunctions, output: OutputMode): ParseOptions {
 		format: choice(ctx, 'File Format', given.format, FORMATS, 'auto'),
 		split: choice(ctx, 'Item Per', given.split, ['entry', 'transaction'] as const, 'entry'),
 		keepXml: given.keepXml === true,
-		onInvalidRecord: choice(ctx, 'On Invalid Entry or Record', given.onInvalidRecord, ['fail', 'warn'] as const, 'fail'),
-		encoding: choice(ctx, 'Text Encoding (TITO, KTL)', given.encoding, ['auto', 'utf-8', 'latin1'] as const, 'auto'),
+		onInvalidRecord: choice(
+			ctx,
+			'On Invalid Entry or Record',
+			given.onInvalidRecord,
+			['fail', 'warn'] as const,
+			'fail',
+		),
+		encoding: choice(
+			ctx,
+			'Text Encoding (TITO, KTL)',
+			given.encoding,
+			['auto', 'utf-8', 'latin1'] as const,
+			'auto',
+		),
 	};
 }
 
@@ -82,7 +119,8 @@ export function readSettings(ctx: IPollFunctions): FileTriggerSettings {
 	const node = ctx.getNode();
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const output = ctx.getNodeParameter('output', 'binary') as string;
-	if (!isOutputMode(output)) throw new NodeOperationError(node, `Output: "${output}" is not one of the offered choices`);
+	if (!isOutputMode(output))
+		throw new NodeOperationError(node, `Output: "${output}" is not one of the offered choices`);
 	const binaryPropertyName = text(ctx.getNodeParameter('binaryPropertyName', 'data')) ?? 'data';
 	const fileTypes = fileTypesOf(ctx.getNodeParameter('fileTypes', {}));
 	const targetId = text(ctx.getNodeParameter('targetId', ''));
@@ -94,10 +132,30 @@ export function readSettings(ctx: IPollFunctions): FileTriggerSettings {
 		output,
 		binaryPropertyName,
 		parse: parseOptionsOf(ctx, output),
-		maxFilesPerPoll: wholeNumber(ctx, 'Max Files per Poll', ctx.getNodeParameter('maxFilesPerPoll', DEFAULTS.maxFilesPerPoll), 1),
-		lookBackDays: wholeNumber(ctx, 'Look-Back Days', options.lookBackDays ?? DEFAULTS.lookBackDays, 1, 90),
-		rememberFiles: wholeNumber(ctx, 'Remember Files', options.rememberFiles ?? DEFAULTS.rememberFiles, 100),
-		request: commonOptionsFrom(node, { ...options, executionSerial: undefined, compress: undefined }),
+		maxFilesPerPoll: wholeNumber(
+			ctx,
+			'Max Files per Poll',
+			ctx.getNodeParameter('maxFilesPerPoll', DEFAULTS.maxFilesPerPoll),
+			1,
+		),
+		lookBackDays: wholeNumber(
+			ctx,
+			'Look-Back Days',
+			options.lookBackDays ?? DEFAULTS.lookBackDays,
+			1,
+			90,
+		),
+		rememberFiles: wholeNumber(
+			ctx,
+			'Remember Files',
+			options.rememberFiles ?? DEFAULTS.rememberFiles,
+			100,
+		),
+		request: commonOptionsFrom(node, {
+			...options,
+			executionSerial: undefined,
+			compress: undefined,
+		}),
 		scope: JSON.stringify([[...fileTypes].sort(), targetId ?? '', serviceId ?? '']),
 	};
 }

@@ -22,7 +22,8 @@ export const operationProperty: INodeProperties = {
 		{
 			name: 'Get Bank Certificates',
 			value: 'getBankCertificates',
-			description: "Fetch the bank's own certificates from its certificate service (GetServiceCertificates)",
+			description:
+				"Fetch the bank's own certificates from its certificate service (GetServiceCertificates)",
 			action: 'Get the bank certificates',
 		},
 		{
@@ -40,7 +41,8 @@ export const operationProperty: INodeProperties = {
 		{
 			name: 'Renew Certificate',
 			value: 'renewCertificate',
-			description: 'Renew the signing certificate the credential enrolled, now instead of in its renewal window',
+			description:
+				'Renew the signing certificate the credential enrolled, now instead of in its renewal window',
 			action: 'Renew the signing certificate',
 		},
 		{
@@ -68,7 +70,8 @@ export const modeProperty: INodeProperties = {
 		{
 			name: 'Raw ApplicationRequest',
 			value: 'raw',
-			description: "Send an ApplicationRequest you write yourself, for banks with their own content. The node still signs and wraps it.",
+			description:
+				'Send an ApplicationRequest you write yourself, for banks with their own content. The node still signs and wraps it.',
 		},
 	],
 	default: 'build',
@@ -84,7 +87,7 @@ export const rawProperties: INodeProperties[] = [
 		default: '',
 		placeholder: '<ApplicationRequest xmlns="http://bxd.fi/xmldata/">…</ApplicationRequest>',
 		description:
-			'The ApplicationRequest document as XML, or its base64. It is signed with the credential\'s signing key unless it already carries a signature.',
+			"The ApplicationRequest document as XML, or its base64. It is signed with the credential's signing key unless it already carries a signature.",
 		displayOptions: { show: { mode: ['raw'] } },
 	},
 	{
@@ -92,7 +95,8 @@ export const rawProperties: INodeProperties[] = [
 		name: 'binaryPropertyName',
 		type: 'string',
 		default: 'data',
-		description: 'The name of the output binary field for the Content of the answer, when it has one',
+		description:
+			'The name of the output binary field for the Content of the answer, when it has one',
 		displayOptions: { show: { mode: ['raw'] } },
 	},
 ];
@@ -122,8 +126,17 @@ export const fileTypeLocator: INodeProperties = {
 };
 
 /** File type: any text, with the common codes offered as suggestions (banks use their own). */
-export function fileTypeProperty(operations: string[], required: boolean, description: string): INodeProperties {
-	return { ...fileTypeLocator, required, description, displayOptions: { show: { mode: ['build'], operation: operations } } };
+export function fileTypeProperty(
+	operations: string[],
+	required: boolean,
+	description: string,
+): INodeProperties {
+	return {
+		...fileTypeLocator,
+		required,
+		description,
+		displayOptions: { show: { mode: ['build'], operation: operations } },
+	};
 }
 
 /** Options shared by every node that downloads files: where to send, how to sign, how long to wait. */
@@ -135,7 +148,8 @@ export const endpointOption: INodeProperties = {
 		{
 			name: 'Auto',
 			value: 'auto',
-			description: 'Messages over 20 MB go to the Large File Service URL, others to the Service URL',
+			description:
+				'Messages over 20 MB go to the Large File Service URL, others to the Service URL',
 		},
 		{ name: 'Large', value: 'large', description: 'Always the Large File Service URL' },
 		{ name: 'Standard', value: 'standard', description: 'Always the Service URL' },
@@ -149,7 +163,8 @@ export const requestCompressionOption: INodeProperties = {
 	name: 'requestCompression',
 	type: 'boolean',
 	default: false,
-	description: 'Whether to ask the bank to gzip the file in transit. It is unpacked here either way.',
+	description:
+		'Whether to ask the bank to gzip the file in transit. It is unpacked here either way.',
 };
 
 export const canonicalizationOption: INodeProperties = {
@@ -165,7 +180,8 @@ export const canonicalizationOption: INodeProperties = {
 		{ name: 'Exclusive (Exc-C14N)', value: 'exclusive' },
 	],
 	default: 'inclusive',
-	description: 'How the signed ApplicationRequest is canonicalized, when the credential has a signing key',
+	description:
+		'How the signed ApplicationRequest is canonicalized, when the credential has a signing key',
 };
 
 export const timeoutOption: INodeProperties = {
@@ -197,17 +213,24 @@ export const optionsProperty: INodeProperties = {
 			name: 'executionSerial',
 			type: 'string',
 			default: '',
-			description: 'An identifier of your own (up to 32 characters) that the bank returns in its answer, for banks that use it',
+			description:
+				'An identifier of your own (up to 32 characters) that the bank returns in its answer, for banks that use it',
 			displayOptions: { show: { '/mode': ['build'] } },
 		},
-		{ ...requestCompressionOption, displayOptions: { show: { '/operation': ['downloadFile'], '/mode': ['build'] } } },
+		{
+			...requestCompressionOption,
+			displayOptions: { show: { '/operation': ['downloadFile'], '/mode': ['build'] } },
+		},
 		canonicalizationOption,
 		timeoutOption,
 	],
 };
 
 /** The fields that name one file at the bank: its reference, and the type and target folder some banks ask for with it. */
-export function fileReferenceProperties(operation: string, referenceDescription: string): INodeProperties[] {
+export function fileReferenceProperties(
+	operation: string,
+	referenceDescription: string,
+): INodeProperties[] {
 	const show = { mode: ['build'], operation: [operation] };
 	return [
 		{
@@ -220,7 +243,11 @@ export function fileReferenceProperties(operation: string, referenceDescription:
 			description: referenceDescription,
 			displayOptions: { show },
 		},
-		fileTypeProperty([operation], false, 'The file\'s type, for banks that ask for it with the reference'),
+		fileTypeProperty(
+			[operation],
+			false,
+			"The file's type, for banks that ask for it with the reference",
+		),
 		{
 			displayName: 'Target ID',
 			name: 'targetId',

@@ -5,7 +5,10 @@ import { fileReferenceProperties } from './common';
 const show = { mode: ['build'], operation: ['downloadFile'] };
 
 export const downloadProperties: INodeProperties[] = [
-	...fileReferenceProperties('downloadFile', "The bank's reference of the file, as List Files returns it"),
+	...fileReferenceProperties(
+		'downloadFile',
+		"The bank's reference of the file, as List Files returns it",
+	),
 	{
 		displayName: 'Put Output File in Field',
 		name: 'binaryPropertyName',

@@ -18,7 +18,11 @@ export const listProperties: INodeProperties[] = [
 		description: 'Which files to list',
 		displayOptions: { show },
 	},
-	fileTypeProperty(['downloadFileList'], false, 'Only files of this type, for example XT or camt.053.001.02. Empty: every type.'),
+	fileTypeProperty(
+		['downloadFileList'],
+		false,
+		'Only files of this type, for example XT or camt.053.001.02. Empty: every type.',
+	),
 	{
 		displayName: 'Start Date',
 		name: 'startDate',

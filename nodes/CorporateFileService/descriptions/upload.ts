@@ -14,13 +14,17 @@ export const uploadProperties: INodeProperties[] = [
 		hint: 'The name of the input binary field containing the file to be uploaded',
 		displayOptions: { show },
 	},
-	fileTypeProperty(['uploadFile'], true, 'The bank\'s code for the kind of file, for example XL or pain.001.001.03 for payments'),
+	fileTypeProperty(
+		['uploadFile'],
+		true,
+		"The bank's code for the kind of file, for example XL or pain.001.001.03 for payments",
+	),
 	{
 		displayName: 'Target ID',
 		name: 'targetId',
 		type: 'string',
 		default: '',
-		description: 'The bank\'s target folder for the file, when it uses them (see Get User Info)',
+		description: "The bank's target folder for the file, when it uses them (see Get User Info)",
 		displayOptions: { show },
 	},
 	{

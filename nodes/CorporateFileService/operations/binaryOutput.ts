@@ -1,6 +1,12 @@
 import { Transform, type Readable } from 'node:stream';
 
-import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type {
+	IBinaryKeyData,
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ApplicationResponse, StreamedAnswer } from '../../shared/bxd';
@@ -20,12 +26,19 @@ export interface GuessedType {
  */
 export function guessFileType(content: Buffer, fileType?: string, complete = true): GuessedType {
 	const head = content.subarray(0, 512);
-	if (head[0] === 0x25 && head.subarray(0, 5).toString('latin1') === '%PDF-') return { mimeType: 'application/pdf', extension: 'pdf' };
-	if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return { mimeType: 'application/zip', extension: 'zip' };
-	if (head[0] === 0x1f && head[1] === 0x8b) return { mimeType: 'application/gzip', extension: 'gz' };
-	const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+	if (head[0] === 0x25 && head.subarray(0, 5).toString('latin1') === '%PDF-')
+		return { mimeType: 'application/pdf', extension: 'pdf' };
+	if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04)
+		return { mimeType: 'application/zip', extension: 'zip' };
+	if (head[0] === 0x1f && head[1] === 0x8b)
+		return { mimeType: 'application/gzip', extension: 'gz' };
+	const text = head
+		.toString('utf8')
+		.replace(/^\uFEFF/, '')
+		.trimStart();
 	if (text.startsWith('<')) return { mimeType: 'application/xml', extension: 'xml' };
-	if (/^(camt|pain|xml)/i.test(fileType ?? '') && text.startsWith('<')) return { mimeType: 'application/xml', extension: 'xml' };
+	if (/^(camt|pain|xml)/i.test(fileType ?? '') && text.startsWith('<'))
+		return { mimeType: 'application/xml', extension: 'xml' };
 	if (complete && (text.startsWith('{') || text.startsWith('['))) {
 		try {
 			JSON.parse(content.toString('utf8'));
@@ -36,11 +49,17 @@ export function guessFileType(content: Buffer, fileType?: string, complete = tru
 	}
 	// eslint-disable-next-line no-control-regex
 	const binary = /[\u0000-\u0008\u000E-\u001A\u001C-\u001F]/.test(head.toString('latin1'));
-	return binary ? { mimeType: 'application/octet-stream', extension: 'bin' } : { mimeType: 'text/plain', extension: 'txt' };
+	return binary
+		? { mimeType: 'application/octet-stream', extension: 'bin' }
+		: { mimeType: 'text/plain', extension: 'txt' };
 }
 
 /** A file name the bank gave, or the file reference with an extension from the content. */
-export function fileNameFor(userFilename: string | undefined, fileReference: string | undefined, guessed: GuessedType): string {
+export function fileNameFor(
+	userFilename: string | undefined,
+	fileReference: string | undefined,
+	guessed: GuessedType,
+): string {
 	const given = userFilename?.replace(/[\\/]/g, '_').trim();
 	if (given) return given;
 	return `${(fileReference ?? 'bank-file').replace(/[^\w.-]/g, '_')}.${guessed.extension}`;
@@ -48,14 +67,23 @@ export function fileNameFor(userFilename: string | undefined, fileReference: str
 
 /** The bank sent the file encrypted: an error that says what to do. */
 export function encryptedError(ctx: FileOutputContext, itemIndex: number): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), 'The bank sent the file encrypted, which this node cannot decrypt', {
-		itemIndex,
-		description: 'Ask the bank to send files unencrypted for this user, or use the raw ApplicationResponse.',
-	});
+	return new NodeOperationError(
+		ctx.getNode(),
+		'The bank sent the file encrypted, which this node cannot decrypt',
+		{
+			itemIndex,
+			description:
+				'Ask the bank to send files unencrypted for this user, or use the raw ApplicationResponse.',
+		},
+	);
 }
 
 /** The Content of an answer, unpacked when the bank says it is compressed. */
-export function unpackedContent(ctx: FileOutputContext, itemIndex: number, response: ApplicationResponse): Buffer | undefined {
+export function unpackedContent(
+	ctx: FileOutputContext,
+	itemIndex: number,
+	response: ApplicationResponse,
+): Buffer | undefined {
 	if (!response.content) return undefined;
 	if (response.encrypted) throw encryptedError(ctx, itemIndex);
 	if (!response.compressed) return response.content;
@@ -75,9 +103,13 @@ const DATABASE_BINARY_DEFAULT_MIB = 512;
  * modes (filesystem, S3).
  */
 export function databaseBinaryLimit(env: NodeJS.ProcessEnv = process.env): number | undefined {
-	const mode = env.N8N_DEFAULT_BINARY_DATA_MODE?.trim() || (env.EXECUTIONS_MODE?.trim() === 'queue' ? 'database' : 'filesystem');
+	const mode =
+		env.N8N_DEFAULT_BINARY_DATA_MODE?.trim() ||
+		(env.EXECUTIONS_MODE?.trim() === 'queue' ? 'database' : 'filesystem');
 	if (mode !== 'database') return undefined;
-	const mib = Number(env.N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE?.trim() || DATABASE_BINARY_DEFAULT_MIB);
+	const mib = Number(
+		env.N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE?.trim() || DATABASE_BINARY_DEFAULT_MIB,
+	);
 	return (Number.isFinite(mib) && mib > 0 ? mib : DATABASE_BINARY_DEFAULT_MIB) * 1024 * 1024;
 }
 
@@ -91,7 +123,11 @@ export class BinaryStorageLimitError extends Error {
 	}
 }
 
-function storageLimitNodeError(ctx: FileOutputContext, itemIndex: number, error: BinaryStorageLimitError): NodeOperationError {
+function storageLimitNodeError(
+	ctx: FileOutputContext,
+	itemIndex: number,
+	error: BinaryStorageLimitError,
+): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), `Download refused: ${error.message}`, {
 		itemIndex,
 		description:
@@ -128,7 +164,8 @@ export async function binaryItem(
 	const guessed = guessFileType(content, names.fileType);
 	const fileName = fileNameFor(names.userFilename, names.fileReference, guessed);
 	const limit = databaseBinaryLimit();
-	if (limit !== undefined && content.length > limit) throw storageLimitNodeError(ctx, itemIndex, new BinaryStorageLimitError(limit));
+	if (limit !== undefined && content.length > limit)
+		throw storageLimitNodeError(ctx, itemIndex, new BinaryStorageLimitError(limit));
 	const binary: IBinaryKeyData = {
 		[propertyName]: await ctx.helpers.prepareBinaryData(content, fileName, guessed.mimeType),
 	};
@@ -159,13 +196,26 @@ export async function streamedBinaryItem(
 	// worker out of memory or have the database refuse the row after the whole download.
 	const limit = databaseBinaryLimit();
 	const binaryData = await ctx.helpers
-		.prepareBinaryData(limit === undefined ? stream : limitedStream(stream, limit), fileName, guessed.mimeType)
+		.prepareBinaryData(
+			limit === undefined ? stream : limitedStream(stream, limit),
+			fileName,
+			guessed.mimeType,
+		)
 		.catch(async (error: unknown) =>
-			Promise.reject(error instanceof BinaryStorageLimitError ? storageLimitNodeError(ctx, itemIndex, error) : error),
+			Promise.reject(
+				error instanceof BinaryStorageLimitError
+					? storageLimitNodeError(ctx, itemIndex, error)
+					: error,
+			),
 		);
 	const response = await answer.done;
 	return {
-		json: { ...json(response), fileName, mimeType: guessed.mimeType, fileSize: answer.contentBytes() },
+		json: {
+			...json(response),
+			fileName,
+			mimeType: guessed.mimeType,
+			fileSize: answer.contentBytes(),
+		},
 		binary: { [propertyName]: binaryData },
 		pairedItem: { item: itemIndex },
 	};

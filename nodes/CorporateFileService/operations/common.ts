@@ -2,13 +2,24 @@ import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from '
 import { NodeOperationError } from 'n8n-workflow';
 import { DateTime } from 'luxon';
 
-import type { BxdOperation, Canonicalization, FileDescriptor, FileServiceResult, PreparedRequest, RequestFields } from '../../shared/bxd';
+import type {
+	BxdOperation,
+	Canonicalization,
+	FileDescriptor,
+	FileServiceResult,
+	PreparedRequest,
+	RequestFields,
+} from '../../shared/bxd';
 import { prepareRequest } from '../../shared/bxd';
 import type { BankContext } from '../../shared/transport/request';
 import type { Endpoint, ServiceContext } from '../fileService';
 import { sendPrepared, toNodeError } from '../fileService';
 
-export type FileServiceOperation = (ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext) => Promise<INodeExecutionData[]>;
+export type FileServiceOperation = (
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	service: ServiceContext,
+) => Promise<INodeExecutionData[]>;
 
 export interface CommonOptions {
 	endpoint: Endpoint;
@@ -20,17 +31,29 @@ export interface CommonOptions {
 }
 
 /** The Options collection as the request settings; an unknown Endpoint is refused naming the field. */
-export function commonOptionsFrom(node: INode, options: IDataObject, itemIndex?: number): CommonOptions {
+export function commonOptionsFrom(
+	node: INode,
+	options: IDataObject,
+	itemIndex?: number,
+): CommonOptions {
 	const endpoint = (options.endpoint as Endpoint | undefined) ?? 'auto';
 	if (!['auto', 'standard', 'large'].includes(endpoint)) {
-		throw new NodeOperationError(node, `Endpoint must be Auto, Standard or Large (got "${String(endpoint)}")`, { itemIndex });
+		throw new NodeOperationError(
+			node,
+			`Endpoint must be Auto, Standard or Large (got "${String(endpoint)}")`,
+			{ itemIndex },
+		);
 	}
 	const timeout = options.timeout ?? 120;
 	if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1) {
-		throw new NodeOperationError(node, `Options > Timeout (Seconds): must be a whole number of at least 1, got ${JSON.stringify(timeout)}`, {
-			itemIndex,
-			description: 'Nothing was sent to the bank.',
-		});
+		throw new NodeOperationError(
+			node,
+			`Options > Timeout (Seconds): must be a whole number of at least 1, got ${JSON.stringify(timeout)}`,
+			{
+				itemIndex,
+				description: 'Nothing was sent to the bank.',
+			},
+		);
 	}
 	return {
 		endpoint,
@@ -38,16 +61,27 @@ export function commonOptionsFrom(node: INode, options: IDataObject, itemIndex?:
 		canonicalization: options.canonicalization === 'exclusive' ? 'exclusive' : 'inclusive',
 		compress: options.compress !== false,
 		requestCompression: options.requestCompression === true,
-		executionSerial: typeof options.executionSerial === 'string' && options.executionSerial.trim() ? options.executionSerial.trim() : undefined,
+		executionSerial:
+			typeof options.executionSerial === 'string' && options.executionSerial.trim()
+				? options.executionSerial.trim()
+				: undefined,
 	};
 }
 
 export function readOptions(ctx: IExecuteFunctions, itemIndex: number): CommonOptions {
-	return commonOptionsFrom(ctx.getNode(), ctx.getNodeParameter('options', itemIndex, {}) as IDataObject, itemIndex);
+	return commonOptionsFrom(
+		ctx.getNode(),
+		ctx.getNodeParameter('options', itemIndex, {}) as IDataObject,
+		itemIndex,
+	);
 }
 
 /** Optional text parameter, trimmed; undefined when empty. */
-export function textParam(ctx: IExecuteFunctions, name: string, itemIndex: number): string | undefined {
+export function textParam(
+	ctx: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+): string | undefined {
 	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
 	if (value === undefined || value === null) return undefined;
 	const text = String(value).trim();
@@ -64,15 +98,25 @@ export function fileTypeParam(ctx: IExecuteFunctions, itemIndex: number): string
 }
 
 /** A date parameter as YYYY-MM-DD (the day as written, whatever time it carries). */
-export function dateParam(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string | undefined {
+export function dateParam(
+	ctx: IExecuteFunctions,
+	name: string,
+	label: string,
+	itemIndex: number,
+): string | undefined {
 	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
 	if (value === undefined || value === null || value === '') return undefined;
 	if (DateTime.isDateTime(value)) return value.toISODate() ?? undefined;
-	if (value instanceof Date) return DateTime.fromJSDate(value, { zone: ctx.getTimezone() }).toISODate() ?? undefined;
+	if (value instanceof Date)
+		return DateTime.fromJSDate(value, { zone: ctx.getTimezone() }).toISODate() ?? undefined;
 	const text = String(value).trim();
 	const match = /^(\d{4}-\d{2}-\d{2})/.exec(text);
 	if (match && DateTime.fromISO(match[1]).isValid) return match[1];
-	throw new NodeOperationError(ctx.getNode(), `${label}: "${text}" is not a date (use YYYY-MM-DD)`, { itemIndex });
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${label}: "${text}" is not a date (use YYYY-MM-DD)`,
+		{ itemIndex },
+	);
 }
 
 /** Builds and signs one request from fields; a field the schema refuses becomes an n8n error. */
@@ -105,7 +149,11 @@ export async function exchange(
 	options: CommonOptions,
 ): Promise<FileServiceResult> {
 	const prepared = prepare(ctx, itemIndex, service, operation, fields, options);
-	return await sendPrepared(ctx, service, prepared, { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs });
+	return await sendPrepared(ctx, service, prepared, {
+		itemIndex,
+		endpoint: options.endpoint,
+		timeoutMs: options.timeoutMs,
+	});
 }
 
 /** The response summary every operation adds to its items. */

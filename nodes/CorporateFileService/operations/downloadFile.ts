@@ -7,7 +7,14 @@ import { sendForDownload, toNodeError } from '../fileService';
 import type { FileOutputContext } from './binaryOutput';
 import { binaryItem, encryptedError, streamedBinaryItem, unpackedContent } from './binaryOutput';
 import type { CommonOptions } from './common';
-import { descriptorJson, fileTypeParam, prepare, readOptions, responseSummary, textParam } from './common';
+import {
+	descriptorJson,
+	fileTypeParam,
+	prepare,
+	readOptions,
+	responseSummary,
+	textParam,
+} from './common';
 
 /** The file to download: its reference, and the type and target folder some banks want with it. */
 export interface FileToFetch {
@@ -50,10 +57,19 @@ export async function fetchFile(
 		},
 		options,
 	);
-	const { reading, errorContext } = await sendForDownload(ctx, service, prepared, { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs });
+	const { reading, errorContext } = await sendForDownload(ctx, service, prepared, {
+		itemIndex,
+		endpoint: options.endpoint,
+		timeoutMs: options.timeoutMs,
+	});
 
-	const itemJson = (result: Pick<FileServiceResult, 'code' | 'header' | 'applicationResponse'>, response: ApplicationResponse): IDataObject => {
-		const descriptor = response.fileDescriptors.find((d) => d.fileReference === fileReference) ?? response.fileDescriptors[0];
+	const itemJson = (
+		result: Pick<FileServiceResult, 'code' | 'header' | 'applicationResponse'>,
+		response: ApplicationResponse,
+	): IDataObject => {
+		const descriptor =
+			response.fileDescriptors.find((d) => d.fileReference === fileReference) ??
+			response.fileDescriptors[0];
 		return {
 			...descriptorJson(descriptor),
 			fileReference,
@@ -63,8 +79,14 @@ export async function fetchFile(
 		};
 	};
 	const namesOf = (response: ApplicationResponse) => {
-		const descriptor = response.fileDescriptors.find((d) => d.fileReference === fileReference) ?? response.fileDescriptors[0];
-		return { userFilename: descriptor?.userFilename, fileReference, fileType: descriptor?.fileType ?? response.fileType ?? fileType };
+		const descriptor =
+			response.fileDescriptors.find((d) => d.fileReference === fileReference) ??
+			response.fileDescriptors[0];
+		return {
+			userFilename: descriptor?.userFilename,
+			fileReference,
+			fileType: descriptor?.fileType ?? response.fileType ?? fileType,
+		};
 	};
 
 	if (!reading.streamed) {
@@ -73,9 +95,20 @@ export async function fetchFile(
 		if (result.noData || !response) return undefined;
 		const content = unpackedContent(ctx, itemIndex, response);
 		if (!content) {
-			throw new NodeOperationError(ctx.getNode(), `Download file: the bank answered code ${result.code} but sent no file content`, { itemIndex });
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Download file: the bank answered code ${result.code} but sent no file content`,
+				{ itemIndex },
+			);
 		}
-		return await binaryItem(ctx, itemIndex, content, namesOf(response), propertyName, itemJson(result, response));
+		return await binaryItem(
+			ctx,
+			itemIndex,
+			content,
+			namesOf(response),
+			propertyName,
+			itemJson(result, response),
+		);
 	}
 
 	const answer: StreamedAnswer = reading.answer;
@@ -88,8 +121,17 @@ export async function fetchFile(
 		throw encryptedError(ctx, itemIndex);
 	}
 	try {
-		return await streamedBinaryItem(ctx, itemIndex, answer, namesOf(answer.applicationResponse), propertyName, (response) =>
-			itemJson({ code: answer.code, header: answer.header, applicationResponse: response }, response),
+		return await streamedBinaryItem(
+			ctx,
+			itemIndex,
+			answer,
+			namesOf(answer.applicationResponse),
+			propertyName,
+			(response) =>
+				itemJson(
+					{ code: answer.code, header: answer.header, applicationResponse: response },
+					response,
+				),
 		);
 	} catch (error) {
 		answer.abort();
@@ -98,14 +140,27 @@ export async function fetchFile(
 }
 
 /** Download File: the file named by the item's parameters; nothing when the bank has no such file (code 24). */
-export async function downloadFile(ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext): Promise<INodeExecutionData[]> {
+export async function downloadFile(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	service: ServiceContext,
+): Promise<INodeExecutionData[]> {
 	const fileReference = textParam(ctx, 'fileReference', itemIndex);
-	if (!fileReference) throw new NodeOperationError(ctx.getNode(), 'File Reference is empty', { itemIndex });
+	if (!fileReference)
+		throw new NodeOperationError(ctx.getNode(), 'File Reference is empty', { itemIndex });
 	const item = await fetchFile(
 		ctx,
 		service,
-		{ fileReference, fileType: fileTypeParam(ctx, itemIndex), targetId: textParam(ctx, 'targetId', itemIndex) },
-		{ ...readOptions(ctx, itemIndex), itemIndex, propertyName: textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data' },
+		{
+			fileReference,
+			fileType: fileTypeParam(ctx, itemIndex),
+			targetId: textParam(ctx, 'targetId', itemIndex),
+		},
+		{
+			...readOptions(ctx, itemIndex),
+			itemIndex,
+			propertyName: textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data',
+		},
 	);
 	return item ? [item] : [];
 }

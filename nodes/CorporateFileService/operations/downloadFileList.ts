@@ -4,7 +4,14 @@ import type { FileDescriptor } from '../../shared/bxd';
 import type { BankContext } from '../../shared/transport/request';
 import type { ServiceContext } from '../fileService';
 import type { CommonOptions } from './common';
-import { dateParam, descriptorJson, exchange, fileTypeParam, readOptions, textParam } from './common';
+import {
+	dateParam,
+	descriptorJson,
+	exchange,
+	fileTypeParam,
+	readOptions,
+	textParam,
+} from './common';
 
 /** What a file list asks the bank for (every field optional but the status). */
 export interface FileListQuery {
@@ -36,7 +43,11 @@ export async function listFiles(
 }
 
 /** List Files (downloadFileList): one item per file the bank offers; none when it has none (code 24). */
-export async function downloadFileList(ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext): Promise<INodeExecutionData[]> {
+export async function downloadFileList(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	service: ServiceContext,
+): Promise<INodeExecutionData[]> {
 	const status = (ctx.getNodeParameter('status', itemIndex, 'NEW') as string) || 'NEW';
 	const fileType = fileTypeParam(ctx, itemIndex);
 	const descriptors = await listFiles(
@@ -58,10 +69,15 @@ export async function downloadFileList(ctx: IExecuteFunctions, itemIndex: number
 		ctx.addExecutionHints({
 			message:
 				`The bank has no ${which} for these settings, so this step output nothing.` +
-				(status === 'NEW' ? ' A file stops being New once it has been downloaded: choose Status "All" to list those too.' : ''),
+				(status === 'NEW'
+					? ' A file stops being New once it has been downloaded: choose Status "All" to list those too.'
+					: ''),
 			type: 'info',
 			location: 'outputPane',
 		});
 	}
-	return descriptors.map((descriptor) => ({ json: descriptorJson(descriptor), pairedItem: { item: itemIndex } }));
+	return descriptors.map((descriptor) => ({
+		json: descriptorJson(descriptor),
+		pairedItem: { item: itemIndex },
+	}));
 }

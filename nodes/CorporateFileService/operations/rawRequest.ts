@@ -1,7 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ApplicationResponse, BxdOperation, FileServiceResult, PreparedRequest } from '../../shared/bxd';
+import type {
+	ApplicationResponse,
+	BxdOperation,
+	FileServiceResult,
+	PreparedRequest,
+} from '../../shared/bxd';
 import { attempt, decodePayload, prepareRawRequest } from '../../shared/bxd';
 import type { ServiceContext } from '../fileService';
 import { sendForDownload, sendPrepared, toNodeError } from '../fileService';
@@ -27,13 +32,18 @@ function withoutAttributes(value: unknown): unknown {
 /** The ApplicationRequest parameter: XML text, or base64 of it. */
 function applicationRequestBytes(ctx: IExecuteFunctions, itemIndex: number): Buffer {
 	const text = (ctx.getNodeParameter('applicationRequest', itemIndex, '') as string).trim();
-	if (!text) throw new NodeOperationError(ctx.getNode(), 'ApplicationRequest is empty', { itemIndex });
+	if (!text)
+		throw new NodeOperationError(ctx.getNode(), 'ApplicationRequest is empty', { itemIndex });
 	if (text.startsWith('<') || text.startsWith('\uFEFF')) return Buffer.from(text, 'utf8');
 	const decoded = attempt(() => decodePayload(text, 'The ApplicationRequest parameter'));
 	if (decoded.ok) return decoded.value;
-	throw new NodeOperationError(ctx.getNode(), `${(decoded.error as Error).message}. Give the ApplicationRequest as XML or as base64 of XML.`, {
-		itemIndex,
-	});
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${(decoded.error as Error).message}. Give the ApplicationRequest as XML or as base64 of XML.`,
+		{
+			itemIndex,
+		},
+	);
 }
 
 /**
@@ -41,19 +51,30 @@ function applicationRequestBytes(ctx: IExecuteFunctions, itemIndex: number): Buf
  * operation and returns the decoded ApplicationResponse as XML text and as parsed JSON, plus its
  * Content as binary data.
  */
-export async function rawRequest(ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext): Promise<INodeExecutionData[]> {
+export async function rawRequest(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	service: ServiceContext,
+): Promise<INodeExecutionData[]> {
 	const operation = ctx.getNodeParameter('operation', itemIndex) as BxdOperation;
 	const xml = applicationRequestBytes(ctx, itemIndex);
 	const options = readOptions(ctx, itemIndex);
 	let prepared: PreparedRequest;
 	try {
-		prepared = prepareRawRequest({ ...service.settings, canonicalization: options.canonicalization }, operation, xml);
+		prepared = prepareRawRequest(
+			{ ...service.settings, canonicalization: options.canonicalization },
+			operation,
+			xml,
+		);
 	} catch (error) {
 		throw toNodeError(ctx.getNode(), error, { operation, itemIndex, secrets: service.secrets });
 	}
 	const sendOptions = { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs };
 	const propertyName = textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data';
-	const summary = (result: Pick<FileServiceResult, 'code' | 'header'>, response: ApplicationResponse | undefined): IDataObject => ({
+	const summary = (
+		result: Pick<FileServiceResult, 'code' | 'header'>,
+		response: ApplicationResponse | undefined,
+	): IDataObject => ({
 		responseCode: result.code,
 		responseText: response?.responseText ?? result.header.responseText ?? null,
 		responseHeader: { ...result.header } as IDataObject,
@@ -61,12 +82,18 @@ export async function rawRequest(ctx: IExecuteFunctions, itemIndex: number, serv
 	});
 	const namesOf = (response: ApplicationResponse) => {
 		const descriptor = response.fileDescriptors[0];
-		return { userFilename: descriptor?.userFilename, fileReference: descriptor?.fileReference, fileType: descriptor?.fileType ?? response.fileType };
+		return {
+			userFilename: descriptor?.userFilename,
+			fileReference: descriptor?.fileReference,
+			fileType: descriptor?.fileType ?? response.fileType,
+		};
 	};
 	const documentJson = (response: ApplicationResponse): IDataObject => ({
 		applicationResponse: withoutAttributes(response.tree) as IDataObject,
 		applicationResponseXml:
-			response.bytes && response.bytes.length <= FULL_XML_LIMIT ? response.bytes.toString(response.encoding) : response.xmlWithoutContent,
+			response.bytes && response.bytes.length <= FULL_XML_LIMIT
+				? response.bytes.toString(response.encoding)
+				: response.xmlWithoutContent,
 	});
 
 	// A download may bring a file of any size: its answer is read as a stream.
@@ -80,10 +107,17 @@ export async function rawRequest(ctx: IExecuteFunctions, itemIndex: number, serv
 			}
 			try {
 				return [
-					await streamedBinaryItem(ctx, itemIndex, answer, namesOf(answer.applicationResponse), propertyName, (response) => ({
-						...summary(answer, response),
-						...documentJson(response),
-					})),
+					await streamedBinaryItem(
+						ctx,
+						itemIndex,
+						answer,
+						namesOf(answer.applicationResponse),
+						propertyName,
+						(response) => ({
+							...summary(answer, response),
+							...documentJson(response),
+						}),
+					),
 				];
 			} catch (error) {
 				answer.abort();
@@ -97,7 +131,13 @@ export async function rawRequest(ctx: IExecuteFunctions, itemIndex: number, serv
 	async function fromResult(result: FileServiceResult): Promise<INodeExecutionData[]> {
 		const response = result.applicationResponse;
 		const json = summary(result, response);
-		if (!response) return [{ json: { ...json, applicationResponse: null, applicationResponseXml: null }, pairedItem: { item: itemIndex } }];
+		if (!response)
+			return [
+				{
+					json: { ...json, applicationResponse: null, applicationResponseXml: null },
+					pairedItem: { item: itemIndex },
+				},
+			];
 		Object.assign(json, documentJson(response));
 		const content = unpackedContent(ctx, itemIndex, response);
 		if (!content) return [{ json, pairedItem: { item: itemIndex } }];

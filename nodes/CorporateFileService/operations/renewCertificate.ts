@@ -1,7 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { readEnrolmentState, readFileServiceCredential, ENROLMENT_FIELD } from '../../shared/fileServiceCredential';
+import {
+	readEnrolmentState,
+	readFileServiceCredential,
+	ENROLMENT_FIELD,
+} from '../../shared/fileServiceCredential';
 import { CREDENTIAL_TYPE, refreshEnrolment } from '../fileService';
 
 /**
@@ -9,7 +13,10 @@ import { CREDENTIAL_TYPE, refreshEnrolment } from '../fileService';
  * new certificate is stored in the credential; when the bank refuses, the current one stays and
  * the error says so. The item tells the certificate's subject and validity, never its key.
  */
-export async function renewCertificate(ctx: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function renewCertificate(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode();
 	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
 	const view = readFileServiceCredential(credentials);
@@ -24,14 +31,24 @@ export async function renewCertificate(ctx: IExecuteFunctions, itemIndex: number
 	const { credentials: after, error } = await refreshEnrolment(ctx, credentials, true);
 	const now = readEnrolmentState(after[ENROLMENT_FIELD]);
 	if (error || !now || now.certificatePem === before.certificatePem) {
-		throw new NodeOperationError(node, `Renew Certificate: ${error?.message ?? 'the bank issued no new certificate'}`, {
-			itemIndex,
-			description: `The current certificate stays in use; it is valid until ${before.notAfter}.`,
-		});
+		throw new NodeOperationError(
+			node,
+			`Renew Certificate: ${error?.message ?? 'the bank issued no new certificate'}`,
+			{
+				itemIndex,
+				description: `The current certificate stays in use; it is valid until ${before.notAfter}.`,
+			},
+		);
 	}
 	return [
 		{
-			json: { renewed: true, validFrom: now.notBefore, validUntil: now.notAfter, previousValidUntil: before.notAfter, renewedAt: now.renewedAt ?? null },
+			json: {
+				renewed: true,
+				validFrom: now.notBefore,
+				validUntil: now.notAfter,
+				previousValidUntil: before.notAfter,
+				renewedAt: now.renewedAt ?? null,
+			},
 			pairedItem: { item: itemIndex },
 		},
 	];

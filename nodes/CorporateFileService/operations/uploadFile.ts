@@ -7,13 +7,30 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ContentSource, FileServiceResult, StreamingRequest } from '../../shared/bxd';
-import { CONTENT_CHUNK, gzip, gzipStream, gzipToFile, prepareStreamingRequest } from '../../shared/bxd';
+import {
+	CONTENT_CHUNK,
+	gzip,
+	gzipStream,
+	gzipToFile,
+	prepareStreamingRequest,
+} from '../../shared/bxd';
 import type { ServiceContext } from '../fileService';
 import { sendStreamingRequest, streamingThresholds, toNodeError } from '../fileService';
-import { descriptorJson, exchange, fileTypeParam, readOptions, responseSummary, textParam } from './common';
+import {
+	descriptorJson,
+	exchange,
+	fileTypeParam,
+	readOptions,
+	responseSummary,
+	textParam,
+} from './common';
 
 /** Size of a file in n8n's binary storage, from its metadata. */
-async function storedFileSize(ctx: IExecuteFunctions, id: string, known: number | undefined): Promise<number | undefined> {
+async function storedFileSize(
+	ctx: IExecuteFunctions,
+	id: string,
+	known: number | undefined,
+): Promise<number | undefined> {
 	if (typeof known === 'number') return known;
 	try {
 		const metadata = await ctx.helpers.getBinaryMetadata(id);
@@ -37,25 +54,41 @@ function fitFilename(name: string): string {
  * from disk into the request (gzipped to a temporary file first when Compress is on); it is never
  * sent twice.
  */
-export async function uploadFile(ctx: IExecuteFunctions, itemIndex: number, service: ServiceContext): Promise<INodeExecutionData[]> {
+export async function uploadFile(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	service: ServiceContext,
+): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode();
 	const propertyName = textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data';
 	const fileType = fileTypeParam(ctx, itemIndex);
-	if (!fileType) throw new NodeOperationError(node, 'File Type is empty: the bank needs to know what kind of file this is', { itemIndex });
+	if (!fileType)
+		throw new NodeOperationError(
+			node,
+			'File Type is empty: the bank needs to know what kind of file this is',
+			{ itemIndex },
+		);
 	const options = readOptions(ctx, itemIndex);
 	const binaryData = ctx.helpers.assertBinaryData(itemIndex, propertyName);
-	const userFilename = textParam(ctx, 'userFilename', itemIndex) ?? (binaryData.fileName ? fitFilename(binaryData.fileName) : undefined);
+	const userFilename =
+		textParam(ctx, 'userFilename', itemIndex) ??
+		(binaryData.fileName ? fitFilename(binaryData.fileName) : undefined);
 	const fields = {
 		fileType,
 		targetId: textParam(ctx, 'targetId', itemIndex),
 		userFilename,
 		...(options.compress ? { compression: true, compressionMethod: 'GZIP' } : {}),
 	};
-	const empty = () => new NodeOperationError(node, `The file in the binary field "${propertyName}" is empty`, { itemIndex });
+	const empty = () =>
+		new NodeOperationError(node, `The file in the binary field "${propertyName}" is empty`, {
+			itemIndex,
+		});
 
 	let result: FileServiceResult;
 	let fileSize: number;
-	const storedSize = binaryData.id ? await storedFileSize(ctx, binaryData.id, binaryData.bytes) : undefined;
+	const storedSize = binaryData.id
+		? await storedFileSize(ctx, binaryData.id, binaryData.bytes)
+		: undefined;
 	if (binaryData.id && storedSize !== undefined && storedSize > streamingThresholds.uploadBytes) {
 		// A large file stored on disk: streamed, never read into memory.
 		const id = binaryData.id;
@@ -65,12 +98,21 @@ export async function uploadFile(ctx: IExecuteFunctions, itemIndex: number, serv
 			if (options.compress) {
 				tempDir = await mkdtemp(join(tmpdir(), 'n8n-bxd-upload-'));
 				const packedPath = join(tempDir, 'content.gz');
-				const packed = await gzipToFile(await ctx.helpers.getBinaryStream(id, CONTENT_CHUNK), packedPath);
+				const packed = await gzipToFile(
+					await ctx.helpers.getBinaryStream(id, CONTENT_CHUNK),
+					packedPath,
+				);
 				fileSize = packed.inputBytes;
-				source = { length: packed.outputBytes, open: async () => createReadStream(packedPath, { highWaterMark: CONTENT_CHUNK }) };
+				source = {
+					length: packed.outputBytes,
+					open: async () => createReadStream(packedPath, { highWaterMark: CONTENT_CHUNK }),
+				};
 			} else {
 				fileSize = storedSize;
-				source = { length: storedSize, open: async () => await ctx.helpers.getBinaryStream(id, CONTENT_CHUNK) };
+				source = {
+					length: storedSize,
+					open: async () => await ctx.helpers.getBinaryStream(id, CONTENT_CHUNK),
+				};
 			}
 			if (fileSize === 0) throw empty();
 			let request: StreamingRequest;
@@ -78,13 +120,23 @@ export async function uploadFile(ctx: IExecuteFunctions, itemIndex: number, serv
 				request = await prepareStreamingRequest(
 					{ ...service.settings, canonicalization: options.canonicalization },
 					'uploadFile',
-					options.executionSerial ? { ...fields, executionSerial: options.executionSerial } : fields,
+					options.executionSerial
+						? { ...fields, executionSerial: options.executionSerial }
+						: fields,
 					source,
 				);
 			} catch (error) {
-				throw toNodeError(node, error, { operation: 'uploadFile', itemIndex, secrets: service.secrets });
+				throw toNodeError(node, error, {
+					operation: 'uploadFile',
+					itemIndex,
+					secrets: service.secrets,
+				});
 			}
-			result = await sendStreamingRequest(ctx, service, request, { itemIndex, endpoint: options.endpoint, timeoutMs: options.timeoutMs });
+			result = await sendStreamingRequest(ctx, service, request, {
+				itemIndex,
+				endpoint: options.endpoint,
+				timeoutMs: options.timeoutMs,
+			});
 		} finally {
 			if (tempDir) await rm(tempDir, { recursive: true, force: true });
 		}

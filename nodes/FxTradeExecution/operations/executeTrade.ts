@@ -20,11 +20,19 @@ export function buildExecutionRequest(ctx: IExecuteFunctions, itemIndex: number)
 		counterpart,
 		buyCurrency,
 		sellCurrency,
-		amount: v.positiveAmount('Amount', param('amount'), amountSide === 'BUY' ? buyCurrency : sellCurrency),
+		amount: v.positiveAmount(
+			'Amount',
+			param('amount'),
+			amountSide === 'BUY' ? buyCurrency : sellCurrency,
+		),
 		amountSide,
 		baseSide: v.oneOf('Base Side', param('baseSide'), SIDES),
 	};
-	if (body.buyCurrency === body.sellCurrency) v.fail('Sell Currency', `must differ from the Buy Currency (both are ${String(body.buyCurrency)})`);
+	if (body.buyCurrency === body.sellCurrency)
+		v.fail(
+			'Sell Currency',
+			`must differ from the Buy Currency (both are ${String(body.buyCurrency)})`,
+		);
 	const maturityType = ctx.getNodeParameter('maturityType', itemIndex, 'tenor') as string;
 	if (maturityType === 'date') {
 		const raw = ctx.getNodeParameter('maturityDate', itemIndex, '');
@@ -38,8 +46,10 @@ export function buildExecutionRequest(ctx: IExecuteFunctions, itemIndex: number)
 		v.fail('Maturity Given As', 'must be Date or Tenor');
 	}
 	const extra = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	if (typeof extra.comment === 'string' && extra.comment.trim()) body.comment = extra.comment.trim();
-	if (typeof extra.shortName === 'string' && extra.shortName.trim()) body.shortName = extra.shortName.trim();
+	if (typeof extra.comment === 'string' && extra.comment.trim())
+		body.comment = extra.comment.trim();
+	if (typeof extra.shortName === 'string' && extra.shortName.trim())
+		body.shortName = extra.shortName.trim();
 	return body;
 }
 
@@ -47,17 +57,26 @@ export function buildExecutionRequest(ctx: IExecuteFunctions, itemIndex: number)
 export function assertSingleExecution(ctx: IExecuteFunctions, itemIndex: number): void {
 	const node = ctx.getNode();
 	if (node.retryOnFail) {
-		throw new NodeOperationError(node, 'Settings > Retry On Fail: must be off for trade execution', {
-			itemIndex,
-			description: 'A retried execution could trade twice. Nothing was sent to the bank.',
-		});
+		throw new NodeOperationError(
+			node,
+			'Settings > Retry On Fail: must be off for trade execution',
+			{
+				itemIndex,
+				description: 'A retried execution could trade twice. Nothing was sent to the bank.',
+			},
+		);
 	}
 	const asTool = node.type.endsWith('Tool');
 	if (asTool && ctx.getNodeParameter('allowAiAgentUse', itemIndex, false) !== true) {
-		throw new NodeOperationError(node, 'Allow Use by AI Agents: is off, so an AI agent may not execute trades with this node', {
-			itemIndex,
-			description: 'Switch it on in the node only if the agent is meant to move money. Nothing was sent to the bank.',
-		});
+		throw new NodeOperationError(
+			node,
+			'Allow Use by AI Agents: is off, so an AI agent may not execute trades with this node',
+			{
+				itemIndex,
+				description:
+					'Switch it on in the node only if the agent is meant to move money. Nothing was sent to the bank.',
+			},
+		);
 	}
 }
 
@@ -66,14 +85,22 @@ export function assertSingleExecution(ctx: IExecuteFunctions, itemIndex: number)
  * after a 401 (the bank refused it unread), nothing else does. When the outcome is unknown (a
  * timeout, a dropped connection, a 5xx) the error says so and carries the request that was sent.
  */
-export async function executeTrade(ctx: IExecuteFunctions, itemIndex: number, target: FxTarget): Promise<INodeExecutionData[]> {
+export async function executeTrade(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	target: FxTarget,
+): Promise<INodeExecutionData[]> {
 	assertSingleExecution(ctx, itemIndex);
 	const body = buildExecutionRequest(ctx, itemIndex);
 	const extra = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const timeoutMs =
 		extra.timeoutMs === undefined
 			? 30000
-			: new FxValidator(ctx.getNode(), itemIndex).integer('Additional Fields > Timeout (Ms)', extra.timeoutMs, 1000);
+			: new FxValidator(ctx.getNode(), itemIndex).integer(
+					'Additional Fields > Timeout (Ms)',
+					extra.timeoutMs,
+					1000,
+				);
 	try {
 		const response = await fxRequest<IDataObject>(ctx, target, {
 			method: 'POST',
@@ -84,13 +111,22 @@ export async function executeTrade(ctx: IExecuteFunctions, itemIndex: number, ta
 			timeoutMs,
 		});
 		if (!isJsonObject(response.body)) {
-			throw new NodeOperationError(ctx.getNode(), 'Execute trade: outcome unknown, the bank answered without an execution result', {
-				itemIndex,
-				description: `The trade may have been executed. Check the trade report before trying again.\nRequest sent: ${JSON.stringify(body)}`,
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				'Execute trade: outcome unknown, the bank answered without an execution result',
+				{
+					itemIndex,
+					description: `The trade may have been executed. Check the trade report before trying again.\nRequest sent: ${JSON.stringify(body)}`,
+				},
+			);
 		}
 		const json = shapeTrade(response.body);
-		return [{ json: target.decorate ? target.decorate(json, response) : json, pairedItem: { item: itemIndex } }];
+		return [
+			{
+				json: target.decorate ? target.decorate(json, response) : json,
+				pairedItem: { item: itemIndex },
+			},
+		];
 	} catch (error) {
 		if (error instanceof NodeOperationError) throw new NodeOperationError(ctx.getNode(), error);
 		const request = `Request sent: ${JSON.stringify(body)}`;
@@ -102,7 +138,11 @@ export async function executeTrade(ctx: IExecuteFunctions, itemIndex: number, ta
 			});
 		}
 		if (target.writeRetry) {
-			throw toBankApiError(ctx.getNode(), error, { operation: 'Execute trade', itemIndex, hint: request });
+			throw toBankApiError(ctx.getNode(), error, {
+				operation: 'Execute trade',
+				itemIndex,
+				hint: request,
+			});
 		}
 		throw toBankApiError(ctx.getNode(), error, {
 			operation: 'Execute trade: not executed',

@@ -6,7 +6,11 @@ import { FxValidator } from '../../shared/fx/validation';
 import { toBankApiError } from '../../shared/transport/errors';
 
 /** One trade by its 12-character trade ID. A 404 is an error: the trade does not exist. */
-export async function get(ctx: IExecuteFunctions, itemIndex: number, target: FxTarget): Promise<INodeExecutionData[]> {
+export async function get(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	target: FxTarget,
+): Promise<INodeExecutionData[]> {
 	const v = new FxValidator(ctx.getNode(), itemIndex, ctx.getTimezone());
 	const tradeId = v.tradeId('Trade ID', ctx.getNodeParameter('tradeId', itemIndex, ''));
 	let response;
@@ -27,5 +31,10 @@ export async function get(ctx: IExecuteFunctions, itemIndex: number, target: FxT
 	// become one field per character.
 	if (!isJsonObject(response.body)) throw notJsonError(ctx, 'Get trade', response.body, itemIndex);
 	const json = shapeTrade(response.body);
-	return [{ json: target.decorate ? target.decorate(json, response) : json, pairedItem: { item: itemIndex } }];
+	return [
+		{
+			json: target.decorate ? target.decorate(json, response) : json,
+			pairedItem: { item: itemIndex },
+		},
+	];
 }

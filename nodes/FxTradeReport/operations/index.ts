@@ -5,6 +5,10 @@ import { get } from './get';
 import { getMany } from './getMany';
 import { getOpen } from './getOpen';
 
-export type FxReportOperation = (ctx: IExecuteFunctions, itemIndex: number, target: FxTarget) => Promise<INodeExecutionData[]>;
+export type FxReportOperation = (
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	target: FxTarget,
+) => Promise<INodeExecutionData[]>;
 
 export const reportOperations: Record<string, FxReportOperation> = { get, getMany, getOpen };

@@ -2,7 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { FxTarget } from '../../shared/fx/target';
-import { fxRequest, isJsonObject, notJsonError, sameOriginUrl, shapeTrade } from '../../shared/fx/target';
+import {
+	fxRequest,
+	isJsonObject,
+	notJsonError,
+	sameOriginUrl,
+	shapeTrade,
+} from '../../shared/fx/target';
 import { FxValidator } from '../../shared/fx/validation';
 import { extractErrorInfo, toBankApiError } from '../../shared/transport/errors';
 
@@ -24,11 +30,22 @@ export interface ListRequest {
 export function readPaging(ctx: IExecuteFunctions, itemIndex: number) {
 	const v = new FxValidator(ctx.getNode(), itemIndex, ctx.getTimezone());
 	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : v.integer('Limit', ctx.getNodeParameter('limit', itemIndex, 50), 1);
+	const limit = returnAll
+		? Infinity
+		: v.integer('Limit', ctx.getNodeParameter('limit', itemIndex, 50), 1);
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const offset = v.integer('Offset', options.offset ?? 0, 0);
 	const pageSize = v.integer('Page Size (limit)', options.pageSize ?? 100, 1, 100);
-	return { returnAll, limit, offset, pageSize, counterparts: v.counterparts('Counterparts', ctx.getNodeParameter('counterparts', itemIndex, '')) };
+	return {
+		returnAll,
+		limit,
+		offset,
+		pageSize,
+		counterparts: v.counterparts(
+			'Counterparts',
+			ctx.getNodeParameter('counterparts', itemIndex, ''),
+		),
+	};
 }
 
 /**
@@ -44,7 +61,11 @@ export async function listTrades(
 	paging: { limit: number; offset: number; pageSize: number },
 ): Promise<INodeExecutionData[]> {
 	const out: INodeExecutionData[] = [];
-	const firstQs: IDataObject = { ...req.filters, offset: paging.offset, limit: Math.min(paging.pageSize, paging.limit) };
+	const firstQs: IDataObject = {
+		...req.filters,
+		offset: paging.offset,
+		limit: Math.min(paging.pageSize, paging.limit),
+	};
 	let url = new URL(`${target.baseUrl}${req.path}`);
 	for (const [k, v] of Object.entries(firstQs)) {
 		if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
@@ -55,13 +76,21 @@ export async function listTrades(
 	while (true) {
 		const href = url.toString();
 		if (seen.has(href)) {
-			throw new NodeOperationError(ctx.getNode(), `${req.operation}: the bank returned the same next page twice; stopping to avoid a loop`, { itemIndex });
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`${req.operation}: the bank returned the same next page twice; stopping to avoid a loop`,
+				{ itemIndex },
+			);
 		}
 		seen.add(href);
 		let page: TradePage;
 		let response;
 		try {
-			response = await fxRequest<TradePage>(ctx, target, { method: 'GET', url: href, idempotent: true });
+			response = await fxRequest<TradePage>(ctx, target, {
+				method: 'GET',
+				url: href,
+				idempotent: true,
+			});
 			page = response.body ?? {};
 		} catch (error) {
 			if (target.notFoundMeansEmpty !== false && extractErrorInfo(error).status === 404) break;
@@ -69,12 +98,20 @@ export async function listTrades(
 		}
 		if (!isJsonObject(page as unknown)) throw notJsonError(ctx, req.operation, page, itemIndex);
 		if (!Array.isArray(page.items)) {
-			throw new NodeOperationError(ctx.getNode(), `${req.operation}: the bank's answer has no "items" list`, { itemIndex });
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`${req.operation}: the bank's answer has no "items" list`,
+				{ itemIndex },
+			);
 		}
 		for (const trade of page.items) {
 			if (out.length >= paging.limit) break;
 			if (!isJsonObject(trade)) {
-				throw new NodeOperationError(ctx.getNode(), `${req.operation}: the bank's answer lists an item that is not a trade object`, { itemIndex });
+				throw new NodeOperationError(
+					ctx.getNode(),
+					`${req.operation}: the bank's answer lists an item that is not a trade object`,
+					{ itemIndex },
+				);
 			}
 			const json = shapeTrade(trade);
 			out.push({ json: target.decorate ? target.decorate(json, response) : json, pairedItem });

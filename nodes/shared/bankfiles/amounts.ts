@@ -26,9 +26,32 @@ export function minorToUnits(minor: number, digits = 2): number {
 
 /** ISO 4217 currencies whose minor unit is not 2 digits (the rest have 2). */
 const MINOR_UNITS: Record<string, number> = {
-	BHD: 3, BIF: 0, CLF: 4, CLP: 0, DJF: 0, GNF: 0, IQD: 3, ISK: 0, JOD: 3, JPY: 0, KMF: 0, KRW: 0,
-	KWD: 3, LYD: 3, OMR: 3, PYG: 0, RWF: 0, TND: 3, UGX: 0, UYI: 0, UYW: 4, VND: 0, VUV: 0, XAF: 0,
-	XOF: 0, XPF: 0,
+	BHD: 3,
+	BIF: 0,
+	CLF: 4,
+	CLP: 0,
+	DJF: 0,
+	GNF: 0,
+	IQD: 3,
+	ISK: 0,
+	JOD: 3,
+	JPY: 0,
+	KMF: 0,
+	KRW: 0,
+	KWD: 3,
+	LYD: 3,
+	OMR: 3,
+	PYG: 0,
+	RWF: 0,
+	TND: 3,
+	UGX: 0,
+	UYI: 0,
+	UYW: 4,
+	VND: 0,
+	VUV: 0,
+	XAF: 0,
+	XOF: 0,
+	XPF: 0,
 };
 
 /** Currencies in use (ISO 4217, active codes); a payment in any other code is refused. */

@@ -39,14 +39,17 @@ const num = (value: string | null): number | null => {
 
 /** ISO date (or date-time) of a DateAndDateTimeChoice. */
 const dateOf = (node: XNode | undefined): string | null => firstText(node, ['Dt'], ['DtTm']);
-const isoDate = (value: string | null): string | null => (value === null ? null : value.slice(0, 10));
+const isoDate = (value: string | null): string | null =>
+	value === null ? null : value.slice(0, 10);
 
 /** A party name in any version: Nm directly (up to .07) or inside Pty (.08+). */
-const partyName = (party: XNode | undefined): string | null => firstText(party, ['Nm'], ['Pty', 'Nm']);
+const partyName = (party: XNode | undefined): string | null =>
+	firstText(party, ['Nm'], ['Pty', 'Nm']);
 const bicOf = (agent: XNode | undefined): string | null =>
 	firstText(agent, ['FinInstnId', 'BIC'], ['FinInstnId', 'BICFI'], ['FinInstnId', 'BICOrBEI']);
 const accountIbanOf = (account: XNode | undefined): string | null => text(account, 'Id', 'IBAN');
-const accountOtherOf = (account: XNode | undefined): string | null => text(account, 'Id', 'Othr', 'Id');
+const accountOtherOf = (account: XNode | undefined): string | null =>
+	text(account, 'Id', 'Othr', 'Id');
 
 function bankTransactionCode(node: XNode | undefined): BankTransactionCode {
 	return {
@@ -63,11 +66,14 @@ function fxDetails(tx: XNode | undefined, entry: XNode): FxDetails | null {
 	if (!details) return null;
 	const instructed = child(details, 'InstdAmt');
 	const exchange =
-		child(instructed, 'CcyXchg') ?? child(details, 'TxAmt', 'CcyXchg') ?? child(details, 'CntrValAmt', 'CcyXchg');
+		child(instructed, 'CcyXchg') ??
+		child(details, 'TxAmt', 'CcyXchg') ??
+		child(details, 'CntrValAmt', 'CcyXchg');
 	const instructedAmount = child(instructed, 'Amt');
 	if (!exchange && !instructedAmount) return null;
 	const instructedCurrency = instructedAmount?.attrs.Ccy ?? null;
-	if (!exchange && instructedCurrency && instructedCurrency === child(entry, 'Amt')?.attrs.Ccy) return null;
+	if (!exchange && instructedCurrency && instructedCurrency === child(entry, 'Amt')?.attrs.Ccy)
+		return null;
 	return {
 		instructedAmount: num(instructedAmount?.text ?? null),
 		instructedCurrency,
@@ -102,7 +108,8 @@ interface TxFacts {
 	fx: FxDetails | null;
 }
 
-const notApplicable = (value: string | null): string | null => (value === null || value === 'NOTPROVIDED' ? null : value);
+const notApplicable = (value: string | null): string | null =>
+	value === null || value === 'NOTPROVIDED' ? null : value;
 
 /**
  * The documents of one structured remittance block (Strd): one per referred document (RfrdDocInf),
@@ -152,18 +159,27 @@ function txFacts(tx: XNode | undefined, entry: XNode, credit: boolean): TxFacts 
 		const ref = text(strd, 'CdtrRefInf', 'Ref');
 		if (ref) {
 			creditorReference = ref;
-			referenceType = firstText(strd, ['CdtrRefInf', 'Tp', 'CdOrPrtry', 'Cd'], ['CdtrRefInf', 'Tp', 'CdOrPrtry', 'Prtry']);
+			referenceType = firstText(
+				strd,
+				['CdtrRefInf', 'Tp', 'CdOrPrtry', 'Cd'],
+				['CdtrRefInf', 'Tp', 'CdOrPrtry', 'Prtry'],
+			);
 			break;
 		}
 	}
-	const unstructured = children(remittance, 'Ustrd').map((u) => u.text).filter(Boolean);
-	const additional = structured.flatMap((s) => children(s, 'AddtlRmtInf').map((a) => a.text)).filter(Boolean);
+	const unstructured = children(remittance, 'Ustrd')
+		.map((u) => u.text)
+		.filter(Boolean);
+	const additional = structured
+		.flatMap((s) => children(s, 'AddtlRmtInf').map((a) => a.text))
+		.filter(Boolean);
 	const refs = child(tx, 'Refs');
 	const btc = child(tx, 'BkTxCd');
 	let kind: BankEntry['creditorReferenceType'] = null;
 	if (creditorReference) {
 		const detected = referenceKind(creditorReference);
-		kind = detected ?? (referenceType === 'SCOR' && /^RF/i.test(creditorReference) ? 'RF' : 'OTHER');
+		kind =
+			detected ?? (referenceType === 'SCOR' && /^RF/i.test(creditorReference) ? 'RF' : 'OTHER');
 	}
 	return {
 		endToEndId: notApplicable(text(refs, 'EndToEndId')),
@@ -195,7 +211,8 @@ function same(a: unknown, b: unknown): boolean {
 	if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
 	const ka = Object.keys(a);
 	if (ka.length !== Object.keys(b).length) return false;
-	for (const key of ka) if ((a as Record<string, unknown>)[key] !== (b as Record<string, unknown>)[key]) return false;
+	for (const key of ka)
+		if ((a as Record<string, unknown>)[key] !== (b as Record<string, unknown>)[key]) return false;
 	return true;
 }
 
@@ -239,7 +256,15 @@ interface EntryHead {
 	transactionCount: number;
 }
 
-type EntryTail = Pick<BankEntry, 'bankTransactionCode' | 'accountServicerReference' | 'fx' | 'additionalInfo' | 'transactionIndex' | 'entryAmount'>;
+type EntryTail = Pick<
+	BankEntry,
+	| 'bankTransactionCode'
+	| 'accountServicerReference'
+	| 'fx'
+	| 'additionalInfo'
+	| 'transactionIndex'
+	| 'entryAmount'
+>;
 
 /**
  * One item, written out field by field (no object spread): every item gets the same shape from
@@ -326,7 +351,16 @@ export class CamtReader implements SubtreeHandler {
 
 	onOpen(path: readonly string[]): void {
 		if (path.length === 3 && path[2] === this.container) {
-			this.statement = { parts: new Map(), entries: 0, credits: 0, debits: 0, creditUnits: 0, debitUnits: 0, bookedUnits: 0, problems: 0 };
+			this.statement = {
+				parts: new Map(),
+				entries: 0,
+				credits: 0,
+				debits: 0,
+				creditUnits: 0,
+				debitUnits: 0,
+				bookedUnits: 0,
+				problems: 0,
+			};
 		}
 	}
 
@@ -352,7 +386,13 @@ export class CamtReader implements SubtreeHandler {
 			const context = this.contextOf();
 			const statement = this.statement!;
 			if (statement.skipped) {
-				this.emit({ type: 'skippedStatement', key: { account: context.accountIban ?? context.accountId ?? '', statementId: context.statementId ?? '' } });
+				this.emit({
+					type: 'skippedStatement',
+					key: {
+						account: context.accountIban ?? context.accountId ?? '',
+						statementId: context.statementId ?? '',
+					},
+				});
 			} else this.emit({ type: 'statement', statement: this.summary(context) });
 			this.statement = undefined;
 		}
@@ -384,16 +424,26 @@ export class CamtReader implements SubtreeHandler {
 		statement.context = context;
 		const skip = this.options.skipStatement;
 		if (skip && context.statementId) {
-			statement.skipped = skip({ account: context.accountIban ?? context.accountId ?? '', statementId: context.statementId });
+			statement.skipped = skip({
+				account: context.accountIban ?? context.accountId ?? '',
+				statementId: context.statementId,
+			});
 		}
 		return context;
 	}
 
-	private problem(code: 'MISSING_AMOUNT' | 'MIXED_CURRENCIES', message: string, where: () => string): void {
+	private problem(
+		code: 'MISSING_AMOUNT' | 'MIXED_CURRENCIES',
+		message: string,
+		where: () => string,
+	): void {
 		const location = where();
 		if (this.options.onInvalidRecord === 'warn') {
 			this.statement!.problems++;
-			this.emit({ type: 'warning', warning: { code, message: `${message}; the entry was left out`, location } });
+			this.emit({
+				type: 'warning',
+				warning: { code, message: `${message}; the entry was left out`, location },
+			});
 			return;
 		}
 		throw new BankFileError(code, message, location);
@@ -411,11 +461,18 @@ export class CamtReader implements SubtreeHandler {
 	private readEntry(ntry: XNode, context: StatementContext): void {
 		const statement = this.statement!;
 		const index = statement.entries + statement.problems + 1;
-		const location = (): string => `${this.container} ${context.statementId ?? '?'}, Ntry ${text(ntry, 'NtryRef') ?? `#${index}`}`;
+		const location = (): string =>
+			`${this.container} ${context.statementId ?? '?'}, Ntry ${text(ntry, 'NtryRef') ?? `#${index}`}`;
 		const amountNode = child(ntry, 'Amt');
 		const units = amountNode ? toUnits(amountNode.text) : undefined;
 		if (!amountNode || units === undefined) {
-			this.problem('MISSING_AMOUNT', amountNode ? `The entry's amount "${amountNode.text}" is not a number` : 'The entry has no amount (Amt)', location);
+			this.problem(
+				'MISSING_AMOUNT',
+				amountNode
+					? `The entry's amount "${amountNode.text}" is not a number`
+					: 'The entry has no amount (Amt)',
+				location,
+			);
 			return;
 		}
 		const currency = amountNode.attrs.Ccy ?? null;
@@ -425,12 +482,20 @@ export class CamtReader implements SubtreeHandler {
 			return;
 		}
 		if (expected && currency !== expected) {
-			this.problem('MIXED_CURRENCIES', `The entry is in ${currency} but the account is in ${expected}`, location);
+			this.problem(
+				'MIXED_CURRENCIES',
+				`The entry is in ${currency} but the account is in ${expected}`,
+				location,
+			);
 			return;
 		}
 		const indicator = text(ntry, 'CdtDbtInd');
 		if (indicator !== 'CRDT' && indicator !== 'DBIT') {
-			this.problem('MISSING_AMOUNT', `The entry has no valid credit/debit indicator (found ${indicator ?? 'none'})`, location);
+			this.problem(
+				'MISSING_AMOUNT',
+				`The entry has no valid credit/debit indicator (found ${indicator ?? 'none'})`,
+				location,
+			);
 			return;
 		}
 		const credit = indicator === 'CRDT';
@@ -448,7 +513,8 @@ export class CamtReader implements SubtreeHandler {
 
 		const details = children(ntry, 'NtryDtls');
 		const txs = details.flatMap((d) => children(d, 'TxDtls'));
-		const batchCount = details.map((d) => num(text(d, 'Btch', 'NbOfTxs'))).find((n) => n !== null) ?? null;
+		const batchCount =
+			details.map((d) => num(text(d, 'Btch', 'NbOfTxs'))).find((n) => n !== null) ?? null;
 		const head: EntryHead = {
 			entryReference: text(ntry, 'NtryRef'),
 			bookingDate: isoDate(dateOf(child(ntry, 'BookgDt'))),
@@ -464,12 +530,23 @@ export class CamtReader implements SubtreeHandler {
 		const entryServicerRef = text(ntry, 'AcctSvcrRef');
 		const entryInfo = text(ntry, 'AddtlNtryInf');
 		const xml = this.options.keepXml ? serialize(ntry, this.namespaceOf?.()) : undefined;
-		const make = (facts: TxFacts, transactionIndex: number | null, entryAmount: number | null): BankEntry => {
+		const make = (
+			facts: TxFacts,
+			transactionIndex: number | null,
+			entryAmount: number | null,
+		): BankEntry => {
 			const entry = entryOf(context, head, facts, {
-				bankTransactionCode: facts.bankTransactionCode && Object.values(facts.bankTransactionCode).some((v) => v !== null) ? facts.bankTransactionCode : entryCode,
+				bankTransactionCode:
+					facts.bankTransactionCode &&
+					Object.values(facts.bankTransactionCode).some((v) => v !== null)
+						? facts.bankTransactionCode
+						: entryCode,
 				accountServicerReference: entryServicerRef ?? facts.accountServicerReference,
 				fx: facts.fx ?? fxDetails(undefined, ntry),
-				additionalInfo: entryInfo && facts.additionalInfo ? `${entryInfo} ${facts.additionalInfo}` : (entryInfo ?? facts.additionalInfo),
+				additionalInfo:
+					entryInfo && facts.additionalInfo
+						? `${entryInfo} ${facts.additionalInfo}`
+						: (entryInfo ?? facts.additionalInfo),
 				transactionIndex,
 				entryAmount,
 			});
@@ -486,7 +563,9 @@ export class CamtReader implements SubtreeHandler {
 			});
 			return;
 		}
-		const facts = txs.length ? common(txs.map((tx) => txFacts(tx, ntry, credit))) : txFacts(undefined, ntry, credit);
+		const facts = txs.length
+			? common(txs.map((tx) => txFacts(tx, ntry, credit)))
+			: txFacts(undefined, ntry, credit);
 		this.emit({ type: 'entry', entry: make(facts, null, null) });
 	}
 
@@ -518,7 +597,8 @@ export class CamtReader implements SubtreeHandler {
 				warning = `Opening balance ${opening.amount} + booked entries ${fromUnits(statement.bookedUnits)} = ${fromUnits(computed)}, but the closing balance is ${closing.amount} (difference ${fromUnits(expected - computed)})`;
 			}
 		}
-		if (statement.problems && !warning) warning = `${statement.problems} entr${statement.problems === 1 ? 'y was' : 'ies were'} left out (see the warnings)`;
+		if (statement.problems && !warning)
+			warning = `${statement.problems} entr${statement.problems === 1 ? 'y was' : 'ies were'} left out (see the warnings)`;
 		return {
 			messageType: context.messageType,
 			messageId: context.messageId,

@@ -2,7 +2,8 @@
 
 function mod97(digits: string): number {
 	let remainder = 0;
-	for (let i = 0; i < digits.length; i += 7) remainder = Number(`${remainder}${digits.slice(i, i + 7)}`) % 97;
+	for (let i = 0; i < digits.length; i += 7)
+		remainder = Number(`${remainder}${digits.slice(i, i + 7)}`) % 97;
 	return remainder;
 }
 
@@ -13,12 +14,83 @@ function lettersToDigits(text: string): string {
 
 /** Account number lengths of IBAN countries (ISO 13616 registry); other countries: 15 to 34. */
 const IBAN_LENGTHS: Record<string, number> = {
-	AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BR: 29, BY: 28, CH: 21, CR: 22,
-	CY: 28, CZ: 24, DE: 22, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FO: 18, FR: 27, GB: 22, GE: 22,
-	GI: 23, GL: 18, GR: 27, GT: 28, HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30,
-	KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20, LV: 21, MC: 27, MD: 24, ME: 22, MK: 19, MR: 27, MT: 31,
-	MU: 30, NL: 18, NO: 15, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29, RO: 24, RS: 22, SA: 24, SC: 31, SE: 24,
-	SI: 19, SK: 24, SM: 27, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29, VA: 22, VG: 24, XK: 20,
+	AD: 24,
+	AE: 23,
+	AL: 28,
+	AT: 20,
+	AZ: 28,
+	BA: 20,
+	BE: 16,
+	BG: 22,
+	BH: 22,
+	BR: 29,
+	BY: 28,
+	CH: 21,
+	CR: 22,
+	CY: 28,
+	CZ: 24,
+	DE: 22,
+	DK: 18,
+	DO: 28,
+	EE: 20,
+	EG: 29,
+	ES: 24,
+	FI: 18,
+	FO: 18,
+	FR: 27,
+	GB: 22,
+	GE: 22,
+	GI: 23,
+	GL: 18,
+	GR: 27,
+	GT: 28,
+	HR: 21,
+	HU: 28,
+	IE: 22,
+	IL: 23,
+	IQ: 23,
+	IS: 26,
+	IT: 27,
+	JO: 30,
+	KW: 30,
+	KZ: 20,
+	LB: 28,
+	LC: 32,
+	LI: 21,
+	LT: 20,
+	LU: 20,
+	LV: 21,
+	MC: 27,
+	MD: 24,
+	ME: 22,
+	MK: 19,
+	MR: 27,
+	MT: 31,
+	MU: 30,
+	NL: 18,
+	NO: 15,
+	PK: 24,
+	PL: 28,
+	PS: 29,
+	PT: 25,
+	QA: 29,
+	RO: 24,
+	RS: 22,
+	SA: 24,
+	SC: 31,
+	SE: 24,
+	SI: 19,
+	SK: 24,
+	SM: 27,
+	ST: 25,
+	SV: 28,
+	TL: 23,
+	TN: 24,
+	TR: 26,
+	UA: 29,
+	VA: 22,
+	VG: 24,
+	XK: 20,
 };
 
 /** IBAN without spaces, upper case. */
@@ -29,10 +101,13 @@ export function normalizeIban(iban: string): string {
 /** Why an IBAN is not valid (shape, country length, mod-97), or undefined when it is. */
 export function ibanProblem(input: string): string | undefined {
 	const iban = normalizeIban(input);
-	if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return 'must be 2 letters, 2 check digits and 11 to 30 letters or digits';
+	if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban))
+		return 'must be 2 letters, 2 check digits and 11 to 30 letters or digits';
 	const expected = IBAN_LENGTHS[iban.slice(0, 2)];
-	if (expected && iban.length !== expected) return `must be ${expected} characters long for ${iban.slice(0, 2)} (found ${iban.length})`;
-	if (mod97(lettersToDigits(iban.slice(4) + iban.slice(0, 4))) !== 1) return 'check digits do not match (ISO 13616 mod-97)';
+	if (expected && iban.length !== expected)
+		return `must be ${expected} characters long for ${iban.slice(0, 2)} (found ${iban.length})`;
+	if (mod97(lettersToDigits(iban.slice(4) + iban.slice(0, 4))) !== 1)
+		return 'check digits do not match (ISO 13616 mod-97)';
 	return undefined;
 }
 

@@ -42,8 +42,14 @@ export function detectFormat(head: Buffer, chosen?: BankFileFormat | 'auto'): De
 		let message = ns?.[1];
 		if (!message && root && ROOTS[root]) message = ROOTS[root];
 		if (!message) {
-			if (!rootMatch && !/^<\?xml|^<[A-Za-z_]/.test(trimmed)) throw new BankFileError('NOT_XML', `The file is not XML: it starts with ${printable(trimmed)}`);
-			const first = /<([A-Za-z_][\w.:-]*)/.exec(trimmed.replace(/<\?[^>]*\?>/g, '').replace(/<!--[\s\S]*?-->/g, ''))?.[1];
+			if (!rootMatch && !/^<\?xml|^<[A-Za-z_]/.test(trimmed))
+				throw new BankFileError(
+					'NOT_XML',
+					`The file is not XML: it starts with ${printable(trimmed)}`,
+				);
+			const first = /<([A-Za-z_][\w.:-]*)/.exec(
+				trimmed.replace(/<\?[^>]*\?>/g, '').replace(/<!--[\s\S]*?-->/g, ''),
+			)?.[1];
 			throw new BankFileError(
 				'NOT_A_BANK_FILE',
 				`The XML is not an ISO 20022 statement, notification or payment status report: its root element is <${first ?? '?'}>`,
@@ -58,26 +64,45 @@ export function detectFormat(head: Buffer, chosen?: BankFileFormat | 'auto'): De
 		}
 		const format = message as 'camt.053' | 'camt.054' | 'pain.002';
 		const version = ns?.[2];
-		if (!version) throw new BankFileError('UNKNOWN_VERSION', `The ${format} message has no ISO 20022 namespace, so its version is unknown`);
+		if (!version)
+			throw new BankFileError(
+				'UNKNOWN_VERSION',
+				`The ${format} message has no ISO 20022 namespace, so its version is unknown`,
+			);
 		if (!SUPPORTED_VERSIONS[format].includes(version))
 			throw new BankFileError(
 				'UNKNOWN_VERSION',
 				`${format}.${version} is not a supported version (supported: ${SUPPORTED_VERSIONS[format].map((v) => `${format}.${v}`).join(', ')})`,
 			);
-		if (want && want !== format) throw new BankFileError('NOT_A_BANK_FILE', `The file is ${format}.${version}, not ${want} as chosen`);
+		if (want && want !== format)
+			throw new BankFileError(
+				'NOT_A_BANK_FILE',
+				`The file is ${format}.${version}, not ${want} as chosen`,
+			);
 		return { format, version, messageType: `${format}.${version}` };
 	}
 	const firstLine = trimmed.split(/\r?\n/, 1)[0];
 	if (/^T00\d{3}/.test(firstLine)) {
-		if (want && want !== 'tito') throw new BankFileError('NOT_A_BANK_FILE', `The file is a TITO account statement, not ${want} as chosen`);
+		if (want && want !== 'tito')
+			throw new BankFileError(
+				'NOT_A_BANK_FILE',
+				`The file is a TITO account statement, not ${want} as chosen`,
+			);
 		return { format: 'tito', version: 'TITO', messageType: 'TITO' };
 	}
 	if (/^0\d{10}/.test(firstLine) && firstLine.trimEnd().length <= 90) {
-		if (want && want !== 'ktl') throw new BankFileError('NOT_A_BANK_FILE', `The file is a KTL reference payment file, not ${want} as chosen`);
+		if (want && want !== 'ktl')
+			throw new BankFileError(
+				'NOT_A_BANK_FILE',
+				`The file is a KTL reference payment file, not ${want} as chosen`,
+			);
 		return { format: 'ktl', version: 'KTL', messageType: 'KTL' };
 	}
 	if (want === 'tito' || want === 'ktl')
-		throw new BankFileError('NOT_A_BANK_FILE', `The file is not ${want === 'tito' ? 'a TITO statement (first record T00)' : 'a KTL file (first record 0)'}: it starts with ${printable(firstLine)}`);
+		throw new BankFileError(
+			'NOT_A_BANK_FILE',
+			`The file is not ${want === 'tito' ? 'a TITO statement (first record T00)' : 'a KTL file (first record 0)'}: it starts with ${printable(firstLine)}`,
+		);
 	throw new BankFileError(
 		'NOT_XML',
 		`The file is neither XML (camt, pain.002) nor a Finnish TITO or KTL file: it starts with ${printable(firstLine)}`,

@@ -7,13 +7,24 @@
 import { fromUnits, minorToUnits } from './amounts';
 import { referenceKind } from './checks';
 import { BankFileError } from './errors';
-import type { BankEntry, BankFileFormat, DetectedFormat, FxDetails, ParseEvent, ParseOptions, StatementSummary } from './types';
+import type {
+	BankEntry,
+	BankFileFormat,
+	DetectedFormat,
+	FxDetails,
+	ParseEvent,
+	ParseOptions,
+	StatementSummary,
+} from './types';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const latin1 = new TextDecoder('latin1');
 
 /** Lines of the file, decoded, with their numbers (1-based). */
-export async function* lines(chunks: AsyncIterable<Buffer>, encoding: ParseOptions['encoding'] = 'auto'): AsyncGenerator<{ line: string; number: number; last: boolean }> {
+export async function* lines(
+	chunks: AsyncIterable<Buffer>,
+	encoding: ParseOptions['encoding'] = 'auto',
+): AsyncGenerator<{ line: string; number: number; last: boolean }> {
 	let rest: Buffer = Buffer.alloc(0);
 	let number = 0;
 	const decode = (bytes: Buffer): string => {
@@ -51,7 +62,8 @@ export async function* lines(chunks: AsyncIterable<Buffer>, encoding: ParseOptio
 }
 
 /** 1-based, inclusive field positions as the format descriptions give them. */
-const field = (line: string, from: number, length: number): string => line.slice(from - 1, from - 1 + length).trim();
+const field = (line: string, from: number, length: number): string =>
+	line.slice(from - 1, from - 1 + length).trim();
 
 const date6 = (value: string): string | null => {
 	if (!/^\d{6}$/.test(value) || value === '000000') return null;
@@ -65,9 +77,16 @@ const signedCents = (sign: string, digits: string): number | undefined => {
 	return sign === '-' ? -cents : cents;
 };
 
-const clean = (value: string): string | null => (value.trim() === '' ? null : value.trim().replace(/\s+/g, ' '));
+const clean = (value: string): string | null =>
+	value.trim() === '' ? null : value.trim().replace(/\s+/g, ' ');
 
-const emptyCode = { domain: null, family: null, subFamily: null, proprietary: null, proprietaryIssuer: null };
+const emptyCode = {
+	domain: null,
+	family: null,
+	subFamily: null,
+	proprietary: null,
+	proprietaryIssuer: null,
+};
 
 function skipOrFail(
 	options: ParseOptions,
@@ -77,7 +96,10 @@ function skipOrFail(
 	location: string,
 ): void {
 	if (options.onInvalidRecord === 'warn') {
-		emit({ type: 'warning', warning: { code, message: `${message}; the record was skipped`, location } });
+		emit({
+			type: 'warning',
+			warning: { code, message: `${message}; the record was skipped`, location },
+		});
 		return;
 	}
 	throw new BankFileError(code, message, location);
@@ -112,7 +134,8 @@ export async function* parseTito(
 		if (!main) return;
 		const { value, items } = main;
 		main = undefined;
-		if (options.split === 'transaction' && items.length) items.forEach((item) => emit({ type: 'entry', entry: item }));
+		if (options.split === 'transaction' && items.length)
+			items.forEach((item) => emit({ type: 'entry', entry: item }));
 		else emit({ type: 'entry', entry: value });
 	};
 
@@ -127,7 +150,8 @@ export async function* parseTito(
 				main.items.push(value);
 				value.transactionIndex = main.items.length;
 				value.entryAmount = main.value.amount;
-				if (main.value.transactionCount < main.items.length) main.value.transactionCount = main.items.length;
+				if (main.value.transactionCount < main.items.length)
+					main.value.transactionCount = main.items.length;
 			}
 			return;
 		}
@@ -152,7 +176,13 @@ export async function* parseTito(
 		const s = statement;
 		statement = undefined;
 		if (s.skipped) {
-			emit({ type: 'skippedStatement', key: { account: s.summary.accountIban ?? s.summary.accountId ?? '', statementId: s.summary.statementId ?? '' } });
+			emit({
+				type: 'skippedStatement',
+				key: {
+					account: s.summary.accountIban ?? s.summary.accountId ?? '',
+					statementId: s.summary.statementId ?? '',
+				},
+			});
 			return;
 		}
 		const summary = s.summary;
@@ -177,9 +207,14 @@ export async function* parseTito(
 		const type = line.slice(0, 3);
 		const declared = Number(line.slice(3, 6));
 		if (last && Number.isFinite(declared) && line.length < declared && line.trimEnd() === line) {
-			throw new BankFileError('TRUNCATED', `The file is truncated: the last ${type} record is ${line.length} characters of ${declared}`, location);
+			throw new BankFileError(
+				'TRUNCATED',
+				`The file is truncated: the last ${type} record is ${line.length} characters of ${declared}`,
+				location,
+			);
 		}
-		const record = Number.isFinite(declared) && line.length < declared ? line.padEnd(declared) : line;
+		const record =
+			Number.isFinite(declared) && line.length < declared ? line.padEnd(declared) : line;
 		if (type === 'T00') {
 			closeStatement();
 			const account = field(record, 10, 14);
@@ -195,7 +230,9 @@ export async function* parseTito(
 				statementId: `${from?.replace(/-/g, '') ?? ''}-${number3}`,
 				statementSequence: Number(number3) || null,
 				legalSequence: null,
-				created: /^\d{10}$/.test(created) ? `${date6(created.slice(0, 6))}T${created.slice(6, 8)}:${created.slice(8, 10)}:00` : null,
+				created: /^\d{10}$/.test(created)
+					? `${date6(created.slice(0, 6))}T${created.slice(6, 8)}:${created.slice(8, 10)}:00`
+					: null,
 				periodFrom: from,
 				periodTo: date6(field(record, 33, 6)),
 				accountIban: ibanBic[0] && /^[A-Z]{2}\d{2}/.test(ibanBic[0]) ? ibanBic[0] : null,
@@ -220,17 +257,44 @@ export async function* parseTito(
 				warning: null,
 			};
 			if (summary.openingBalance !== null)
-				summary.balances.push({ type: 'OPBD', amount: summary.openingBalance, currency: summary.accountCurrency, date: summary.openingBalanceDate });
-			const skipped = options.skipStatement?.({ account: summary.accountIban ?? summary.accountId ?? '', statementId: summary.statementId! }) ?? false;
-			statement = { summary, skipped, bookedUnits: 0, creditUnits: 0, debitUnits: 0, sawBalance: false, line: number };
+				summary.balances.push({
+					type: 'OPBD',
+					amount: summary.openingBalance,
+					currency: summary.accountCurrency,
+					date: summary.openingBalanceDate,
+				});
+			const skipped =
+				options.skipStatement?.({
+					account: summary.accountIban ?? summary.accountId ?? '',
+					statementId: summary.statementId!,
+				}) ?? false;
+			statement = {
+				summary,
+				skipped,
+				bookedUnits: 0,
+				creditUnits: 0,
+				debitUnits: 0,
+				sawBalance: false,
+				line: number,
+			};
 		} else if (!statement) {
-			throw new BankFileError('INVALID_RECORD', `A ${type} record before the statement's basic record T00`, location);
+			throw new BankFileError(
+				'INVALID_RECORD',
+				`A ${type} record before the statement's basic record T00`,
+				location,
+			);
 		} else if (type === 'T10' || type === 'T80') {
 			flushEntry();
 			const s = statement.summary;
 			const cents = signedCents(field(record, 88, 1), field(record, 89, 18));
 			if (cents === undefined) {
-				skipOrFail(options, emit, 'INVALID_RECORD', `The ${type} record has no valid amount ("${field(record, 88, 19)}")`, location);
+				skipOrFail(
+					options,
+					emit,
+					'INVALID_RECORD',
+					`The ${type} record has no valid amount ("${field(record, 88, 19)}")`,
+					location,
+				);
 				continue;
 			}
 			const entryType = field(record, 49, 1);
@@ -260,7 +324,11 @@ export async function* parseTito(
 					creditDebit: cents >= 0 ? 'CRDT' : 'DBIT',
 					status: entryType === '9' ? 'RJCT' : 'BOOK',
 					reversal: entryType === '3' || entryType === '4',
-					bankTransactionCode: { ...emptyCode, proprietary: field(record, 50, 3) || null, proprietaryIssuer: 'FI-TITO' },
+					bankTransactionCode: {
+						...emptyCode,
+						proprietary: field(record, 50, 3) || null,
+						proprietaryIssuer: 'FI-TITO',
+					},
 					accountServicerReference: field(record, 13, 18) || null,
 					endToEndId: null,
 					instructionId: null,
@@ -286,13 +354,20 @@ export async function* parseTito(
 			};
 		} else if (type === 'T11' || type === 'T81') {
 			if (!entry) {
-				skipOrFail(options, emit, 'INVALID_RECORD', `A ${type} record without a transaction record before it`, location);
+				skipOrFail(
+					options,
+					emit,
+					'INVALID_RECORD',
+					`A ${type} record without a transaction record before it`,
+					location,
+				);
 				continue;
 			}
 			const e = entry.value;
 			const kind = field(record, 7, 2);
 			const data = record.slice(8);
-			const chunks35 = (text: string): string[] => (text.match(/.{1,35}/g) ?? []).map((t) => t.trim()).filter(Boolean);
+			const chunks35 = (text: string): string[] =>
+				(text.match(/.{1,35}/g) ?? []).map((t) => t.trim()).filter(Boolean);
 			if (kind === '00' || kind === '06') {
 				const messages = chunks35(data).join(' ');
 				e.remittanceText = [e.remittanceText, messages].filter(Boolean).join(' ') || null;
@@ -315,7 +390,8 @@ export async function* parseTito(
 			} else if (kind === '08') {
 				e.returnReason = field(data, 1, 3) || null;
 				const description = clean(field(data, 5, 31));
-				if (description) e.additionalInfo = [e.additionalInfo, description].filter(Boolean).join(' ');
+				if (description)
+					e.additionalInfo = [e.additionalInfo, description].filter(Boolean).join(' ');
 			} else if (kind === '09') {
 				e.counterpartyName = clean(field(data, 1, 35)) ?? e.counterpartyName;
 			} else if (kind === '11') {
@@ -338,12 +414,22 @@ export async function* parseTito(
 			if (closing !== undefined) {
 				s.closingBalance = closing / 100;
 				s.closingBalanceDate = day;
-				s.balances.push({ type: 'CLBD', amount: s.closingBalance, currency: s.accountCurrency, date: day });
+				s.balances.push({
+					type: 'CLBD',
+					amount: s.closingBalance,
+					currency: s.accountCurrency,
+					date: day,
+				});
 			}
 			if (available !== undefined) {
 				s.availableBalance = available / 100;
 				s.availableBalanceDate = day;
-				s.balances.push({ type: 'CLAV', amount: s.availableBalance, currency: s.accountCurrency, date: day });
+				s.balances.push({
+					type: 'CLAV',
+					amount: s.availableBalance,
+					currency: s.accountCurrency,
+					date: day,
+				});
 			}
 			statement.sawBalance = true;
 		} else if (['T50', 'T51', 'T56', 'T57', 'T60', 'T70'].includes(type)) {
@@ -351,12 +437,22 @@ export async function* parseTito(
 			// cumulative and special records: totals and bank notices, not entries
 		} else {
 			flushEntry();
-			skipOrFail(options, emit, 'UNKNOWN_RECORD', `Unknown TITO record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`, location);
+			skipOrFail(
+				options,
+				emit,
+				'UNKNOWN_RECORD',
+				`Unknown TITO record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`,
+				location,
+			);
 		}
 		while (queue.length) yield queue.shift()!;
 	}
 	if (statement && !statement.sawBalance) {
-		throw new BankFileError('TRUNCATED', 'The file is truncated: the last statement has no balance record (T40)', `statement starting on line ${statement.line}`);
+		throw new BankFileError(
+			'TRUNCATED',
+			'The file is truncated: the last statement has no balance record (T40)',
+			`statement starting on line ${statement.line}`,
+		);
 	}
 	closeStatement();
 	while (queue.length) yield queue.shift()!;
@@ -392,7 +488,12 @@ export async function* parseKtl(
 		const location = `line ${number}`;
 		const type = line.slice(0, 1);
 		if (type === '0') {
-			if (batch) throw new BankFileError('TRUNCATED', 'A new batch (record 0) starts before the previous one ended with its summary record 9', location);
+			if (batch)
+				throw new BankFileError(
+					'TRUNCATED',
+					'A new batch (record 0) starts before the previous one ended with its summary record 9',
+					location,
+				);
 			const created = date6(field(line, 2, 6));
 			const time = field(line, 8, 4);
 			const serviceId = field(line, 14, 9);
@@ -412,12 +513,16 @@ export async function* parseKtl(
 					statementId: `${serviceId || 'KTL'}-${created?.replace(/-/g, '') ?? ''}${time}`,
 					statementSequence: null,
 					legalSequence: null,
-					created: created && /^\d{4}$/.test(time) ? `${created}T${time.slice(0, 2)}:${time.slice(2)}:00` : created,
+					created:
+						created && /^\d{4}$/.test(time)
+							? `${created}T${time.slice(0, 2)}:${time.slice(2)}:00`
+							: created,
 					periodFrom: created,
 					periodTo: created,
 					accountIban: null,
 					accountId: null,
-					accountCurrency: field(line, 23, 1) === '1' || field(line, 23, 1) === '' ? 'EUR' : field(line, 23, 1),
+					accountCurrency:
+						field(line, 23, 1) === '1' || field(line, 23, 1) === '' ? 'EUR' : field(line, 23, 1),
 					accountOwner: null,
 					accountServicerBic: null,
 					openingBalance: null,
@@ -438,18 +543,29 @@ export async function* parseKtl(
 				},
 			};
 		} else if (!batch) {
-			throw new BankFileError('INVALID_RECORD', `A record "${type}" before the batch header record 0`, location);
+			throw new BankFileError(
+				'INVALID_RECORD',
+				`A record "${type}" before the batch header record 0`,
+				location,
+			);
 		} else if (type === '3' || type === '5') {
 			const s = batch.summary;
 			const account = field(line, 2, 14);
 			if (!batch.decided) {
 				batch.decided = true;
 				s.accountId = account || null;
-				batch.skipped = options.skipStatement?.({ account: account, statementId: s.statementId! }) ?? false;
+				batch.skipped =
+					options.skipStatement?.({ account: account, statementId: s.statementId! }) ?? false;
 			}
 			const digits = field(line, 78, 10);
 			if (!/^\d{10}$/.test(digits)) {
-				skipOrFail(options, emit, 'INVALID_RECORD', `The payment record has no valid amount ("${digits}")`, location);
+				skipOrFail(
+					options,
+					emit,
+					'INVALID_RECORD',
+					`The payment record has no valid amount ("${digits}")`,
+					location,
+				);
 				continue;
 			}
 			const correction = field(line, 88, 1) === '1';
@@ -526,7 +642,9 @@ export async function* parseKtl(
 					counterpartyBic: null,
 					fx: null,
 					purpose: null,
-					returnReason: failed ? `KTL feedback code ${feedback}: the direct debit was not collected` : null,
+					returnReason: failed
+						? `KTL feedback code ${feedback}: the direct debit was not collected`
+						: null,
 					additionalInfo: null,
 					transactionCount: 1,
 					transactionIndex: null,
@@ -543,12 +661,16 @@ export async function* parseKtl(
 			const failedCount = Number(field(line, 36, 6) || 0);
 			const failedTotal = Number(field(line, 42, 11) || 0);
 			if (batch.skipped) {
-				emit({ type: 'skippedStatement', key: { account: s.accountId ?? '', statementId: s.statementId ?? '' } });
+				emit({
+					type: 'skippedStatement',
+					key: { account: s.accountId ?? '', statementId: s.statementId ?? '' },
+				});
 			} else {
 				s.creditTotal = fromUnits(batch.creditUnits);
 				s.debitTotal = fromUnits(batch.debitUnits);
 				s.netTotal = fromUnits(batch.creditUnits - batch.debitUnits);
-				const failedText = (n: number, units: string | number) => (n ? `, ${n} failed direct debits of ${units}` : '');
+				const failedText = (n: number, units: string | number) =>
+					n ? `, ${n} failed direct debits of ${units}` : '';
 				const found = `${batch.count} payments of ${fromUnits(batch.creditUnits)}, ${batch.corrections} corrections of ${fromUnits(batch.correctionUnits)}${failedText(batch.failed, fromUnits(batch.failedUnits))}`;
 				const declared = `${count} payments of ${total / 100}, ${corrections} corrections of ${correctionTotal / 100}${failedText(failedCount, failedTotal / 100)}`;
 				const matches =
@@ -559,16 +681,29 @@ export async function* parseKtl(
 					(Number.isFinite(failedCount) ? failedCount : 0) === batch.failed &&
 					minorToUnits(Number.isFinite(failedTotal) ? failedTotal : 0) === batch.failedUnits;
 				s.check = matches ? 'ok' : 'mismatch';
-				s.warning = matches ? null : `The batch summary record says ${declared}, the records hold ${found}`;
+				s.warning = matches
+					? null
+					: `The batch summary record says ${declared}, the records hold ${found}`;
 				emit({ type: 'statement', statement: s });
 			}
 			batch = undefined;
 		} else {
-			skipOrFail(options, emit, 'UNKNOWN_RECORD', `Unknown KTL record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`, location);
+			skipOrFail(
+				options,
+				emit,
+				'UNKNOWN_RECORD',
+				`Unknown KTL record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`,
+				location,
+			);
 		}
 		while (queue.length) yield queue.shift()!;
 	}
-	if (batch) throw new BankFileError('TRUNCATED', 'The file is truncated: the last batch has no summary record 9', `batch starting on line ${batch.line}`);
+	if (batch)
+		throw new BankFileError(
+			'TRUNCATED',
+			'The file is truncated: the last batch has no summary record 9',
+			`batch starting on line ${batch.line}`,
+		);
 	while (queue.length) yield queue.shift()!;
 }
 

@@ -42,7 +42,13 @@ export { parseBankFile, parseBankFileToArrays } from './parse';
 export type { ParsedBankFile } from './parse';
 export { detectFormat, SUPPORTED_VERSIONS } from './detect';
 export { buildPaymentFile, validatePayment, PAYMENT_FILE_VERSIONS } from './pain001';
-export type { BuiltPaymentFile, PaymentFileOptions, PaymentFileVersion, PaymentInformationSummary, PaymentInput } from './pain001';
+export type {
+	BuiltPaymentFile,
+	PaymentFileOptions,
+	PaymentFileVersion,
+	PaymentInformationSummary,
+	PaymentInput,
+} from './pain001';
 export { BankFileError, PaymentValidationError } from './errors';
 export type { BankFileErrorCode, PaymentProblem } from './errors';
 export {

@@ -5,7 +5,13 @@
  * category purpose, with counts and control sums filled in.
  */
 import { fromUnits, isCurrencyCode, minorUnits, toUnits } from './amounts';
-import { ibanProblem, isValidBic, isValidFinnishReference, isValidRfReference, normalizeIban } from './checks';
+import {
+	ibanProblem,
+	isValidBic,
+	isValidFinnishReference,
+	isValidRfReference,
+	normalizeIban,
+} from './checks';
 import type { PaymentProblem } from './errors';
 import { PaymentValidationError } from './errors';
 
@@ -74,19 +80,23 @@ const SEPA_TEXT = /^[A-Za-z0-9/\-?:().,'+ ]*$/;
 // eslint-disable-next-line no-control-regex
 const XML_TEXT = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]*$/;
 
-const str = (value: unknown): string => (value === undefined || value === null ? '' : String(value).trim());
+const str = (value: unknown): string =>
+	value === undefined || value === null ? '' : String(value).trim();
 
 function textProblem(value: string, max: number, sepa: boolean): string | undefined {
-	if ([...value].length > max) return `must be at most ${max} characters (found ${[...value].length})`;
+	if ([...value].length > max)
+		return `must be at most ${max} characters (found ${[...value].length})`;
 	if (!XML_TEXT.test(value)) return 'holds control characters that XML cannot carry';
-	if (sepa && !SEPA_TEXT.test(value)) return "must use only the SEPA characters a-z A-Z 0-9 / - ? : ( ) . , ' + and space";
+	if (sepa && !SEPA_TEXT.test(value))
+		return "must use only the SEPA characters a-z A-Z 0-9 / - ? : ( ) . , ' + and space";
 	return undefined;
 }
 
 function idProblem(value: string, max: number): string | undefined {
 	if (value.length > max) return `must be at most ${max} characters (found ${value.length})`;
 	if (!SEPA_TEXT.test(value)) return "must use only a-z A-Z 0-9 / - ? : ( ) . , ' + and space";
-	if (value.startsWith('/') || value.endsWith('/') || value.includes('//')) return "must not start or end with '/' or hold '//'";
+	if (value.startsWith('/') || value.endsWith('/') || value.includes('//'))
+		return "must not start or end with '/' or hold '//'";
 	return undefined;
 }
 
@@ -97,7 +107,11 @@ function isCalendarDate(value: string): boolean {
 }
 
 /** Every rule one payment breaks (empty when it can go into a file). */
-export function validatePayment(payment: PaymentInput, index: number, options: Pick<PaymentFileOptions, 'today' | 'characterSet'> = {}): PaymentProblem[] {
+export function validatePayment(
+	payment: PaymentInput,
+	index: number,
+	options: Pick<PaymentFileOptions, 'today' | 'characterSet'> = {},
+): PaymentProblem[] {
 	const problems: PaymentProblem[] = [];
 	const add = (field: string, message: string): void => {
 		problems.push({ index, field, message });
@@ -105,7 +119,10 @@ export function validatePayment(payment: PaymentInput, index: number, options: P
 	const sepa = options.characterSet === 'sepa';
 	const today = options.today ?? new Date().toISOString().slice(0, 10);
 
-	for (const [field, value] of [['debtorIban', payment.debtorIban], ['creditorIban', payment.creditorIban]] as const) {
+	for (const [field, value] of [
+		['debtorIban', payment.debtorIban],
+		['creditorIban', payment.creditorIban],
+	] as const) {
 		const iban = str(value);
 		if (!iban) add(field, 'is required');
 		else {
@@ -113,11 +130,21 @@ export function validatePayment(payment: PaymentInput, index: number, options: P
 			if (problem) add(field, `"${iban}" is not a valid IBAN: ${problem}`);
 		}
 	}
-	for (const [field, value] of [['debtorBic', payment.debtorBic], ['creditorBic', payment.creditorBic]] as const) {
+	for (const [field, value] of [
+		['debtorBic', payment.debtorBic],
+		['creditorBic', payment.creditorBic],
+	] as const) {
 		const bic = str(value).toUpperCase();
-		if (bic && !isValidBic(bic)) add(field, `"${bic}" is not a BIC: must be 8 or 11 letters or digits (bank 4, country 2, location 2, branch 3)`);
+		if (bic && !isValidBic(bic))
+			add(
+				field,
+				`"${bic}" is not a BIC: must be 8 or 11 letters or digits (bank 4, country 2, location 2, branch 3)`,
+			);
 	}
-	for (const [field, value] of [['debtorName', payment.debtorName], ['creditorName', payment.creditorName]] as const) {
+	for (const [field, value] of [
+		['debtorName', payment.debtorName],
+		['creditorName', payment.creditorName],
+	] as const) {
 		const name = str(value);
 		if (!name) add(field, 'is required');
 		else {
@@ -126,8 +153,10 @@ export function validatePayment(payment: PaymentInput, index: number, options: P
 		}
 	}
 	const currency = str(payment.currency) || 'EUR';
-	if (!/^[A-Z]{3}$/.test(currency) || !isCurrencyCode(currency)) add('currency', `"${currency}" is not an ISO 4217 currency code`);
-	const amountText = typeof payment.amount === 'number' ? String(payment.amount) : str(payment.amount);
+	if (!/^[A-Z]{3}$/.test(currency) || !isCurrencyCode(currency))
+		add('currency', `"${currency}" is not an ISO 4217 currency code`);
+	const amountText =
+		typeof payment.amount === 'number' ? String(payment.amount) : str(payment.amount);
 	const units = /e/i.test(amountText) ? undefined : toUnits(amountText);
 	if (amountText === '') add('amount', 'is required');
 	else if (units === undefined) add('amount', `"${amountText}" is not a number`);
@@ -135,28 +164,54 @@ export function validatePayment(payment: PaymentInput, index: number, options: P
 	else {
 		const decimals = amountText.split('.')[1]?.length ?? 0;
 		const allowed = minorUnits(currency);
-		if (decimals > allowed) add('amount', `${amountText} has ${decimals} decimals; ${currency} allows at most ${allowed}`);
-		if (fromUnits(units) >= 1e12) add('amount', `${amountText} is too large (at most 999999999999.99)`);
+		if (decimals > allowed)
+			add(
+				'amount',
+				`${amountText} has ${decimals} decimals; ${currency} allows at most ${allowed}`,
+			);
+		if (fromUnits(units) >= 1e12)
+			add('amount', `${amountText} is too large (at most 999999999999.99)`);
 	}
 	const date = str(payment.requestedExecutionDate);
 	if (!date) add('requestedExecutionDate', 'is required');
-	else if (!isCalendarDate(date)) add('requestedExecutionDate', `"${date}" is not a date in the form YYYY-MM-DD`);
-	else if (date < today) add('requestedExecutionDate', `${date} is in the past (today is ${today})`);
+	else if (!isCalendarDate(date))
+		add('requestedExecutionDate', `"${date}" is not a date in the form YYYY-MM-DD`);
+	else if (date < today)
+		add('requestedExecutionDate', `${date} is in the past (today is ${today})`);
 
 	const reference = str(payment.creditorReference).replace(/\s+/g, '');
 	const text = str(payment.remittanceText);
 	if (reference) {
 		if (/^RF/i.test(reference)) {
-			if (!isValidRfReference(reference)) add('creditorReference', `"${reference}" is not a valid RF creditor reference (ISO 11649: RF, 2 check digits, up to 21 letters or digits, mod-97)`);
+			if (!isValidRfReference(reference))
+				add(
+					'creditorReference',
+					`"${reference}" is not a valid RF creditor reference (ISO 11649: RF, 2 check digits, up to 21 letters or digits, mod-97)`,
+				);
 		} else if (/^\d+$/.test(reference)) {
-			if (!isValidFinnishReference(reference)) add('creditorReference', `"${reference}" is not a valid Finnish reference number (4 to 20 digits, last one the 7-3-1 check digit)`);
-		} else add('creditorReference', `"${reference}" is neither an RF creditor reference nor a Finnish reference number`);
-		if (text) add('remittanceText', 'give either a creditor reference or a message, not both (one remittance information per SEPA payment)');
+			if (!isValidFinnishReference(reference))
+				add(
+					'creditorReference',
+					`"${reference}" is not a valid Finnish reference number (4 to 20 digits, last one the 7-3-1 check digit)`,
+				);
+		} else
+			add(
+				'creditorReference',
+				`"${reference}" is neither an RF creditor reference nor a Finnish reference number`,
+			);
+		if (text)
+			add(
+				'remittanceText',
+				'give either a creditor reference or a message, not both (one remittance information per SEPA payment)',
+			);
 	} else if (text) {
 		const problem = textProblem(text, 140, sepa);
 		if (problem) add('remittanceText', problem);
 	}
-	for (const [field, value] of [['endToEndId', payment.endToEndId], ['instructionId', payment.instructionId]] as const) {
+	for (const [field, value] of [
+		['endToEndId', payment.endToEndId],
+		['instructionId', payment.instructionId],
+	] as const) {
 		const id = str(value);
 		if (id) {
 			const problem = idProblem(id, 35);
@@ -164,11 +219,16 @@ export function validatePayment(payment: PaymentInput, index: number, options: P
 		}
 	}
 	const purpose = str(payment.categoryPurpose);
-	if (purpose && !/^[A-Z0-9]{4}$/.test(purpose)) add('categoryPurpose', `"${purpose}" is not an ISO category purpose code (4 letters, e.g. SALA, SUPP)`);
+	if (purpose && !/^[A-Z0-9]{4}$/.test(purpose))
+		add(
+			'categoryPurpose',
+			`"${purpose}" is not an ISO category purpose code (4 letters, e.g. SALA, SUPP)`,
+		);
 	return problems;
 }
 
-const escape = (value: string): string => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escape = (value: string): string =>
+	value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function formatUnits(units: number, decimals: number): string {
 	return fromUnits(units).toFixed(decimals);
@@ -177,32 +237,64 @@ function formatUnits(units: number, decimals: number): string {
 /** Checks the options that concern the whole file. */
 function optionProblems(options: PaymentFileOptions): PaymentProblem[] {
 	const problems: PaymentProblem[] = [];
-	if (!PAYMENT_FILE_VERSIONS.includes(options.version)) problems.push({ index: -1, field: 'version', message: `must be one of ${PAYMENT_FILE_VERSIONS.join(', ')}` });
+	if (!PAYMENT_FILE_VERSIONS.includes(options.version))
+		problems.push({
+			index: -1,
+			field: 'version',
+			message: `must be one of ${PAYMENT_FILE_VERSIONS.join(', ')}`,
+		});
 	const idProblemText = options.messageId ? idProblem(options.messageId, 35) : 'is required';
 	if (idProblemText) problems.push({ index: -1, field: 'messageId', message: idProblemText });
 	const name = str(options.initiatingPartyName);
 	const nameProblem = name ? textProblem(name, 70, options.characterSet === 'sepa') : 'is required';
 	if (nameProblem) problems.push({ index: -1, field: 'initiatingPartyName', message: nameProblem });
 	const id = str(options.initiatingPartyId);
-	if (id && id.length > 35) problems.push({ index: -1, field: 'initiatingPartyId', message: 'must be at most 35 characters' });
+	if (id && id.length > 35)
+		problems.push({
+			index: -1,
+			field: 'initiatingPartyId',
+			message: 'must be at most 35 characters',
+		});
 	return problems;
 }
 
 /** Builds the file; throws PaymentValidationError listing every problem when any payment (or option) is invalid. */
-export function buildPaymentFile(payments: PaymentInput[], options: PaymentFileOptions): BuiltPaymentFile {
-	const problems = [...optionProblems(options), ...payments.flatMap((p, i) => validatePayment(p, i, options))];
-	if (!payments.length) problems.push({ index: -1, field: 'payments', message: 'there are no payments to put in the file' });
+export function buildPaymentFile(
+	payments: PaymentInput[],
+	options: PaymentFileOptions,
+): BuiltPaymentFile {
+	const problems = [
+		...optionProblems(options),
+		...payments.flatMap((p, i) => validatePayment(p, i, options)),
+	];
+	if (!payments.length)
+		problems.push({
+			index: -1,
+			field: 'payments',
+			message: 'there are no payments to put in the file',
+		});
 	if (problems.length) throw new PaymentValidationError(problems);
 
 	const v09 = options.version === 'pain.001.001.09';
 	const bicTag = v09 ? 'BICFI' : 'BIC';
 	const created = (options.created ?? new Date()).toISOString().slice(0, 19);
-	const groups = new Map<string, Array<{ payment: PaymentInput; index: number; endToEndId: string }>>();
+	const groups = new Map<
+		string,
+		Array<{ payment: PaymentInput; index: number; endToEndId: string }>
+	>();
 	const endToEndIds: string[] = [];
 	payments.forEach((payment, index) => {
-		const endToEndId = str(payment.endToEndId) || `${options.messageId.slice(0, 28)}-${index + 1}`.slice(0, 35);
+		const endToEndId =
+			str(payment.endToEndId) || `${options.messageId.slice(0, 28)}-${index + 1}`.slice(0, 35);
 		endToEndIds.push(endToEndId);
-		const key = [normalizeIban(payment.debtorIban), str(payment.debtorBic).toUpperCase(), str(payment.debtorName), str(payment.requestedExecutionDate), str(payment.categoryPurpose), str(payment.currency) || 'EUR'].join('|');
+		const key = [
+			normalizeIban(payment.debtorIban),
+			str(payment.debtorBic).toUpperCase(),
+			str(payment.debtorName),
+			str(payment.requestedExecutionDate),
+			str(payment.categoryPurpose),
+			str(payment.currency) || 'EUR',
+		].join('|');
 		const list = groups.get(key) ?? [];
 		list.push({ payment, index, endToEndId });
 		groups.set(key, list);
@@ -222,7 +314,9 @@ export function buildPaymentFile(payments: PaymentInput[], options: PaymentFileO
 		const id = `${options.messageId.slice(0, 30)}-${blockNumber}`.slice(0, 35);
 		let units = 0;
 		const transactions = list.map(({ payment, endToEndId }) => {
-			const amountUnits = toUnits(typeof payment.amount === 'number' ? String(payment.amount) : str(payment.amount))!;
+			const amountUnits = toUnits(
+				typeof payment.amount === 'number' ? String(payment.amount) : str(payment.amount),
+			)!;
 			units += amountUnits;
 			const reference = str(payment.creditorReference).replace(/\s+/g, '').toUpperCase();
 			const text = str(payment.remittanceText);
@@ -237,7 +331,9 @@ export function buildPaymentFile(payments: PaymentInput[], options: PaymentFileO
 				'<CdtTrfTxInf>' +
 				`<PmtId>${instructionId ? `<InstrId>${escape(instructionId)}</InstrId>` : ''}<EndToEndId>${escape(endToEndId)}</EndToEndId></PmtId>` +
 				`<Amt><InstdAmt Ccy="${currency}">${formatUnits(amountUnits, decimals)}</InstdAmt></Amt>` +
-				(creditorBic ? `<CdtrAgt><FinInstnId><${bicTag}>${creditorBic}</${bicTag}></FinInstnId></CdtrAgt>` : '') +
+				(creditorBic
+					? `<CdtrAgt><FinInstnId><${bicTag}>${creditorBic}</${bicTag}></FinInstnId></CdtrAgt>`
+					: '') +
 				`<Cdtr><Nm>${escape(str(payment.creditorName))}</Nm></Cdtr>` +
 				`<CdtrAcct><Id><IBAN>${normalizeIban(payment.creditorIban)}</IBAN></Id></CdtrAcct>` +
 				remittance +
@@ -254,14 +350,24 @@ export function buildPaymentFile(payments: PaymentInput[], options: PaymentFileO
 				? `<PmtTpInf>${sepa ? '<SvcLvl><Cd>SEPA</Cd></SvcLvl>' : ''}${purpose ? `<CtgyPurp><Cd>${purpose}</Cd></CtgyPurp>` : ''}</PmtTpInf>`
 				: '';
 		const controlSum = formatUnits(units, decimals);
-		summaries.push({ paymentInformationId: id, debtorIban: normalizeIban(first.debtorIban), requestedExecutionDate: date, numberOfTransactions: list.length, controlSum });
+		summaries.push({
+			paymentInformationId: id,
+			debtorIban: normalizeIban(first.debtorIban),
+			requestedExecutionDate: date,
+			numberOfTransactions: list.length,
+			controlSum,
+		});
 		blocks.push(
 			'<PmtInf>' +
 				`<PmtInfId>${escape(id)}</PmtInfId><PmtMtd>TRF</PmtMtd>` +
-				(options.batchBooking !== undefined ? `<BtchBookg>${options.batchBooking ? 'true' : 'false'}</BtchBookg>` : '') +
+				(options.batchBooking !== undefined
+					? `<BtchBookg>${options.batchBooking ? 'true' : 'false'}</BtchBookg>`
+					: '') +
 				`<NbOfTxs>${list.length}</NbOfTxs><CtrlSum>${controlSum}</CtrlSum>` +
 				typeInfo +
-				(v09 ? `<ReqdExctnDt><Dt>${date}</Dt></ReqdExctnDt>` : `<ReqdExctnDt>${date}</ReqdExctnDt>`) +
+				(v09
+					? `<ReqdExctnDt><Dt>${date}</Dt></ReqdExctnDt>`
+					: `<ReqdExctnDt>${date}</ReqdExctnDt>`) +
 				`<Dbtr><Nm>${escape(str(first.debtorName))}</Nm></Dbtr>` +
 				`<DbtrAcct><Id><IBAN>${normalizeIban(first.debtorIban)}</IBAN></Id></DbtrAcct>` +
 				`<DbtrAgt><FinInstnId>${debtorBic ? `<${bicTag}>${debtorBic}</${bicTag}>` : '<Othr><Id>NOTPROVIDED</Id></Othr>'}</FinInstnId></DbtrAgt>` +

@@ -2,12 +2,17 @@ import type { DetectedFormat, ParseEvent, PaymentStatus } from './types';
 import type { SubtreeHandler, XNode } from './xml';
 import { child, firstText, text } from './xml';
 
-const num = (value: string | null): number | null => (value === null || !Number.isFinite(Number(value)) ? null : Number(value));
+const num = (value: string | null): number | null =>
+	value === null || !Number.isFinite(Number(value)) ? null : Number(value);
 
-function reason(node: XNode | undefined): Pick<PaymentStatus, 'reasonCode' | 'reasonProprietary' | 'additionalInfo'> {
+function reason(
+	node: XNode | undefined,
+): Pick<PaymentStatus, 'reasonCode' | 'reasonProprietary' | 'additionalInfo'> {
 	const info = node?.children.filter((c) => c.name === 'StsRsnInf') ?? [];
 	const first = info[0];
-	const additional = info.flatMap((i) => i.children.filter((c) => c.name === 'AddtlInf').map((c) => c.text)).filter(Boolean);
+	const additional = info
+		.flatMap((i) => i.children.filter((c) => c.name === 'AddtlInf').map((c) => c.text))
+		.filter(Boolean);
 	return {
 		reasonCode: text(first, 'Rsn', 'Cd'),
 		reasonProprietary: text(first, 'Rsn', 'Prtry'),
@@ -36,7 +41,8 @@ export class Pain002Reader implements SubtreeHandler {
 	}
 
 	onOpen(path: readonly string[]): void {
-		if (path.length === 3 && path[2] === 'OrgnlPmtInfAndSts') this.block = { parts: [], transactions: 0 };
+		if (path.length === 3 && path[2] === 'OrgnlPmtInfAndSts')
+			this.block = { parts: [], transactions: 0 };
 	}
 
 	onCaptured(path: readonly string[], node: XNode): void {
@@ -65,7 +71,12 @@ export class Pain002Reader implements SubtreeHandler {
 			...reason(node),
 			amount: num(amount?.text ?? null),
 			currency: amount?.attrs.Ccy ?? null,
-			requestedExecutionDate: firstText(ref, ['ReqdExctnDt', 'Dt'], ['ReqdExctnDt', 'DtTm'], ['ReqdExctnDt']),
+			requestedExecutionDate: firstText(
+				ref,
+				['ReqdExctnDt', 'Dt'],
+				['ReqdExctnDt', 'DtTm'],
+				['ReqdExctnDt'],
+			),
 			creditorName: firstText(ref, ['Cdtr', 'Nm'], ['Cdtr', 'Pty', 'Nm']),
 			creditorIban: text(ref, 'CdtrAcct', 'Id', 'IBAN'),
 		});
@@ -79,7 +90,12 @@ export class Pain002Reader implements SubtreeHandler {
 		if (path.length === 3 && path[2] === 'OrgnlPmtInfAndSts') {
 			const block = this.block!;
 			if (!block.transactions) {
-				const fake: XNode = { name: 'OrgnlPmtInfAndSts', attrs: {}, children: block.parts, text: '' };
+				const fake: XNode = {
+					name: 'OrgnlPmtInfAndSts',
+					attrs: {},
+					children: block.parts,
+					text: '',
+				};
 				this.push({
 					level: 'paymentInformation',
 					originalPaymentInformationId: text(fake, 'OrgnlPmtInfId'),
@@ -120,7 +136,8 @@ export class Pain002Reader implements SubtreeHandler {
 				requestedExecutionDate: status.requestedExecutionDate ?? null,
 				creditorName: status.creditorName ?? null,
 				creditorIban: status.creditorIban ?? null,
-				originalNumberOfTransactions: status.originalNumberOfTransactions ?? num(text(this.group, 'OrgnlNbOfTxs')),
+				originalNumberOfTransactions:
+					status.originalNumberOfTransactions ?? num(text(this.group, 'OrgnlNbOfTxs')),
 				originalControlSum: status.originalControlSum ?? num(text(this.group, 'OrgnlCtrlSum')),
 			},
 		});

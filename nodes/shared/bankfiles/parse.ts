@@ -4,7 +4,16 @@ import { lines, parseKtl, parseTito } from './finnish';
 import { Pain002Reader } from './pain002';
 import type { BankFileSource } from './source';
 import { peek } from './source';
-import type { BankEntry, DetectedFormat, ParseEvent, ParseOptions, ParseWarning, PaymentStatus, StatementKey, StatementSummary } from './types';
+import type {
+	BankEntry,
+	DetectedFormat,
+	ParseEvent,
+	ParseOptions,
+	ParseWarning,
+	PaymentStatus,
+	StatementKey,
+	StatementSummary,
+} from './types';
 import { SubtreeReader } from './xml';
 
 /** Bytes parsed before the events they gave are handed over. */
@@ -16,7 +25,10 @@ const PIECE = 16 * 1024;
  * Throws a BankFileError for a file it cannot read (wrong format, unknown version, truncated,
  * malformed, an invalid entry unless `onInvalidRecord: 'warn'`).
  */
-export async function* parseBankFile(source: BankFileSource, options: ParseOptions = {}): AsyncGenerator<ParseEvent> {
+export async function* parseBankFile(
+	source: BankFileSource,
+	options: ParseOptions = {},
+): AsyncGenerator<ParseEvent> {
 	const { head, chunks } = await peek(source, 8192);
 	const format = detectFormat(head, options.format);
 	yield { type: 'format', format };
@@ -39,7 +51,10 @@ export async function* parseBankFile(source: BankFileSource, options: ParseOptio
 		return events;
 	};
 	let camt: CamtReader | undefined;
-	const handler = format.format === 'pain.002' ? new Pain002Reader(format, emit) : (camt = new CamtReader(format, options, emit));
+	const handler =
+		format.format === 'pain.002'
+			? new Pain002Reader(format, emit)
+			: (camt = new CamtReader(format, options, emit));
 	const reader = new SubtreeReader(handler);
 	if (camt) camt.namespaceOf = () => reader.rootNamespace;
 	for await (const chunk of chunks) {
@@ -63,7 +78,10 @@ export interface ParsedBankFile {
 }
 
 /** The whole result of parseBankFile in arrays (for files that fit in memory as items anyway). */
-export async function parseBankFileToArrays(source: BankFileSource, options: ParseOptions = {}): Promise<ParsedBankFile> {
+export async function parseBankFileToArrays(
+	source: BankFileSource,
+	options: ParseOptions = {},
+): Promise<ParsedBankFile> {
 	const out: Omit<ParsedBankFile, 'format'> & { format?: DetectedFormat } = {
 		entries: [],
 		statements: [],

@@ -1,19 +1,29 @@
 import type { Readable } from 'node:stream';
 
-export type BankFileSource = Readable | Buffer | Uint8Array | AsyncIterable<Buffer | Uint8Array | string>;
+export type BankFileSource =
+	| Readable
+	| Buffer
+	| Uint8Array
+	| AsyncIterable<Buffer | Uint8Array | string>;
 
 const CHUNK = 256 * 1024;
 
 /** The source as a sequence of byte chunks (a Buffer is sliced, a stream is read as it comes). */
 export async function* chunksOf(source: BankFileSource): AsyncGenerator<Buffer> {
 	if (source instanceof Uint8Array) {
-		const buffer = Buffer.isBuffer(source) ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength);
-		for (let offset = 0; offset < buffer.length; offset += CHUNK) yield buffer.subarray(offset, offset + CHUNK);
+		const buffer = Buffer.isBuffer(source)
+			? source
+			: Buffer.from(source.buffer, source.byteOffset, source.byteLength);
+		for (let offset = 0; offset < buffer.length; offset += CHUNK)
+			yield buffer.subarray(offset, offset + CHUNK);
 		return;
 	}
 	for await (const chunk of source as AsyncIterable<Buffer | Uint8Array | string>) {
 		if (typeof chunk === 'string') yield Buffer.from(chunk, 'utf8');
-		else yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+		else
+			yield Buffer.isBuffer(chunk)
+				? chunk
+				: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 	}
 }
 

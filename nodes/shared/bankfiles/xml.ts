@@ -67,7 +67,10 @@ export class SubtreeReader {
 	private sniffed = false;
 	rootNamespace?: string;
 
-	constructor(private readonly handler: SubtreeHandler, encoding = 'utf-8') {
+	constructor(
+		private readonly handler: SubtreeHandler,
+		encoding = 'utf-8',
+	) {
 		this.decoder = new TextDecoder(encoding, { fatal: true });
 		const parser = this.parser;
 		parser.on('opentag', (tag) => {
@@ -76,7 +79,8 @@ export class SubtreeReader {
 			const attrs = tag.attributes as Record<string, string>;
 			if (!this.started) {
 				this.started = true;
-				this.rootNamespace = attrs.xmlns ?? Object.entries(attrs).find(([k]) => k.startsWith('xmlns:'))?.[1];
+				this.rootNamespace =
+					attrs.xmlns ?? Object.entries(attrs).find(([k]) => k.startsWith('xmlns:'))?.[1];
 			}
 			if (this.captureDepth === -1) {
 				if (this.handler.capture(this.path)) {
@@ -119,18 +123,31 @@ export class SubtreeReader {
 		if (!this.sniffed) {
 			this.sniffed = true;
 			// The declaration names the encoding; it has to be known before the first bytes are decoded.
-			const declared = /^(?:\xEF\xBB\xBF)?\s*<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(chunk.subarray(0, 200).toString('latin1'))?.[1]?.toLowerCase();
-			if (declared && ['iso-8859-1', 'latin1', 'iso-8859-15', 'windows-1252', 'cp1252'].includes(declared)) this.decoder = new TextDecoder('latin1');
+			const declared = /^(?:\xEF\xBB\xBF)?\s*<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/
+				.exec(chunk.subarray(0, 200).toString('latin1'))?.[1]
+				?.toLowerCase();
+			if (
+				declared &&
+				['iso-8859-1', 'latin1', 'iso-8859-15', 'windows-1252', 'cp1252'].includes(declared)
+			)
+				this.decoder = new TextDecoder('latin1');
 		}
 		// Decoded and parsed a piece at a time, so no string made here is large.
 		for (let offset = 0; offset < chunk.length; offset += PIECE) {
 			let text: string | undefined;
 			try {
-				text = this.decoder.decode(chunk.length <= PIECE ? chunk : chunk.subarray(offset, offset + PIECE), { stream: true });
+				text = this.decoder.decode(
+					chunk.length <= PIECE ? chunk : chunk.subarray(offset, offset + PIECE),
+					{ stream: true },
+				);
 			} catch {
 				text = undefined;
 			}
-			if (text === undefined) throw new BankFileError('NOT_DECODABLE', 'The XML is not valid UTF-8 (and does not declare another encoding)');
+			if (text === undefined)
+				throw new BankFileError(
+					'NOT_DECODABLE',
+					'The XML is not valid UTF-8 (and does not declare another encoding)',
+				);
 			this.parser.write(text);
 			this.rethrow();
 		}
@@ -142,7 +159,10 @@ export class SubtreeReader {
 		if (pending) this.parser.write(pending);
 		this.rethrow();
 		if (open.length) {
-			throw new BankFileError('TRUNCATED', `The file is truncated: it ends inside <${open.join('/')}>`);
+			throw new BankFileError(
+				'TRUNCATED',
+				`The file is truncated: it ends inside <${open.join('/')}>`,
+			);
 		}
 		if (!this.started) throw new BankFileError('NOT_XML', 'The file holds no XML element');
 		this.parser.close();
@@ -198,6 +218,8 @@ export function serialize(node: XNode, namespace?: string): string {
 		.map(([k, v]) => ` ${local(k)}="${escapeXml(v)}"`)
 		.join('');
 	const ns = namespace ? ` xmlns="${namespace}"` : '';
-	const inner = node.children.length ? node.children.map((c) => serialize(c)).join('') : escapeXml(node.text);
+	const inner = node.children.length
+		? node.children.map((c) => serialize(c)).join('')
+		: escapeXml(node.text);
 	return `<${node.name}${ns}${attrs}>${inner}</${node.name}>`;
 }

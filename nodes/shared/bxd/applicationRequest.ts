@@ -61,14 +61,20 @@ function checked(name: string, value: string): string {
 		throw new BxdValidationError(name, `${name} contains a control character`);
 	}
 	if (limit && (value.length < limit.min || value.length > limit.max)) {
-		throw new BxdValidationError(name, `${name} must be ${limit.min} to ${limit.max} characters long (got ${value.length})`);
+		throw new BxdValidationError(
+			name,
+			`${name} must be ${limit.min} to ${limit.max} characters long (got ${value.length})`,
+		);
 	}
 	return value;
 }
 
 function isoDate(name: string, value: string): string {
 	if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
-		throw new BxdValidationError(name, `${name} must be a date in the form YYYY-MM-DD (got "${value}")`);
+		throw new BxdValidationError(
+			name,
+			`${name} must be a date in the form YYYY-MM-DD (got "${value}")`,
+		);
 	}
 	return value;
 }
@@ -102,21 +108,41 @@ export function buildApplicationRequest(fields: ApplicationRequestFields): Paylo
  * The ApplicationRequest as the text around its Content, for a file that is streamed into it:
  * `head` ends with the opening tag of Content, `tail` starts with its closing tag.
  */
-export function buildApplicationRequestSlot(fields: Omit<ApplicationRequestFields, 'content'>): { head: string; tail: string } {
-	return { head: `${applicationRequestHead(fields)}<Content>`, tail: '</Content></ApplicationRequest>' };
+export function buildApplicationRequestSlot(fields: Omit<ApplicationRequestFields, 'content'>): {
+	head: string;
+	tail: string;
+} {
+	return {
+		head: `${applicationRequestHead(fields)}<Content>`,
+		tail: '</Content></ApplicationRequest>',
+	};
 }
 
 /** The ApplicationRequest from its opening tag to FileType, checked against the schema. */
 function applicationRequestHead(fields: Omit<ApplicationRequestFields, 'content'>): string {
 	const customerId = fields.customerId?.trim() ?? '';
-	if (!customerId) throw new BxdValidationError('CustomerId', 'CustomerId is required (the Customer ID of the credential)');
+	if (!customerId)
+		throw new BxdValidationError(
+			'CustomerId',
+			'CustomerId is required (the Customer ID of the credential)',
+		);
 	const softwareId = fields.softwareId?.trim() ?? '';
-	if (!softwareId) throw new BxdValidationError('SoftwareId', 'SoftwareId is required (the Software ID of the credential)');
+	if (!softwareId)
+		throw new BxdValidationError(
+			'SoftwareId',
+			'SoftwareId is required (the Software ID of the credential)',
+		);
 	if (!/^(PRODUCTION|TEST)$/.test(fields.environment)) {
-		throw new BxdValidationError('Environment', `Environment must be PRODUCTION or TEST (got "${fields.environment}")`);
+		throw new BxdValidationError(
+			'Environment',
+			`Environment must be PRODUCTION or TEST (got "${fields.environment}")`,
+		);
 	}
 	if (fields.startDate && fields.endDate && fields.endDate < fields.startDate) {
-		throw new BxdValidationError('EndDate', `EndDate ${fields.endDate} is before StartDate ${fields.startDate}`);
+		throw new BxdValidationError(
+			'EndDate',
+			`EndDate ${fields.endDate} is before StartDate ${fields.startDate}`,
+		);
 	}
 	const references = (fields.fileReferences ?? []).map((ref) => ref.trim()).filter(Boolean);
 	const parts: string[] = [
@@ -129,7 +155,9 @@ function applicationRequestHead(fields: Omit<ApplicationRequestFields, 'content'
 		element('Status', fields.status),
 		element('ServiceId', fields.serviceId),
 		`<Environment>${fields.environment}</Environment>`,
-		references.length ? `<FileReferences>${references.map((ref) => element('FileReference', ref)).join('')}</FileReferences>` : '',
+		references.length
+			? `<FileReferences>${references.map((ref) => element('FileReference', ref)).join('')}</FileReferences>`
+			: '',
 		element('UserFilename', fields.userFilename),
 		element('TargetId', fields.targetId),
 		element('ExecutionSerial', fields.executionSerial),
@@ -138,7 +166,9 @@ function applicationRequestHead(fields: Omit<ApplicationRequestFields, 'content'
 		fields.compression === undefined ? '' : `<Compression>${fields.compression}</Compression>`,
 		element('CompressionMethod', fields.compressionMethod),
 		fields.amountTotal === undefined ? '' : `<AmountTotal>${fields.amountTotal}</AmountTotal>`,
-		fields.transactionCount === undefined ? '' : `<TransactionCount>${Math.trunc(fields.transactionCount)}</TransactionCount>`,
+		fields.transactionCount === undefined
+			? ''
+			: `<TransactionCount>${Math.trunc(fields.transactionCount)}</TransactionCount>`,
 		element('SoftwareId', softwareId),
 		element('FileType', fields.fileType),
 	];

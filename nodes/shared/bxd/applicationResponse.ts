@@ -1,6 +1,13 @@
 import { DateTime } from 'luxon';
 
-import { assertSafeXml, asArray, MalformedXmlError, parseXml, UnsafeXmlError, xmlText } from '../transport/xml';
+import {
+	assertSafeXml,
+	asArray,
+	MalformedXmlError,
+	parseXml,
+	UnsafeXmlError,
+	xmlText,
+} from '../transport/xml';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';
 import { normalizeResponseCode } from './codes';
@@ -145,7 +152,8 @@ function bool(value: unknown): boolean | undefined {
 }
 
 function compact<T extends object>(value: T): T {
-	for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
+	for (const key of Object.keys(value) as Array<keyof T>)
+		if (value[key] === undefined) delete value[key];
 	return value;
 }
 
@@ -212,7 +220,9 @@ export function toUserFileType(value: unknown): UserFileType {
 }
 
 export function stripBom(bytes: Buffer): Buffer {
-	return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+	return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+		? bytes.subarray(3)
+		: bytes;
 }
 
 /**
@@ -227,13 +237,21 @@ export function splitAtContent(bytes: Buffer): PayloadDocument {
 	const prefix = rootPrefix(start);
 	const cut = cutLastElement(clean, 'Content', prefix);
 	if (!cut) return { head: clean.toString(encoding), tail: '' };
-	return { head: cut.head.toString(encoding), payload: cut.content, tail: cut.tail.toString(encoding) };
+	return {
+		head: cut.head.toString(encoding),
+		payload: cut.content,
+		tail: cut.tail.toString(encoding),
+	};
 }
 
 /** The encoding an XML declaration names: Latin-1 family or UTF-8 (the default). */
 export function documentEncoding(start: string): 'utf8' | 'latin1' {
-	const declared = /^\s*<\?xml[^>]*\sencoding\s*=\s*["']([^"']+)["']/i.exec(start)?.[1]?.toLowerCase();
-	return declared && /^(iso-?8859-1|latin-?1|windows-1252|cp1252|us-ascii)$/.test(declared) ? 'latin1' : 'utf8';
+	const declared = /^\s*<\?xml[^>]*\sencoding\s*=\s*["']([^"']+)["']/i
+		.exec(start)?.[1]
+		?.toLowerCase();
+	return declared && /^(iso-?8859-1|latin-?1|windows-1252|cp1252|us-ascii)$/.test(declared)
+		? 'latin1'
+		: 'utf8';
 }
 
 export interface ReadOptions {
@@ -250,10 +268,14 @@ function parseDocument(xmlWithoutContent: string): XmlObject {
 	if (!outcome.ok) {
 		const error = outcome.error;
 		if (error instanceof UnsafeXmlError) {
-			throw new BxdFormatError(`The ApplicationResponse was refused: ${error.message} (a bank never needs one; this can be an XML attack)`);
+			throw new BxdFormatError(
+				`The ApplicationResponse was refused: ${error.message} (a bank never needs one; this can be an XML attack)`,
+			);
 		}
 		if (error instanceof MalformedXmlError) {
-			throw new BxdFormatError(`The ApplicationResponse is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`);
+			throw new BxdFormatError(
+				`The ApplicationResponse is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`,
+			);
 		}
 		throw error;
 	}
@@ -261,13 +283,20 @@ function parseDocument(xmlWithoutContent: string): XmlObject {
 	const root = obj(parsed.ApplicationResponse);
 	if (!root) {
 		const name = Object.keys(parsed).find((key) => !key.startsWith('@_') && key !== '#text');
-		throw new BxdFormatError(`The bank's answer holds ${name ? `a ${name}` : 'no document'} instead of an ApplicationResponse`);
+		throw new BxdFormatError(
+			`The bank's answer holds ${name ? `a ${name}` : 'no document'} instead of an ApplicationResponse`,
+		);
 	}
 	return root;
 }
 
 /** The typed fields of a parsed ApplicationResponse (without Content, bytes and signature). */
-function responseFields(root: XmlObject, xmlWithoutContent: string, encoding: 'utf8' | 'latin1', signature: SignatureCheck): ApplicationResponse {
+function responseFields(
+	root: XmlObject,
+	xmlWithoutContent: string,
+	encoding: 'utf8' | 'latin1',
+	signature: SignatureCheck,
+): ApplicationResponse {
 	const tree: XmlObject = { ...root };
 	delete tree.Signature;
 	delete tree.Content;
@@ -300,14 +329,23 @@ function responseFields(root: XmlObject, xmlWithoutContent: string, encoding: 'u
  * signature when a bank certificate is given, and returns typed values. Response codes are not
  * judged here.
  */
-export function readApplicationResponse(bytes: Buffer, options: ReadOptions = {}): ApplicationResponse {
+export function readApplicationResponse(
+	bytes: Buffer,
+	options: ReadOptions = {},
+): ApplicationResponse {
 	const doc = splitAtContent(bytes);
 	const xmlWithoutContent = doc.head + doc.tail;
 	const root = parseDocument(xmlWithoutContent);
-	const signature: SignatureCheck = options.trust ? verifyEnvelopedSignature(doc, options.trust) : 'notChecked';
+	const signature: SignatureCheck = options.trust
+		? verifyEnvelopedSignature(doc, options.trust)
+		: 'notChecked';
 	const encoding = documentEncoding(stripBom(bytes).subarray(0, 200).toString('latin1'));
-	const response: ApplicationResponse = { ...responseFields(root, xmlWithoutContent, encoding, signature), bytes };
-	if (doc.payload) response.content = decodePayload(doc.payload, 'The file content (ApplicationResponse Content)');
+	const response: ApplicationResponse = {
+		...responseFields(root, xmlWithoutContent, encoding, signature),
+		bytes,
+	};
+	if (doc.payload)
+		response.content = decodePayload(doc.payload, 'The file content (ApplicationResponse Content)');
 	return compact(response);
 }
 
@@ -316,7 +354,11 @@ export function readApplicationResponse(bytes: Buffer, options: ReadOptions = {}
  * document up to the Content's opening tag and `closing` closes what it leaves open. The
  * signature is not checked yet ('notChecked').
  */
-export function readApplicationResponseHead(head: string, closing: string, encoding: 'utf8' | 'latin1'): ApplicationResponse {
+export function readApplicationResponseHead(
+	head: string,
+	closing: string,
+	encoding: 'utf8' | 'latin1',
+): ApplicationResponse {
 	const xml = head + closing;
 	return compact(responseFields(parseDocument(xml), xml, encoding, 'notChecked'));
 }
@@ -335,8 +377,15 @@ export function readStreamedApplicationResponse(
 	const root = parseDocument(xmlWithoutContent);
 	let signature: SignatureCheck = 'notChecked';
 	if (options.trust) {
-		if (!options.digester) throw new BxdSignatureError('Internal error: the streamed Content was not hashed for the signature check');
-		signature = verifyEnvelopedSignature({ head: doc.head, tail: doc.tail }, options.trust, options.digester);
+		if (!options.digester)
+			throw new BxdSignatureError(
+				'Internal error: the streamed Content was not hashed for the signature check',
+			);
+		signature = verifyEnvelopedSignature(
+			{ head: doc.head, tail: doc.tail },
+			options.trust,
+			options.digester,
+		);
 	}
 	return compact(responseFields(root, xmlWithoutContent, encoding, signature));
 }

@@ -3,7 +3,12 @@
  * references some SOAP stacks write for line breaks skipped and failures named as format errors,
  * and its canonical form for digests, whole or chunk by chunk.
  */
-import { Base64Decode, Base64Decoder, decodeBase64Strict, InvalidBase64Error } from '../transport/base64';
+import {
+	Base64Decode,
+	Base64Decoder,
+	decodeBase64Strict,
+	InvalidBase64Error,
+} from '../transport/base64';
 import { attempt } from './attempt';
 import { BxdFormatError } from './errors';
 
@@ -19,7 +24,9 @@ function asText(raw: Buffer | string): string {
 /** Turns a decoder failure into the format error that names what was being read. */
 function base64Error(error: unknown, what: string): unknown {
 	if (error instanceof InvalidBase64Error) {
-		return new BxdFormatError(`${what} is not valid base64: ${error.message.replace(/^Invalid base64: /, '')}`);
+		return new BxdFormatError(
+			`${what} is not valid base64: ${error.message.replace(/^Invalid base64: /, '')}`,
+		);
 	}
 	return error;
 }
@@ -51,7 +58,8 @@ class ElementTextDecoder extends Base64Decoder {
 			const amp = text.lastIndexOf('&');
 			if (text.indexOf(';', amp) === -1) {
 				this.reference = text.slice(amp);
-				if (this.reference.length > 16) throw new InvalidBase64Error('Invalid base64: unexpected character in the data');
+				if (this.reference.length > 16)
+					throw new InvalidBase64Error('Invalid base64: unexpected character in the data');
 				text = text.slice(0, amp);
 			}
 			text = text.replace(WHITESPACE_REFS, '');
@@ -60,7 +68,8 @@ class ElementTextDecoder extends Base64Decoder {
 	}
 
 	override end(): void {
-		if (this.reference) throw new InvalidBase64Error('Invalid base64: unexpected character in the data');
+		if (this.reference)
+			throw new InvalidBase64Error('Invalid base64: unexpected character in the data');
 		super.end();
 	}
 }
@@ -119,10 +128,16 @@ export class CanonicalText {
 function canonicalize(text: string): Buffer {
 	const out = text
 		.replace(/\r\n?/g, '\n')
-		.replace(/&#(x[0-9a-fA-F]+|\d+);|&(lt|gt|amp|quot|apos);/g, (_m, num: string | undefined, named: string | undefined) => {
-			if (num) return String.fromCharCode(num.startsWith('x') ? parseInt(num.slice(1), 16) : parseInt(num, 10));
-			return { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" }[named as 'lt'];
-		})
+		.replace(
+			/&#(x[0-9a-fA-F]+|\d+);|&(lt|gt|amp|quot|apos);/g,
+			(_m, num: string | undefined, named: string | undefined) => {
+				if (num)
+					return String.fromCharCode(
+						num.startsWith('x') ? parseInt(num.slice(1), 16) : parseInt(num, 10),
+					);
+				return { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" }[named as 'lt'];
+			},
+		)
 		.replace(/&/g, '&amp;')
 		.replace(/</g, '&lt;')
 		.replace(/>/g, '&gt;')

@@ -24,7 +24,7 @@ const HINTS: Record<string, string> = {
 	'05': 'The bank does not know this operation or command.',
 	'06': 'The bank does not accept this operation for this user.',
 	'07': 'The Sender ID in the credential is not known to the bank.',
-	'12': 'The ApplicationRequest did not pass the bank\'s schema check: check file type, dates and references.',
+	'12': "The ApplicationRequest did not pass the bank's schema check: check file type, dates and references.",
 	'13': 'The Customer ID in the credential is not known to the bank.',
 	'16': 'The signing certificate is not valid for this bank or has been revoked.',
 	'18': 'The bank could not verify the request signature: check the signing certificate and key in the credential.',

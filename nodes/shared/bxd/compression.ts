@@ -22,7 +22,9 @@ export function gzip(data: Buffer): Buffer {
 }
 
 /** Gzips a stream into one buffer: only the compressed bytes are held in memory. */
-export async function gzipStream(source: Readable): Promise<{ compressed: Buffer; inputBytes: number }> {
+export async function gzipStream(
+	source: Readable,
+): Promise<{ compressed: Buffer; inputBytes: number }> {
 	const chunks: Buffer[] = [];
 	let inputBytes = 0;
 	const count = new Transform({
@@ -38,7 +40,10 @@ export async function gzipStream(source: Readable): Promise<{ compressed: Buffer
 }
 
 /** Gzips a stream into a file, never holding more than a chunk; returns the sizes before and after. */
-export async function gzipToFile(source: Readable, path: string): Promise<{ inputBytes: number; outputBytes: number }> {
+export async function gzipToFile(
+	source: Readable,
+	path: string,
+): Promise<{ inputBytes: number; outputBytes: number }> {
 	let inputBytes = 0;
 	const count = new Transform({
 		transform(chunk: Buffer, _encoding, done) {
@@ -53,7 +58,8 @@ export async function gzipToFile(source: Readable, path: string): Promise<{ inpu
 /** Reads a stream into one buffer. */
 export async function streamToBuffer(source: Readable): Promise<Buffer> {
 	const chunks: Buffer[] = [];
-	for await (const chunk of source) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+	for await (const chunk of source)
+		chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
 	return Buffer.concat(chunks);
 }
 
@@ -66,18 +72,27 @@ const GZIP_MAGIC = [0x1f, 0x8b];
  */
 export function decompress(data: Buffer, methodName: string | undefined): Buffer {
 	const method = compressionMethodOf(methodName);
-	if (!method) throw new BxdFormatError(`The bank used a compression method this node cannot read: ${methodName}`);
+	if (!method)
+		throw new BxdFormatError(
+			`The bank used a compression method this node cannot read: ${methodName}`,
+		);
 	if (method === 'GZIP') {
 		if (data.length < 2 || data[0] !== GZIP_MAGIC[0] || data[1] !== GZIP_MAGIC[1]) {
-			throw new BxdFormatError('The bank said the file is GZIP-compressed, but it is not a gzip archive');
+			throw new BxdFormatError(
+				'The bank said the file is GZIP-compressed, but it is not a gzip archive',
+			);
 		}
 		const unpacked = attempt(() => gunzipSync(data));
 		if (unpacked.ok) return unpacked.value;
-		throw new BxdFormatError(`The GZIP-compressed file is damaged or cut off: ${(unpacked.error as Error).message}`);
+		throw new BxdFormatError(
+			`The GZIP-compressed file is damaged or cut off: ${(unpacked.error as Error).message}`,
+		);
 	}
 	const zlib = attempt(() => inflateSync(data));
 	if (zlib.ok) return zlib.value;
 	const raw = attempt(() => inflateRawSync(data));
 	if (raw.ok) return raw.value;
-	throw new BxdFormatError(`The DEFLATE-compressed file is damaged or cut off: ${(raw.error as Error).message}`);
+	throw new BxdFormatError(
+		`The DEFLATE-compressed file is damaged or cut off: ${(raw.error as Error).message}`,
+	);
 }

@@ -8,11 +8,14 @@ export const MODEL_NS = 'http://model.bxd.fi';
 export const XMLDATA_NS = 'http://bxd.fi/xmldata/';
 
 export const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
-export const WSSE_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd';
-export const WSU_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';
+export const WSSE_NS =
+	'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd';
+export const WSU_NS =
+	'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';
 export const WSS_BASE64_ENCODING =
 	'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary';
-export const WSS_X509_TOKEN = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3';
+export const WSS_X509_TOKEN =
+	'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3';
 
 export const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
 /** RSA-SHA1 and SHA-1: still used by some bank deployments; verified only on the user's opt-in. */
@@ -25,9 +28,20 @@ export const EXC_C14N = 'http://www.w3.org/2001/10/xml-exc-c14n#';
 export const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 
 /** The five operations of the file service, as named in the WSDL. */
-export type BxdOperation = 'uploadFile' | 'downloadFileList' | 'downloadFile' | 'deleteFile' | 'getUserInfo';
+export type BxdOperation =
+	| 'uploadFile'
+	| 'downloadFileList'
+	| 'downloadFile'
+	| 'deleteFile'
+	| 'getUserInfo';
 
-export const BXD_OPERATIONS: readonly BxdOperation[] = ['uploadFile', 'downloadFileList', 'downloadFile', 'deleteFile', 'getUserInfo'];
+export const BXD_OPERATIONS: readonly BxdOperation[] = [
+	'uploadFile',
+	'downloadFileList',
+	'downloadFile',
+	'deleteFile',
+	'getUserInfo',
+];
 
 /** ApplicationRequest Command for each operation. */
 export const COMMANDS: Record<BxdOperation, string> = {

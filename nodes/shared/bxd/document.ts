@@ -27,7 +27,11 @@ export function documentBytes(doc: PayloadDocument): Buffer {
 
 /** Size of the document in bytes, without assembling it. */
 export function documentSize(doc: PayloadDocument): number {
-	return Buffer.byteLength(doc.head, 'utf8') + (doc.payload?.length ?? 0) + Buffer.byteLength(doc.tail, 'utf8');
+	return (
+		Buffer.byteLength(doc.head, 'utf8') +
+		(doc.payload?.length ?? 0) +
+		Buffer.byteLength(doc.tail, 'utf8')
+	);
 }
 
 /**
@@ -45,10 +49,15 @@ export function skeletonOf(doc: PayloadDocument, placeholder: string): string {
 }
 
 /** Splits text produced from a skeleton back into head and tail around the placeholder. */
-export function splitAtPlaceholder(text: string, placeholder: string): { head: string; tail: string } {
+export function splitAtPlaceholder(
+	text: string,
+	placeholder: string,
+): { head: string; tail: string } {
 	const at = text.indexOf(placeholder);
 	if (at === -1 || text.indexOf(placeholder, at + placeholder.length) !== -1) {
-		throw new BxdFormatError('Internal error: the payload position was lost while building the message');
+		throw new BxdFormatError(
+			'Internal error: the payload position was lost while building the message',
+		);
 	}
 	return { head: text.slice(0, at), tail: text.slice(at + placeholder.length) };
 }
@@ -63,12 +72,21 @@ interface ElementCut {
 	tail: string;
 }
 
-function findOpenTag(source: string, localName: string, from = 0): { index: number; end: number; prefix: string; selfClosing: boolean } | undefined {
+function findOpenTag(
+	source: string,
+	localName: string,
+	from = 0,
+): { index: number; end: number; prefix: string; selfClosing: boolean } | undefined {
 	const re = new RegExp(`<(?:([A-Za-z_][\\w.-]*):)?${localName}(?=[\\s/>])[^>]*?(/?)>`, 'g');
 	re.lastIndex = from;
 	const match = re.exec(source);
 	if (!match) return undefined;
-	return { index: match.index, end: match.index + match[0].length, prefix: match[1] ?? '', selfClosing: match[2] === '/' };
+	return {
+		index: match.index,
+		end: match.index + match[0].length,
+		prefix: match[1] ?? '',
+		selfClosing: match[2] === '/',
+	};
 }
 
 /**
@@ -80,19 +98,36 @@ export function cutFirstElement(source: string, localName: string): ElementCut |
 	const open = findOpenTag(source, localName);
 	if (!open) return undefined;
 	if (open.selfClosing) {
-		return { head: source.slice(0, open.end), start: open.end, end: open.end, tail: source.slice(open.end) };
+		return {
+			head: source.slice(0, open.end),
+			start: open.end,
+			end: open.end,
+			tail: source.slice(open.end),
+		};
 	}
 	const close = `</${open.prefix ? `${open.prefix}:` : ''}${localName}`;
 	const closeAt = source.indexOf(close, open.end);
-	if (closeAt === -1) throw new BxdFormatError(`The bank's message is cut off: the ${localName} element is not closed`);
-	return { head: source.slice(0, open.end), start: open.end, end: closeAt, tail: source.slice(closeAt) };
+	if (closeAt === -1)
+		throw new BxdFormatError(
+			`The bank's message is cut off: the ${localName} element is not closed`,
+		);
+	return {
+		head: source.slice(0, open.end),
+		start: open.end,
+		end: closeAt,
+		tail: source.slice(closeAt),
+	};
 }
 
 /**
  * Finds the last element with this local name and namespace prefix (a child of the root near the
  * end, like Content) by searching backwards from the end, and cuts its content out.
  */
-export function cutLastElement(source: Buffer, localName: string, prefix: string): { head: Buffer; content: Buffer; tail: Buffer } | undefined {
+export function cutLastElement(
+	source: Buffer,
+	localName: string,
+	prefix: string,
+): { head: Buffer; content: Buffer; tail: Buffer } | undefined {
 	const qname = `${prefix ? `${prefix}:` : ''}${localName}`;
 	const closeAt = source.lastIndexOf(`</${qname}`);
 	if (closeAt === -1) {
@@ -106,10 +141,18 @@ export function cutLastElement(source: Buffer, localName: string, prefix: string
 		if (next === 0x3e || next === 0x20 || next === 0x09 || next === 0x0a || next === 0x0d) break;
 		openAt = openAt === 0 ? -1 : source.lastIndexOf(`<${qname}`, openAt - 1);
 	}
-	if (openAt === -1) throw new BxdFormatError(`The bank's document is not well-formed: ${localName} has no opening tag`);
+	if (openAt === -1)
+		throw new BxdFormatError(
+			`The bank's document is not well-formed: ${localName} has no opening tag`,
+		);
 	const openEnd = source.indexOf('>', openAt);
-	if (openEnd === -1 || openEnd > closeAt) throw new BxdFormatError(`The bank's document is not well-formed around ${localName}`);
-	return { head: source.subarray(0, openEnd + 1), content: source.subarray(openEnd + 1, closeAt), tail: source.subarray(closeAt) };
+	if (openEnd === -1 || openEnd > closeAt)
+		throw new BxdFormatError(`The bank's document is not well-formed around ${localName}`);
+	return {
+		head: source.subarray(0, openEnd + 1),
+		content: source.subarray(openEnd + 1, closeAt),
+		tail: source.subarray(closeAt),
+	};
 }
 
 /** The namespace prefix of the root element ('' for a default namespace). */

@@ -1,11 +1,27 @@
-import { createHash, createPrivateKey, type Hash, type KeyObject, X509Certificate } from 'node:crypto';
+import {
+	createHash,
+	createPrivateKey,
+	type Hash,
+	type KeyObject,
+	X509Certificate,
+} from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 
 import { normalizePem } from '../transport/tls';
 import { attempt } from './attempt';
 import { canonicalPayloadText } from './base64';
-import { C14N, DSIG_NS, ENVELOPED_SIGNATURE, EXC_C14N, RSA_SHA1, RSA_SHA256, SHA1, SHA256, SHA512 } from './constants';
+import {
+	C14N,
+	DSIG_NS,
+	ENVELOPED_SIGNATURE,
+	EXC_C14N,
+	RSA_SHA1,
+	RSA_SHA256,
+	SHA1,
+	SHA256,
+	SHA512,
+} from './constants';
 import type { PayloadDocument } from './document';
 import { newPlaceholder, skeletonOf, splitAtPlaceholder } from './document';
 import { BxdFormatError, BxdSignatureError } from './errors';
@@ -47,16 +63,28 @@ export function pemBase64(pem: string): string {
 }
 
 /** Reads the signing certificate (the first in the text) and the private key. */
-export function signingMaterial(certificatePem: string, privateKeyPem: string, passphrase?: string): SigningMaterial {
+export function signingMaterial(
+	certificatePem: string,
+	privateKeyPem: string,
+	passphrase?: string,
+): SigningMaterial {
 	const [leaf] = pemCertificates(certificatePem);
 	if (!leaf) throw new BxdSignatureError('The signing certificate is not a PEM certificate');
-	const key = createPrivateKey({ key: privateKeyPem, format: 'pem', passphrase: passphrase || undefined });
+	const key = createPrivateKey({
+		key: privateKeyPem,
+		format: 'pem',
+		passphrase: passphrase || undefined,
+	});
 	return { certificatePem: leaf, certificateBase64: pemBase64(leaf), key };
 }
 
 export type HashName = 'sha256' | 'sha512' | 'sha1';
 
-const HASH_URIS: Record<string, HashName> = { [SHA256]: 'sha256', [SHA512]: 'sha512', [SHA1]: 'sha1' };
+const HASH_URIS: Record<string, HashName> = {
+	[SHA256]: 'sha256',
+	[SHA512]: 'sha512',
+	[SHA1]: 'sha1',
+};
 
 /**
  * What a signature reference digests around the payload: the canonical text before and after
@@ -78,7 +106,11 @@ export type PayloadDigester = (slot: PayloadSlot) => string;
 export function bufferDigester(payload: Buffer | undefined): PayloadDigester {
 	return ({ algorithm, prefix, suffix }) => {
 		if (!payload) throw new BxdSignatureError('The document has no payload to digest');
-		return createHash(algorithm).update(prefix, 'utf8').update(payload).update(suffix, 'utf8').digest('base64');
+		return createHash(algorithm)
+			.update(prefix, 'utf8')
+			.update(payload)
+			.update(suffix, 'utf8')
+			.digest('base64');
 	};
 }
 
@@ -104,19 +136,29 @@ export class DigestCapture {
 	/** The one slot that was digested (a document has one payload, referenced once). */
 	single(): PayloadSlot {
 		if (this.slots.length !== 1) {
-			throw new BxdSignatureError(`Internal error: expected one digest over the payload, got ${this.slots.length}`);
+			throw new BxdSignatureError(
+				`Internal error: expected one digest over the payload, got ${this.slots.length}`,
+			);
 		}
 		return this.slots[0];
 	}
 }
 
 /** Answers with digests computed beforehand for exactly these slots. */
-export function fixedDigester(entries: Array<{ slot: PayloadSlot; digest: string }>): PayloadDigester {
+export function fixedDigester(
+	entries: Array<{ slot: PayloadSlot; digest: string }>,
+): PayloadDigester {
 	return (slot) => {
 		const found = entries.find(
-			(entry) => entry.slot.algorithm === slot.algorithm && entry.slot.prefix === slot.prefix && entry.slot.suffix === slot.suffix,
+			(entry) =>
+				entry.slot.algorithm === slot.algorithm &&
+				entry.slot.prefix === slot.prefix &&
+				entry.slot.suffix === slot.suffix,
 		);
-		if (!found) throw new BxdSignatureError('Internal error: the document changed between digesting and signing');
+		if (!found)
+			throw new BxdSignatureError(
+				'Internal error: the document changed between digesting and signing',
+			);
 		return found.digest;
 	};
 }
@@ -125,7 +167,10 @@ export function fixedDigester(entries: Array<{ slot: PayloadSlot; digest: string
  * Hash algorithms for xml-crypto that digest the canonical text with the payload put back in
  * place of the placeholder. The document xml-crypto sees is small; the digest covers the file.
  */
-function payloadHashAlgorithms(placeholder: string, digester: PayloadDigester): SignedXml['HashAlgorithms'] {
+function payloadHashAlgorithms(
+	placeholder: string,
+	digester: PayloadDigester,
+): SignedXml['HashAlgorithms'] {
 	const algorithms: SignedXml['HashAlgorithms'] = {};
 	for (const [uri, name] of Object.entries(HASH_URIS)) {
 		algorithms[uri] = class PayloadHash {
@@ -135,7 +180,11 @@ function payloadHashAlgorithms(placeholder: string, digester: PayloadDigester): 
 				if (xml.indexOf(placeholder, at + placeholder.length) !== -1) {
 					throw new BxdSignatureError('The document holds its payload more than once');
 				}
-				return digester({ algorithm: name, prefix: xml.slice(0, at), suffix: xml.slice(at + placeholder.length) });
+				return digester({
+					algorithm: name,
+					prefix: xml.slice(0, at),
+					suffix: xml.slice(at + placeholder.length),
+				});
 			}
 
 			getAlgorithmName(): string {
@@ -156,9 +205,19 @@ export interface SignOptions {
  * C14N (inclusive by default, as the banks' own samples do; exclusive on request), KeyInfo with
  * the certificate. The Signature is the last child of the root, where the schema puts it.
  */
-export function signApplicationRequest(doc: PayloadDocument, material: SigningMaterial, options: SignOptions = {}): PayloadDocument {
+export function signApplicationRequest(
+	doc: PayloadDocument,
+	material: SigningMaterial,
+	options: SignOptions = {},
+): PayloadDocument {
 	const placeholder = newPlaceholder();
-	const signed = signEnvelopedSkeleton(skeletonOf(doc, placeholder), placeholder, material, options, bufferDigester(doc.payload));
+	const signed = signEnvelopedSkeleton(
+		skeletonOf(doc, placeholder),
+		placeholder,
+		material,
+		options,
+		bufferDigester(doc.payload),
+	);
 	if (!doc.payload) return { head: signed, tail: '' };
 	const { head, tail } = splitAtPlaceholder(signed, placeholder);
 	return { head, payload: doc.payload, tail };
@@ -183,7 +242,8 @@ export function signEnvelopedSkeleton(
 		publicCert: material.certificatePem,
 		signatureAlgorithm: uris.signature,
 		canonicalizationAlgorithm: c14n,
-		getKeyInfoContent: () => `<X509Data><X509Certificate>${material.certificateBase64}</X509Certificate></X509Data>`,
+		getKeyInfoContent: () =>
+			`<X509Data><X509Certificate>${material.certificateBase64}</X509Certificate></X509Data>`,
 	});
 	signer.HashAlgorithms = payloadHashAlgorithms(placeholder, digester);
 	signer.addReference({
@@ -224,7 +284,10 @@ export function signWsSecurity(
 		getKeyInfoContent: () =>
 			`<wsse:SecurityTokenReference><wsse:Reference URI="#${tokenId}" ValueType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3"/></wsse:SecurityTokenReference>`,
 	});
-	signer.HashAlgorithms = payloadHashAlgorithms(placeholder, typeof payload === 'function' ? payload : bufferDigester(payload));
+	signer.HashAlgorithms = payloadHashAlgorithms(
+		placeholder,
+		typeof payload === 'function' ? payload : bufferDigester(payload),
+	);
 	for (const ref of references) {
 		signer.addReference({ xpath: ref.xpath, transforms: [EXC_C14N], digestAlgorithm: uris.digest });
 	}
@@ -283,9 +346,10 @@ const PASTE_CERTIFICATE = "paste the bank's certificate (-----BEGIN CERTIFICATE-
 function notACertificate(label: string): string {
 	if (PRIVATE_KEY_LABEL.test(label)) return `a private key was given; ${PASTE_CERTIFICATE}`;
 	if (/CERTIFICATE REQUEST$/.test(label)) {
-		return "a certificate request (CSR) was given; paste the certificate the bank issued (-----BEGIN CERTIFICATE-----)";
+		return 'a certificate request (CSR) was given; paste the certificate the bank issued (-----BEGIN CERTIFICATE-----)';
 	}
-	if (/PUBLIC KEY$/.test(label)) return `a public key was given; ${PASTE_CERTIFICATE}, which holds it`;
+	if (/PUBLIC KEY$/.test(label))
+		return `a public key was given; ${PASTE_CERTIFICATE}, which holds it`;
 	if (label === 'PKCS7' || label === 'CMS') {
 		return 'a PKCS#7 bundle was given; export its certificates as PEM (-----BEGIN CERTIFICATE-----) and paste them';
 	}
@@ -302,7 +366,12 @@ function which(index: number, count: number): string {
  * every BEGIN CERTIFICATE line closed by its END line, no binary bytes.
  */
 function checkBankCertificateText(text: string): void {
-	const markers = [...text.matchAll(PEM_MARKER)].map((m) => ({ end: m[1] === 'END', label: m[2], at: m.index ?? 0, length: m[0].length }));
+	const markers = [...text.matchAll(PEM_MARKER)].map((m) => ({
+		end: m[1] === 'END',
+		label: m[2],
+		at: m.index ?? 0,
+		length: m[0].length,
+	}));
 	// A private key is named first, wherever it is in the text.
 	const key = markers.find((m) => PRIVATE_KEY_LABEL.test(m.label));
 	if (key) throw new BankCertificateError(notACertificate(key.label));
@@ -312,7 +381,9 @@ function checkBankCertificateText(text: string): void {
 				'binary (DER) data was given; convert it to PEM (for example openssl x509 -inform der) and paste the text from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----',
 			);
 		}
-		throw new BankCertificateError('not a PEM certificate (expected "-----BEGIN CERTIFICATE-----")');
+		throw new BankCertificateError(
+			'not a PEM certificate (expected "-----BEGIN CERTIFICATE-----")',
+		);
 	}
 	const other = markers.find((m) => m.label !== 'CERTIFICATE');
 	if (other) throw new BankCertificateError(notACertificate(other.label));
@@ -347,10 +418,16 @@ function damagedSelfSigned(cert: X509Certificate): boolean {
 export function bankTrust(pem: string): BankTrust {
 	checkBankCertificateText(pem);
 	const blocks = pemCertificates(normalizePem(pem));
-	if (!blocks.length) throw new BankCertificateError('not a PEM certificate (expected "-----BEGIN CERTIFICATE-----")');
+	if (!blocks.length)
+		throw new BankCertificateError(
+			'not a PEM certificate (expected "-----BEGIN CERTIFICATE-----")',
+		);
 	const certificates = blocks.map((block, index) => {
 		const read = attempt(() => new X509Certificate(block));
-		if (!read.ok) throw new BankCertificateError(`${which(index, blocks.length)} cannot be read (it may be truncated or corrupted)`);
+		if (!read.ok)
+			throw new BankCertificateError(
+				`${which(index, blocks.length)} cannot be read (it may be truncated or corrupted)`,
+			);
 		if (damagedSelfSigned(read.value)) {
 			throw new BankCertificateError(
 				`${which(index, blocks.length)} is corrupted: its signature does not match its content (paste it again from the bank's original file)`,
@@ -387,14 +464,21 @@ export function readBankCertificate(pem: string, now: Date = new Date()): BankTr
 function verificationKeys(trust: BankTrust, keyInfoCertBase64: string | undefined): KeyObject[] {
 	const now = (trust.now ?? (() => new Date()))();
 	if (keyInfoCertBase64?.trim()) {
-		const read = attempt(() => new X509Certificate(Buffer.from(keyInfoCertBase64.replace(/\s+/g, ''), 'base64')));
+		const read = attempt(
+			() => new X509Certificate(Buffer.from(keyInfoCertBase64.replace(/\s+/g, ''), 'base64')),
+		);
 		if (read.ok) {
 			const signer = read.value;
 			const same = trust.certificates.find((cert) => cert.fingerprint256 === signer.fingerprint256);
 			if (same) return [same.publicKey];
-			const issuer = trust.certificates.find((cert) => signer.checkIssued(cert) && signer.verify(cert.publicKey));
+			const issuer = trust.certificates.find(
+				(cert) => signer.checkIssued(cert) && signer.verify(cert.publicKey),
+			);
 			if (issuer) {
-				if (new Date(signer.validTo).getTime() < now.getTime() || new Date(signer.validFrom).getTime() > now.getTime()) {
+				if (
+					new Date(signer.validTo).getTime() < now.getTime() ||
+					new Date(signer.validFrom).getTime() > now.getTime()
+				) {
 					throw new BxdSignatureError(
 						`The response signature is invalid: it was made with a certificate that is not valid now (valid ${signer.validFrom} to ${signer.validTo})`,
 					);
@@ -426,7 +510,11 @@ export type SignatureStatus = 'valid' | 'unsigned';
  * document, or when it uses SHA-1. A document whose payload streamed past (not in `doc`) is
  * checked with `streamed`, which gives the digest over it.
  */
-export function verifyEnvelopedSignature(doc: PayloadDocument, trust: BankTrust, streamed?: PayloadDigester): SignatureStatus {
+export function verifyEnvelopedSignature(
+	doc: PayloadDocument,
+	trust: BankTrust,
+	streamed?: PayloadDigester,
+): SignatureStatus {
 	const placeholder = newPlaceholder();
 	const skeleton = doc.head + (doc.payload || streamed ? placeholder : '') + doc.tail;
 	const problems: string[] = [];
@@ -435,26 +523,44 @@ export function verifyEnvelopedSignature(doc: PayloadDocument, trust: BankTrust,
 			if (level !== 'warning') problems.push(String(message));
 		},
 	}).parseFromString(skeleton, 'text/xml') as unknown as Document;
-	if (problems.length) throw new BxdFormatError(`The ApplicationResponse is not well-formed XML: ${problems[0]}`);
+	if (problems.length)
+		throw new BxdFormatError(`The ApplicationResponse is not well-formed XML: ${problems[0]}`);
 	const root = parsed.documentElement;
 	if (!root) throw new BxdFormatError('The ApplicationResponse is empty');
 	const all = parsed.getElementsByTagNameNS(DSIG_NS, 'Signature');
 	if (all.length === 0) return 'unsigned';
-	const enveloped = childElements(root).filter((el) => el.localName === 'Signature' && el.namespaceURI === DSIG_NS);
+	const enveloped = childElements(root).filter(
+		(el) => el.localName === 'Signature' && el.namespaceURI === DSIG_NS,
+	);
 	if (all.length !== 1 || enveloped.length !== 1) {
-		throw new BxdSignatureError('The response signature is invalid: expected exactly one enveloped signature on the ApplicationResponse');
+		throw new BxdSignatureError(
+			'The response signature is invalid: expected exactly one enveloped signature on the ApplicationResponse',
+		);
 	}
 	const signatureElement = enveloped[0];
-	const method = signatureElement.getElementsByTagNameNS(DSIG_NS, 'SignatureMethod')[0]?.getAttribute('Algorithm') ?? '';
-	const digests = Array.from(signatureElement.getElementsByTagNameNS(DSIG_NS, 'DigestMethod')).map((el) => el.getAttribute('Algorithm') ?? '');
+	const method =
+		signatureElement
+			.getElementsByTagNameNS(DSIG_NS, 'SignatureMethod')[0]
+			?.getAttribute('Algorithm') ?? '';
+	const digests = Array.from(signatureElement.getElementsByTagNameNS(DSIG_NS, 'DigestMethod')).map(
+		(el) => el.getAttribute('Algorithm') ?? '',
+	);
 	const weak = [method, ...digests].find((uri) => /sha1$/i.test(uri));
 	if (weak && !trust.acceptSha1) throw new Sha1SignatureError(weak);
 	const certElement = signatureElement.getElementsByTagNameNS(DSIG_NS, 'X509Certificate')[0];
 	const keys = verificationKeys(trust, certElement?.textContent ?? undefined);
-	const digester = streamed ?? bufferDigester(doc.payload ? canonicalPayloadText(doc.payload) : undefined);
+	const digester =
+		streamed ?? bufferDigester(doc.payload ? canonicalPayloadText(doc.payload) : undefined);
 	let lastError: BxdSignatureError | undefined;
 	for (const key of keys) {
-		const outcome = checkWithKey(skeleton, signatureElement, key, placeholder, digester, !!trust.acceptSha1);
+		const outcome = checkWithKey(
+			skeleton,
+			signatureElement,
+			key,
+			placeholder,
+			digester,
+			!!trust.acceptSha1,
+		);
 		if (outcome === true) return 'valid';
 		lastError = outcome;
 		// A digest that does not match fails with every key.
@@ -477,23 +583,32 @@ function checkWithKey(
 		const algorithms = { ...verifier.SignatureAlgorithms };
 		for (const uri of Object.keys(algorithms)) if (/sha1$/i.test(uri)) delete algorithms[uri];
 		verifier.SignatureAlgorithms = algorithms;
-		for (const uri of Object.keys(verifier.HashAlgorithms)) if (/sha1$/i.test(uri)) delete verifier.HashAlgorithms[uri];
+		for (const uri of Object.keys(verifier.HashAlgorithms))
+			if (/sha1$/i.test(uri)) delete verifier.HashAlgorithms[uri];
 	}
 	const outcome = attempt((): true | BxdSignatureError => {
 		verifier.loadSignature(signatureElement as unknown as Node);
 		const references = verifier.getReferences();
 		if (references.length !== 1) {
-			return new BxdSignatureError(`The response signature is invalid: it has ${references.length} references instead of one over the whole document`);
+			return new BxdSignatureError(
+				`The response signature is invalid: it has ${references.length} references instead of one over the whole document`,
+			);
 		}
 		const [reference] = references;
 		if (!(reference.uri === '' || reference.isEmptyUri)) {
-			return new BxdSignatureError('The response signature is invalid: it does not cover the whole ApplicationResponse');
+			return new BxdSignatureError(
+				'The response signature is invalid: it does not cover the whole ApplicationResponse',
+			);
 		}
 		if (!reference.transforms.includes(ENVELOPED_SIGNATURE)) {
-			return new BxdSignatureError('The response signature is invalid: it is not an enveloped signature');
+			return new BxdSignatureError(
+				'The response signature is invalid: it is not an enveloped signature',
+			);
 		}
 		if (!verifier.checkSignature(skeleton)) {
-			return new BxdSignatureError('The response signature is invalid: the content does not match its digest (the response was altered)');
+			return new BxdSignatureError(
+				'The response signature is invalid: the content does not match its digest (the response was altered)',
+			);
 		}
 		return true;
 	});
@@ -502,10 +617,14 @@ function checkWithKey(
 	if (error instanceof BxdSignatureError) return error;
 	const message = (error as Error)?.message ?? String(error);
 	if (/digest/i.test(message)) {
-		return new BxdSignatureError('The response signature is invalid: the content does not match its digest (the response was altered)');
+		return new BxdSignatureError(
+			'The response signature is invalid: the content does not match its digest (the response was altered)',
+		);
 	}
 	if (/signature value .* is incorrect/i.test(message)) {
-		return new BxdSignatureError('The response signature is invalid: the signature value does not verify with the Bank Certificate');
+		return new BxdSignatureError(
+			'The response signature is invalid: the signature value does not verify with the Bank Certificate',
+		);
 	}
 	return new BxdSignatureError(`The response signature is invalid: ${message}`);
 }
@@ -532,7 +651,10 @@ export function payloadPrefixes(head: string, contentClose: string, rootClose: s
 		const verifier = new SignedXml({ getCertFromKeyInfo: () => null });
 		verifier.HashAlgorithms = payloadHashAlgorithms(placeholder, capture.digester);
 		attempt(() => {
-			const parsed = new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document;
+			const parsed = new DOMParser({ errorHandler: () => undefined }).parseFromString(
+				xml,
+				'text/xml',
+			) as unknown as Document;
 			const signature = parsed.getElementsByTagNameNS(DSIG_NS, 'Signature')[0];
 			if (!signature) return false;
 			verifier.loadSignature(signature as unknown as Node);
@@ -556,7 +678,8 @@ export interface PrefixedHash {
  */
 export function streamedDigester(hashes: PrefixedHash[]): PayloadDigester {
 	return ({ algorithm, prefix, suffix }) => {
-		const found = algorithm === 'sha256' ? hashes.find((entry) => entry.prefix === prefix) : undefined;
+		const found =
+			algorithm === 'sha256' ? hashes.find((entry) => entry.prefix === prefix) : undefined;
 		if (!found) {
 			throw new BxdSignatureError(
 				`The response signature cannot be checked: a file this large is verified while it streams, which works for SHA-256 digests with inclusive or exclusive C14N, and this signature uses ${

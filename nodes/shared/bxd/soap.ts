@@ -13,7 +13,16 @@ import { bxdTimestamp } from './applicationRequest';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';
 import type { BxdOperation } from './constants';
-import { MODEL_NS, SERVICE_NS, SOAP_ENV_NS, WS_SECURITY_TTL_MS, WSS_BASE64_ENCODING, WSS_X509_TOKEN, WSSE_NS, WSU_NS } from './constants';
+import {
+	MODEL_NS,
+	SERVICE_NS,
+	SOAP_ENV_NS,
+	WS_SECURITY_TTL_MS,
+	WSS_BASE64_ENCODING,
+	WSS_X509_TOKEN,
+	WSSE_NS,
+	WSU_NS,
+} from './constants';
 import type { PayloadDocument } from './document';
 import { cutFirstElement, documentBytes, newPlaceholder, splitAtPlaceholder } from './document';
 import { BxdFaultError, BxdFormatError } from './errors';
@@ -56,7 +65,9 @@ export function newRequestId(): string {
 
 function headerXml(header: RequestHeaderFields, requestId: string, now: Date): string {
 	const field = (name: string, value: string | undefined): string =>
-		value === undefined || value === '' ? `<mod:${name} xsi:nil="true" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"/>` : `<mod:${name}>${escapeXml(value)}</mod:${name}>`;
+		value === undefined || value === ''
+			? `<mod:${name} xsi:nil="true" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"/>`
+			: `<mod:${name}>${escapeXml(value)}</mod:${name}>`;
 	return (
 		'<mod:RequestHeader>' +
 		field('SenderId', header.senderId) +
@@ -91,7 +102,9 @@ export interface EnvelopeDraft {
  * Timestamp valid five minutes, and a signature over the Timestamp and the Body (exclusive
  * C14N, RSA-SHA256), both referenced by wsu:Id.
  */
-export function draftRequestEnvelope(options: Omit<EnvelopeOptions, 'applicationRequest'>): EnvelopeDraft {
+export function draftRequestEnvelope(
+	options: Omit<EnvelopeOptions, 'applicationRequest'>,
+): EnvelopeDraft {
 	const now = options.now ?? new Date();
 	const requestId = options.header.requestId ?? newRequestId();
 	const operationElement = `cor:${options.operation}in`;
@@ -105,7 +118,12 @@ export function draftRequestEnvelope(options: Omit<EnvelopeOptions, 'application
 	if (!signing) {
 		const head = `${declaration}${envelopeOpen}<soapenv:Header/><soapenv:Body>${bodyOpen}`;
 		const tail = `${bodyClose}</soapenv:Body></soapenv:Envelope>`;
-		return { requestId, skeleton: head + placeholder + tail, placeholder, finish: () => ({ head, tail }) };
+		return {
+			requestId,
+			skeleton: head + placeholder + tail,
+			placeholder,
+			finish: () => ({ head, tail }),
+		};
 	}
 
 	const suffix = randomUUID();
@@ -128,7 +146,10 @@ export function draftRequestEnvelope(options: Omit<EnvelopeOptions, 'application
 		skeleton,
 		placeholder,
 		finish: (digester) => {
-			if (!digester) throw new BxdFormatError('Internal error: a signed message needs the digest over its payload');
+			if (!digester)
+				throw new BxdFormatError(
+					'Internal error: a signed message needs the digest over its payload',
+				);
 			const signed = signWsSecurity(
 				skeleton,
 				placeholder,
@@ -146,7 +167,10 @@ export function draftRequestEnvelope(options: Omit<EnvelopeOptions, 'application
 /** Builds the SOAP request around an ApplicationRequest held in memory (see draftRequestEnvelope). */
 export function buildRequestEnvelope(options: EnvelopeOptions): RequestEnvelope {
 	const draft = draftRequestEnvelope(options);
-	const payload = Buffer.from(documentBytes(options.applicationRequest).toString('base64'), 'latin1');
+	const payload = Buffer.from(
+		documentBytes(options.applicationRequest).toString('base64'),
+		'latin1',
+	);
 	const { head, tail } = draft.finish(options.signing ? bufferDigester(payload) : undefined);
 	const document: PayloadDocument = { head, payload, tail };
 	return { body: documentBytes(document), requestId: draft.requestId, document };
@@ -209,10 +233,14 @@ function parseSkeleton(skeleton: string): XmlObject {
 	if (parsed.ok) return parsed.value;
 	const error = parsed.error;
 	if (error instanceof UnsafeXmlError) {
-		throw new BxdFormatError(`The bank's answer was refused: ${error.message} (a bank never needs one; this can be an XML attack)`);
+		throw new BxdFormatError(
+			`The bank's answer was refused: ${error.message} (a bank never needs one; this can be an XML attack)`,
+		);
 	}
 	if (error instanceof MalformedXmlError) {
-		throw new BxdFormatError(`The bank's answer is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`);
+		throw new BxdFormatError(
+			`The bank's answer is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`,
+		);
 	}
 	throw error;
 }
@@ -220,7 +248,8 @@ function parseSkeleton(skeleton: string): XmlObject {
 function faultFrom(fault: XmlObject): BxdFaultError {
 	const detail = findWithKeys(fault.detail ?? fault.Detail, ['category', 'code']);
 	const reason = asObject(fault.Reason);
-	const faultString = text(fault.faultstring) ?? text(reason?.Text) ?? 'The file service answered with a SOAP fault';
+	const faultString =
+		text(fault.faultstring) ?? text(reason?.Text) ?? 'The file service answered with a SOAP fault';
 	const faultCode = text(fault.faultcode) ?? text(asObject(fault.Code)?.Value);
 	return new BxdFaultError(faultString, faultCode, text(detail?.category), text(detail?.code));
 }
@@ -244,7 +273,10 @@ export function parseSoapFault(body: string | Buffer | undefined): BxdFaultError
  * decoded strictly; only the rest (headers, a fault) is parsed. A SOAP fault throws a
  * BxdFaultError; anything that is not a well-formed SOAP answer throws a BxdFormatError.
  */
-export function parseResponseEnvelope(body: string | Buffer, expected?: BxdOperation): ResponseEnvelope {
+export function parseResponseEnvelope(
+	body: string | Buffer,
+	expected?: BxdOperation,
+): ResponseEnvelope {
 	const isBytes = Buffer.isBuffer(body);
 	// latin1 keeps one character per byte, so offsets found in the text are byte offsets.
 	const source = isBytes ? body.toString('latin1') : body;
@@ -253,7 +285,10 @@ export function parseResponseEnvelope(body: string | Buffer, expected?: BxdOpera
 	const skeleton = isBytes ? Buffer.from(rest, 'latin1').toString('utf8') : rest;
 	const result = readEnvelopeSkeleton(skeleton, expected);
 	if (cut && cut.end > cut.start) {
-		result.applicationResponse = decodePayload(source.slice(cut.start, cut.end), 'The ApplicationResponse in the SOAP answer');
+		result.applicationResponse = decodePayload(
+			source.slice(cut.start, cut.end),
+			'The ApplicationResponse in the SOAP answer',
+		);
 		if (result.applicationResponse.length === 0) result.applicationResponse = undefined;
 	}
 	return result;

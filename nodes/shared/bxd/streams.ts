@@ -141,7 +141,11 @@ export class ElementCut extends Transform {
 			return;
 		}
 		if (this.state === 'content') {
-			done(new BxdFormatError(`${this.options.what} is cut off: the ${this.options.localName} element is not closed`));
+			done(
+				new BxdFormatError(
+					`${this.options.what} is cut off: the ${this.options.localName} element is not closed`,
+				),
+			);
 			return;
 		}
 		this.tail = Buffer.concat(this.chunks, this.size);
@@ -162,7 +166,10 @@ export class ElementCut extends Transform {
 			}
 			const gt = this.window.indexOf('>', match.index);
 			if (gt === -1) {
-				if (this.window.length - match.index > MAX_TAG) throw new BxdFormatError(`${this.options.what} has a broken ${this.options.localName} tag`);
+				if (this.window.length - match.index > MAX_TAG)
+					throw new BxdFormatError(
+						`${this.options.what} has a broken ${this.options.localName} tag`,
+					);
 				this.trimWindow(match.index);
 				this.searchFrom = this.windowStart;
 				break;
@@ -191,7 +198,9 @@ export class ElementCut extends Transform {
 			return;
 		}
 		if (this.size > this.options.maxHead) {
-			throw new BxdFormatError(`${this.options.what} is too large: no ${this.options.localName} in its first ${this.options.maxHead} bytes`);
+			throw new BxdFormatError(
+				`${this.options.what} is too large: no ${this.options.localName} in its first ${this.options.maxHead} bytes`,
+			);
 		}
 	}
 
@@ -221,7 +230,9 @@ export class ElementCut extends Transform {
 		this.chunks.push(chunk);
 		this.size += chunk.length;
 		if (this.size > this.options.maxTail) {
-			throw new BxdFormatError(`${this.options.what} is too large after its ${this.options.localName} element`);
+			throw new BxdFormatError(
+				`${this.options.what} is too large after its ${this.options.localName} element`,
+			);
 		}
 	}
 }
@@ -244,7 +255,9 @@ export class Coalesce extends Transform {
 
 	protected release(): void {
 		if (!this.pendingSize) return;
-		this.push(this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingSize));
+		this.push(
+			this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingSize),
+		);
 		this.pending.length = 0;
 		this.pendingSize = 0;
 	}
@@ -276,7 +289,10 @@ export async function readAtMost(source: Readable, limit: number, what: string):
  * stream that gives the whole content again, those bytes first. Errors of the source come out of
  * the new stream; destroying the new stream destroys the source.
  */
-export async function peekStream(source: Readable, count: number): Promise<{ head: Buffer; stream: Readable }> {
+export async function peekStream(
+	source: Readable,
+	count: number,
+): Promise<{ head: Buffer; stream: Readable }> {
 	const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
 	const parts: Buffer[] = [];
 	let size = 0;
@@ -306,5 +322,8 @@ export async function peekStream(source: Readable, count: number): Promise<{ hea
 			if (!ended) await iterator.return?.();
 		}
 	}
-	return { head, stream: Readable.from(again(), { objectMode: false, highWaterMark: 1024 * 1024 }) };
+	return {
+		head,
+		stream: Readable.from(again(), { objectMode: false, highWaterMark: 1024 * 1024 }),
+	};
 }

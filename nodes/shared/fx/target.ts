@@ -75,7 +75,12 @@ export function isJsonObject(body: unknown): body is IDataObject {
  * The error for a successful answer that is not the JSON the API promises (a gateway's maintenance
  * page, a proxy's login form): its text must never become items.
  */
-export function notJsonError(ctx: IExecuteFunctions, operation: string, body: unknown, itemIndex: number): NodeOperationError {
+export function notJsonError(
+	ctx: IExecuteFunctions,
+	operation: string,
+	body: unknown,
+	itemIndex: number,
+): NodeOperationError {
 	const seen = parseBankErrorBody(body).message;
 	return new NodeOperationError(ctx.getNode(), `${operation}: the bank's answer is not JSON`, {
 		itemIndex,
@@ -129,7 +134,8 @@ export function shapeTrade(raw: IDataObject): IDataObject {
 		const money = raw[key];
 		if (money && typeof money === 'object' && !Array.isArray(money)) {
 			const amount = (money as IDataObject).amount;
-			if (typeof amount === 'string') (money as IDataObject).amount = num(amount) as IDataObject[string];
+			if (typeof amount === 'string')
+				(money as IDataObject).amount = num(amount) as IDataObject[string];
 		}
 	}
 	if (typeof raw.autoSettle === 'string') raw.autoSettle = raw.autoSettle === 'true';
@@ -154,6 +160,9 @@ const PRODUCT_TYPES: Record<string, 'Spot' | 'Forward' | 'Swap'> = {
  * `product`.
  */
 export function productType(product: string): 'Spot' | 'Forward' | 'Swap' | null {
-	const key = product.toLowerCase().replace(/[^a-z]/g, '').replace(/^fx/, '');
+	const key = product
+		.toLowerCase()
+		.replace(/[^a-z]/g, '')
+		.replace(/^fx/, '');
 	return PRODUCT_TYPES[key] ?? null;
 }

@@ -53,7 +53,9 @@ function decimalPlaces(text: string): number {
 
 /** ISO 4217 minor units: currencies with no decimals, with three, and with four; two otherwise. */
 const MINOR_UNITS: Record<string, number> = Object.fromEntries([
-	...'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' ').map((c) => [c, 0]),
+	...'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'
+		.split(' ')
+		.map((c) => [c, 0]),
 	...'BHD IQD JOD KWD LYD OMR TND'.split(' ').map((c) => [c, 3]),
 	...'CLF UYW'.split(' ').map((c) => [c, 4]),
 ]);
@@ -78,10 +80,18 @@ export class FxValidator {
 	}
 
 	/** A calendar date as YYYY-MM-DD from a date or date-time parameter value. */
-	date(field: string, value: unknown, rules: { notFuture?: boolean; notPast?: boolean } = {}): string {
+	date(
+		field: string,
+		value: unknown,
+		rules: { notFuture?: boolean; notPast?: boolean } = {},
+	): string {
 		let text: string | undefined;
-		if (value instanceof Date) text = Number.isNaN(value.getTime()) ? undefined : DateTime.fromJSDate(value, { zone: this.zone }).toISODate() ?? undefined;
-		else if (DateTime.isDateTime(value)) text = value.isValid ? value.toISODate() ?? undefined : undefined;
+		if (value instanceof Date)
+			text = Number.isNaN(value.getTime())
+				? undefined
+				: (DateTime.fromJSDate(value, { zone: this.zone }).toISODate() ?? undefined);
+		else if (DateTime.isDateTime(value))
+			text = value.isValid ? (value.toISODate() ?? undefined) : undefined;
 		else if (typeof value === 'string') text = value.trim();
 		if (!text) this.fail(field, 'required, as a date such as 2025-01-31');
 		const match = /^(\d{4}-\d{2}-\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
@@ -89,17 +99,27 @@ export class FxValidator {
 		const day = DateTime.fromISO(match[1], { zone: 'utc' });
 		if (!day.isValid) this.fail(field, `"${match[1]}" is not a real calendar date`);
 		// "Today" is the workflow's today: late in the evening west of UTC it is not yet tomorrow.
-		const today = DateTime.fromISO(DateTime.now().setZone(this.zone).toISODate() ?? '', { zone: 'utc' });
-		if (rules.notFuture && day > today) this.fail(field, `${match[1]} is in the future; it must be today or earlier`);
-		if (rules.notPast && day < today) this.fail(field, `${match[1]} is in the past; it must be today or later`);
+		const today = DateTime.fromISO(DateTime.now().setZone(this.zone).toISODate() ?? '', {
+			zone: 'utc',
+		});
+		if (rules.notFuture && day > today)
+			this.fail(field, `${match[1]} is in the future; it must be today or earlier`);
+		if (rules.notPast && day < today)
+			this.fail(field, `${match[1]} is in the past; it must be today or later`);
 		return match[1];
 	}
 
 	integer(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
 		const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-		if (typeof n !== 'number' || !Number.isInteger(n)) this.fail(field, `must be a whole number, got ${shown(value)}`);
+		if (typeof n !== 'number' || !Number.isInteger(n))
+			this.fail(field, `must be a whole number, got ${shown(value)}`);
 		if (n < min || n > max) {
-			this.fail(field, max === Number.MAX_SAFE_INTEGER ? `must be at least ${min}, got ${n}` : `must be from ${min} to ${max}, got ${n}`);
+			this.fail(
+				field,
+				max === Number.MAX_SAFE_INTEGER
+					? `must be at least ${min}, got ${n}`
+					: `must be from ${min} to ${max}, got ${n}`,
+			);
 		}
 		return n;
 	}
@@ -120,21 +140,35 @@ export class FxValidator {
 			const text = value.trim();
 			if (/^-/.test(text)) this.fail(field, `must be greater than zero, got ${text}`);
 			if (text.includes(',')) {
-				this.fail(field, `"${text}" uses a comma: write the amount with digits and a point as the decimal separator, such as 1500.50 (no thousands separators)`);
+				this.fail(
+					field,
+					`"${text}" uses a comma: write the amount with digits and a point as the decimal separator, such as 1500.50 (no thousands separators)`,
+				);
 			}
 			if (!/^\+?\d+(\.\d+)?$/.test(text)) {
-				this.fail(field, `"${text}" is not an amount: use digits and a point as the decimal separator, such as 1500.50`);
+				this.fail(
+					field,
+					`"${text}" is not an amount: use digits and a point as the decimal separator, such as 1500.50`,
+				);
 			}
 			n = Number(text);
 			decimals = decimalPlaces(text);
 		} else {
-			this.fail(field, value === '' || value === undefined || value === null ? 'required, an amount greater than zero such as 1500.50' : `must be a number, got ${shown(value)}`);
+			this.fail(
+				field,
+				value === '' || value === undefined || value === null
+					? 'required, an amount greater than zero such as 1500.50'
+					: `must be a number, got ${shown(value)}`,
+			);
 		}
 		if (n <= 0) this.fail(field, `must be greater than zero, got ${n}`);
 		if (currency) {
 			const allowed = minorUnits(currency);
 			if (decimals > allowed) {
-				this.fail(field, `${currency} amounts have ${allowed === 0 ? 'no decimals' : `at most ${allowed} decimal${allowed === 1 ? '' : 's'}`}, got ${shown(value)}`);
+				this.fail(
+					field,
+					`${currency} amounts have ${allowed === 0 ? 'no decimals' : `at most ${allowed} decimal${allowed === 1 ? '' : 's'}`}, got ${shown(value)}`,
+				);
 			}
 		}
 		return n;
@@ -143,18 +177,21 @@ export class FxValidator {
 	currency(field: string, value: unknown): string {
 		const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
 		if (!code) this.fail(field, 'required, an ISO 4217 currency code such as EUR');
-		if (!ISO_4217.has(code)) this.fail(field, `"${String(value)}" is not an ISO 4217 currency code`);
+		if (!ISO_4217.has(code))
+			this.fail(field, `"${String(value)}" is not an ISO 4217 currency code`);
 		return code;
 	}
 
 	oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
 		const v = typeof value === 'string' ? value.trim().toUpperCase() : '';
-		if (!allowed.includes(v as T)) this.fail(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+		if (!allowed.includes(v as T))
+			this.fail(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
 		return v as T;
 	}
 
 	requiredText(field: string, value: unknown, maxLength = 256): string {
-		const v = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+		const v =
+			typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
 		if (!v) this.fail(field, 'required');
 		if (v.length > maxLength) this.fail(field, `must be at most ${maxLength} characters`);
 		return v;
@@ -169,10 +206,15 @@ export class FxValidator {
 
 	/** Counterpart identifiers from a comma-separated string or a list. */
 	counterparts(field: string, value: unknown): string[] {
-		const raw = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [];
+		const raw = Array.isArray(value)
+			? value.map(String)
+			: typeof value === 'string'
+				? value.split(',')
+				: [];
 		const list = raw.map((s) => s.trim()).filter(Boolean);
 		for (const id of list) {
-			if (!/^[A-Za-z0-9._\-/ ]{1,64}$/.test(id)) this.fail(field, `"${id}" is not a counterpart identifier`);
+			if (!/^[A-Za-z0-9._\-/ ]{1,64}$/.test(id))
+				this.fail(field, `"${id}" is not a counterpart identifier`);
 		}
 		return [...new Set(list)];
 	}

@@ -101,7 +101,8 @@ const ONLY_PADDING = /^=*$/;
 
 /** The base64 characters of a text: whitespace is skipped, any other character outside the alphabet is an error. */
 function base64Characters(text: string): string {
-	if (NOT_BASE64.test(text)) throw new InvalidBase64Error('Invalid base64: unexpected character in the data');
+	if (NOT_BASE64.test(text))
+		throw new InvalidBase64Error('Invalid base64: unexpected character in the data');
 	return WHITESPACE.test(text) ? text.replace(/\s+/g, '') : text;
 }
 
@@ -122,12 +123,14 @@ export class Base64Decoder {
 		const all = this.carry ? this.carry + text : text;
 		const pad = all.indexOf('=');
 		if (pad !== -1) {
-			if (!ONLY_PADDING.test(all.slice(pad))) throw new InvalidBase64Error('Invalid base64: padding in the middle of the data');
+			if (!ONLY_PADDING.test(all.slice(pad)))
+				throw new InvalidBase64Error('Invalid base64: padding in the middle of the data');
 			if (all.length % 4 !== 0) {
 				this.carry = all;
 				return EMPTY;
 			}
-			if (pad < all.length - 2) throw new InvalidBase64Error('Invalid base64: padding in the middle of the data');
+			if (pad < all.length - 2)
+				throw new InvalidBase64Error('Invalid base64: padding in the middle of the data');
 			this.padded = true;
 			this.carry = '';
 			return Buffer.from(all, 'base64');
@@ -139,7 +142,9 @@ export class Base64Decoder {
 
 	end(): void {
 		if (this.carry.length) {
-			throw new InvalidBase64Error(`Invalid base64: the data ends in the middle of a group (${this.carry.length} characters left over)`);
+			throw new InvalidBase64Error(
+				`Invalid base64: the data ends in the middle of a group (${this.carry.length} characters left over)`,
+			);
 		}
 	}
 
@@ -211,7 +216,11 @@ export class Base64Decode extends Transform {
 					return;
 				}
 				this.room(expected);
-				const written = this.slab.write(usable < all.length ? all.slice(0, usable) : all, this.used, 'base64');
+				const written = this.slab.write(
+					usable < all.length ? all.slice(0, usable) : all,
+					this.used,
+					'base64',
+				);
 				if (written === expected && !unusual(all)) {
 					this.used += written;
 					this.carry = usable < all.length ? all.slice(usable) : '';
@@ -261,7 +270,9 @@ class CleanTextDecoder extends Base64Decoder {
 export function decodeBase64Strict(text: string): Buffer {
 	const clean = base64Characters(text);
 	if (clean.length % 4 !== 0) {
-		throw new InvalidBase64Error(`Invalid base64: length ${clean.length} is not a multiple of 4 (truncated data)`);
+		throw new InvalidBase64Error(
+			`Invalid base64: length ${clean.length} is not a multiple of 4 (truncated data)`,
+		);
 	}
 	const decoder = new CleanTextDecoder();
 	const bytes = decoder.write(clean);

@@ -12,7 +12,9 @@ import { describeTlsError } from './tls';
 export class BankHttpStatusError extends Error {
 	readonly httpCode: string;
 
-	constructor(readonly response: { status: number; headers: Record<string, unknown>; data: unknown }) {
+	constructor(
+		readonly response: { status: number; headers: Record<string, unknown>; data: unknown },
+	) {
 		super(`Request failed with status code ${response.status}`);
 		this.name = 'BankHttpStatusError';
 		this.httpCode = String(response.status);
@@ -66,13 +68,19 @@ function parseMaybeJson(body: unknown): unknown {
  * `{Code,Id,Message,Errors:[{ErrorCode,Message,Path,Url}]}` (Open Banking event polling),
  * OAuth `{error,error_description}`, and plain text or HTML pages.
  */
-export function parseBankErrorBody(rawBody: unknown): Pick<BankErrorInfo, 'code' | 'message' | 'details'> {
+export function parseBankErrorBody(
+	rawBody: unknown,
+): Pick<BankErrorInfo, 'code' | 'message' | 'details'> {
 	const body = parseMaybeJson(rawBody);
 	if (body === undefined || body === null || body === '') return {};
 	if (typeof body === 'string') {
 		if (/^<(!doctype html|html)/i.test(body)) {
 			const title = /<title>([^<]*)<\/title>/i.exec(body)?.[1]?.trim();
-			return { message: title ? `The bank answered with an HTML page: ${title}` : 'The bank answered with an HTML page instead of data' };
+			return {
+				message: title
+					? `The bank answered with an HTML page: ${title}`
+					: 'The bank answered with an HTML page instead of data',
+			};
 		}
 		return { message: body.length > 300 ? `${body.slice(0, 300)}…` : body };
 	}
@@ -90,7 +98,11 @@ export function parseBankErrorBody(rawBody: unknown): Pick<BankErrorInfo, 'code'
 	if ('Code' in obj || 'Errors' in obj) {
 		const errors = Array.isArray(obj.Errors) ? (obj.Errors as Array<Record<string, unknown>>) : [];
 		const details = errors
-			.map((e) => [str(e.ErrorCode), str(e.Message), str(e.Path) && `at ${str(e.Path)}`].filter(Boolean).join(' '))
+			.map((e) =>
+				[str(e.ErrorCode), str(e.Message), str(e.Path) && `at ${str(e.Path)}`]
+					.filter(Boolean)
+					.join(' '),
+			)
 			.filter(Boolean);
 		return {
 			code: str(errors[0]?.ErrorCode) ?? str(obj.Code),
@@ -100,10 +112,12 @@ export function parseBankErrorBody(rawBody: unknown): Pick<BankErrorInfo, 'code'
 	}
 	if ('exceptionType' in obj || ('details' in obj && 'status' in obj)) {
 		const details = obj.details;
-		const list = Array.isArray(details) ? details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))) : undefined;
+		const list = Array.isArray(details)
+			? details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d)))
+			: undefined;
 		return {
 			code: str(obj.exceptionType),
-			message: typeof details === 'string' ? details : list?.[0] ?? str(obj.message),
+			message: typeof details === 'string' ? details : (list?.[0] ?? str(obj.message)),
 			details: list && list.length > 1 ? list : undefined,
 		};
 	}
@@ -119,7 +133,13 @@ interface ErrorLike {
 	httpCode?: string | null;
 	status?: number;
 	statusCode?: number;
-	response?: { status?: number; statusCode?: number; data?: unknown; body?: unknown; headers?: Record<string, unknown> };
+	response?: {
+		status?: number;
+		statusCode?: number;
+		data?: unknown;
+		body?: unknown;
+		headers?: Record<string, unknown>;
+	};
 	cause?: unknown;
 	errorResponse?: unknown;
 	context?: { data?: unknown };
@@ -159,7 +179,8 @@ export function errorResponseOf(error: unknown): ErrorResponse {
 		if (found.body === undefined && e.context?.data !== undefined) found.body = e.context.data;
 		if (found.status === undefined && typeof e.statusCode === 'number') found.status = e.statusCode;
 		if (found.status === undefined && typeof e.status === 'number') found.status = e.status;
-		if (found.status === undefined && e.httpCode && /^\d{3}$/.test(e.httpCode)) found.status = Number(e.httpCode);
+		if (found.status === undefined && e.httpCode && /^\d{3}$/.test(e.httpCode))
+			found.status = Number(e.httpCode);
 		if (!found.networkCode && typeof e.code === 'string' && /^[A-Z_0-9]+$/.test(e.code)) {
 			found.networkCode = e.code;
 			found.networkMessage = e.message;
@@ -172,7 +193,13 @@ export function errorResponseOf(error: unknown): ErrorResponse {
 export function extractErrorInfo(error: unknown): BankErrorInfo {
 	const { status, body, headers, networkCode, networkMessage } = errorResponseOf(error);
 	const parsed = parseBankErrorBody(body);
-	return { status, ...parsed, networkCode: status ? undefined : networkCode, networkMessage: status ? undefined : networkMessage, headers };
+	return {
+		status,
+		...parsed,
+		networkCode: status ? undefined : networkCode,
+		networkMessage: status ? undefined : networkMessage,
+		headers,
+	};
 }
 
 /** The first error in the chain (the error and what it wraps) with the given name. */
@@ -188,15 +215,34 @@ export function errorChainHas(error: unknown, name: string): boolean {
 	return findInChain(error, name) !== undefined;
 }
 
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET', 'ECONNREFUSED', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH']);
+const TIMEOUT_CODES = new Set([
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'ESOCKETTIMEDOUT',
+	'UND_ERR_HEADERS_TIMEOUT',
+	'UND_ERR_BODY_TIMEOUT',
+]);
+const DROPPED_CODES = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ERR_STREAM_PREMATURE_CLOSE',
+	'UND_ERR_SOCKET',
+	'ECONNREFUSED',
+	'EAI_AGAIN',
+	'ENOTFOUND',
+	'EHOSTUNREACH',
+]);
 
 export function isTimeout(info: BankErrorInfo): boolean {
 	return !!info.networkCode && TIMEOUT_CODES.has(info.networkCode);
 }
 
 export function isNetworkFailure(info: BankErrorInfo): boolean {
-	return !info.status && !!info.networkCode && (TIMEOUT_CODES.has(info.networkCode) || DROPPED_CODES.has(info.networkCode));
+	return (
+		!info.status &&
+		!!info.networkCode &&
+		(TIMEOUT_CODES.has(info.networkCode) || DROPPED_CODES.has(info.networkCode))
+	);
 }
 
 export interface BankErrorOptions {
@@ -216,21 +262,34 @@ export interface BankErrorOptions {
  * error is built from the extracted facts only: request headers, tokens and bodies sent are
  * never copied into it.
  */
-export function toBankApiError(node: INode, error: unknown, options: BankErrorOptions = {}): NodeApiError {
+export function toBankApiError(
+	node: INode,
+	error: unknown,
+	options: BankErrorOptions = {},
+): NodeApiError {
 	// Errors raised before the request went out (token, TLS material) speak for themselves.
 	const early = findInChain(error, 'TokenError') ?? findInChain(error, 'TlsConfigError');
 	const info: BankErrorInfo = early ? { message: early.message } : extractErrorInfo(error);
 	const secrets = options.secrets ?? [];
-	const clean = (s: string | undefined) => (s === undefined ? undefined : redactSecrets(s, secrets));
+	const clean = (s: string | undefined) =>
+		s === undefined ? undefined : redactSecrets(s, secrets);
 	let message: string;
 	const descriptionParts: string[] = [];
-	const tls = describeTlsError(error) ?? (info.networkCode ? describeTlsError({ code: info.networkCode, message: info.networkMessage }) : undefined);
+	const tls =
+		describeTlsError(error) ??
+		(info.networkCode
+			? describeTlsError({ code: info.networkCode, message: info.networkMessage })
+			: undefined);
 	if (early) {
 		message = early.message;
 	} else if (info.status) {
-		message = options.statusMessages?.[info.status] ?? info.message ?? `The bank answered HTTP ${info.status}`;
+		message =
+			options.statusMessages?.[info.status] ??
+			info.message ??
+			`The bank answered HTTP ${info.status}`;
 		if (info.code) descriptionParts.push(`Bank code: ${info.code}`);
-		if (options.statusMessages?.[info.status] && info.message) descriptionParts.push(`Bank message: ${info.message}`);
+		if (options.statusMessages?.[info.status] && info.message)
+			descriptionParts.push(`Bank message: ${info.message}`);
 		descriptionParts.push(`HTTP status: ${info.status}`);
 	} else if (tls) {
 		message = tls;
@@ -249,7 +308,8 @@ export function toBankApiError(node: INode, error: unknown, options: BankErrorOp
 		...(info.status ? { httpCode: String(info.status) } : {}),
 		...(info.networkCode ? { networkCode: info.networkCode } : {}),
 	};
-	const finalMessage = clean(options.operation ? `${options.operation}: ${message}` : message) ?? message;
+	const finalMessage =
+		clean(options.operation ? `${options.operation}: ${message}` : message) ?? message;
 	const apiError = new NodeApiError(node, body, {
 		message: finalMessage,
 		description: clean(descriptionParts.join('\n')) || undefined,
@@ -268,10 +328,24 @@ export function toBankApiError(node: INode, error: unknown, options: BankErrorOp
  * complete the TLS handshake happens before the request is sent.
  */
 export function outcomeUnknown(error: unknown): boolean {
-	if (errorChainHas(error, 'TokenError') || errorChainHas(error, 'TlsConfigError') || describeTlsError(error)) return false;
+	if (
+		errorChainHas(error, 'TokenError') ||
+		errorChainHas(error, 'TlsConfigError') ||
+		describeTlsError(error)
+	)
+		return false;
 	const info = extractErrorInfo(error);
 	if (info.status !== undefined) return info.status >= 500;
-	if (info.networkCode && describeTlsError({ code: info.networkCode, message: info.networkMessage })) return false;
-	if (info.networkCode === 'ECONNREFUSED' || info.networkCode === 'ENOTFOUND' || info.networkCode === 'EAI_AGAIN') return false;
+	if (
+		info.networkCode &&
+		describeTlsError({ code: info.networkCode, message: info.networkMessage })
+	)
+		return false;
+	if (
+		info.networkCode === 'ECONNREFUSED' ||
+		info.networkCode === 'ENOTFOUND' ||
+		info.networkCode === 'EAI_AGAIN'
+	)
+		return false;
 	return true;
 }

@@ -70,12 +70,19 @@ function agentFor(protocol: string, tls: ClientTlsOptions | undefined): http.Age
 		agents.set(key, existing);
 		return existing;
 	}
-	const common = { keepAlive: true, keepAliveMsecs: 10_000, timeout: IDLE_MS, scheduling: 'lifo' as const };
+	const common = {
+		keepAlive: true,
+		keepAliveMsecs: 10_000,
+		timeout: IDLE_MS,
+		scheduling: 'lifo' as const,
+	};
 	const agent =
 		protocol === 'https:'
 			? new https.Agent({
 					...common,
-					...(tls?.secureContext ? { secureContext: tls.secureContext } : { ca: tls?.ca, cert: tls?.cert, key: tls?.key, passphrase: tls?.passphrase }),
+					...(tls?.secureContext
+						? { secureContext: tls.secureContext }
+						: { ca: tls?.ca, cert: tls?.cert, key: tls?.key, passphrase: tls?.passphrase }),
 					rejectUnauthorized: tls?.rejectUnauthorized !== false,
 				})
 			: new http.Agent(common);
@@ -100,7 +107,14 @@ export function closePooledConnections(): void {
  * applies those settings.
  */
 export function poolingAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
-	const proxy = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'].some((name) => !!env[name]?.trim());
+	const proxy = [
+		'HTTPS_PROXY',
+		'https_proxy',
+		'HTTP_PROXY',
+		'http_proxy',
+		'ALL_PROXY',
+		'all_proxy',
+	].some((name) => !!env[name]?.trim());
 	const ssrf = /^(true|1)$/i.test(env.N8N_SSRF_PROTECTION_ENABLED?.trim() ?? '');
 	return !proxy && !ssrf;
 }
@@ -142,9 +156,13 @@ function onCancel(signal: AbortSignal, cancel: () => void): () => void {
 		const created = new Set<() => void>();
 		requests = created;
 		inFlight.set(signal, created);
-		signal.addEventListener('abort', () => {
-			for (const fn of [...created]) fn();
-		}, { once: true });
+		signal.addEventListener(
+			'abort',
+			() => {
+				for (const fn of [...created]) fn();
+			},
+			{ once: true },
+		);
 	}
 	const set = requests;
 	set.add(cancel);
@@ -177,16 +195,29 @@ function sendOnce(url: URL, options: PooledRequestOptions): Promise<Attempt> {
 		};
 		const req = lib.request(
 			url,
-			{ method: options.method, headers: options.headers, agent: agentFor(url.protocol, options.tls) },
+			{
+				method: options.method,
+				headers: options.headers,
+				agent: agentFor(url.protocol, options.tls),
+			},
 			(res) => {
 				answered = true;
 				const chunks: Buffer[] = [];
 				const decoder = decoderFor(res.headers['content-encoding'] as string | undefined);
 				const source: NodeJS.ReadableStream = decoder ? res.pipe(decoder) : res;
 				const onError = (error: Error) =>
-					finish({ error: (error as { code?: string }).code ? error : networkError(error.message, 'ECONNRESET'), stale: false });
+					finish({
+						error: (error as { code?: string }).code
+							? error
+							: networkError(error.message, 'ECONNRESET'),
+						stale: false,
+					});
 				res.on('error', onError);
-				res.on('aborted', () => onError(networkError('The connection closed before the whole answer arrived', 'ECONNRESET')));
+				res.on('aborted', () =>
+					onError(
+						networkError('The connection closed before the whole answer arrived', 'ECONNRESET'),
+					),
+				);
 				decoder?.on('error', onError);
 				source.on('data', (chunk: Buffer) => chunks.push(chunk));
 				source.on('end', () =>
@@ -206,7 +237,10 @@ function sendOnce(url: URL, options: PooledRequestOptions): Promise<Attempt> {
 			req.destroy(error);
 		};
 		// The whole exchange, answer included, must finish in time (as with n8n's helper).
-		const timer = setTimeout(() => fail(networkError(`timeout of ${options.timeoutMs}ms exceeded`, 'ECONNABORTED')), options.timeoutMs);
+		const timer = setTimeout(
+			() => fail(networkError(`timeout of ${options.timeoutMs}ms exceeded`, 'ECONNABORTED')),
+			options.timeoutMs,
+		);
 		const onAbort = () => fail(networkError('The request was cancelled', 'ERR_CANCELED'));
 		req.on('error', (error) => finish({ error, stale: req.reusedSocket && !answered }));
 		if (options.signal?.aborted) {
@@ -219,13 +253,19 @@ function sendOnce(url: URL, options: PooledRequestOptions): Promise<Attempt> {
 }
 
 /** The request n8n's helper would send for these options, for a pooled connection: query, headers and body serialised. */
-export function pooledOptionsFrom(options: IHttpRequestOptions, signal?: AbortSignal): PooledRequestOptions {
+export function pooledOptionsFrom(
+	options: IHttpRequestOptions,
+	signal?: AbortSignal,
+): PooledRequestOptions {
 	let url = options.url;
-	const query = Object.entries(options.qs ?? {}).filter(([, value]) => value !== undefined && value !== null);
+	const query = Object.entries(options.qs ?? {}).filter(
+		([, value]) => value !== undefined && value !== null,
+	);
 	if (options.baseURL || query.length) {
 		const parsed = new URL(options.url, options.baseURL);
 		for (const [name, value] of query) {
-			for (const one of Array.isArray(value) ? value : [value]) parsed.searchParams.append(name, String(one));
+			for (const one of Array.isArray(value) ? value : [value])
+				parsed.searchParams.append(name, String(one));
 		}
 		url = parsed.toString();
 	}
@@ -242,7 +282,11 @@ export function pooledOptionsFrom(options: IHttpRequestOptions, signal?: AbortSi
 	} else if (raw instanceof URLSearchParams) {
 		body = raw.toString();
 		headers['content-type'] ??= 'application/x-www-form-urlencoded';
-	} else if (raw !== undefined && raw !== null && !(typeof raw === 'object' && Object.keys(raw).length === 0 && options.method === 'GET')) {
+	} else if (
+		raw !== undefined &&
+		raw !== null &&
+		!(typeof raw === 'object' && Object.keys(raw).length === 0 && options.method === 'GET')
+	) {
 		body = JSON.stringify(raw);
 		headers['content-type'] ??= 'application/json';
 	}
@@ -264,9 +308,13 @@ export function pooledOptionsFrom(options: IHttpRequestOptions, signal?: AbortSi
  * requests that may be sent twice come here; `onResend` hears of each such re-send. Statuses of
  * 300 or more are thrown.
  */
-export async function pooledRequest(options: PooledRequestOptions, onResend?: (error: Error) => void): Promise<PooledResponse> {
+export async function pooledRequest(
+	options: PooledRequestOptions,
+	onResend?: (error: Error) => void,
+): Promise<PooledResponse> {
 	const url = new URL(options.url);
-	if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`Unsupported URL protocol ${url.protocol}`);
+	if (url.protocol !== 'https:' && url.protocol !== 'http:')
+		throw new Error(`Unsupported URL protocol ${url.protocol}`);
 	let attempt = await sendOnce(url, options);
 	// Several idle connections may have been closed at once; each is found out on first use.
 	for (let i = 0; attempt.error && attempt.stale && i < STALE_RETRIES; i++) {
@@ -276,7 +324,11 @@ export async function pooledRequest(options: PooledRequestOptions, onResend?: (e
 	if (attempt.error) throw attempt.error;
 	const response = attempt.response!;
 	if (response.statusCode < 200 || response.statusCode >= 300) {
-		throw new BankHttpStatusError({ status: response.statusCode, headers: response.headers, data: response.body });
+		throw new BankHttpStatusError({
+			status: response.statusCode,
+			headers: response.headers,
+			data: response.body,
+		});
 	}
 	return response;
 }

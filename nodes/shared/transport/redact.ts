@@ -13,10 +13,13 @@ const PATTERNS: RegExp[] = [
 export function redactSecrets(text: string, secrets: Array<string | undefined> = []): string {
 	let out = text;
 	for (const secret of secrets) {
-		if (typeof secret === 'string' && secret.length >= 4) out = out.split(secret).join('[redacted]');
+		if (typeof secret === 'string' && secret.length >= 4)
+			out = out.split(secret).join('[redacted]');
 	}
 	for (const pattern of PATTERNS) {
-		out = out.replace(pattern, (_m, prefix?: string) => (typeof prefix === 'string' ? `${prefix}[redacted]` : '[redacted]'));
+		out = out.replace(pattern, (_m, prefix?: string) =>
+			typeof prefix === 'string' ? `${prefix}[redacted]` : '[redacted]',
+		);
 	}
 	return out;
 }

@@ -160,7 +160,10 @@ async function readErrorBody(body: unknown): Promise<Buffer> {
 }
 
 /** For a streamed response: throws on an error status, as the request helpers do otherwise. */
-async function checkStreamedStatus<T>(response: BankResponse<T>, req: BankRequestOptions): Promise<BankResponse<T>> {
+async function checkStreamedStatus<T>(
+	response: BankResponse<T>,
+	req: BankRequestOptions,
+): Promise<BankResponse<T>> {
 	if (req.responseType !== 'stream' || response.statusCode < 400) return response;
 	const data = await readErrorBody(response.body);
 	throw new BankHttpStatusError({ status: response.statusCode, headers: response.headers, data });
@@ -183,7 +186,10 @@ function toResponse<T>(raw: unknown, attempts: number): BankResponse<T> {
  */
 const credentialsByRun = new WeakMap<object, Map<string, ICredentialDataDecryptedObject>>();
 
-async function readCredentials(ctx: BankContext, credentialType: string): Promise<ICredentialDataDecryptedObject> {
+async function readCredentials(
+	ctx: BankContext,
+	credentialType: string,
+): Promise<ICredentialDataDecryptedObject> {
 	let byType = credentialsByRun.get(ctx);
 	if (!byType) {
 		byType = new Map();
@@ -203,12 +209,19 @@ function forgetCredentials(ctx: BankContext, credentialType: string): void {
 
 /** Whether a request may go over a pooled keep-alive connection (see pool.ts). */
 function poolable(req: BankRequestOptions): boolean {
-	return req.idempotent && !(req.body instanceof Readable) && req.responseType !== 'stream' && poolingAllowed();
+	return (
+		req.idempotent &&
+		!(req.body instanceof Readable) &&
+		req.responseType !== 'stream' &&
+		poolingAllowed()
+	);
 }
 
 function cancelSignal(ctx: BankContext): AbortSignal | undefined {
 	const withSignal = ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined };
-	return typeof withSignal.getExecutionCancelSignal === 'function' ? withSignal.getExecutionCancelSignal() : undefined;
+	return typeof withSignal.getExecutionCancelSignal === 'function'
+		? withSignal.getExecutionCancelSignal()
+		: undefined;
 }
 
 /**
@@ -225,7 +238,8 @@ export async function bankRequest<T = unknown>(
 	req: BankRequestOptions,
 ): Promise<BankResponse<T>> {
 	// A stream body is consumed by the first attempt: it is never sent twice.
-	const policy = req.idempotent && !(req.body instanceof Readable) ? (req.retry ?? NO_RETRY) : NO_RETRY;
+	const policy =
+		req.idempotent && !(req.body instanceof Readable) ? (req.retry ?? NO_RETRY) : NO_RETRY;
 	// Requests sent again at once because a pooled connection had been closed while idle count as
 	// attempts too, so that what callers report matches what the bank received.
 	let resent = 0;
@@ -261,14 +275,20 @@ export async function bankRequest<T = unknown>(
 				);
 				if (outcome.ok) return toResponse<T>(outcome.response, attempt + resent);
 				// A refused token is renewed by n8n, which then sends the request again.
-				if (!holdsToken(data) || extractErrorInfo(outcome.error).status !== 401) throw outcome.error;
+				if (!holdsToken(data) || extractErrorInfo(outcome.error).status !== 401)
+					throw outcome.error;
 				forgetToken(String(data[TOKEN_FIELD] ?? ''));
 				renew = true;
 			}
 			const additional = credentialsFor(ctx, credentialType, data, renew);
 			// n8n may renew and store the token on this request (when due, or after a 401).
 			if (holdsToken(data)) forgetCredentials(ctx, credentialType);
-			const raw: unknown = await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options, additional);
+			const raw: unknown = await ctx.helpers.httpRequestWithAuthentication.call(
+				ctx,
+				credentialType,
+				options,
+				additional,
+			);
 			return await checkStreamedStatus(toResponse<T>(raw, attempt + resent), req);
 		},
 	);

@@ -9,10 +9,19 @@ export interface RetryPolicy {
 	jitter: boolean;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 300, maxDelayMs: 5000, jitter: true };
+export const DEFAULT_RETRY: RetryPolicy = {
+	attempts: 3,
+	baseDelayMs: 300,
+	maxDelayMs: 5000,
+	jitter: true,
+};
 export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, jitter: false };
 
-export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+export function backoffDelay(
+	policy: RetryPolicy,
+	attempt: number,
+	random: () => number = Math.random,
+): number {
 	const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
 	if (!policy.jitter) return exp;
 	return Math.round(exp / 2 + (random() * exp) / 2);
@@ -27,10 +36,15 @@ export interface RetryHooks {
 	sleep?: (ms: number) => Promise<void>;
 }
 
-const defaultSleep = async (ms: number) => await new Promise<void>((resolve) => setTimeout(resolve, ms));
+const defaultSleep = async (ms: number) =>
+	await new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs `fn` until it succeeds, the error is not retryable, or the attempts are used up. */
-export async function withRetry<T>(policy: RetryPolicy, hooks: RetryHooks, fn: (attempt: number) => Promise<T>): Promise<T> {
+export async function withRetry<T>(
+	policy: RetryPolicy,
+	hooks: RetryHooks,
+	fn: (attempt: number) => Promise<T>,
+): Promise<T> {
 	const attempts = Math.max(1, Math.floor(policy.attempts));
 	const sleep = hooks.sleep ?? defaultSleep;
 	for (let attempt = 1; ; attempt++) {

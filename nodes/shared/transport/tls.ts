@@ -24,7 +24,10 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
  */
 export function normalizePem(input: unknown): string {
 	if (typeof input !== 'string') return '';
-	const text = input.replace(/\\r\\n|\\n|\\r/g, '\n').replace(/\r\n?/g, '\n').trim();
+	const text = input
+		.replace(/\\r\\n|\\n|\\r/g, '\n')
+		.replace(/\r\n?/g, '\n')
+		.trim();
 	if (!text) return '';
 	const blocks: string[] = [];
 	for (const match of text.matchAll(PEM_BLOCK)) {
@@ -64,7 +67,9 @@ function readCertificate(pem: string): X509Certificate | undefined {
 
 function readPrivateKey(pem: string, passphrase: string): { key?: KeyObject; reason?: string } {
 	try {
-		return { key: createPrivateKey({ key: pem, format: 'pem', passphrase: passphrase || undefined }) };
+		return {
+			key: createPrivateKey({ key: pem, format: 'pem', passphrase: passphrase || undefined }),
+		};
 	} catch (error) {
 		return { reason: (error as Error).message ?? '' };
 	}
@@ -73,7 +78,10 @@ function readPrivateKey(pem: string, passphrase: string): { key?: KeyObject; rea
 function certificates(pem: string, field: string): X509Certificate[] {
 	const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g);
 	if (!blocks) {
-		throw new TlsConfigError(field, `${field}: not a PEM certificate (expected "-----BEGIN CERTIFICATE-----")`);
+		throw new TlsConfigError(
+			field,
+			`${field}: not a PEM certificate (expected "-----BEGIN CERTIFICATE-----")`,
+		);
 	}
 	return blocks.map((block) => {
 		const cert = readCertificate(block);
@@ -116,10 +124,20 @@ export function buildTlsOptions(
 ): ClientTlsOptions | undefined {
 	// The same material is checked once a minute at most: parsing keys on every request costs time.
 	const key = createHash('sha256')
-		.update(JSON.stringify([values.caCertificate, values.certificate, values.privateKey, values.passphrase, values.allowUnauthorizedCerts, names]))
+		.update(
+			JSON.stringify([
+				values.caCertificate,
+				values.certificate,
+				values.privateKey,
+				values.passphrase,
+				values.allowUnauthorizedCerts,
+				names,
+			]),
+		)
 		.digest('hex');
 	const cached = checked.get(key);
-	if (cached && now.getTime() - cached.at < 60_000 && now.getTime() >= cached.at) return cached.options;
+	if (cached && now.getTime() - cached.at < 60_000 && now.getTime() >= cached.at)
+		return cached.options;
 	const options = checkTlsOptions(values, names, now);
 	if (checked.size > 100) checked.clear();
 	checked.set(key, { at: now.getTime(), options });
@@ -128,7 +146,11 @@ export function buildTlsOptions(
 
 const checked = new Map<string, { at: number; options: ClientTlsOptions | undefined }>();
 
-function checkTlsOptions(values: TlsFieldValues, names: TlsFieldNames, now: Date): ClientTlsOptions | undefined {
+function checkTlsOptions(
+	values: TlsFieldValues,
+	names: TlsFieldNames,
+	now: Date,
+): ClientTlsOptions | undefined {
 	const options: ClientTlsOptions = {};
 	const ca = normalizePem(values.caCertificate);
 	if (ca) {
@@ -139,20 +161,31 @@ function checkTlsOptions(values: TlsFieldValues, names: TlsFieldNames, now: Date
 	const keyPem = normalizePem(values.privateKey);
 	const passphrase = typeof values.passphrase === 'string' ? values.passphrase : '';
 	if (cert || keyPem) {
-		if (!cert) throw new TlsConfigError(names.cert, `${names.cert}: required when a ${names.key} is set`);
-		if (!keyPem) throw new TlsConfigError(names.key, `${names.key}: required when a ${names.cert} is set`);
+		if (!cert)
+			throw new TlsConfigError(names.cert, `${names.cert}: required when a ${names.key} is set`);
+		if (!keyPem)
+			throw new TlsConfigError(names.key, `${names.key}: required when a ${names.cert} is set`);
 		const [leaf] = certificates(cert, names.cert);
 		if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(keyPem)) {
-			throw new TlsConfigError(names.key, `${names.key}: not a PEM private key (expected "-----BEGIN PRIVATE KEY-----")`);
+			throw new TlsConfigError(
+				names.key,
+				`${names.key}: not a PEM private key (expected "-----BEGIN PRIVATE KEY-----")`,
+			);
 		}
 		const { key, reason = '' } = readPrivateKey(keyPem, passphrase);
 		if (!key) {
 			const encrypted = /ENCRYPTED/.test(keyPem);
 			if (encrypted && !passphrase) {
-				throw new TlsConfigError(names.passphrase, `${names.passphrase}: the ${names.key} is encrypted and needs its passphrase`);
+				throw new TlsConfigError(
+					names.passphrase,
+					`${names.passphrase}: the ${names.key} is encrypted and needs its passphrase`,
+				);
 			}
 			if (encrypted || /bad decrypt|passphrase/i.test(reason)) {
-				throw new TlsConfigError(names.passphrase, `${names.passphrase}: wrong passphrase for the ${names.key}`);
+				throw new TlsConfigError(
+					names.passphrase,
+					`${names.passphrase}: wrong passphrase for the ${names.key}`,
+				);
 			}
 			throw new TlsConfigError(names.key, `${names.key}: the private key cannot be read`);
 		}
@@ -165,7 +198,10 @@ function checkTlsOptions(values: TlsFieldValues, names: TlsFieldNames, now: Date
 		}
 		const notBefore = new Date(leaf.validFrom);
 		if (notBefore.getTime() > now.getTime()) {
-			throw new TlsConfigError(names.cert, `${names.cert}: not valid before ${notBefore.toISOString()}`);
+			throw new TlsConfigError(
+				names.cert,
+				`${names.cert}: not valid before ${notBefore.toISOString()}`,
+			);
 		}
 		options.cert = cert;
 		options.key = keyPem;
@@ -174,7 +210,12 @@ function checkTlsOptions(values: TlsFieldValues, names: TlsFieldNames, now: Date
 	if (values.allowUnauthorizedCerts === true) options.rejectUnauthorized = false;
 	if (!Object.keys(options).length) return undefined;
 	if (options.ca || options.cert) {
-		options.secureContext = createSecureContext({ ca: options.ca, cert: options.cert, key: options.key, passphrase: options.passphrase });
+		options.secureContext = createSecureContext({
+			ca: options.ca,
+			cert: options.cert,
+			key: options.key,
+			passphrase: options.passphrase,
+		});
 	}
 	return options;
 }
@@ -193,7 +234,11 @@ const UNTRUSTED_CODES = new Set([
 
 /** Explains a TLS failure in words a user can act on, or returns undefined when it is not one. */
 export function describeTlsError(error: unknown): string | undefined {
-	const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+	const err = error as {
+		code?: string;
+		message?: string;
+		cause?: { code?: string; message?: string };
+	};
 	const code = err?.code ?? err?.cause?.code;
 	const message = `${err?.message ?? ''} ${err?.cause?.message ?? ''}`;
 	if (code && UNTRUSTED_CODES.has(code)) {
@@ -206,7 +251,9 @@ export function describeTlsError(error: unknown): string | undefined {
 		return `The bank's TLS certificate is not trusted (${code}). Add the bank's CA certificate to the credential's CA Certificate field.`;
 	}
 	if (
-		/certificate required|alert bad certificate|alert unknown ca|tlsv13 alert|sslv3 alert|alert certificate expired|handshake failure/i.test(message) ||
+		/certificate required|alert bad certificate|alert unknown ca|tlsv13 alert|sslv3 alert|alert certificate expired|handshake failure/i.test(
+			message,
+		) ||
 		code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' ||
 		code === 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE' ||
 		code === 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA'

@@ -45,7 +45,11 @@ export function tokenLifetimeSeconds(expiresIn: unknown): number {
 }
 
 /** True when a stored token is missing or due for renewal. */
-export function tokenNeedsRefresh(accessToken: unknown, renewAt: unknown, now = Date.now()): boolean {
+export function tokenNeedsRefresh(
+	accessToken: unknown,
+	renewAt: unknown,
+	now = Date.now(),
+): boolean {
 	if (typeof accessToken !== 'string' || accessToken === '') return true;
 	const at = typeof renewAt === 'number' ? renewAt : Number(renewAt);
 	if (!Number.isFinite(at) || at <= 0) return true;
@@ -99,7 +103,10 @@ function parseJsonBody(raw: unknown): IDataObject | undefined {
 	}
 }
 
-async function requestToken(helpers: IHttpRequestHelper['helpers'], req: TokenRequest): Promise<IssuedToken> {
+async function requestToken(
+	helpers: IHttpRequestHelper['helpers'],
+	req: TokenRequest,
+): Promise<IssuedToken> {
 	const form = new URLSearchParams({
 		grant_type: 'client_credentials',
 		scope: req.scope,
@@ -126,8 +133,13 @@ async function requestToken(helpers: IHttpRequestHelper['helpers'], req: TokenRe
 	if (!outcome.ok) {
 		const error = outcome.error;
 		const info = extractErrorInfo(error);
-		const tls = describeTlsError(error) ?? describeTlsError({ code: info.networkCode, message: info.networkMessage });
-		const resetWithCertificate = !tls && !!req.tls?.cert && (info.networkCode === 'ECONNRESET' || info.networkCode === 'EPIPE');
+		const tls =
+			describeTlsError(error) ??
+			describeTlsError({ code: info.networkCode, message: info.networkMessage });
+		const resetWithCertificate =
+			!tls &&
+			!!req.tls?.cert &&
+			(info.networkCode === 'ECONNRESET' || info.networkCode === 'EPIPE');
 		const reason = info.status
 			? `the bank answered HTTP ${info.status}${info.code ? ` (${info.code})` : ''}${info.message ? `: ${info.message}` : ''}`
 			: (tls ??
@@ -136,10 +148,17 @@ async function requestToken(helpers: IHttpRequestHelper['helpers'], req: TokenRe
 					: info.networkCode
 						? `the connection failed (${info.networkCode})`
 						: (error as Error).message));
-		throw new TokenError(redactSecrets(`Could not get an access token: ${reason}`, [req.clientId]), info.status, info.code);
+		throw new TokenError(
+			redactSecrets(`Could not get an access token: ${reason}`, [req.clientId]),
+			info.status,
+			info.code,
+		);
 	}
 	const body = parseJsonBody(outcome.value);
-	if (!body) throw new TokenError('Could not get an access token: the token endpoint did not answer with JSON');
+	if (!body)
+		throw new TokenError(
+			'Could not get an access token: the token endpoint did not answer with JSON',
+		);
 	const accessToken = body?.access_token;
 	if (typeof accessToken !== 'string' || !accessToken) {
 		throw new TokenError('Could not get an access token: the answer has no access_token');
@@ -168,7 +187,11 @@ export async function getClientCredentialsToken(
 		memo.set(key, entry);
 	}
 	const held = entry.token;
-	if (held && held.accessToken !== staleToken && !tokenNeedsRefresh(held.accessToken, held.expiresAt)) {
+	if (
+		held &&
+		held.accessToken !== staleToken &&
+		!tokenNeedsRefresh(held.accessToken, held.expiresAt)
+	) {
 		return held;
 	}
 	let inflight = entry.inflight;

@@ -99,7 +99,12 @@ export function buildXml(obj: Record<string, unknown>): string {
 
 /** Escapes text for use inside an XML element or attribute. */
 export function escapeXml(text: string): string {
-	return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+	return text
+		.replace(/&/g, '&amp;')
+		.replace(/</g, '&lt;')
+		.replace(/>/g, '&gt;')
+		.replace(/"/g, '&quot;')
+		.replace(/'/g, '&apos;');
 }
 
 /** Returns the value at a path of element names, or undefined. Arrays take their first element. */
@@ -124,6 +129,7 @@ export function xmlText(value: unknown): string | undefined {
 	if (value === undefined || value === null) return undefined;
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	if (typeof value === 'object' && '#text' in (value as object)) return String((value as Record<string, unknown>)['#text']);
+	if (typeof value === 'object' && '#text' in (value as object))
+		return String((value as Record<string, unknown>)['#text']);
 	return undefined;
 }
