@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { fileServiceUrls } from './fileServiceCredential';
+import { cachedOriginOf, originOf } from './transport/origin';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions } from './transport/tls';
 import { getClientCredentialsToken } from './transport/token';
@@ -177,25 +178,6 @@ export function mtlsTokenUrl(credentials: ICredentialDataDecryptedObject): strin
 	const country =
 		typeof credentials.countryCode === 'string' ? credentials.countryCode.trim().toLowerCase() : '';
 	return `${base}${country ? `/${country}` : ''}/oauth2/token`;
-}
-
-const knownOrigins = new Map<string, string | undefined>();
-
-/** originOf for the few fixed URLs of credentials, which are checked on every request. */
-function cachedOriginOf(url: string): string | undefined {
-	if (knownOrigins.has(url)) return knownOrigins.get(url);
-	const origin = originOf(url);
-	if (knownOrigins.size >= 256) knownOrigins.clear();
-	knownOrigins.set(url, origin);
-	return origin;
-}
-
-export function originOf(url: string): string | undefined {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return undefined;
-	}
 }
 
 /**

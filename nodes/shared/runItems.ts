@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /**
@@ -23,8 +23,9 @@ export async function runForEachItem(
 				});
 				continue;
 			}
-			// An n8n error is already complete (node, item, the bank's code); anything else is wrapped.
-			if (error instanceof NodeApiError || error instanceof NodeOperationError) throw error;
+			// Both constructors hand back an error of their own kind unchanged.
+			if (error instanceof NodeApiError)
+				throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
 			throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
 		}
 	}

@@ -128,7 +128,7 @@ export async function executeTrade(
 			},
 		];
 	} catch (error) {
-		if (error instanceof NodeOperationError) throw error;
+		if (error instanceof NodeOperationError) throw new NodeOperationError(ctx.getNode(), error);
 		const request = `Request sent: ${JSON.stringify(body)}`;
 		if (outcomeUnknown(error) && !target.writeRetry) {
 			throw toBankApiError(ctx.getNode(), error, {

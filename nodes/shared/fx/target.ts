@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { parseBankErrorBody } from '../transport/errors';
+import { cachedOriginOf } from '../transport/origin';
 import type { BankRequestOptions, BankResponse } from '../transport/request';
 import { bankRequest } from '../transport/request';
 import type { RetryPolicy } from '../transport/retry';
@@ -88,19 +89,6 @@ export function notJsonError(
 	});
 }
 
-const baseOrigins = new Map<string, string>();
-
-/** The origin of a target's base URL, parsed once (it is checked for every page). */
-function originOfBase(base: string): string {
-	let origin = baseOrigins.get(base);
-	if (origin === undefined) {
-		origin = new URL(base).origin;
-		if (baseOrigins.size >= 64) baseOrigins.clear();
-		baseOrigins.set(base, origin);
-	}
-	return origin;
-}
-
 /** Origin check for links the bank hands back: never follow one to another host. */
 export function sameOriginUrl(base: string, link: string): URL | undefined {
 	let resolved: URL;
@@ -109,7 +97,7 @@ export function sameOriginUrl(base: string, link: string): URL | undefined {
 	} catch {
 		return undefined;
 	}
-	return resolved.origin === originOfBase(base) ? resolved : undefined;
+	return resolved.origin === cachedOriginOf(base) ? resolved : undefined;
 }
 
 /** A number sent as text, as a number; anything else as it is. */
