@@ -76,6 +76,11 @@ describe('XML', () => {
 	it('reports malformed XML', () => {
 		expect(() => parseXml('<a><b></a>')).toThrow(MalformedXmlError);
 	});
+	it('reads an answer that a gateway sent with a byte-order mark or white space before its declaration', () => {
+		for (const lead of [' ', '\r\n', '\uFEFF', '\uFEFF\n '])
+			expect(parseXml<Record<string, any>>(`${lead}<?xml version="1.0" encoding="UTF-8"?><Root><Item>1</Item></Root>`).Root.Item).toBe('1');
+		expect(() => parseXml('text <?xml version="1.0"?><Root/>')).toThrow(MalformedXmlError);
+	});
 });
 
 describe('tokens', () => {

@@ -75,7 +75,9 @@ function unescapeTree(node: unknown): unknown {
  * parsing; malformed XML gives a MalformedXmlError.
  */
 export function parseXml<T = Record<string, unknown>>(xml: string | Buffer): T {
-	const text = Buffer.isBuffer(xml) ? xml.toString('utf8') : xml;
+	// A byte-order mark or white space before the XML declaration (some gateways send one) is
+	// not part of the document.
+	const text = (Buffer.isBuffer(xml) ? xml.toString('utf8') : xml).replace(/^[\uFEFF\s]+(?=<)/, '');
 	assertSafeXml(text);
 	const valid = XMLValidator.validate(text);
 	if (valid !== true) {
