@@ -13,10 +13,20 @@
  * renewal is due. A failed enrolment or renewal returns nothing, so nothing is stored and the
  * certificate the credential had keeps working.
  */
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { BankId, BankProfile, BxdOperation, FileServiceSettings, IssuedCertificate, SignatureAlgorithm, SigningMaterial } from './bxd';
+import type {
+	BankId,
+	BankProfile,
+	BxdOperation,
+	DecryptionMaterial,
+	EncryptionSettings,
+	FileServiceSettings,
+	IssuedCertificate,
+	SignatureAlgorithm,
+	SigningMaterial,
+} from './bxd';
 import {
 	BankCertificateError,
 	bankProfile,
@@ -27,6 +37,8 @@ import {
 	buildCertEnvelope,
 	certificateForKey,
 	CertificateServiceError,
+	decryptionMaterial,
+	pemCertificates,
 	cleanPin,
 	createKeyAndRequest,
 	parseSoapFault,
@@ -115,6 +127,10 @@ export interface EnrolmentState {
 	renewedAt?: string;
 	/** SHA-256 of the customer id and the PIN that was used: the same PIN is never sent again. */
 	pinHash?: string;
+	/** Danske Bank: the customer's encryption certificate and key, enrolled with the signing ones. */
+	encryption?: { certificatePem: string; privateKeyPem: string };
+	/** Danske Bank: the bank's certificates from GetBankCertificate, checked against the pinned root. */
+	bankCertificates?: { encryptionPem: string; signingPem: string; rootPem: string };
 }
 
 export type CertificateSource = 'paste' | 'enrol';
@@ -184,7 +200,7 @@ export function readFileServiceCredential(credentials: ICredentialDataDecryptedO
 	const customerId = text(credentials.customerId);
 	if (!customerId) throw new CredentialFieldError('Customer ID: required (the user ID in the bank contract)');
 	if (customerId.length > 16) throw new CredentialFieldError(`Customer ID: must be 1 to 16 characters long (got ${customerId.length})`);
-	const receiverId = text(credentials.receiverId);
+	const receiverId = text(credentials.receiverId) || profile.receiverId || '';
 	const signingMode: CertificateSource = credentials.signingMode === 'enrol' ? 'enrol' : 'paste';
 	const rawPin = typeof credentials.pin === 'string' ? cleanPin(credentials.pin) : '';
 	if (rawPin && signingMode === 'enrol' && profile.pin && !profile.pin.pattern.test(rawPin)) {
@@ -196,7 +212,9 @@ export function readFileServiceCredential(credentials: ICredentialDataDecryptedO
 	}
 	const chosen = text(credentials.signatureAlgorithm);
 	const signatureAlgorithm: SignatureAlgorithm = chosen === 'sha1' || chosen === 'sha256' ? chosen : profile.signatureAlgorithm;
-	const secrets = [text(credentials.signingKeyPassphrase), text(credentials.passphrase), rawPin].filter((s) => s.length >= 4);
+	const secrets = [text(credentials.signingKeyPassphrase), text(credentials.encryptionKeyPassphrase), text(credentials.passphrase), rawPin].filter(
+		(s) => s.length >= 4,
+	);
 	return {
 		profile,
 		environment,
@@ -323,7 +341,74 @@ export function serviceSettings(credentials: ICredentialDataDecryptedObject, now
 			);
 		}
 	}
+	if (view.profile.encrypts) settings.encryption = encryptionSettings(credentials, view, settings.trust, now);
 	return { settings, view, certificate };
+}
+
+/**
+ * The encryption of a bank that encrypts (Danske Bank): the bank's encryption certificate, which
+ * must be issued by the pinned Bank Certificate when that is given, and the customer's
+ * encryption key (enrolled, or pasted).
+ */
+function encryptionSettings(credentials: ICredentialDataDecryptedObject, view: FileServiceCredentialView, trust: unknown, now: Date): EncryptionSettings {
+	const state = view.signingMode === 'enrol' ? view.enrolment : undefined;
+	const bankPem = state?.bankCertificates?.encryptionPem ?? normalizePem(credentials.bankEncryptionCertificate);
+	const field = state ? 'Bank Encryption Certificate (from the enrolment)' : 'Bank Encryption Certificate';
+	if (!bankPem) {
+		if (view.signingMode === 'enrol') {
+			throw new CredentialFieldError(`Certificate: not enrolled yet. Paste the ${view.profile.pin?.label ?? 'PIN'} the bank gave you and save the credential to enrol`);
+		}
+		throw new CredentialFieldError(`${field}: required for ${view.profile.name}, which encrypts every request (paste the bank's encryption certificate, or enrol with a PIN)`);
+	}
+	const pinned = normalizePem(credentials.bankCertificate);
+	if (pinned && trust) checkIssuedBy(bankPem, pinned, field, now);
+	let decryption: DecryptionMaterial | undefined;
+	const keyPem = state?.encryption?.privateKeyPem ?? normalizePem(credentials.encryptionPrivateKey);
+	const certPem = state?.encryption?.certificatePem ?? (normalizePem(credentials.encryptionCertificate) || undefined);
+	if (keyPem) {
+		try {
+			decryption = decryptionMaterial(keyPem, certPem, state ? undefined : text(credentials.encryptionKeyPassphrase));
+		} catch (error) {
+			const reason = /bad decrypt|passphrase|interrupted or cancelled/i.test((error as Error).message)
+				? 'the key is encrypted and the Encryption Key Passphrase does not open it'
+				: 'it is not a readable PEM RSA private key';
+			throw new CredentialFieldError(redactSecrets(`Encryption Private Key: ${reason}`, view.secrets));
+		}
+		if (certPem) {
+			const cert = attemptCertificate(certPem);
+			if (!cert) throw new CredentialFieldError('Encryption Certificate: the PEM certificate cannot be read');
+			const own = createPublicKey(decryption.key).export({ type: 'spki', format: 'der' });
+			if (!cert.publicKey.export({ type: 'spki', format: 'der' }).equals(own)) {
+				throw new CredentialFieldError('Encryption Certificate: it does not hold the public key of the Encryption Private Key (they do not belong together)');
+			}
+		}
+	} else if (view.signingMode === 'paste') {
+		throw new CredentialFieldError(`Encryption Private Key: required for ${view.profile.name}, whose answers are encrypted to your encryption certificate`);
+	}
+	return { recipient: { certificatePem: bankPem }, decryption };
+}
+
+function attemptCertificate(pem: string): X509Certificate | undefined {
+	try {
+		return new X509Certificate(pemCertificates(pem)[0] ?? pem);
+	} catch {
+		return undefined;
+	}
+}
+
+/** Checks that `pem` is issued by (or is) one of the certificates in `pinned` and is valid now. */
+export function checkIssuedBy(pem: string, pinned: string, field: string, now: Date): X509Certificate {
+	const cert = attemptCertificate(pem);
+	if (!cert) throw new CredentialFieldError(`${field}: the PEM certificate cannot be read`);
+	const anchors = pemCertificates(pinned).map(attemptCertificate).filter((c): c is X509Certificate => !!c);
+	const trusted = anchors.some((anchor) => anchor.fingerprint256 === cert.fingerprint256 || (cert.checkIssued(anchor) && cert.verify(anchor.publicKey)));
+	if (!trusted) {
+		throw new CredentialFieldError(
+			`${field}: it does not match the pinned Bank Certificate (${cert.subject.replace(/\n/g, ', ')} is not issued by ${anchors.map((a) => a.subject.replace(/\n/g, ', ')).join(' or ') || 'it'}). Check that the Bank Certificate is the bank's root (${'DBGROOT for Danske Bank'})`,
+		);
+	}
+	if (new Date(cert.validTo).getTime() <= now.getTime()) throw new CredentialFieldError(`${field}: it expired on ${new Date(cert.validTo).toISOString()}`);
+	return cert;
 }
 
 export type EnrolmentAction = 'enrol' | 'renew' | 'none';

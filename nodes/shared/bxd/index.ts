@@ -16,3 +16,4 @@ export * from './streams';
 export * from './bankProfiles';
 export * from './certService';
 export * from './encryption';
+export * from './danskePki';
