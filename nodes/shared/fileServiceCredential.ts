@@ -54,6 +54,7 @@ import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/po
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions, describeTlsError, normalizePem, TlsConfigError } from './transport/tls';
 import { redactSecrets } from './transport/redact';
+import { danskeCertificates, danskeEnrol, danskeRenew, pinnedRoot } from './danskeEnrolment';
 
 export const FILE_SERVICE_CREDENTIAL = 'corporateBankingFileServiceApi';
 /** Hidden, encrypted: the enrolled key pair and certificate (JSON). */
@@ -469,6 +470,7 @@ export async function runEnrolment(credentials: ICredentialDataDecryptedObject, 
 		// Keeps n8n from asking again until the renewal window opens.
 		return { [ENROLMENT_CHECK_FIELD]: state.notAfter };
 	}
+	if (view.profile.enrolment === 'danskePki') return await runDanskeEnrolment(view, credentials, action, send, now);
 	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
 	if (!dialect || !['nordea', 'op', 'samlink'].includes(dialect)) {
 		throw new CredentialFieldError('Certificate Service Dialect: choose Nordea, OP or Samlink for a Custom bank that enrols with a PIN');
@@ -499,6 +501,48 @@ export async function runEnrolment(credentials: ICredentialDataDecryptedObject, 
 		}
 	}
 	return await renew(view, dialect, tls, send, now);
+}
+
+/** Danske Bank: the same PIN rules as the other banks (sent once, one at a time), through its PKIFactoryService. */
+async function runDanskeEnrolment(
+	view: FileServiceCredentialView,
+	credentials: ICredentialDataDecryptedObject,
+	action: 'enrol' | 'renew',
+	send: CertServiceSender,
+	now: Date,
+): Promise<IDataObject> {
+	const tls = credentialTls(credentials);
+	pinnedRoot(view, credentials.bankCertificate);
+	if (action === 'renew') return await danskeRenew(view, credentials.bankCertificate, tls, send, now);
+	if (!view.pin) {
+		throw new EnrolmentError(`${view.profile.pin?.label ?? 'PIN'}: required. Paste the one-time PIN the bank gave you for the web services contract, then save the credential`);
+	}
+	const hash = pinHash(view.customerId, view.pin);
+	const running = inflight.get(hash);
+	if (running) return await running;
+	const sent = sentPins.get(hash);
+	if (sent) {
+		throw new EnrolmentError(
+			`${view.profile.pin?.label ?? 'PIN'}: this code was already sent to the bank (${sent.at}; the bank answered ${sent.outcome}). A PIN works once: ask the bank for a new one and paste it into the credential`,
+		);
+	}
+	sentPins.set(hash, { at: now.toISOString(), outcome: 'nothing yet' });
+	const work = danskeEnrol(view, credentials.bankCertificate, hash, tls, send, now).then(
+		(stored) => {
+			sentPins.set(hash, { at: now.toISOString(), outcome: 'certificates' });
+			return stored;
+		},
+		(error: unknown) => {
+			sentPins.set(hash, { at: now.toISOString(), outcome: 'a refusal' });
+			throw error;
+		},
+	);
+	inflight.set(hash, work);
+	try {
+		return await work;
+	} finally {
+		inflight.delete(hash);
+	}
 }
 
 function credentialTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
@@ -656,6 +700,15 @@ async function renew(
  */
 export async function fetchServiceCertificates(credentials: ICredentialDataDecryptedObject, send: CertServiceSender): Promise<IssuedCertificate[]> {
 	const view = readFileServiceCredential(credentials);
+	if (view.profile.enrolment === 'danskePki') {
+		if (!view.certificateServiceUrl) throw new CredentialFieldError('Certificate Service URL: required');
+		try {
+			return await danskeCertificates(view, credentials.bankCertificate, credentialTls(credentials), send);
+		} catch (error) {
+			if (error instanceof CredentialFieldError) throw error;
+			throw checkError(`Sent GetBankCertificate to ${view.certificateServiceUrl}; ${(error as Error).message}`);
+		}
+	}
 	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
 	if (!dialect) throw new CredentialFieldError('Certificate Service Dialect: choose Nordea or OP for a Custom bank');
 	if (dialect === 'samlink') throw new CredentialFieldError(`${view.profile.name}: the certificate service has no GetServiceCertificates; ask the bank for its certificates`);

@@ -198,3 +198,116 @@ describe('Danske Bank: bad answers and bad certificates', () => {
 		expectNoSecrets(result, store);
 	});
 });
+
+describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () => {
+	function stored(store: CredentialStore): IDataObject {
+		return store.get(CREDENTIAL_IDS[FILES])!.data as IDataObject;
+	}
+
+	test('a credential with only a PIN fetches and checks the bank certificates, enrols two key pairs, clears the PIN and works encrypted', async () => {
+		const values = bank().danskeCredential({ pin: 'new' });
+		const pin = String(values.pin);
+		const store = storeWith(values);
+		const result = await chain([list], store);
+		expect(result.error?.message).toBeUndefined();
+		const data = stored(store);
+		expect(data.pin).toBe('');
+		expect(String(data.enrolmentStatus)).toMatch(/^Signing and encryption certificates enrolled \d{4}-\d\d-\d\d; valid until /);
+		const state = readEnrolmentState(data.enrolment)!;
+		expect(state.encryption?.certificatePem).toMatch(/BEGIN CERTIFICATE/);
+		expect(state.bankCertificates?.encryptionPem).toMatch(/BEGIN CERTIFICATE/);
+		expect(state.certificatePem).not.toBe(state.encryption?.certificatePem);
+		expect(bank().danske.records.map((r) => [r.operation, r.returnCode])).toEqual([
+			['GetBankCertificate', '00'],
+			['CreateCertificate', '00'],
+			['CertificateStatus', '00'],
+		]);
+		// List Files went out signed with the new signing key; its answer came encrypted to the new encryption key.
+		const calls = bank().stats.soapCalls;
+		expect(calls.length).toBeGreaterThan(0);
+		expect(calls.every((c) => c.operation === 'downloadFileList' && c.signature === 'valid' && ['00', '24'].includes(c.responseCode ?? ''))).toBe(true);
+		expectNoSecrets(result, store, pin);
+
+		// Upload and download with the enrolled certificates.
+		const made = await chain([make(1024)], store);
+		const round = await chain([upload, download, inspect], store, [made.output('Make')[0]]);
+		expect(round.error?.message).toBeUndefined();
+		expect(round.output('Inspect')[0].json).toMatchObject({ sha256: made.output('Make')[0].json.sha256, size: 1024 });
+
+		// Get Bank Certificates lists the bank's and the own certificates with their status.
+		const certs = await chain([{ name: 'Certs', type: TYPE, parameters: { operation: 'getBankCertificates' } }], store);
+		expect(certs.error?.message).toBeUndefined();
+		const items = certs.output('Certs').map((i) => i.json);
+		expect(items.map((i) => i.name)).toEqual(['BankEncryptionCert', 'BankSigningCert', 'BankRootCert', 'OwnSigningCert', 'OwnEncryptionCert']);
+		expect(items.slice(3).map((i) => i.status)).toEqual(['good', 'good']);
+		expectNoSecrets(certs, store, pin);
+	});
+
+	test('renewal makes new key pairs signed with the current key; a refused renewal keeps the current certificates', async () => {
+		const store = storeWith(bank().danskeCredential({ pin: 'new' }));
+		expect((await chain([list], store)).error?.message).toBeUndefined();
+		const before = readEnrolmentState(stored(store).enrolment)!;
+
+		bank().danske.switches.refuseRenewal = { code: '40', text: 'Renewal not allowed.' };
+		const refused = await chain([{ name: 'Renew', type: TYPE, parameters: { operation: 'renewCertificate' } }], store);
+		expect(refused.status).toBe('error');
+		expect(nodeErrorText(refused, 'Renew')).toMatch(/code 40: Renewal not allowed/);
+		expect(nodeErrorText(refused, 'Renew')).toMatch(/current certificate/);
+		expect(readEnrolmentState(stored(store).enrolment)!.certificatePem).toBe(before.certificatePem);
+		expect((await chain([list], store)).error?.message).toBeUndefined();
+
+		const renewed = await chain([{ name: 'Renew', type: TYPE, parameters: { operation: 'renewCertificate' } }], store);
+		expect(renewed.error?.message).toBeUndefined();
+		const after = readEnrolmentState(stored(store).enrolment)!;
+		expect(after.certificatePem).not.toBe(before.certificatePem);
+		expect(after.encryption!.privateKeyPem).not.toBe(before.encryption!.privateKeyPem);
+		expect(after.renewedAt).toBeDefined();
+		expect((await chain([list], store)).error?.message).toBeUndefined();
+		expectNoSecrets(renewed, store);
+	});
+
+	test('a wrong PIN fails with the bank code, stores nothing and never shows the PIN', async () => {
+		const store = storeWith(bank().danskeCredential({ pin: '1234509876' }));
+		const result = await chain([list], store);
+		expect(result.status).toBe('error');
+		expect(nodeErrorText(result, 'List')).toMatch(/code 31: Invalid PIN/);
+		expect(nodeErrorText(result, 'List')).toMatch(/Nothing was stored/);
+		expect(readEnrolmentState(stored(store).enrolment)).toBeUndefined();
+		expectNoSecrets(result, store, '1234509876');
+		// The same PIN is not sent again.
+		const again = await chain([list], store);
+		expect(nodeErrorText(again, 'List')).toMatch(/already sent to the bank/);
+		expect(bank().danske.records.filter((r) => r.operation === 'CreateCertificate')).toHaveLength(1);
+	});
+
+	test('a bank encryption certificate from another root is refused before the PIN is sent', async () => {
+		bank().danske.switches.foreignBankCertificate = true;
+		const values = bank().danskeCredential({ pin: 'new' });
+		const store = storeWith(values);
+		const result = await chain([list], store);
+		expect(result.status).toBe('error');
+		expect(nodeErrorText(result, 'List')).toMatch(/encryption certificate: it does not match the pinned Bank Certificate/);
+		expect(bank().danske.records.map((r) => r.operation)).toEqual(['GetBankCertificate']);
+		expectNoSecrets(result, store, String(values.pin));
+	});
+
+	test('a CertificateStatus other than good stores nothing', async () => {
+		bank().danske.switches.status = 'revoked';
+		const values = bank().danskeCredential({ pin: 'new' });
+		const store = storeWith(values);
+		const result = await chain([list], store);
+		expect(result.status).toBe('error');
+		expect(nodeErrorText(result, 'List')).toMatch(/CertificateStatus: the bank reports the new signing certificate [0-9A-F]+ as revoked/);
+		expect(readEnrolmentState(stored(store).enrolment)).toBeUndefined();
+		expectNoSecrets(result, store, String(values.pin));
+	});
+
+	test('a PKI fault names its code and text', async () => {
+		const values = { ...bank().danskeCredential({ pin: 'new' }), customerId: '99999999', senderId: '99999999' };
+		const store = storeWith(values);
+		const result = await chain([list], store);
+		expect(result.status).toBe('error');
+		expect(nodeErrorText(result, 'List')).toMatch(/PKIFactoryService answered code 10: Unknown customer/);
+		expectNoSecrets(result, store, String(values.pin));
+	});
+});
