@@ -96,7 +96,7 @@ async function bankCertificates(ctx: Context): Promise<BankCertificates> {
 		checkIssuedBy(encryption.pem, ctx.pinnedRoot, "GetBankCertificate: the bank's encryption certificate", ctx.now);
 		checkIssuedBy(signing.pem, ctx.pinnedRoot, "GetBankCertificate: the bank's signing certificate", ctx.now);
 	} catch (error) {
-		throw new EnrolmentError(`${(error as Error).message}. Nothing was stored`);
+		throw failure(`${(error as Error).message}. Nothing was stored`);
 	}
 	return { encryptionPem: encryption.pem, signingPem: signing.pem, rootPem: sentRoot.pem };
 }
@@ -115,6 +115,11 @@ async function checkStatus(ctx: Context, trust: BankTrust, signing: SigningMater
 		}
 	}
 	return entries;
+}
+
+/** An EnrolmentError with this message (for use where a failure is caught and reworded). */
+function failure(message: string, keptCertificate = false): EnrolmentError {
+	return new EnrolmentError(message, keptCertificate);
 }
 
 function describe(error: unknown): string {
@@ -188,7 +193,7 @@ export async function danskeEnrol(view: FileServiceCredentialView, bankCertifica
 	try {
 		state = await issue(ctx, 'CreateCertificate', view.pin, undefined);
 	} catch (error) {
-		throw new EnrolmentError(
+		throw failure(
 			redactSecrets(
 				`Enrolment failed: sent the ${view.profile.pin?.label ?? 'PIN'} to ${view.certificateServiceUrl}; ${describe(error).replace(/\.$/, '')}. Nothing was stored. A PIN works once: if the bank may have used it, ask the bank for a new one`,
 				view.secrets,
@@ -207,7 +212,7 @@ export async function danskeRenew(view: FileServiceCredentialView, bankCertifica
 	try {
 		state = await issue(ctx, 'RenewCertificate', undefined, current);
 	} catch (error) {
-		throw new EnrolmentError(
+		throw failure(
 			`Renewal failed: sent RenewCertificate to ${view.certificateServiceUrl}; ${describe(error).replace(/\.$/, '')}. The current certificates (valid until ${current.notAfter}) keep being used`,
 			true,
 		);

@@ -373,7 +373,7 @@ function encryptionSettings(credentials: ICredentialDataDecryptedObject, view: F
 			const reason = /bad decrypt|passphrase|interrupted or cancelled/i.test((error as Error).message)
 				? 'the key is encrypted and the Encryption Key Passphrase does not open it'
 				: 'it is not a readable PEM RSA private key';
-			throw new CredentialFieldError(redactSecrets(`Encryption Private Key: ${reason}`, view.secrets));
+			throw fieldError(redactSecrets(`Encryption Private Key: ${reason}`, view.secrets));
 		}
 		if (certPem) {
 			const cert = attemptCertificate(certPem);
@@ -405,7 +405,7 @@ export function checkIssuedBy(pem: string, pinned: string, field: string, now: D
 	const trusted = anchors.some((anchor) => anchor.fingerprint256 === cert.fingerprint256 || (cert.checkIssued(anchor) && cert.verify(anchor.publicKey)));
 	if (!trusted) {
 		throw new CredentialFieldError(
-			`${field}: it does not match the pinned Bank Certificate (${cert.subject.replace(/\n/g, ', ')} is not issued by ${anchors.map((a) => a.subject.replace(/\n/g, ', ')).join(' or ') || 'it'}). Check that the Bank Certificate is the bank's root (${'DBGROOT for Danske Bank'})`,
+			`${field}: it does not match the pinned Bank Certificate (${cert.subject.replace(/\n/g, ', ')} is not issued by ${anchors.map((a) => a.subject.replace(/\n/g, ', ')).join(' or ') || 'it'}). Check that the Bank Certificate is the bank's root certificate`,
 		);
 	}
 	if (new Date(cert.validTo).getTime() <= now.getTime()) throw new CredentialFieldError(`${field}: it expired on ${new Date(cert.validTo).toISOString()}`);
@@ -705,8 +705,7 @@ export async function fetchServiceCertificates(credentials: ICredentialDataDecry
 		try {
 			return await danskeCertificates(view, credentials.bankCertificate, credentialTls(credentials), send);
 		} catch (error) {
-			if (error instanceof CredentialFieldError) throw error;
-			throw checkError(`Sent GetBankCertificate to ${view.certificateServiceUrl}; ${(error as Error).message}`);
+			throw error instanceof CredentialFieldError ? fieldError(error.message) : checkError(`Sent GetBankCertificate to ${view.certificateServiceUrl}; ${(error as Error).message}`);
 		}
 	}
 	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);

@@ -303,7 +303,7 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 	});
 
 	test('a PKI fault names its code and text', async () => {
-		const values = { ...bank().danskeCredential({ pin: 'new' }), customerId: '99999999', senderId: '99999999' };
+		const values: Record<string, unknown> = { ...bank().danskeCredential({ pin: 'new' }), customerId: '99999999', senderId: '99999999' };
 		const store = storeWith(values);
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');

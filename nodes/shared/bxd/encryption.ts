@@ -64,6 +64,11 @@ export class BxdEncryptionError extends BxdError {
 	}
 }
 
+/** A BxdEncryptionError with this message (for use where a failure is caught and reworded). */
+function encryptionError(message: string): BxdEncryptionError {
+	return new BxdEncryptionError(message);
+}
+
 /** Who a document is encrypted to: the recipient's certificate (its public key is used). */
 export interface EncryptionRecipient {
 	certificatePem: string;
@@ -395,7 +400,7 @@ export function decryptDocument(encrypted: Buffer, material: DecryptionMaterial 
 	try {
 		return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES)), decipher.final()]);
 	} catch {
-		throw new BxdEncryptionError(`${ANOTHER_KEY.replace(/\.[^.]*$/, '')}, or the EncryptedData is damaged (the deciphered data does not end in valid padding)`);
+		throw encryptionError(`${ANOTHER_KEY.replace(/\.[^.]*$/, '')}, or the EncryptedData is damaged (the deciphered data does not end in valid padding)`);
 	}
 }
 
