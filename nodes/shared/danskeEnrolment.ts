@@ -50,6 +50,11 @@ interface Context {
 	now: Date;
 }
 
+/** The pinned root, with the credential's SHA-1 choice (Danske's public samples sign with RSA-SHA1). */
+function trustOf(ctx: Context): BankTrust {
+	return { ...bankTrust(ctx.pinnedRoot), acceptSha1: ctx.view.acceptSha1 };
+}
+
 function pkiEnvironment(view: FileServiceCredentialView): string {
 	const values = view.profile.pkiEnvironments ?? { production: 'production', test: 'customertest' };
 	return view.environment === 'TEST' ? values.test : values.production;
@@ -83,7 +88,7 @@ async function exchange(ctx: Context, operation: PkiOperation, payload: string, 
 
 /** GetBankCertificate: the bank's certificates, each checked against the pinned root. */
 async function bankCertificates(ctx: Context): Promise<BankCertificates> {
-	const rootTrust = bankTrust(ctx.pinnedRoot);
+	const rootTrust = trustOf(ctx);
 	const root = rootTrust.certificates[0];
 	const answer = await exchange(ctx, 'GetBankCertificate', getBankCertificateRequest(root.serialNumber, pkiRequestId(), ctx.now), rootTrust);
 	const encryption = certificateElement(answer.response, 'BankEncryptionCert');
@@ -135,7 +140,7 @@ async function issue(ctx: Context, operation: 'CreateCertificate' | 'RenewCertif
 	const bank = await bankCertificates(ctx);
 	const subject = { commonName: ctx.view.customerId, serialNumber: ctx.view.customerId, country: 'FI' };
 	const [signingKeys, encryptionKeys] = await Promise.all([createKeyAndRequest(subject), createKeyAndRequest(subject)]);
-	const trust = bankTrust(ctx.pinnedRoot);
+	const trust = trustOf(ctx);
 	const decryption = decryptionMaterial(encryptionKeys.privateKeyPem);
 	const payload = certificateRequest(
 		operation,
@@ -235,7 +240,7 @@ export async function danskeCertificates(view: FileServiceCredentialView, bankCe
 	const state = view.enrolment;
 	if (state) {
 		const signing = { ...signingMaterial(state.certificatePem, state.privateKeyPem), algorithm: view.signatureAlgorithm };
-		const answer = await exchange(ctx, 'GetOwnCertificateList', signedQuery('GetOwnCertificateList', view.customerId, [], pkiRequestId(), signing, now), bankTrust(ctx.pinnedRoot));
+		const answer = await exchange(ctx, 'GetOwnCertificateList', signedQuery('GetOwnCertificateList', view.customerId, [], pkiRequestId(), signing, now), trustOf(ctx));
 		const statuses = certificateStatuses(answer.response);
 		for (const [name, pem] of [
 			['OwnSigningCert', state.certificatePem],

@@ -236,9 +236,18 @@ class B64Out {
 
 async function write(file: WriteStream, data: Buffer): Promise<void> {
 	if (!data.length) return;
-	if (!file.write(data)) await new Promise<void>((resolve, reject) => {
-		file.once('drain', resolve);
-		file.once('error', reject);
+	if (file.write(data)) return;
+	await new Promise<void>((resolve, reject) => {
+		const onDrain = (): void => {
+			file.off('error', onError);
+			resolve();
+		};
+		const onError = (error: Error): void => {
+			file.off('drain', onDrain);
+			reject(error);
+		};
+		file.once('drain', onDrain);
+		file.once('error', onError);
 	});
 }
 
