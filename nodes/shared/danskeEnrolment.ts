@@ -113,9 +113,10 @@ async function checkStatus(ctx: Context, trust: BankTrust, signing: SigningMater
 	for (const serial of serials) {
 		const entry = entries.find((e) => e.serialNumber.toLowerCase() === serial.toLowerCase());
 		if (!entry) throw new EnrolmentError(`CertificateStatus: the bank did not report certificate ${serial}`);
-		if (entry.status !== 'good') {
+		// good and expires_soon are valid certificates; expired and revoked (or anything else) are not.
+		if (entry.status !== 'good' && entry.status !== 'expires_soon') {
 			throw new EnrolmentError(
-				`CertificateStatus: the bank reports the new ${entry.type || ''} certificate ${serial} as ${entry.status.replace('_', ' ')}${entry.expiryDate ? ` (${entry.expiryDate})` : entry.revocationDate ? ` (${entry.revocationDate})` : ''}, not good`,
+				`CertificateStatus: the bank reports the new ${entry.type || ''} certificate ${serial} as ${entry.status.replace('_', ' ')}${entry.expiryDate ? ` (${entry.expiryDate})` : entry.revocationDate ? ` (${entry.revocationDate})` : ''}, not valid`,
 			);
 		}
 	}

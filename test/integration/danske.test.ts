@@ -291,13 +291,28 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 		expectNoSecrets(result, store, String(values.pin));
 	});
 
+	test('renews by itself within the renewal window, signed with the current key', async () => {
+		bank().danske.lifetimeDays = 20;
+		const store = storeWith({ ...bank().danskeCredential({ pin: 'new' }), renewalWindowDays: 30 });
+		expect((await chain([list], store)).error?.message).toBeUndefined();
+		const first = bank().danske.records.filter((r) => r.operation === 'CreateCertificate');
+		expect(first).toHaveLength(1);
+		const again = await chain([list], store);
+		expect(again.error?.message).toBeUndefined();
+		expect(bank().danske.records.some((r) => r.operation === 'RenewCertificate' && r.returnCode === '00')).toBe(true);
+		const state = readEnrolmentState(stored(store).enrolment)!;
+		expect(state.renewedAt).toBeDefined();
+		expect(String(stored(store).enrolmentStatus)).toMatch(/renewed/);
+		expectNoSecrets(again, store);
+	});
+
 	test('a CertificateStatus other than good stores nothing', async () => {
 		bank().danske.switches.status = 'revoked';
 		const values = bank().danskeCredential({ pin: 'new' });
 		const store = storeWith(values);
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
-		expect(nodeErrorText(result, 'List')).toMatch(/CertificateStatus: the bank reports the new signing certificate [0-9A-F]+ as revoked/);
+		expect(nodeErrorText(result, 'List')).toMatch(/CertificateStatus: the bank reports the new signing certificate [0-9A-F]+ as revoked \(.*\), not valid/);
 		expect(readEnrolmentState(stored(store).enrolment)).toBeUndefined();
 		expectNoSecrets(result, store, String(values.pin));
 	});
