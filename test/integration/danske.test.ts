@@ -13,7 +13,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INo
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
-import { forgetSentPins, readEnrolmentState } from '../../nodes/shared/fileServiceCredential';
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
+import { CHECK_HEADER, CHECK_PLACEHOLDER_URL, forgetSentPins, readEnrolmentState } from '../../nodes/shared/fileServiceCredential';
 import type { CredentialStore, RunResult } from '../harness/engine';
 import { chainWorkflow, createCredentialStore, runWorkflow, type ChainStep } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, useSandbox } from '../helpers/bank';
@@ -324,5 +327,23 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 		expect(result.status).toBe('error');
 		expect(nodeErrorText(result, 'List')).toMatch(/PKIFactoryService answered code 10: Unknown customer/);
 		expectNoSecrets(result, store, String(values.pin));
+	});
+});
+
+describe('Danske Bank: the credential test', () => {
+	const credentialType = new CorporateBankingFileServiceApi();
+	const testRequest = () => ({ method: 'POST' as const, url: CHECK_PLACEHOLDER_URL, headers: { [CHECK_HEADER]: 'test' }, json: false });
+
+	test('pasted certificates: an encrypted, signed List Files (Danske has no getUserInfo) whose encrypted answer is judged', async () => {
+		const options = await credentialType.authenticate(bank().danskeCredential() as ICredentialDataDecryptedObject, testRequest());
+		expect(options.url).toBe(bank().urls.danske.soap);
+		expect(bank().stats.soapCalls.map((c) => [c.operation, c.signature])).toEqual([['downloadFileList', 'valid']]);
+	});
+
+	test('an answer encrypted to another key makes the test fail with that message', async () => {
+		bank().danske.switches.answerFlaw = 'otherKey';
+		await expect(credentialType.authenticate(bank().danskeCredential() as ICredentialDataDecryptedObject, testRequest())).rejects.toThrow(
+			/^Sent a signed downloadFileList \(List Files\) request to https:\/\/\S+; the bank answered The bank's answer is encrypted to another key/,
+		);
 	});
 });
