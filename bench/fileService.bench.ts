@@ -37,7 +37,7 @@ const WARMUP_MIB = 32;
 
 type Client = 'node' | 'lowerBound' | 'naive';
 
-interface Measured {
+export interface Measured {
 	ok: boolean;
 	error?: string;
 	uploadS?: number;
@@ -76,7 +76,7 @@ export interface FileServiceResult {
 }
 
 /** Writes `mib` MiB of random bytes (gzip cannot shrink them) and returns their SHA-256. */
-function makeFile(file: string, mib: number): string {
+export function makeFile(file: string, mib: number): string {
 	const hash = createHash('sha256');
 	const block = Buffer.alloc(MIB);
 	const fd = openSync(file, 'w');
@@ -92,7 +92,7 @@ function makeFile(file: string, mib: number): string {
 	return hash.digest('hex');
 }
 
-async function runWorker(worker: string, settings: Record<string, unknown>, dir: string): Promise<Measured> {
+export async function runWorker(worker: string, settings: Record<string, unknown>, dir: string): Promise<Measured> {
 	const settingsFile = path.join(dir, `settings-${Date.now()}.json`);
 	writeFileSync(settingsFile, JSON.stringify(settings));
 	// time writes its report to a file of its own: the worker's stderr (shared with time) may be left
@@ -137,7 +137,7 @@ async function runWorker(worker: string, settings: Record<string, unknown>, dir:
 	return measured;
 }
 
-function cleanHarnessFolders(): void {
+export function cleanHarnessFolders(): void {
 	// Worker processes leave their n8n user folder (with binary data) behind: remove the ones of
 	// processes that are gone.
 	for (const entry of readdirSync(os.tmpdir())) {

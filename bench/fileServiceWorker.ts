@@ -41,6 +41,8 @@ interface Settings {
 	credentials: Record<string, unknown>;
 	/** Node only: sign requests and verify the bank's signatures. */
 	signed: boolean;
+	/** Node only: the file is uploaded before the measurement; only its download is measured. */
+	downloadOnly?: boolean;
 }
 
 interface Timing {
@@ -102,6 +104,51 @@ async function nodeRoundTrip(settings: Settings, file: string, expected: string)
 	return { uploadS: seconds('Upload'), downloadS: seconds('Download') };
 }
 
+function nodeStore(settings: Settings) {
+	const data = { ...settings.credentials } as Record<string, string>;
+	if (!settings.signed) Object.assign(data, { signingCertificate: '', signingPrivateKey: '', bankCertificate: '' });
+	return createCredentialStore([{ id: 'files', name: 'files', type: FILES, data }]);
+}
+
+const nodeTypes = () => ({ [TYPE]: new CorporateFileService(), 'bench.readFile': new ReadFile(), 'bench.hashFile': new InspectFile() });
+
+/** Uploads a file through the node (not measured); returns its file reference. */
+async function nodeUpload(settings: Settings, file: string): Promise<string> {
+	const steps: ChainStep[] = [
+		{ name: 'Read', type: 'bench.readFile', parameters: { path: file } },
+		// Not measured, and slow for an encrypted 1 GiB (three passes through 3DES, the bank's included): no time limit to speak of.
+		{ name: 'Upload', type: TYPE, parameters: { operation: 'uploadFile', fileType: 'XT', options: { compress: false, timeout: 3600 } } },
+	];
+	const result = await runWorkflow({
+		workflow: chainWorkflow(steps, { [TYPE]: { [FILES]: { id: 'files', name: 'files' } } }),
+		nodeTypes: nodeTypes(),
+		credentialTypes: packageCredentialTypes(),
+		credentials: nodeStore(settings),
+		binaryDataMode: 'filesystem',
+	});
+	if (result.status !== 'success') throw new Error(`the upload failed: ${result.error?.message ?? 'unknown error'}`);
+	return String(result.output('Upload')[0].json.fileReference);
+}
+
+/** Downloads a file through the node (measured) and checks it. */
+async function nodeDownload(settings: Settings, reference: string, expected: string): Promise<Timing> {
+	const steps: ChainStep[] = [
+		{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: reference, options: { timeout: 3600 } } },
+		{ name: 'Hash', type: 'bench.hashFile', parameters: {} },
+	];
+	const result = await runWorkflow({
+		workflow: chainWorkflow(steps, { [TYPE]: { [FILES]: { id: 'files', name: 'files' } } }),
+		nodeTypes: nodeTypes(),
+		credentialTypes: packageCredentialTypes(),
+		credentials: nodeStore(settings),
+		binaryDataMode: 'filesystem',
+	});
+	if (result.status !== 'success') throw new Error(`the download failed: ${result.error?.message ?? 'unknown error'}`);
+	const got = result.output('Hash')[0].json.sha256;
+	if (got !== expected) throw new Error(`the downloaded file differs (${String(got)} instead of ${expected})`);
+	return { uploadS: 0, downloadS: (result.runData.Download?.[0]?.executionTime ?? NaN) / 1000 };
+}
+
 async function clientRoundTrip(settings: Settings, file: string, size: number, expected: string): Promise<Timing> {
 	const out = join(tmpdir(), `bench-download-${process.pid}-${Date.now()}.bin`);
 	try {
@@ -135,6 +182,7 @@ async function main(): Promise<void> {
 		if (settings.client !== 'naive') {
 			for (let i = 0; i < 2; i++) await roundTrip(settings.warmupFile, statSync(settings.warmupFile).size, settings.warmupSha256);
 		}
+		const reference = settings.downloadOnly ? await nodeUpload(settings, settings.file) : undefined;
 		gc?.();
 		await new Promise((resolve) => setTimeout(resolve, 500));
 		idleRss = process.memoryUsage.rss();
@@ -145,7 +193,7 @@ async function main(): Promise<void> {
 			peakRss = Math.max(peakRss, process.memoryUsage.rss());
 		}, 10);
 		try {
-			timing = await roundTrip(settings.file, settings.size, settings.sha256);
+			timing = reference ? await nodeDownload(settings, reference, settings.sha256) : await roundTrip(settings.file, settings.size, settings.sha256);
 		} finally {
 			clearInterval(sampler);
 			peakRss = Math.max(peakRss, process.memoryUsage.rss());

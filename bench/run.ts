@@ -26,6 +26,17 @@ const BENCHES: Bench[] = [
 		targets: (r) => JSON.stringify(r),
 	},
 	{
+		name: 'danskeDownload',
+		file: './danske.bench',
+		targets: (r) =>
+			(r.sizes as number[])
+				.map((size) => {
+					const row = r[String(size)] as Record<string, number>;
+					return `${size} MiB encrypted: ${row.encryptedDownloadS} s, ratio ${row.ratio} to unencrypted (target <= 1.5), peak RSS over idle ${row.encryptedPeakRssMb} MiB (target < 64)`;
+				})
+				.join('; '),
+	},
+	{
 		name: 'statementParse',
 		file: './statementParse.bench',
 		targets: (r) =>

@@ -38,6 +38,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			options: [
 				{ name: 'Aktia (Samlink)', value: 'aktia' },
 				{ name: 'Custom', value: 'custom', description: 'Any other bxd bank: every address and setting below is yours to give' },
+				{ name: 'Danske Bank', value: 'danske', description: 'Encrypts every request; enrols through its PKIFactoryService' },
 				{ name: 'Handelsbanken Finland (Samlink)', value: 'handelsbanken' },
 				{ name: 'Nordea', value: 'nordea' },
 				{ name: 'OP Financial Group', value: 'op' },
@@ -143,7 +144,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			default: '',
 			displayOptions: { show: { signingMode: ['enrol'] } },
 			description:
-				"The one-time code from the bank (Nordea: activation code; OP: 16-digit transfer key; Samlink banks: transfer key). Save or test the credential to enrol: the code is sent once, then cleared.",
+				"The one-time code from the bank (Nordea: activation code; OP: 16-digit transfer key; Samlink banks: transfer key; Danske Bank: PIN). Save or test the credential to enrol: the code is sent once, then cleared.",
 		},
 		{
 			displayName: 'Certificate Service URL',
@@ -152,7 +153,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			default: '',
 			displayOptions: { show: { signingMode: ['enrol'] } },
 			placeholder: 'https://wsk.bank.example/services/CertificateService',
-			description: "The bank's certificate service. Required for Custom; for a bank, leave empty to use the bank's address.",
+			description: "The bank's certificate service (Danske Bank: its PKIFactoryService). Required for Custom; for a bank, leave empty to use the bank's address.",
 		},
 		{
 			displayName: 'Certificate Service Dialect',
@@ -234,6 +235,49 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			default: '',
 			placeholder: '-----BEGIN CERTIFICATE-----',
 			description: "The bank's PEM signing certificate (or its CA). When set, signed responses are verified and a response that fails verification is rejected.",
+		},
+		// A certificate is public: shown, so the user can see which one is set.
+		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
+		{
+			displayName: 'Bank Encryption Certificate',
+			name: 'bankEncryptionCertificate',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			default: '',
+			placeholder: '-----BEGIN CERTIFICATE-----',
+			displayOptions: { show: { bank: ['danske'], signingMode: ['paste'] } },
+			description:
+				"The bank's encryption certificate (DanskeBankCryptCERT): every request is encrypted to it. It must be issued by the Bank Certificate when that is the bank's root. Enrolling with a PIN fetches it for you.",
+		},
+		// A certificate is public: shown, so the user can see which one is set.
+		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
+		{
+			displayName: 'Encryption Certificate',
+			name: 'encryptionCertificate',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			default: '',
+			placeholder: '-----BEGIN CERTIFICATE-----',
+			displayOptions: { show: { bank: ['danske'], signingMode: ['paste'] } },
+			description: 'Your encryption certificate from the bank: answers are encrypted to it',
+		},
+		{
+			displayName: 'Encryption Private Key',
+			name: 'encryptionPrivateKey',
+			type: 'string',
+			typeOptions: { password: true, rows: 4 },
+			default: '',
+			placeholder: '-----BEGIN PRIVATE KEY-----',
+			displayOptions: { show: { bank: ['danske'], signingMode: ['paste'] } },
+			description: 'The private key of your encryption certificate: decrypts the answers',
+		},
+		{
+			displayName: 'Encryption Key Passphrase',
+			name: 'encryptionKeyPassphrase',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			displayOptions: { show: { bank: ['danske'], signingMode: ['paste'] } },
 		},
 		{
 			displayName: 'Accept SHA-1 Signatures From the Bank',

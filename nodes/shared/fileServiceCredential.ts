@@ -13,10 +13,20 @@
  * renewal is due. A failed enrolment or renewal returns nothing, so nothing is stored and the
  * certificate the credential had keeps working.
  */
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { BankId, BankProfile, BxdOperation, FileServiceSettings, IssuedCertificate, SignatureAlgorithm, SigningMaterial } from './bxd';
+import type {
+	BankId,
+	BankProfile,
+	BxdOperation,
+	DecryptionMaterial,
+	EncryptionSettings,
+	FileServiceSettings,
+	IssuedCertificate,
+	SignatureAlgorithm,
+	SigningMaterial,
+} from './bxd';
 import {
 	BankCertificateError,
 	bankProfile,
@@ -27,6 +37,8 @@ import {
 	buildCertEnvelope,
 	certificateForKey,
 	CertificateServiceError,
+	decryptionMaterial,
+	pemCertificates,
 	cleanPin,
 	createKeyAndRequest,
 	parseSoapFault,
@@ -42,6 +54,7 @@ import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/po
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions, describeTlsError, normalizePem, TlsConfigError } from './transport/tls';
 import { redactSecrets } from './transport/redact';
+import { danskeCertificates, danskeEnrol, danskeRenew, pinnedRoot } from './danskeEnrolment';
 
 export const FILE_SERVICE_CREDENTIAL = 'corporateBankingFileServiceApi';
 /** Hidden, encrypted: the enrolled key pair and certificate (JSON). */
@@ -115,6 +128,10 @@ export interface EnrolmentState {
 	renewedAt?: string;
 	/** SHA-256 of the customer id and the PIN that was used: the same PIN is never sent again. */
 	pinHash?: string;
+	/** Danske Bank: the customer's encryption certificate and key, enrolled with the signing ones. */
+	encryption?: { certificatePem: string; privateKeyPem: string };
+	/** Danske Bank: the bank's certificates from GetBankCertificate, checked against the pinned root. */
+	bankCertificates?: { encryptionPem: string; signingPem: string; rootPem: string };
 }
 
 export type CertificateSource = 'paste' | 'enrol';
@@ -184,7 +201,7 @@ export function readFileServiceCredential(credentials: ICredentialDataDecryptedO
 	const customerId = text(credentials.customerId);
 	if (!customerId) throw new CredentialFieldError('Customer ID: required (the user ID in the bank contract)');
 	if (customerId.length > 16) throw new CredentialFieldError(`Customer ID: must be 1 to 16 characters long (got ${customerId.length})`);
-	const receiverId = text(credentials.receiverId);
+	const receiverId = text(credentials.receiverId) || profile.receiverId || '';
 	const signingMode: CertificateSource = credentials.signingMode === 'enrol' ? 'enrol' : 'paste';
 	const rawPin = typeof credentials.pin === 'string' ? cleanPin(credentials.pin) : '';
 	if (rawPin && signingMode === 'enrol' && profile.pin && !profile.pin.pattern.test(rawPin)) {
@@ -196,7 +213,9 @@ export function readFileServiceCredential(credentials: ICredentialDataDecryptedO
 	}
 	const chosen = text(credentials.signatureAlgorithm);
 	const signatureAlgorithm: SignatureAlgorithm = chosen === 'sha1' || chosen === 'sha256' ? chosen : profile.signatureAlgorithm;
-	const secrets = [text(credentials.signingKeyPassphrase), text(credentials.passphrase), rawPin].filter((s) => s.length >= 4);
+	const secrets = [text(credentials.signingKeyPassphrase), text(credentials.encryptionKeyPassphrase), text(credentials.passphrase), rawPin].filter(
+		(s) => s.length >= 4,
+	);
 	return {
 		profile,
 		environment,
@@ -323,7 +342,74 @@ export function serviceSettings(credentials: ICredentialDataDecryptedObject, now
 			);
 		}
 	}
+	if (view.profile.encrypts) settings.encryption = encryptionSettings(credentials, view, settings.trust, now);
 	return { settings, view, certificate };
+}
+
+/**
+ * The encryption of a bank that encrypts (Danske Bank): the bank's encryption certificate, which
+ * must be issued by the pinned Bank Certificate when that is given, and the customer's
+ * encryption key (enrolled, or pasted).
+ */
+function encryptionSettings(credentials: ICredentialDataDecryptedObject, view: FileServiceCredentialView, trust: unknown, now: Date): EncryptionSettings {
+	const state = view.signingMode === 'enrol' ? view.enrolment : undefined;
+	const bankPem = state?.bankCertificates?.encryptionPem ?? normalizePem(credentials.bankEncryptionCertificate);
+	const field = state ? 'Bank Encryption Certificate (from the enrolment)' : 'Bank Encryption Certificate';
+	if (!bankPem) {
+		if (view.signingMode === 'enrol') {
+			throw new CredentialFieldError(`Certificate: not enrolled yet. Paste the ${view.profile.pin?.label ?? 'PIN'} the bank gave you and save the credential to enrol`);
+		}
+		throw new CredentialFieldError(`${field}: required for ${view.profile.name}, which encrypts every request (paste the bank's encryption certificate, or enrol with a PIN)`);
+	}
+	const pinned = normalizePem(credentials.bankCertificate);
+	if (pinned && trust) checkIssuedBy(bankPem, pinned, field, now);
+	let decryption: DecryptionMaterial | undefined;
+	const keyPem = state?.encryption?.privateKeyPem ?? normalizePem(credentials.encryptionPrivateKey);
+	const certPem = state?.encryption?.certificatePem ?? (normalizePem(credentials.encryptionCertificate) || undefined);
+	if (keyPem) {
+		try {
+			decryption = decryptionMaterial(keyPem, certPem, state ? undefined : text(credentials.encryptionKeyPassphrase));
+		} catch (error) {
+			const reason = /bad decrypt|passphrase|interrupted or cancelled/i.test((error as Error).message)
+				? 'the key is encrypted and the Encryption Key Passphrase does not open it'
+				: 'it is not a readable PEM RSA private key';
+			throw fieldError(redactSecrets(`Encryption Private Key: ${reason}`, view.secrets));
+		}
+		if (certPem) {
+			const cert = attemptCertificate(certPem);
+			if (!cert) throw new CredentialFieldError('Encryption Certificate: the PEM certificate cannot be read');
+			const own = createPublicKey(decryption.key).export({ type: 'spki', format: 'der' });
+			if (!cert.publicKey.export({ type: 'spki', format: 'der' }).equals(own)) {
+				throw new CredentialFieldError('Encryption Certificate: it does not hold the public key of the Encryption Private Key (they do not belong together)');
+			}
+		}
+	} else if (view.signingMode === 'paste') {
+		throw new CredentialFieldError(`Encryption Private Key: required for ${view.profile.name}, whose answers are encrypted to your encryption certificate`);
+	}
+	return { recipient: { certificatePem: bankPem }, decryption };
+}
+
+function attemptCertificate(pem: string): X509Certificate | undefined {
+	try {
+		return new X509Certificate(pemCertificates(pem)[0] ?? pem);
+	} catch {
+		return undefined;
+	}
+}
+
+/** Checks that `pem` is issued by (or is) one of the certificates in `pinned` and is valid now. */
+export function checkIssuedBy(pem: string, pinned: string, field: string, now: Date): X509Certificate {
+	const cert = attemptCertificate(pem);
+	if (!cert) throw new CredentialFieldError(`${field}: the PEM certificate cannot be read`);
+	const anchors = pemCertificates(pinned).map(attemptCertificate).filter((c): c is X509Certificate => !!c);
+	const trusted = anchors.some((anchor) => anchor.fingerprint256 === cert.fingerprint256 || (cert.checkIssued(anchor) && cert.verify(anchor.publicKey)));
+	if (!trusted) {
+		throw new CredentialFieldError(
+			`${field}: it does not match the pinned Bank Certificate (${cert.subject.replace(/\n/g, ', ')} is not issued by ${anchors.map((a) => a.subject.replace(/\n/g, ', ')).join(' or ') || 'it'}). Check that the Bank Certificate is the bank's root certificate`,
+		);
+	}
+	if (new Date(cert.validTo).getTime() <= now.getTime()) throw new CredentialFieldError(`${field}: it expired on ${new Date(cert.validTo).toISOString()}`);
+	return cert;
 }
 
 export type EnrolmentAction = 'enrol' | 'renew' | 'none';
@@ -384,6 +470,7 @@ export async function runEnrolment(credentials: ICredentialDataDecryptedObject, 
 		// Keeps n8n from asking again until the renewal window opens.
 		return { [ENROLMENT_CHECK_FIELD]: state.notAfter };
 	}
+	if (view.profile.enrolment === 'danskePki') return await runDanskeEnrolment(view, credentials, action, send, now);
 	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
 	if (!dialect || !['nordea', 'op', 'samlink'].includes(dialect)) {
 		throw new CredentialFieldError('Certificate Service Dialect: choose Nordea, OP or Samlink for a Custom bank that enrols with a PIN');
@@ -414,6 +501,48 @@ export async function runEnrolment(credentials: ICredentialDataDecryptedObject, 
 		}
 	}
 	return await renew(view, dialect, tls, send, now);
+}
+
+/** Danske Bank: the same PIN rules as the other banks (sent once, one at a time), through its PKIFactoryService. */
+async function runDanskeEnrolment(
+	view: FileServiceCredentialView,
+	credentials: ICredentialDataDecryptedObject,
+	action: 'enrol' | 'renew',
+	send: CertServiceSender,
+	now: Date,
+): Promise<IDataObject> {
+	const tls = credentialTls(credentials);
+	pinnedRoot(view, credentials.bankCertificate);
+	if (action === 'renew') return await danskeRenew(view, credentials.bankCertificate, tls, send, now);
+	if (!view.pin) {
+		throw new EnrolmentError(`${view.profile.pin?.label ?? 'PIN'}: required. Paste the one-time PIN the bank gave you for the web services contract, then save the credential`);
+	}
+	const hash = pinHash(view.customerId, view.pin);
+	const running = inflight.get(hash);
+	if (running) return await running;
+	const sent = sentPins.get(hash);
+	if (sent) {
+		throw new EnrolmentError(
+			`${view.profile.pin?.label ?? 'PIN'}: this code was already sent to the bank (${sent.at}; the bank answered ${sent.outcome}). A PIN works once: ask the bank for a new one and paste it into the credential`,
+		);
+	}
+	sentPins.set(hash, { at: now.toISOString(), outcome: 'nothing yet' });
+	const work = danskeEnrol(view, credentials.bankCertificate, hash, tls, send, now).then(
+		(stored) => {
+			sentPins.set(hash, { at: now.toISOString(), outcome: 'certificates' });
+			return stored;
+		},
+		(error: unknown) => {
+			sentPins.set(hash, { at: now.toISOString(), outcome: 'a refusal' });
+			throw error;
+		},
+	);
+	inflight.set(hash, work);
+	try {
+		return await work;
+	} finally {
+		inflight.delete(hash);
+	}
 }
 
 function credentialTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
@@ -571,6 +700,14 @@ async function renew(
  */
 export async function fetchServiceCertificates(credentials: ICredentialDataDecryptedObject, send: CertServiceSender): Promise<IssuedCertificate[]> {
 	const view = readFileServiceCredential(credentials);
+	if (view.profile.enrolment === 'danskePki') {
+		if (!view.certificateServiceUrl) throw new CredentialFieldError('Certificate Service URL: required');
+		try {
+			return await danskeCertificates(view, credentials.bankCertificate, credentialTls(credentials), send);
+		} catch (error) {
+			throw error instanceof CredentialFieldError ? fieldError(error.message) : checkError(`Sent GetBankCertificate to ${view.certificateServiceUrl}; ${(error as Error).message}`);
+		}
+	}
 	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
 	if (!dialect) throw new CredentialFieldError('Certificate Service Dialect: choose Nordea or OP for a Custom bank');
 	if (dialect === 'samlink') throw new CredentialFieldError(`${view.profile.name}: the certificate service has no GetServiceCertificates; ask the bank for its certificates`);

@@ -234,8 +234,13 @@ export async function handleAdmin(
 				// A File Service credential that enrols from a fresh one-time PIN with this bank profile.
 				const body = await jsonBody(req);
 				const profile = isRecord(body) && typeof body.bank === 'string' ? body.bank : 'op';
+				if (profile === 'danske') {
+					// Danske Bank: a credential that enrols through the PKIFactoryService with a fresh PIN.
+					reply(res, 200, bank.danskeCredential({ pin: 'new' }));
+					return;
+				}
 				if (!['nordea', 'op', 'samlink', 'aktia', 'pop', 'saastopankki', 'handelsbanken'].includes(profile)) {
-					throw new AdminError(400, 'bank must be nordea, op, samlink, aktia, pop, saastopankki or handelsbanken.');
+					throw new AdminError(400, 'bank must be nordea, op, samlink, aktia, pop, saastopankki, handelsbanken or danske.');
 				}
 				reply(res, 200, bank.enrolmentCredential(profile as Parameters<SandboxBank['enrolmentCredential']>[0]));
 				return;

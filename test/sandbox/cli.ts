@@ -96,6 +96,8 @@ async function main(): Promise<void> {
 			(['nordea', 'op', 'samlink', 'aktia', 'pop', 'saastopankki', 'handelsbanken'] as const).map((profile) => [profile, bank.enrolmentCredential(profile)]),
 		),
 		events: bank.eventSettings(),
+		// Danske Bank: a credential with pasted certificates, and one that enrols from a fresh PIN.
+		danske: { paste: bank.danskeCredential(), enrol: bank.danskeCredential({ pin: 'new' }) },
 		certDir: bank.tls.certDir,
 	};
 	if (args.stateFile)
@@ -115,7 +117,8 @@ async function main(): Promise<void> {
 		for (const [profile, values] of Object.entries(state.enrolment)) {
 			lines.push(`  ${profile.padEnd(14)} PIN ${String(values.pin).padEnd(18)} Certificate Service URL ${String(values.certificateServiceUrl)}`);
 		}
-		lines.push('  More: curl -k -X POST ' + `${bank.urls.admin}/enrolment -H 'content-type: application/json' -d '{"bank": "op"}'`);
+		lines.push(`  ${'danske'.padEnd(14)} PIN ${String(state.danske.enrol.pin).padEnd(18)} Certificate Service URL ${String(state.danske.enrol.certificateServiceUrl)} (Service URL ${bank.urls.danske.soap}; Bank Certificate: the sandbox CA, ca.pem)`);
+		lines.push('  More: curl -k -X POST ' + `${bank.urls.admin}/enrolment -H 'content-type: application/json' -d '{"bank": "op"}'` + ' (or "danske")');
 		lines.push('', `Certificates and keys (PEM files): ${bank.tls.certDir}`);
 		for (const [type, values] of Object.entries(state.credentials)) {
 			lines.push('', `Credential ${type}:`);

@@ -14,6 +14,7 @@ import { handleAdmin } from './admin';
 import { FileStore } from './bankfiles';
 import { DEFAULT_CERT_DIR, loadOrCreatePki } from './certs';
 import { CERT_DIALECTS, CERT_SERVICE_PATH, SandboxCertService, type CertDialect } from './certService';
+import { DANSKE_PKI_PATH, DANSKE_SOAP_PATH, SandboxDanske } from './danske';
 import { EventService } from './events';
 import { FaultEngine, PHASED_KINDS } from './faults';
 import {
@@ -28,7 +29,7 @@ import {
 	type RequestContext,
 } from './http';
 import { MOCK_EXECUTION_API, MOCK_REPORT_API, MockService } from './mock';
-import { handleSoap, type FileServiceDeps } from './soap';
+import { handleDanskeSoap, handleSoap, type FileServiceDeps } from './soap';
 import { describeTokenFailure, handleTokenRequest, TokenStore } from './tokens';
 import { handleExecution, handleReport, TradeBook } from './trades';
 import type {
@@ -49,6 +50,7 @@ export { TENORS, COUNTERPARTS } from './trades';
 export { signApplicationRequest, verifyEnvelopedSignature } from './xmldsig';
 export { STANDARD_LIMIT, LARGE_LIMIT, RESPONSE_TEXTS, XMLDATA_NS } from './soap';
 export { CERT_DIALECTS, CERT_SERVICE_PATH, SandboxCertService } from './certService';
+export { DANSKE_PKI_PATH, DANSKE_SOAP_PATH, SandboxDanske } from './danske';
 export type { CertDialect } from './certService';
 
 export const REPORT_BASE_PATH = '/v1/open-trades-service';
@@ -133,6 +135,8 @@ function classifyMain(path: string): Area {
 	if (path === SOAP_LARGE_PATH) return 'soapLarge';
 	if (path === JWKS_PATH) return 'jwks';
 	if (path.startsWith(`${CERT_SERVICE_PATH}/`)) return 'certService';
+	if (path === DANSKE_SOAP_PATH) return 'danske';
+	if (path === DANSKE_PKI_PATH) return 'danskePki';
 	if (path === ADMIN_PATH || path.startsWith(`${ADMIN_PATH}/`)) return 'admin';
 	return 'unknown';
 }
@@ -227,6 +231,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			op: `${base}${CERT_SERVICE_PATH}/op`,
 			samlink: `${base}${CERT_SERVICE_PATH}/samlink`,
 		},
+		danske: { soap: `${base}${DANSKE_SOAP_PATH}`, pki: `${base}${DANSKE_PKI_PATH}` },
 		jwks: `${base}${JWKS_PATH}`,
 		mtlsBase,
 		mtlsToken: `${mtlsBase}/oauth2/token`,
@@ -251,13 +256,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		customerId: CLIENTS.fileService.customerId,
 		now,
 	});
+	const danske = new SandboxDanske({
+		pki,
+		senderId: CLIENTS.fileService.senderId,
+		customerId: CLIENTS.fileService.customerId,
+		now,
+	});
 	const fileDeps: FileServiceDeps = {
 		store: files,
 		stats,
 		switches,
 		clients: CLIENTS,
 		customerSigningCertPem: pki.customerSigningCertPem,
-		customerCertFor: (text) => certService.certificateFor(text),
+		customerCertFor: (text) => danske.certificateFor(text) ?? certService.certificateFor(text),
 		bankSigningCertPem: pki.bankSigningCertPem,
 		bankSigningKeyPem: pki.bankSigningKeyPem,
 	};
@@ -326,6 +337,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				return;
 			case 'soapLarge':
 				await handleSoap(ctx, fileDeps, 'large', urls.soapLarge);
+				return;
+			case 'danske':
+				await handleDanskeSoap(ctx, danske, fileDeps, urls.danske.soap);
+				return;
+			case 'danskePki':
+				await danske.handlePki(ctx);
 				return;
 			case 'certService': {
 				const dialect = path.slice(CERT_SERVICE_PATH.length + 1) as CertDialect;
@@ -575,6 +592,35 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				bankCertificate: pki.bankSigningCertPem,
 			};
 		},
+		danske,
+		danskeCredential: (options = {}) => {
+			const common = {
+				bank: 'danske',
+				environment: 'TEST',
+				url: urls.danske.soap,
+				largeFileUrl: urls.danske.soap,
+				certificateServiceUrl: urls.danske.pki,
+				senderId: CLIENTS.fileService.senderId,
+				customerId: CLIENTS.fileService.customerId,
+				receiverId: CLIENTS.fileService.receiverId,
+				softwareId: CLIENTS.fileService.softwareId,
+				caCertificate: pki.caCertPem,
+				// The bank's root, pinned: the sandbox CA issues the bank's certificates.
+				bankCertificate: pki.caCertPem,
+				// The sandbox signs with RSA-SHA256.
+				signatureAlgorithm: 'sha256',
+			};
+			if (options.pin) return { ...common, signingMode: 'enrol', pin: options.pin === 'new' ? danske.newPin() : options.pin };
+			return {
+				...common,
+				signingMode: 'paste',
+				signingCertificate: pki.customerSigningCertPem,
+				signingPrivateKey: pki.customerSigningKeyPem,
+				bankEncryptionCertificate: danske.bankEncryptionCertPem,
+				encryptionCertificate: danske.customerEncryptionCertPem,
+				encryptionPrivateKey: danske.customerEncryptionKeyPem,
+			};
+		},
 		credentialValues: () => ({
 			corporateBankingClientCredentialsApi: {
 				// The sandbox serves the bank's paths under one host, as a bank's Sandbox environment does.
@@ -624,6 +670,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			events.clear();
 			files.reset();
 			certService.reset();
+			danske.reset();
 			if (book.generatedCount() !== tradeCount) book.setCount(tradeCount);
 			else book.resetExecuted();
 			mock.configure({ seed, errorRate: options.mockErrorRate ?? 0.2 });

@@ -1,5 +1,6 @@
-import { createHash, X509Certificate } from 'node:crypto';
+import { createCipheriv, createHash, X509Certificate } from 'node:crypto';
 import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import {
 	createGunzip,
@@ -12,6 +13,9 @@ import {
 	inflateSync,
 } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
+
+import type { AnswerEncryption, SandboxDanske } from './danske';
+import { encryptedLength, PkiError } from './danske';
 
 import {
 	FILE_TYPE_ALIASES,
@@ -104,6 +108,8 @@ export interface FileServiceDeps {
 	customerCertFor?: (documentText: string) => string;
 	bankSigningCertPem: string;
 	bankSigningKeyPem: string;
+	/** Encrypt the ApplicationResponse (Danske Bank): the EncryptedData parts and the key. */
+	answerEncryption?: AnswerEncryption;
 }
 
 class SoapClientError extends Error {
@@ -525,6 +531,7 @@ interface RenderedResponse {
 	/** Envelope parts around the base64 ApplicationResponse. */
 	envelopeHead: string;
 	envelopeTail: string;
+	encryption?: AnswerEncryption;
 	inner: {
 		head: string;
 		content?: ContentSource;
@@ -609,6 +616,7 @@ async function renderResponse(
 	return {
 		envelopeHead,
 		envelopeTail,
+		encryption: deps.answerEncryption,
 		inner: { head: signedHead, content: plan.content, contentSize, afterContent, signature, tail },
 	};
 }
@@ -622,10 +630,27 @@ async function* innerBytes(rendered: RenderedResponse): AsyncGenerator<Buffer> {
 	);
 }
 
+/** The ApplicationResponse encrypted into an EncryptedData (IV first, 3DES-CBC), as it is sent. */
+async function* encryptedInnerBytes(rendered: RenderedResponse, enc: AnswerEncryption): AsyncGenerator<Buffer> {
+	yield Buffer.from(enc.head, 'utf8');
+	const cipher = createCipheriv('des-ede3-cbc', enc.key, enc.iv);
+	const encoder = new Base64Encoder();
+	yield encoder.push(enc.iv);
+	for await (const chunk of innerBytes(rendered)) {
+		const text = encoder.push(cipher.update(chunk));
+		if (text.length > 0) yield text;
+	}
+	const last = cipher.final();
+	yield encoder.push(last.subarray(0, last.length - enc.truncate));
+	yield encoder.end();
+	yield Buffer.from(enc.tail, 'utf8');
+}
+
 async function* responseBytes(rendered: RenderedResponse): AsyncGenerator<Buffer> {
 	yield Buffer.from(rendered.envelopeHead, 'utf8');
 	const encoder = new Base64Encoder();
-	for await (const chunk of innerBytes(rendered)) {
+	const document = rendered.encryption ? encryptedInnerBytes(rendered, rendered.encryption) : innerBytes(rendered);
+	for await (const chunk of document) {
 		const encoded = encoder.push(chunk);
 		if (encoded.length > 0) yield encoded;
 	}
@@ -639,8 +664,9 @@ function responseLength(rendered: RenderedResponse): number {
 		Buffer.byteLength(rendered.inner.head) +
 		(rendered.inner.content ? b64(rendered.inner.contentSize) : 0) +
 		Buffer.byteLength(rendered.inner.afterContent + rendered.inner.signature + rendered.inner.tail);
+	const document = rendered.encryption ? encryptedLength(rendered.encryption, inner) : inner;
 	return (
-		Buffer.byteLength(rendered.envelopeHead) + b64(inner) + Buffer.byteLength(rendered.envelopeTail)
+		Buffer.byteLength(rendered.envelopeHead) + b64(document) + Buffer.byteLength(rendered.envelopeTail)
 	);
 }
 
@@ -662,7 +688,7 @@ const STREAM_THRESHOLD = 4 * 1024 * 1024;
 async function writeResponse(ctx: RequestContext, rendered: RenderedResponse): Promise<void> {
 	const headers = { 'content-type': 'text/xml; charset=utf-8' };
 	const length = responseLength(rendered);
-	if (length <= STREAM_THRESHOLD || ctx.fault) {
+	if (length <= STREAM_THRESHOLD || ctx.fault || rendered.encryption?.truncate) {
 		const chunks: Buffer[] = [];
 		for await (const chunk of responseBytes(rendered)) chunks.push(chunk);
 		send(ctx, 200, headers, Buffer.concat(chunks));
@@ -1226,4 +1252,40 @@ async function answerSoap(
 	);
 	await writeResponse(ctx, rendered);
 	return plan.temporary;
+}
+
+/**
+ * Danske Bank's file service: the ApplicationRequest must come encrypted to the bank's encryption
+ * certificate. It is decrypted as it arrives into a plain request on disk, which the common file
+ * service answers; the answer is encrypted to the encryption certificate paired with the
+ * certificate that signed the request.
+ */
+export async function handleDanskeSoap(ctx: RequestContext, danske: SandboxDanske, deps: FileServiceDeps, address: string): Promise<void> {
+	if (ctx.req.method !== 'POST') {
+		await handleSoap(ctx, deps, 'large', address);
+		return;
+	}
+	const path = deps.store.spillFile();
+	try {
+		let decrypted;
+		try {
+			decrypted = await danske.decryptRequest(ctx.req, path);
+		} catch (error) {
+			if (!(error instanceof PkiError)) throw error;
+			deps.stats.soapCalls.push({ url: 'large', operation: 'unknown', signature: 'none', bytes: 0 });
+			discardRest(ctx, LARGE_LIMIT);
+			sendSoapFault(ctx, 500, error.message, 'security', error.code);
+			return;
+		}
+		const req = Object.assign(createReadStream(path, { highWaterMark: 1024 * 1024 }), {
+			headers: { 'content-length': String(decrypted.size) },
+			method: 'POST',
+		});
+		// The connection is the client's: closing checks look at it.
+		const original = ctx.req;
+		Object.defineProperty(req, 'socket', { get: () => original.socket ?? ctx.res.socket ?? { destroyed: ctx.res.destroyed, destroy: () => ctx.res.destroy() } });
+		await handleSoap({ ...ctx, req: req as unknown as IncomingMessage }, { ...deps, answerEncryption: danske.answerEncryption(decrypted.signerCertificate) }, 'large', address);
+	} finally {
+		rmSync(path, { force: true });
+	}
 }

@@ -44,6 +44,8 @@ export type Area =
 	| 'events'
 	| 'admin'
 	| 'certService'
+	| 'danske'
+	| 'danskePki'
 	| 'foreign'
 	| 'unknown';
 
@@ -351,6 +353,8 @@ export interface SandboxUrls {
 	soapLarge: string;
 	/** Certificate service of each dialect (Nordea, OP, Samlink). */
 	certService: { nordea: string; op: string; samlink: string };
+	/** Danske Bank: the file service that takes and answers only encrypted documents, and its PKIFactoryService. */
+	danske: { soap: string; pki: string };
 	jwks: string;
 	mtlsBase: string;
 	mtlsToken: string;
@@ -436,8 +440,15 @@ export interface SandboxBank {
 	mock: MockControl;
 	/** The certificate services: one-time PINs, issued certificates, clock and switches. */
 	certService: import('./certService').SandboxCertService;
+	/** Danske Bank: PINs, issued certificates, switches, the bank's and the customer's encryption material. */
+	danske: import('./danske').SandboxDanske;
 	/** Ready-to-paste n8n credential values, keyed by credential type name. */
 	credentialValues(): Record<string, Record<string, unknown>>;
+	/**
+	 * File Service credential values for the Danske Bank profile against this sandbox: with the
+	 * pasted certificates, or (`pin` given or 'new') enrolling from a PIN.
+	 */
+	danskeCredential(options?: { pin?: string | 'new' }): Record<string, unknown>;
 	/**
 	 * File Service credential values that enrol from a PIN with a bank profile against this
 	 * sandbox (its addresses given in place of the bank's). A fresh one-time PIN unless one is given.

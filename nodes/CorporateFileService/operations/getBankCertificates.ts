@@ -41,6 +41,7 @@ export async function getBankCertificates(ctx: IExecuteFunctions, itemIndex: num
 			validFrom: new Date(certificate.x509.validFrom).toISOString(),
 			validTo: new Date(certificate.x509.validTo).toISOString(),
 			fingerprint256: certificate.x509.fingerprint256,
+			...(certificate.status ? { status: certificate.status } : {}),
 			pem: certificate.pem,
 		},
 		pairedItem: { item: itemIndex },

@@ -5,15 +5,18 @@
  * most complete public record of these services; "pankkiyhteys" is hyrsky/pankkiyhteys and
  * "banking-ws" is norkator/banking-ws. Custom keeps every field editable in the credential.
  *
- * Danske Bank has its own certificate service (PKIFactoryService) and encrypts every request; its
- * profile is a row still to be added to this table.
+ * Danske Bank has its own certificate service (PKIFactoryService, see danskePki.ts), separate
+ * signing and encryption certificates, and encrypts every request and answer (encryption.ts).
  */
 import type { SignatureAlgorithm } from './signature';
 
 /** The dialect of the certificate service: namespaces and how the PIN is proven. */
 export type CertDialect = 'nordea' | 'op' | 'samlink';
 
-export type BankId = 'nordea' | 'op' | 'samlink' | 'aktia' | 'pop' | 'saastopankki' | 'handelsbanken' | 'custom';
+/** How the bank enrols certificates: the bxd certificate service, or Danske Bank's PKIFactoryService. */
+export type EnrolmentService = 'certificateService' | 'danskePki';
+
+export type BankId = 'nordea' | 'op' | 'samlink' | 'danske' | 'aktia' | 'pop' | 'saastopankki' | 'handelsbanken' | 'custom';
 
 export interface EnvironmentUrls {
 	production: string;
@@ -24,13 +27,21 @@ export interface BankProfile {
 	id: BankId;
 	name: string;
 	/** The platform the bank's service runs on (the member banks of Samlink share its addresses). */
-	platform: 'nordea' | 'op' | 'samlink' | 'custom';
+	platform: 'nordea' | 'op' | 'samlink' | 'danske' | 'custom';
 	fileService: EnvironmentUrls;
 	/** Absent for Custom: the credential gives the address. */
 	certificateService?: EnvironmentUrls;
 	certDialect?: CertDialect;
+	/** Which enrolment service the bank runs (default: the bxd certificate service). */
+	enrolment?: EnrolmentService;
+	/** Every ApplicationRequest is encrypted and answers come encrypted (XML Encryption). */
+	encrypts?: boolean;
+	/** ReceiverId to send when the credential leaves it empty. */
+	receiverId?: string;
+	/** PKI service Environment values, where they differ from the file service's. */
+	pkiEnvironments?: { production: string; test: string };
 	/** How the one-time code is proven: an HMAC of the request (Nordea) or sent as TransferKey. */
-	pin?: { kind: 'hmac' | 'transferKey'; label: string; pattern: RegExp; rule: string };
+	pin?: { kind: 'hmac' | 'transferKey' | 'pin'; label: string; pattern: RegExp; rule: string };
 	/** The root certificate the bank's signing certificates chain to (paste it as Bank Certificate). */
 	rootCertificate?: { subject: string; publishedAt: string };
 	signatureAlgorithm: SignatureAlgorithm;
@@ -52,6 +63,9 @@ const TRANSFER_KEY = { kind: 'transferKey' as const, label: 'Transfer Key', patt
 const SAMLINK_KEY = { kind: 'transferKey' as const, label: 'Transfer Key', pattern: /^[0-9A-Za-z]{4,64}$/, rule: 'must be the letters and digits the bank gave (spaces are ignored)' };
 /** Nordea: a 10-digit activation code keyed into an HMAC-SHA1 of the PKCS#10 request (sepafm lib/sepa/application_request.rb, utilities.rb#hmac). */
 const NORDEA_PIN = { kind: 'hmac' as const, label: 'Activation Code (PIN)', pattern: /^[0-9A-Za-z]{4,32}$/, rule: 'must be the letters and digits the bank gave (spaces are ignored)' };
+
+/** Danske Bank: the PIN of CreateCertificateRequest (sepafm lib/sepa/xml_schemas/danske_pki.xsd: PIN is string10). */
+const DANSKE_PIN = { kind: 'pin' as const, label: 'PIN', pattern: /^[0-9A-Za-z]{4,10}$/, rule: 'must be the 4 to 10 letters and digits the bank gave (spaces are ignored)' };
 
 /** ISO 20022 names every bank of the family offers (sepafm test/sepa/banks/*\/responses dfl.xml). */
 const ISO_TYPES = [
@@ -149,6 +163,43 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & { c
 		soapAction: '""',
 		environments: { production: 'PRODUCTION', test: 'TEST' },
 		fileTypes: [...ISO_TYPES, { code: 'TITO', label: 'Account statement (TITO), download' }, { code: 'KTL', label: 'Reference payments (KTL), download' }],
+	},
+	danske: {
+		id: 'danske',
+		name: 'Danske Bank',
+		platform: 'danske',
+		// sepafm lib/sepa/wsdl/wsdl_danske.xml (the Finnish service, formerly Sampo Pankki); test and
+		// production share it, the Environment tells them apart.
+		fileService: {
+			production: 'https://businessws.sampopankki.fi/edifileservice/edifileservice.asmx',
+			test: 'https://businessws.sampopankki.fi/edifileservice/edifileservice.asmx',
+		},
+		// sepafm lib/sepa/wsdl/wsdl_danske_cert.xml: PKIFactoryService.
+		certificateService: {
+			production: 'https://businessws.danskebank.com/ra/pkiservice.asmx',
+			test: 'https://businessws.danskebank.com/ra/pkiservice.asmx',
+		},
+		enrolment: 'danskePki',
+		encrypts: true,
+		pin: DANSKE_PIN,
+		// sepafm lib/sepa/banks/danske/soap_danske.rb#set_receiver_id.
+		receiverId: 'DABAFIHH',
+		// sepafm lib/sepa/certificates/danske_root_certificate.pem (DBGROOT, valid to 2038-06-09).
+		rootCertificate: {
+			subject: 'CN=DBGROOT, O=Danske Bank Group, C=DK (serialNumber 611262281110003)',
+			publishedAt: 'Danske Bank "Web Services" instructions; sepafm lib/sepa/certificates/danske_root_certificate.pem',
+		},
+		// sepafm's Danske requests and the bank's own answers in test/sepa/banks/danske/responses/ use RSA-SHA1.
+		signatureAlgorithm: 'sha1',
+		sendsTargetId: false,
+		// REFERENCES "Bank quirks": Danske has no getUserInfo (sepafm soap_danske.rb's own todo says so).
+		hasGetUserInfo: false,
+		// sepafm lib/sepa/wsdl/wsdl_danske.xml: soapAction="".
+		soapAction: '""',
+		environments: { production: 'PRODUCTION', test: 'TEST' },
+		// sepafm soap_danske.rb#set_cert_contents: test becomes customertest; danske_pki.xsd EnvironmentType.
+		pkiEnvironments: { production: 'production', test: 'customertest' },
+		fileTypes: ISO_TYPES,
 	},
 	samlink: { id: 'samlink', name: 'Samlink', ...SAMLINK_BASE },
 	// TatuUlmanen/BankWS lists Aktia, Säästöpankki, POP Pankki and Handelsbanken as reached through Samlink.

@@ -190,6 +190,8 @@ export function buildCertEnvelope(dialect: CertDialect, command: CertCommand, se
 export interface IssuedCertificate {
 	name?: string;
 	format?: string;
+	/** Danske Bank's own-certificate list: good, expires_soon, expired or revoked. */
+	status?: string;
 	pem: string;
 	x509: X509Certificate;
 }

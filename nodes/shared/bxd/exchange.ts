@@ -13,6 +13,9 @@ import { isSuccessCode, NO_DATA_CODE, normalizeResponseCode } from './codes';
 import type { BxdOperation } from './constants';
 import { COMMANDS, DSIG_NS } from './constants';
 import type { PayloadDocument } from './document';
+import { documentBytes } from './document';
+import type { EncryptionSettings } from './encryption';
+import { decryptDocument, encryptDocument, isEncryptedData } from './encryption';
 import { BxdFormatError, BxdResponseCodeError, BxdSignatureError, BxdValidationError } from './errors';
 import type { BankTrust, Canonicalization, SigningMaterial } from './signature';
 import { signApplicationRequest } from './signature';
@@ -33,6 +36,11 @@ export interface FileServiceSettings {
 	canonicalization?: Canonicalization;
 	/** Verify the bank's ApplicationResponse signatures. */
 	trust?: BankTrust;
+	/**
+	 * Encrypt every ApplicationRequest to the bank's encryption certificate and decrypt encrypted
+	 * answers with the customer's encryption key (Danske Bank).
+	 */
+	encryption?: EncryptionSettings;
 }
 
 /** The operation-specific fields; identity, environment and software come from the settings. */
@@ -96,10 +104,12 @@ export function requestHeader(settings: FileServiceSettings, now: Date): Request
 }
 
 function wrap(settings: FileServiceSettings, operation: BxdOperation, document: PayloadDocument, now: Date, alreadySigned = false): PreparedRequest {
-	const applicationRequest =
+	const signed =
 		settings.signing && !alreadySigned
 			? signApplicationRequest(document, settings.signing, { canonicalization: settings.canonicalization })
 			: document;
+	// Signed first, then encrypted: the bank decrypts, then verifies the signature.
+	const applicationRequest = settings.encryption ? encryptDocument(documentBytes(signed), settings.encryption.recipient) : signed;
 	const envelope = buildRequestEnvelope({
 		operation,
 		header: requestHeader(settings, now),
@@ -125,6 +135,13 @@ function peekApplicationResponse(bytes: Buffer | undefined): ApplicationResponse
 	return read.ok ? read.value : undefined;
 }
 
+/** The envelope with its ApplicationResponse decrypted when it came as an EncryptedData. */
+function decryptedEnvelope<T extends { applicationResponse?: Buffer }>(settings: FileServiceSettings, envelope: T): T {
+	const inner = envelope.applicationResponse;
+	if (!inner || !isEncryptedData(inner)) return envelope;
+	return { ...envelope, applicationResponse: decryptDocument(inner, settings.encryption?.decryption) };
+}
+
 /**
  * Reads the bank's answer. Throws BxdFaultError for a SOAP fault, BxdFormatError for anything
  * unreadable, BxdResponseCodeError for codes other than 00 and 24, and BxdSignatureError for a
@@ -133,12 +150,16 @@ function peekApplicationResponse(bytes: Buffer | undefined): ApplicationResponse
  * them, and they carry no data to trust.
  */
 export function readResponse(settings: FileServiceSettings, operation: BxdOperation, body: string | Buffer): FileServiceResult {
-	const envelope = parseResponseEnvelope(body, operation);
-	const headerCode = normalizeResponseCode(envelope.header.responseCode);
+	const received = parseResponseEnvelope(body, operation);
+	const headerCode = normalizeResponseCode(received.header.responseCode);
 	if (headerCode && !isSuccessCode(headerCode)) {
-		const inner = peekApplicationResponse(envelope.applicationResponse);
+		// The bank's code is what matters; its text inside an answer that cannot be decrypted is not.
+		const opened = attempt(() => decryptedEnvelope(settings, received));
+		const inner = peekApplicationResponse(opened.ok ? opened.value.applicationResponse : undefined);
+		const envelope = received;
 		throw new BxdResponseCodeError(headerCode, envelope.header.responseText ?? inner?.responseText, 'ResponseHeader');
 	}
+	const envelope = decryptedEnvelope(settings, received);
 	const applicationResponse = envelope.applicationResponse
 		? readApplicationResponse(envelope.applicationResponse, { trust: settings.trust })
 		: undefined;

@@ -15,3 +15,5 @@ export * from './responseStream';
 export * from './streams';
 export * from './bankProfiles';
 export * from './certService';
+export * from './encryption';
+export * from './danskePki';

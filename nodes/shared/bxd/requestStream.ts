@@ -12,6 +12,8 @@ import { Base64Encoder, base64Length } from '../transport/base64';
 import { buildApplicationRequestSlot } from './applicationRequest';
 import type { BxdOperation } from './constants';
 import { newPlaceholder, splitAtPlaceholder } from './document';
+import type { EncryptionSession } from './encryption';
+import { encryptedChunks, startEncryption } from './encryption';
 import { BxdFormatError } from './errors';
 import type { FileServiceSettings, RequestFields } from './exchange';
 import { applicationRequestFields, requestHeader } from './exchange';
@@ -71,6 +73,7 @@ export async function prepareStreamingRequest(
 		signing: settings.signing,
 		now,
 	});
+	if (settings.encryption) return await prepareEncrypted(settings, operation, source, slot, draft, startEncryption(settings.encryption.recipient));
 	let documentHead = slot.head;
 	let documentTail = slot.tail;
 	let envelope: { head: string; tail: string };
@@ -142,6 +145,93 @@ export async function prepareStreamingRequest(
 		operation,
 		size,
 		signed: !!signing,
+		requestId: draft.requestId,
+		body: () => Readable.from(message(), { objectMode: false, highWaterMark: 1024 * 1024 }),
+	};
+}
+
+/** The ApplicationRequest around its Content, signed when the settings have signing material (one pass over the file). */
+async function signedSlot(settings: FileServiceSettings, slot: { head: string; tail: string }, source: ContentSource): Promise<{ head: string; tail: string }> {
+	const signing = settings.signing;
+	if (!signing) return slot;
+	const options = { canonicalization: settings.canonicalization };
+	const placeholder = newPlaceholder();
+	const skeleton = slot.head + placeholder + slot.tail;
+	const capture = new DigestCapture();
+	signEnvelopedSkeleton(skeleton, placeholder, signing, options, capture.digester);
+	const documentSlot = capture.single();
+	const hash = createHash(documentSlot.algorithm).update(documentSlot.prefix, 'utf8');
+	const inner = new Base64Encoder();
+	for await (const chunk of contentChunks(source)) hash.update(inner.write(chunk));
+	hash.update(inner.end());
+	const digest = hash.update(documentSlot.suffix, 'utf8').digest('base64');
+	return splitAtPlaceholder(signEnvelopedSkeleton(skeleton, placeholder, signing, options, fixedDigester([{ slot: documentSlot, digest }])), placeholder);
+}
+
+/**
+ * A streamed request whose ApplicationRequest is encrypted (Danske Bank): file -> base64 into
+ * the signed ApplicationRequest -> 3DES-CBC -> base64 into the EncryptedData -> base64 into the
+ * SOAP Body. The content key is chosen once, so every pass over the file gives the same bytes:
+ * one pass for the ApplicationRequest digest, one for the Body digest, then the one that is sent.
+ */
+async function prepareEncrypted(
+	settings: FileServiceSettings,
+	operation: BxdOperation,
+	source: ContentSource,
+	slot: { head: string; tail: string },
+	draft: ReturnType<typeof draftRequestEnvelope>,
+	session: EncryptionSession,
+): Promise<StreamingRequest> {
+	const document = await signedSlot(settings, slot, source);
+	const head = utf8(document.head);
+	const tail = utf8(document.tail);
+	const plainLength = head.length + base64Length(source.length) + tail.length;
+
+	async function* plain(): AsyncGenerator<Buffer> {
+		yield head;
+		const inner = new Base64Encoder();
+		for await (const chunk of contentChunks(source)) {
+			const text = inner.write(chunk);
+			if (text.length) yield text;
+		}
+		const last = inner.end();
+		if (last.length) yield last;
+		yield tail;
+	}
+
+	let envelope: { head: string; tail: string };
+	if (settings.signing) {
+		const bodyCapture = new DigestCapture();
+		draft.finish(bodyCapture.digester);
+		const bodySlot = bodyCapture.single();
+		const bodyHash = createHash(bodySlot.algorithm).update(bodySlot.prefix, 'utf8');
+		const outer = new Base64Encoder();
+		for await (const chunk of encryptedChunks(session, plain())) bodyHash.update(outer.write(chunk));
+		bodyHash.update(outer.end());
+		envelope = draft.finish(fixedDigester([{ slot: bodySlot, digest: bodyHash.update(bodySlot.suffix, 'utf8').digest('base64') }]));
+	} else {
+		envelope = draft.finish();
+	}
+	const envelopeHead = utf8(envelope.head);
+	const envelopeTail = utf8(envelope.tail);
+	const size = envelopeHead.length + base64Length(session.documentBytes(plainLength)) + envelopeTail.length;
+
+	async function* message(): AsyncGenerator<Buffer> {
+		const outer = new Base64Encoder();
+		yield envelopeHead;
+		for await (const chunk of encryptedChunks(session, plain())) {
+			const text = outer.write(chunk);
+			if (text.length) yield text;
+		}
+		const last = outer.end();
+		if (last.length) yield last;
+		yield envelopeTail;
+	}
+
+	return {
+		operation,
+		size,
+		signed: !!settings.signing,
 		requestId: draft.requestId,
 		body: () => Readable.from(message(), { objectMode: false, highWaterMark: 1024 * 1024 }),
 	};

@@ -24,6 +24,7 @@ import type { PrefixedHash } from './signature';
 import { payloadPrefixes, streamedDigester } from './signature';
 import type { ResponseHeaderFields } from './soap';
 import { readEnvelopeSkeleton } from './soap';
+import { MaybeDecrypt } from './encryption';
 import { closingTags, Coalesce, ElementCut, openElements } from './streams';
 
 /** The text before the ApplicationResponse, and after it, is kept up to this size. */
@@ -234,7 +235,9 @@ export async function readResponseStream(
 	});
 
 	const front = new Promise<void>((resolve, reject) => {
-		pipeline(body, soapCut, decoder, documentCut, (error) => (error ? reject(error) : resolve()));
+		// An ApplicationResponse that came as an EncryptedData is decrypted as it arrives (Danske Bank).
+		const decrypt = settings.encryption ? [new MaybeDecrypt(settings.encryption.decryption)] : [];
+		pipeline([body, soapCut, decoder, ...decrypt, documentCut], (error) => (error ? reject(error) : resolve()));
 	});
 
 	/** The text before the Content is complete: judge the answer so far and start passing the file on. */
