@@ -37,8 +37,16 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			// Values and their public sources: nodes/shared/bxd/bankProfiles.ts and docs/banks.md.
 			options: [
 				{ name: 'Aktia (Samlink)', value: 'aktia' },
-				{ name: 'Custom', value: 'custom', description: 'Any other bxd bank: every address and setting below is yours to give' },
-				{ name: 'Danske Bank', value: 'danske', description: 'Encrypts every request; enrols through its PKIFactoryService' },
+				{
+					name: 'Custom',
+					value: 'custom',
+					description: 'Any other bxd bank: every address and setting below is yours to give',
+				},
+				{
+					name: 'Danske Bank',
+					value: 'danske',
+					description: 'Encrypts every request; enrols through its PKIFactoryService',
+				},
 				{ name: 'Handelsbanken Finland (Samlink)', value: 'handelsbanken' },
 				{ name: 'Nordea', value: 'nordea' },
 				{ name: 'OP Financial Group', value: 'op' },
@@ -47,7 +55,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 				{ name: 'Säästöpankki (Samlink)', value: 'saastopankki' },
 			],
 			default: 'custom',
-			description: "Fills in the bank's addresses, signature algorithm and quirks. Addresses given below take precedence.",
+			description:
+				"Fills in the bank's addresses, signature algorithm and quirks. Addresses given below take precedence.",
 		},
 		{
 			displayName: 'Environment',
@@ -58,7 +67,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 				{ name: 'Test', value: 'TEST' },
 			],
 			default: 'PRODUCTION',
-			description: "Which of the bank's environments to use (its test addresses and Environment TEST)",
+			description:
+				"Which of the bank's environments to use (its test addresses and Environment TEST)",
 		},
 		{
 			displayName: 'Service URL',
@@ -66,7 +76,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'https://wsk.bank.example/services/CorporateFileService',
-			description: "The file service address for messages under 20 MB. Required for Custom; for a bank, leave empty to use the bank's address.",
+			description:
+				"The file service address for messages under 20 MB. Required for Custom; for a bank, leave empty to use the bank's address.",
 		},
 		{
 			displayName: 'Large File Service URL',
@@ -74,14 +85,16 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'https://wsk-large.bank.example/services/CorporateFileService',
-			description: 'The address that handles messages over 20 MB. Leave empty if the bank has only one.',
+			description:
+				'The address that handles messages over 20 MB. Leave empty if the bank has only one.',
 		},
 		{
 			displayName: 'Sender ID',
 			name: 'senderId',
 			type: 'string',
 			default: '',
-			description: 'RequestHeader SenderId: the user ID the bank gave you. Leave empty to use the Customer ID.',
+			description:
+				'RequestHeader SenderId: the user ID the bank gave you. Leave empty to use the Customer ID.',
 		},
 		{
 			displayName: 'Customer ID',
@@ -89,7 +102,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			description: 'ApplicationRequest CustomerId (1 to 16 characters): the user ID of the web services contract',
+			description:
+				'ApplicationRequest CustomerId (1 to 16 characters): the user ID of the web services contract',
 		},
 		{
 			displayName: 'Receiver ID',
@@ -131,7 +145,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 				{
 					name: 'Enrol With a PIN From the Bank',
 					value: 'enrol',
-					description: 'The credential makes its own key pair, gets the certificate from the bank and renews it before it expires',
+					description:
+						'The credential makes its own key pair, gets the certificate from the bank and renews it before it expires',
 				},
 			],
 			default: 'paste',
@@ -144,7 +159,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			default: '',
 			displayOptions: { show: { signingMode: ['enrol'] } },
 			description:
-				"The one-time code from the bank (Nordea: activation code; OP: 16-digit transfer key; Samlink banks: transfer key; Danske Bank: PIN). Save or test the credential to enrol: the code is sent once, then cleared.",
+				'The one-time code from the bank (Nordea: activation code; OP: 16-digit transfer key; Samlink banks: transfer key; Danske Bank: PIN). Save or test the credential to enrol: the code is sent once, then cleared.',
 		},
 		{
 			displayName: 'Certificate Service URL',
@@ -153,7 +168,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			default: '',
 			displayOptions: { show: { signingMode: ['enrol'] } },
 			placeholder: 'https://wsk.bank.example/services/CertificateService',
-			description: "The bank's certificate service (Danske Bank: its PKIFactoryService). Required for Custom; for a bank, leave empty to use the bank's address.",
+			description:
+				"The bank's certificate service (Danske Bank: its PKIFactoryService). Required for Custom; for a bank, leave empty to use the bank's address.",
 		},
 		{
 			displayName: 'Certificate Service Dialect',
@@ -174,7 +190,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			type: 'number',
 			default: 30,
 			displayOptions: { show: { signingMode: ['enrol'] } },
-			description: 'The certificate is renewed automatically by the first run within this many days of its expiry; a failed renewal keeps the current certificate',
+			description:
+				'The certificate is renewed automatically by the first run within this many days of its expiry; a failed renewal keeps the current certificate',
 		},
 		{
 			displayName: 'Certificate Status',
@@ -182,7 +199,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			displayOptions: { show: { signingMode: ['enrol'] } },
-			description: 'Written by the enrolment and each renewal: when the certificate was issued and until when it is valid',
+			description:
+				'Written by the enrolment and each renewal: when the certificate was issued and until when it is valid',
 		},
 		// A certificate is public: shown, so the user can see which one is set.
 		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
@@ -194,7 +212,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			default: '',
 			placeholder: '-----BEGIN CERTIFICATE-----',
 			displayOptions: { show: { signingMode: ['paste'] } },
-			description: 'The PEM certificate the bank issued for signing requests. Leave empty if the bank does not require signing.',
+			description:
+				'The PEM certificate the bank issued for signing requests. Leave empty if the bank does not require signing.',
 		},
 		{
 			displayName: 'Signing Private Key',
@@ -234,7 +253,8 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			typeOptions: { rows: 4 },
 			default: '',
 			placeholder: '-----BEGIN CERTIFICATE-----',
-			description: "The bank's PEM signing certificate (or its CA). When set, signed responses are verified and a response that fails verification is rejected.",
+			description:
+				"The bank's PEM signing certificate (or its CA). When set, signed responses are verified and a response that fails verification is rejected.",
 		},
 		// A certificate is public: shown, so the user can see which one is set.
 		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
@@ -285,7 +305,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			type: 'boolean',
 			default: false,
 			description:
-				"Whether to accept answers the bank signed with RSA-SHA1. SHA-1 is broken: forged signatures are within reach of a well-funded attacker. Switch it on only for a bank that still signs with SHA-1, and ask the bank when it moves to SHA-256.",
+				'Whether to accept answers the bank signed with RSA-SHA1. SHA-1 is broken: forged signatures are within reach of a well-funded attacker. Switch it on only for a bank that still signs with SHA-1, and ask the bank when it moves to SHA-256.',
 		},
 		...tlsProperties({ clientCertificate: 'optional' }),
 		{
@@ -309,7 +329,10 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 	 * certificate) when due; n8n stores what it returns, encrypted, in this credential. Returns
 	 * nothing to store when nothing is due or the credential holds a pasted certificate.
 	 */
-	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
+	async preAuthentication(
+		this: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+	): Promise<IDataObject> {
 		const helpers = this.helpers;
 		return await runEnrolment(credentials, async ({ url, body, headers, tls }) => {
 			const response = (await helpers.httpRequest({
@@ -326,7 +349,14 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 				...(tls ? { agentOptions: tls } : {}),
 			})) as IN8nHttpFullResponse;
 			const raw = response.body as unknown;
-			return { status: response.statusCode, body: Buffer.isBuffer(raw) ? raw : raw instanceof ArrayBuffer ? Buffer.from(raw) : String(raw ?? '') };
+			return {
+				status: response.statusCode,
+				body: Buffer.isBuffer(raw)
+					? raw
+					: raw instanceof ArrayBuffer
+						? Buffer.from(raw)
+						: String(raw ?? ''),
+			};
 		});
 	}
 
@@ -335,9 +365,16 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 	 * getUserInfo (List Files where the bank has none); for the credential test it is also sent
 	 * and judged here, so a failure says what was sent and what the bank answered.
 	 */
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		const plan = planCheck(credentials, requestOptions);
-		const authenticated = authenticateRequest('corporateBankingFileServiceApi', credentials, plan.options);
+		const authenticated = authenticateRequest(
+			'corporateBankingFileServiceApi',
+			credentials,
+			plan.options,
+		);
 		if (plan.judge) await plan.judge(authenticated);
 		return authenticated;
 	}

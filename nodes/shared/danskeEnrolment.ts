@@ -10,7 +10,14 @@
 import { X509Certificate } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import type { BankTrust, CertificateStatusEntry, DecryptionMaterial, IssuedCertificate, PkiOperation, SigningMaterial } from './bxd';
+import type {
+	BankTrust,
+	CertificateStatusEntry,
+	DecryptionMaterial,
+	IssuedCertificate,
+	PkiOperation,
+	SigningMaterial,
+} from './bxd';
 import {
 	bankTrust,
 	buildPkiEnvelope,
@@ -30,8 +37,19 @@ import {
 	signedQuery,
 	signingMaterial,
 } from './bxd';
-import type { CertServiceSender, EnrolmentState, FileServiceCredentialView } from './fileServiceCredential';
-import { checkIssuedBy, CredentialFieldError, EnrolmentError, ENROLMENT_CHECK_FIELD, ENROLMENT_FIELD, ENROLMENT_STATUS_FIELD } from './fileServiceCredential';
+import type {
+	CertServiceSender,
+	EnrolmentState,
+	FileServiceCredentialView,
+} from './fileServiceCredential';
+import {
+	checkIssuedBy,
+	CredentialFieldError,
+	EnrolmentError,
+	ENROLMENT_CHECK_FIELD,
+	ENROLMENT_FIELD,
+	ENROLMENT_STATUS_FIELD,
+} from './fileServiceCredential';
 import type { ClientTlsOptions } from './transport/tls';
 import { normalizePem } from './transport/tls';
 import { redactSecrets } from './transport/redact';
@@ -71,17 +89,40 @@ export function pinnedRoot(view: FileServiceCredentialView, bankCertificate: unk
 	return pem;
 }
 
-async function exchange(ctx: Context, operation: PkiOperation, payload: string, trust: BankTrust, decryption?: DecryptionMaterial) {
+async function exchange(
+	ctx: Context,
+	operation: PkiOperation,
+	payload: string,
+	trust: BankTrust,
+	decryption?: DecryptionMaterial,
+) {
 	const requestId = pkiRequestId();
-	const body = buildPkiEnvelope(operation, { senderId: ctx.view.senderId, customerId: ctx.view.customerId, environment: pkiEnvironment(ctx.view) }, requestId, payload, ctx.now);
+	const body = buildPkiEnvelope(
+		operation,
+		{
+			senderId: ctx.view.senderId,
+			customerId: ctx.view.customerId,
+			environment: pkiEnvironment(ctx.view),
+		},
+		requestId,
+		payload,
+		ctx.now,
+	);
 	const reply = await ctx.send({
 		url: ctx.view.certificateServiceUrl!,
 		body,
-		headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: pkiSoapAction(operation), Accept: 'text/xml' },
+		headers: {
+			'Content-Type': 'text/xml; charset=utf-8',
+			SOAPAction: pkiSoapAction(operation),
+			Accept: 'text/xml',
+		},
 		tls: ctx.tls,
 	});
 	if (reply.status >= 400) {
-		throw readPkiFault(reply.body) ?? new PkiFaultError(`HTTP ${reply.status}`, 'the PKIFactoryService refused the request');
+		throw (
+			readPkiFault(reply.body) ??
+			new PkiFaultError(`HTTP ${reply.status}`, 'the PKIFactoryService refused the request')
+		);
 	}
 	return readPkiAnswer(reply.body, operation, trust, decryption);
 }
@@ -90,16 +131,33 @@ async function exchange(ctx: Context, operation: PkiOperation, payload: string, 
 async function bankCertificates(ctx: Context): Promise<BankCertificates> {
 	const rootTrust = trustOf(ctx);
 	const root = rootTrust.certificates[0];
-	const answer = await exchange(ctx, 'GetBankCertificate', getBankCertificateRequest(root.serialNumber, pkiRequestId(), ctx.now), rootTrust);
+	const answer = await exchange(
+		ctx,
+		'GetBankCertificate',
+		getBankCertificateRequest(root.serialNumber, pkiRequestId(), ctx.now),
+		rootTrust,
+	);
 	const encryption = certificateElement(answer.response, 'BankEncryptionCert');
 	const signing = certificateElement(answer.response, 'BankSigningCert');
 	const sentRoot = certificateElement(answer.response, 'BankRootCert');
 	if (!rootTrust.certificates.some((c) => c.fingerprint256 === sentRoot.x509.fingerprint256)) {
-		throw new EnrolmentError(`GetBankCertificate: the bank's root certificate (${sentRoot.x509.subject.replace(/\n/g, ', ')}) is not the pinned Bank Certificate. Nothing was stored`);
+		throw new EnrolmentError(
+			`GetBankCertificate: the bank's root certificate (${sentRoot.x509.subject.replace(/\n/g, ', ')}) is not the pinned Bank Certificate. Nothing was stored`,
+		);
 	}
 	try {
-		checkIssuedBy(encryption.pem, ctx.pinnedRoot, "GetBankCertificate: the bank's encryption certificate", ctx.now);
-		checkIssuedBy(signing.pem, ctx.pinnedRoot, "GetBankCertificate: the bank's signing certificate", ctx.now);
+		checkIssuedBy(
+			encryption.pem,
+			ctx.pinnedRoot,
+			"GetBankCertificate: the bank's encryption certificate",
+			ctx.now,
+		);
+		checkIssuedBy(
+			signing.pem,
+			ctx.pinnedRoot,
+			"GetBankCertificate: the bank's signing certificate",
+			ctx.now,
+		);
 	} catch (error) {
 		throw failure(`${(error as Error).message}. Nothing was stored`);
 	}
@@ -107,12 +165,30 @@ async function bankCertificates(ctx: Context): Promise<BankCertificates> {
 }
 
 /** CertificateStatus of the new certificates, signed with the new signing key: each must be good. */
-async function checkStatus(ctx: Context, trust: BankTrust, signing: SigningMaterial, serials: string[]): Promise<CertificateStatusEntry[]> {
-	const answer = await exchange(ctx, 'CertificateStatus', signedQuery('CertificateStatus', ctx.view.customerId, serials, pkiRequestId(), signing, ctx.now), trust);
+async function checkStatus(
+	ctx: Context,
+	trust: BankTrust,
+	signing: SigningMaterial,
+	serials: string[],
+): Promise<CertificateStatusEntry[]> {
+	const answer = await exchange(
+		ctx,
+		'CertificateStatus',
+		signedQuery(
+			'CertificateStatus',
+			ctx.view.customerId,
+			serials,
+			pkiRequestId(),
+			signing,
+			ctx.now,
+		),
+		trust,
+	);
 	const entries = certificateStatuses(answer.response);
 	for (const serial of serials) {
 		const entry = entries.find((e) => e.serialNumber.toLowerCase() === serial.toLowerCase());
-		if (!entry) throw new EnrolmentError(`CertificateStatus: the bank did not report certificate ${serial}`);
+		if (!entry)
+			throw new EnrolmentError(`CertificateStatus: the bank did not report certificate ${serial}`);
 		// good and expires_soon are valid certificates; expired and revoked (or anything else) are not.
 		if (entry.status !== 'good' && entry.status !== 'expires_soon') {
 			throw new EnrolmentError(
@@ -137,10 +213,22 @@ function describe(error: unknown): string {
  * CreateCertificate (with `pin`) or RenewCertificate (signed with `current`): new keys, the
  * bank's answer checked, CertificateStatus good. Returns the state to store.
  */
-async function issue(ctx: Context, operation: 'CreateCertificate' | 'RenewCertificate', pin: string | undefined, current: EnrolmentState | undefined): Promise<EnrolmentState> {
+async function issue(
+	ctx: Context,
+	operation: 'CreateCertificate' | 'RenewCertificate',
+	pin: string | undefined,
+	current: EnrolmentState | undefined,
+): Promise<EnrolmentState> {
 	const bank = await bankCertificates(ctx);
-	const subject = { commonName: ctx.view.customerId, serialNumber: ctx.view.customerId, country: 'FI' };
-	const [signingKeys, encryptionKeys] = await Promise.all([createKeyAndRequest(subject), createKeyAndRequest(subject)]);
+	const subject = {
+		commonName: ctx.view.customerId,
+		serialNumber: ctx.view.customerId,
+		country: 'FI',
+	};
+	const [signingKeys, encryptionKeys] = await Promise.all([
+		createKeyAndRequest(subject),
+		createKeyAndRequest(subject),
+	]);
 	const trust = trustOf(ctx);
 	const decryption = decryptionMaterial(encryptionKeys.privateKeyPem);
 	const payload = certificateRequest(
@@ -152,7 +240,12 @@ async function issue(ctx: Context, operation: 'CreateCertificate' | 'RenewCertif
 			requestId: pkiRequestId(),
 			environment: pkiEnvironment(ctx.view),
 			pin,
-			signing: current ? { ...signingMaterial(current.certificatePem, current.privateKeyPem), algorithm: ctx.view.signatureAlgorithm } : undefined,
+			signing: current
+				? {
+						...signingMaterial(current.certificatePem, current.privateKeyPem),
+						algorithm: ctx.view.signatureAlgorithm,
+					}
+				: undefined,
 			now: ctx.now,
 		},
 		bank.encryptionPem,
@@ -160,19 +253,33 @@ async function issue(ctx: Context, operation: 'CreateCertificate' | 'RenewCertif
 	const answer = await exchange(ctx, operation, payload, trust, decryption);
 	const signingCert = certificateElement(answer.response, 'SigningCert');
 	const encryptionCert = certificateElement(answer.response, 'EncryptionCert');
-	if (!holdsKey(signingCert.x509, signingKeys.publicKey)) throw new EnrolmentError(`${operation}: the signing certificate the bank sent does not hold the key pair this credential made`);
-	if (!holdsKey(encryptionCert.x509, encryptionKeys.publicKey)) throw new EnrolmentError(`${operation}: the encryption certificate the bank sent does not hold the key pair this credential made`);
+	if (!holdsKey(signingCert.x509, signingKeys.publicKey))
+		throw new EnrolmentError(
+			`${operation}: the signing certificate the bank sent does not hold the key pair this credential made`,
+		);
+	if (!holdsKey(encryptionCert.x509, encryptionKeys.publicKey))
+		throw new EnrolmentError(
+			`${operation}: the encryption certificate the bank sent does not hold the key pair this credential made`,
+		);
 	for (const [what, cert] of [
 		['signing', signingCert],
 		['encryption', encryptionCert],
 	] as const) {
 		checkIssuedBy(cert.pem, ctx.pinnedRoot, `${operation}: the new ${what} certificate`, ctx.now);
 	}
-	await checkStatus(ctx, trust, { ...signingMaterial(signingCert.pem, signingKeys.privateKeyPem), algorithm: ctx.view.signatureAlgorithm }, [
-		signingCert.x509.serialNumber,
-		encryptionCert.x509.serialNumber,
-	]);
-	const notAfter = Math.min(new Date(signingCert.x509.validTo).getTime(), new Date(encryptionCert.x509.validTo).getTime());
+	await checkStatus(
+		ctx,
+		trust,
+		{
+			...signingMaterial(signingCert.pem, signingKeys.privateKeyPem),
+			algorithm: ctx.view.signatureAlgorithm,
+		},
+		[signingCert.x509.serialNumber, encryptionCert.x509.serialNumber],
+	);
+	const notAfter = Math.min(
+		new Date(signingCert.x509.validTo).getTime(),
+		new Date(encryptionCert.x509.validTo).getTime(),
+	);
 	return {
 		...(current ?? { enrolledAt: ctx.now.toISOString() }),
 		v: 1,
@@ -193,7 +300,14 @@ function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): stri
 }
 
 /** First enrolment from the PIN. Throws EnrolmentError naming what the bank said; nothing is stored. */
-export async function danskeEnrol(view: FileServiceCredentialView, bankCertificate: unknown, hash: string, tls: ClientTlsOptions | undefined, send: CertServiceSender, now: Date): Promise<IDataObject> {
+export async function danskeEnrol(
+	view: FileServiceCredentialView,
+	bankCertificate: unknown,
+	hash: string,
+	tls: ClientTlsOptions | undefined,
+	send: CertServiceSender,
+	now: Date,
+): Promise<IDataObject> {
 	const ctx: Context = { view, pinnedRoot: pinnedRoot(view, bankCertificate), tls, send, now };
 	let state: EnrolmentState;
 	try {
@@ -207,11 +321,22 @@ export async function danskeEnrol(view: FileServiceCredentialView, bankCertifica
 		);
 	}
 	state.pinHash = hash;
-	return { [ENROLMENT_FIELD]: JSON.stringify(state), [ENROLMENT_CHECK_FIELD]: state.notAfter, [ENROLMENT_STATUS_FIELD]: statusText(state, 'enrolled'), pin: '' };
+	return {
+		[ENROLMENT_FIELD]: JSON.stringify(state),
+		[ENROLMENT_CHECK_FIELD]: state.notAfter,
+		[ENROLMENT_STATUS_FIELD]: statusText(state, 'enrolled'),
+		pin: '',
+	};
 }
 
 /** Renewal signed with the current certificate. A failure keeps the current certificates. */
-export async function danskeRenew(view: FileServiceCredentialView, bankCertificate: unknown, tls: ClientTlsOptions | undefined, send: CertServiceSender, now: Date): Promise<IDataObject> {
+export async function danskeRenew(
+	view: FileServiceCredentialView,
+	bankCertificate: unknown,
+	tls: ClientTlsOptions | undefined,
+	send: CertServiceSender,
+	now: Date,
+): Promise<IDataObject> {
 	const current = view.enrolment!;
 	const ctx: Context = { view, pinnedRoot: pinnedRoot(view, bankCertificate), tls, send, now };
 	let state: EnrolmentState;
@@ -223,25 +348,47 @@ export async function danskeRenew(view: FileServiceCredentialView, bankCertifica
 			true,
 		);
 	}
-	return { [ENROLMENT_FIELD]: JSON.stringify(state), [ENROLMENT_CHECK_FIELD]: state.notAfter, [ENROLMENT_STATUS_FIELD]: statusText(state, 'renewed') };
+	return {
+		[ENROLMENT_FIELD]: JSON.stringify(state),
+		[ENROLMENT_CHECK_FIELD]: state.notAfter,
+		[ENROLMENT_STATUS_FIELD]: statusText(state, 'renewed'),
+	};
 }
 
 /**
  * The bank's certificates (GetBankCertificate) and, when enrolled, the customer's own
  * certificates with their status (GetOwnCertificateList), for the Get Bank Certificates operation.
  */
-export async function danskeCertificates(view: FileServiceCredentialView, bankCertificate: unknown, tls: ClientTlsOptions | undefined, send: CertServiceSender, now = new Date()): Promise<IssuedCertificate[]> {
+export async function danskeCertificates(
+	view: FileServiceCredentialView,
+	bankCertificate: unknown,
+	tls: ClientTlsOptions | undefined,
+	send: CertServiceSender,
+	now = new Date(),
+): Promise<IssuedCertificate[]> {
 	const ctx: Context = { view, pinnedRoot: pinnedRoot(view, bankCertificate), tls, send, now };
 	const bank = await bankCertificates(ctx);
 	const out: IssuedCertificate[] = [
-		{ name: 'BankEncryptionCert', pem: bank.encryptionPem, x509: new X509Certificate(bank.encryptionPem) },
+		{
+			name: 'BankEncryptionCert',
+			pem: bank.encryptionPem,
+			x509: new X509Certificate(bank.encryptionPem),
+		},
 		{ name: 'BankSigningCert', pem: bank.signingPem, x509: new X509Certificate(bank.signingPem) },
 		{ name: 'BankRootCert', pem: bank.rootPem, x509: new X509Certificate(bank.rootPem) },
 	];
 	const state = view.enrolment;
 	if (state) {
-		const signing = { ...signingMaterial(state.certificatePem, state.privateKeyPem), algorithm: view.signatureAlgorithm };
-		const answer = await exchange(ctx, 'GetOwnCertificateList', signedQuery('GetOwnCertificateList', view.customerId, [], pkiRequestId(), signing, now), trustOf(ctx));
+		const signing = {
+			...signingMaterial(state.certificatePem, state.privateKeyPem),
+			algorithm: view.signatureAlgorithm,
+		};
+		const answer = await exchange(
+			ctx,
+			'GetOwnCertificateList',
+			signedQuery('GetOwnCertificateList', view.customerId, [], pkiRequestId(), signing, now),
+			trustOf(ctx),
+		);
 		const statuses = certificateStatuses(answer.response);
 		for (const [name, pem] of [
 			['OwnSigningCert', state.certificatePem],
@@ -250,7 +397,12 @@ export async function danskeCertificates(view: FileServiceCredentialView, bankCe
 			if (!pem) continue;
 			const serial = serialOf(pem);
 			const entry = statuses.find((e) => e.serialNumber.toLowerCase() === serial.toLowerCase());
-			out.push({ name, pem, x509: new X509Certificate(pem), status: entry?.status ?? 'not listed by the bank' });
+			out.push({
+				name,
+				pem,
+				x509: new X509Certificate(pem),
+				status: entry?.status ?? 'not listed by the bank',
+			});
 		}
 	}
 	return out;

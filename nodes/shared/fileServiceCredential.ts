@@ -14,7 +14,11 @@
  * certificate the credential had keeps working.
  */
 import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
-import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
 
 import type {
 	BankId,
@@ -171,36 +175,51 @@ export function readEnrolmentState(value: unknown): EnrolmentState | undefined {
 	if (typeof value !== 'string' || !value.trim().startsWith('{')) return undefined;
 	try {
 		const parsed = JSON.parse(value) as EnrolmentState;
-		return parsed && parsed.v === 1 && parsed.certificatePem && parsed.privateKeyPem ? parsed : undefined;
+		return parsed && parsed.v === 1 && parsed.certificatePem && parsed.privateKeyPem
+			? parsed
+			: undefined;
 	} catch {
 		return undefined;
 	}
 }
 
 export function pinHash(customerId: string, pin: string): string {
-	return createHash('sha256').update(`${customerId}\u0000${cleanPin(pin)}`).digest('hex');
+	return createHash('sha256')
+		.update(`${customerId}\u0000${cleanPin(pin)}`)
+		.digest('hex');
 }
 
 /** Reads and checks the credential fields; throws CredentialFieldError naming the field and the rule. */
-export function readFileServiceCredential(credentials: ICredentialDataDecryptedObject): FileServiceCredentialView {
+export function readFileServiceCredential(
+	credentials: ICredentialDataDecryptedObject,
+): FileServiceCredentialView {
 	const profile = bankProfile(credentials.bank ?? 'custom');
-	const environment = text(credentials.environment).toUpperCase() === 'TEST' ? 'TEST' : 'PRODUCTION';
+	const environment =
+		text(credentials.environment).toUpperCase() === 'TEST' ? 'TEST' : 'PRODUCTION';
 	const which = environment === 'TEST' ? 'test' : 'production';
 	const url = trimmedUrl(credentials.url) || profile.fileService[which];
 	if (!url) throw new CredentialFieldError('Service URL: required when the Bank is Custom');
 	const largeFileUrl = trimmedUrl(credentials.largeFileUrl) || undefined;
-	const certificateServiceUrl = trimmedUrl(credentials.certificateServiceUrl) || profile.certificateService?.[which] || undefined;
+	const certificateServiceUrl =
+		trimmedUrl(credentials.certificateServiceUrl) ||
+		profile.certificateService?.[which] ||
+		undefined;
 	for (const [name, value] of [
 		['Service URL', url],
 		['Large File Service URL', largeFileUrl],
 		['Certificate Service URL', certificateServiceUrl],
 	] as const) {
-		if (value && !/^https?:\/\/[^\s/]+/i.test(value)) throw new CredentialFieldError(`${name}: must start with https://`);
+		if (value && !/^https?:\/\/[^\s/]+/i.test(value))
+			throw new CredentialFieldError(`${name}: must be a web address starting with https:// (or http:// for a test bank on your own network)`);
 	}
 	const senderId = text(credentials.senderId);
 	const customerId = text(credentials.customerId);
-	if (!customerId) throw new CredentialFieldError('Customer ID: required (the user ID in the bank contract)');
-	if (customerId.length > 16) throw new CredentialFieldError(`Customer ID: must be 1 to 16 characters long (got ${customerId.length})`);
+	if (!customerId)
+		throw new CredentialFieldError('Customer ID: required (the user ID in the bank contract)');
+	if (customerId.length > 16)
+		throw new CredentialFieldError(
+			`Customer ID: must be 1 to 16 characters long (got ${customerId.length})`,
+		);
 	const receiverId = text(credentials.receiverId) || profile.receiverId || '';
 	const signingMode: CertificateSource = credentials.signingMode === 'enrol' ? 'enrol' : 'paste';
 	const rawPin = typeof credentials.pin === 'string' ? cleanPin(credentials.pin) : '';
@@ -209,13 +228,19 @@ export function readFileServiceCredential(credentials: ICredentialDataDecryptedO
 	}
 	const windowDays = Number(credentials.renewalWindowDays ?? DEFAULT_RENEWAL_WINDOW_DAYS);
 	if (!Number.isFinite(windowDays) || windowDays < 1 || windowDays > 365) {
-		throw new CredentialFieldError('Renew Days Before Expiry: must be a number of days from 1 to 365');
+		throw new CredentialFieldError(
+			'Renew Days Before Expiry: must be a number of days from 1 to 365',
+		);
 	}
 	const chosen = text(credentials.signatureAlgorithm);
-	const signatureAlgorithm: SignatureAlgorithm = chosen === 'sha1' || chosen === 'sha256' ? chosen : profile.signatureAlgorithm;
-	const secrets = [text(credentials.signingKeyPassphrase), text(credentials.encryptionKeyPassphrase), text(credentials.passphrase), rawPin].filter(
-		(s) => s.length >= 4,
-	);
+	const signatureAlgorithm: SignatureAlgorithm =
+		chosen === 'sha1' || chosen === 'sha256' ? chosen : profile.signatureAlgorithm;
+	const secrets = [
+		text(credentials.signingKeyPassphrase),
+		text(credentials.encryptionKeyPassphrase),
+		text(credentials.passphrase),
+		rawPin,
+	].filter((s) => s.length >= 4);
 	return {
 		profile,
 		environment,
@@ -264,7 +289,12 @@ function facts(pem: string, enrolled: boolean, now: Date): CertificateFacts | un
 	try {
 		const cert = new X509Certificate(pem);
 		const notAfter = new Date(cert.validTo);
-		return { subject: cert.subject.replace(/\n/g, ', '), notAfter, daysLeft: Math.floor((notAfter.getTime() - now.getTime()) / DAY), enrolled };
+		return {
+			subject: cert.subject.replace(/\n/g, ', '),
+			notAfter,
+			daysLeft: Math.floor((notAfter.getTime() - now.getTime()) / DAY),
+			enrolled,
+		};
 	} catch {
 		return undefined;
 	}
@@ -281,7 +311,10 @@ export function expiredMessage(view: FileServiceCredentialView, notAfter: Date):
 }
 
 /** The message for a certificate that expires soon. */
-export function expiringMessage(view: FileServiceCredentialView, certificate: CertificateFacts): string {
+export function expiringMessage(
+	view: FileServiceCredentialView,
+	certificate: CertificateFacts,
+): string {
 	const days = Math.max(0, certificate.daysLeft);
 	const fix =
 		view.signingMode === 'enrol'
@@ -295,7 +328,10 @@ export function expiringMessage(view: FileServiceCredentialView, certificate: Ce
  * profile's algorithm) and the bank certificate with the SHA-1 choice. Throws
  * CredentialFieldError for anything the user has to fix.
  */
-export function serviceSettings(credentials: ICredentialDataDecryptedObject, now = new Date()): ServiceSettings {
+export function serviceSettings(
+	credentials: ICredentialDataDecryptedObject,
+	now = new Date(),
+): ServiceSettings {
 	const view = readFileServiceCredential(credentials);
 	if (!view.senderId) throw new CredentialFieldError('Sender ID: required');
 	if (!view.receiverId) throw new CredentialFieldError('Receiver ID: required');
@@ -312,22 +348,37 @@ export function serviceSettings(credentials: ICredentialDataDecryptedObject, now
 	if (view.signingMode === 'enrol') {
 		const state = view.enrolment;
 		if (state) {
-			settings.signing = { ...signingMaterial(state.certificatePem, state.privateKeyPem), algorithm: view.signatureAlgorithm };
+			settings.signing = {
+				...signingMaterial(state.certificatePem, state.privateKeyPem),
+				algorithm: view.signatureAlgorithm,
+			};
 			certificate = facts(state.certificatePem, true, now);
 		}
 	} else {
 		const pem = normalizePem(credentials.signingCertificate);
 		const key = normalizePem(credentials.signingPrivateKey);
-		const passphrase = typeof credentials.signingKeyPassphrase === 'string' ? credentials.signingKeyPassphrase : '';
+		const passphrase =
+			typeof credentials.signingKeyPassphrase === 'string' ? credentials.signingKeyPassphrase : '';
 		if (pem || key) {
 			try {
 				const checked = buildTlsOptions(
 					{ certificate: pem, privateKey: key, passphrase },
-					{ ca: 'Bank Certificate', cert: 'Signing Certificate', key: 'Signing Private Key', passphrase: 'Signing Key Passphrase' },
+					{
+						ca: 'Bank Certificate',
+						cert: 'Signing Certificate',
+						key: 'Signing Private Key',
+						passphrase: 'Signing Key Passphrase',
+					},
 				);
-				settings.signing = { ...signingMaterial(checked?.cert ?? pem, checked?.key ?? key, passphrase), algorithm: view.signatureAlgorithm };
+				settings.signing = {
+					...signingMaterial(checked?.cert ?? pem, checked?.key ?? key, passphrase),
+					algorithm: view.signatureAlgorithm,
+				};
 			} catch (error) {
-				const message = error instanceof TlsConfigError ? error.message : `Signing Private Key: ${(error as Error).message}`;
+				const message =
+					error instanceof TlsConfigError
+						? error.message
+						: `Signing Private Key: ${(error as Error).message}`;
 				throw fieldError(redactSecrets(message, view.secrets));
 			}
 			certificate = facts(settings.signing.certificatePem, false, now);
@@ -335,14 +386,18 @@ export function serviceSettings(credentials: ICredentialDataDecryptedObject, now
 	}
 	if (normalizePem(credentials.bankCertificate)) {
 		try {
-			settings.trust = { ...readBankCertificate(credentials.bankCertificate as string, now), acceptSha1: view.acceptSha1 };
+			settings.trust = {
+				...readBankCertificate(credentials.bankCertificate as string, now),
+				acceptSha1: view.acceptSha1,
+			};
 		} catch (error) {
 			throw fieldError(
 				`Bank Certificate: ${error instanceof BankCertificateError ? error.message : 'the PEM certificate cannot be read (it may be truncated or corrupted)'}`,
 			);
 		}
 	}
-	if (view.profile.encrypts) settings.encryption = encryptionSettings(credentials, view, settings.trust, now);
+	if (view.profile.encrypts)
+		settings.encryption = encryptionSettings(credentials, view, settings.trust, now);
 	return { settings, view, certificate };
 }
 
@@ -351,40 +406,67 @@ export function serviceSettings(credentials: ICredentialDataDecryptedObject, now
  * must be issued by the pinned Bank Certificate when that is given, and the customer's
  * encryption key (enrolled, or pasted).
  */
-function encryptionSettings(credentials: ICredentialDataDecryptedObject, view: FileServiceCredentialView, trust: unknown, now: Date): EncryptionSettings {
+function encryptionSettings(
+	credentials: ICredentialDataDecryptedObject,
+	view: FileServiceCredentialView,
+	trust: unknown,
+	now: Date,
+): EncryptionSettings {
 	const state = view.signingMode === 'enrol' ? view.enrolment : undefined;
-	const bankPem = state?.bankCertificates?.encryptionPem ?? normalizePem(credentials.bankEncryptionCertificate);
-	const field = state ? 'Bank Encryption Certificate (from the enrolment)' : 'Bank Encryption Certificate';
+	const bankPem =
+		state?.bankCertificates?.encryptionPem ?? normalizePem(credentials.bankEncryptionCertificate);
+	const field = state
+		? 'Bank Encryption Certificate (from the enrolment)'
+		: 'Bank Encryption Certificate';
 	if (!bankPem) {
 		if (view.signingMode === 'enrol') {
-			throw new CredentialFieldError(`Certificate: not enrolled yet. Paste the ${view.profile.pin?.label ?? 'PIN'} the bank gave you and save the credential to enrol`);
+			throw new CredentialFieldError(
+				`Certificate: not enrolled yet. Paste the ${view.profile.pin?.label ?? 'PIN'} the bank gave you and save the credential to enrol`,
+			);
 		}
-		throw new CredentialFieldError(`${field}: required for ${view.profile.name}, which encrypts every request (paste the bank's encryption certificate, or enrol with a PIN)`);
+		throw new CredentialFieldError(
+			`${field}: required for ${view.profile.name}, which encrypts every request (paste the bank's encryption certificate, or enrol with a PIN)`,
+		);
 	}
 	const pinned = normalizePem(credentials.bankCertificate);
 	if (pinned && trust) checkIssuedBy(bankPem, pinned, field, now);
 	let decryption: DecryptionMaterial | undefined;
 	const keyPem = state?.encryption?.privateKeyPem ?? normalizePem(credentials.encryptionPrivateKey);
-	const certPem = state?.encryption?.certificatePem ?? (normalizePem(credentials.encryptionCertificate) || undefined);
+	const certPem =
+		state?.encryption?.certificatePem ??
+		(normalizePem(credentials.encryptionCertificate) || undefined);
 	if (keyPem) {
 		try {
-			decryption = decryptionMaterial(keyPem, certPem, state ? undefined : text(credentials.encryptionKeyPassphrase));
+			decryption = decryptionMaterial(
+				keyPem,
+				certPem,
+				state ? undefined : text(credentials.encryptionKeyPassphrase),
+			);
 		} catch (error) {
-			const reason = /bad decrypt|passphrase|interrupted or cancelled/i.test((error as Error).message)
+			const reason = /bad decrypt|passphrase|interrupted or cancelled/i.test(
+				(error as Error).message,
+			)
 				? 'the key is encrypted and the Encryption Key Passphrase does not open it'
 				: 'it is not a readable PEM RSA private key';
 			throw fieldError(redactSecrets(`Encryption Private Key: ${reason}`, view.secrets));
 		}
 		if (certPem) {
 			const cert = attemptCertificate(certPem);
-			if (!cert) throw new CredentialFieldError('Encryption Certificate: the PEM certificate cannot be read');
+			if (!cert)
+				throw new CredentialFieldError(
+					'Encryption Certificate: the PEM certificate cannot be read',
+				);
 			const own = createPublicKey(decryption.key).export({ type: 'spki', format: 'der' });
 			if (!cert.publicKey.export({ type: 'spki', format: 'der' }).equals(own)) {
-				throw new CredentialFieldError('Encryption Certificate: it does not hold the public key of the Encryption Private Key (they do not belong together)');
+				throw new CredentialFieldError(
+					'Encryption Certificate: it does not hold the public key of the Encryption Private Key (they do not belong together)',
+				);
 			}
 		}
 	} else if (view.signingMode === 'paste') {
-		throw new CredentialFieldError(`Encryption Private Key: required for ${view.profile.name}, whose answers are encrypted to your encryption certificate`);
+		throw new CredentialFieldError(
+			`Encryption Private Key: required for ${view.profile.name}, whose answers are encrypted to your encryption certificate`,
+		);
 	}
 	return { recipient: { certificatePem: bankPem }, decryption };
 }
@@ -398,17 +480,31 @@ function attemptCertificate(pem: string): X509Certificate | undefined {
 }
 
 /** Checks that `pem` is issued by (or is) one of the certificates in `pinned` and is valid now. */
-export function checkIssuedBy(pem: string, pinned: string, field: string, now: Date): X509Certificate {
+export function checkIssuedBy(
+	pem: string,
+	pinned: string,
+	field: string,
+	now: Date,
+): X509Certificate {
 	const cert = attemptCertificate(pem);
 	if (!cert) throw new CredentialFieldError(`${field}: the PEM certificate cannot be read`);
-	const anchors = pemCertificates(pinned).map(attemptCertificate).filter((c): c is X509Certificate => !!c);
-	const trusted = anchors.some((anchor) => anchor.fingerprint256 === cert.fingerprint256 || (cert.checkIssued(anchor) && cert.verify(anchor.publicKey)));
+	const anchors = pemCertificates(pinned)
+		.map(attemptCertificate)
+		.filter((c): c is X509Certificate => !!c);
+	const trusted = anchors.some(
+		(anchor) =>
+			anchor.fingerprint256 === cert.fingerprint256 ||
+			(cert.checkIssued(anchor) && cert.verify(anchor.publicKey)),
+	);
 	if (!trusted) {
 		throw new CredentialFieldError(
 			`${field}: it does not match the pinned Bank Certificate (${cert.subject.replace(/\n/g, ', ')} is not issued by ${anchors.map((a) => a.subject.replace(/\n/g, ', ')).join(' or ') || 'it'}). Check that the Bank Certificate is the bank's root certificate`,
 		);
 	}
-	if (new Date(cert.validTo).getTime() <= now.getTime()) throw new CredentialFieldError(`${field}: it expired on ${new Date(cert.validTo).toISOString()}`);
+	if (new Date(cert.validTo).getTime() <= now.getTime())
+		throw new CredentialFieldError(
+			`${field}: it expired on ${new Date(cert.validTo).toISOString()}`,
+		);
 	return cert;
 }
 
@@ -425,7 +521,11 @@ export function forgetSentPins(): void {
 }
 
 /** What is due for the credential now: a first enrolment, a renewal, or nothing. */
-export function enrolmentDue(view: FileServiceCredentialView, now = new Date(), force = false): EnrolmentAction {
+export function enrolmentDue(
+	view: FileServiceCredentialView,
+	now = new Date(),
+	force = false,
+): EnrolmentAction {
 	if (view.signingMode !== 'enrol') return 'none';
 	const state = view.enrolment;
 	if (view.pin && (!state || state.pinHash !== pinHash(view.customerId, view.pin))) return 'enrol';
@@ -437,7 +537,12 @@ export function enrolmentDue(view: FileServiceCredentialView, now = new Date(), 
 }
 
 /** Sends one SOAP message to the certificate service and returns the answer's body (faults included). */
-export type CertServiceSender = (request: { url: string; body: Buffer; headers: Record<string, string>; tls?: ClientTlsOptions }) => Promise<{ status: number; body: Buffer | string }>;
+export type CertServiceSender = (request: {
+	url: string;
+	body: Buffer;
+	headers: Record<string, string>;
+	tls?: ClientTlsOptions;
+}) => Promise<{ status: number; body: Buffer | string }>;
 
 /** What the bank said; `withHint` adds what a file-service code usually means (the certificate services' codes differ). */
 function describeBankRefusal(error: unknown, withHint = false): string {
@@ -460,7 +565,11 @@ function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): stri
  * Runs the enrolment or renewal that is due and returns the credential fields to store (nothing
  * stored when nothing was due). A failure throws EnrolmentError; the credential keeps what it had.
  */
-export async function runEnrolment(credentials: ICredentialDataDecryptedObject, send: CertServiceSender, now = new Date()): Promise<IDataObject> {
+export async function runEnrolment(
+	credentials: ICredentialDataDecryptedObject,
+	send: CertServiceSender,
+	now = new Date(),
+): Promise<IDataObject> {
 	const view = readFileServiceCredential(credentials);
 	if (view.signingMode !== 'enrol') return {};
 	const action = enrolmentDue(view, now, credentials[RENEW_NOW_FIELD] === true);
@@ -470,12 +579,19 @@ export async function runEnrolment(credentials: ICredentialDataDecryptedObject, 
 		// Keeps n8n from asking again until the renewal window opens.
 		return { [ENROLMENT_CHECK_FIELD]: state.notAfter };
 	}
-	if (view.profile.enrolment === 'danskePki') return await runDanskeEnrolment(view, credentials, action, send, now);
-	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
+	if (view.profile.enrolment === 'danskePki')
+		return await runDanskeEnrolment(view, credentials, action, send, now);
+	const dialect =
+		view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
 	if (!dialect || !['nordea', 'op', 'samlink'].includes(dialect)) {
-		throw new CredentialFieldError('Certificate Service Dialect: choose Nordea, OP or Samlink for a Custom bank that enrols with a PIN');
+		throw new CredentialFieldError(
+			'Certificate Service Dialect: choose Nordea, OP or Samlink for a Custom bank that enrols with a PIN',
+		);
 	}
-	if (!view.certificateServiceUrl) throw new CredentialFieldError('Certificate Service URL: required to enrol when the Bank is Custom');
+	if (!view.certificateServiceUrl)
+		throw new CredentialFieldError(
+			'Certificate Service URL: required to enrol when the Bank is Custom',
+		);
 	const tls = credentialTls(credentials);
 	if (action === 'enrol') {
 		if (!view.pin) {
@@ -513,9 +629,12 @@ async function runDanskeEnrolment(
 ): Promise<IDataObject> {
 	const tls = credentialTls(credentials);
 	pinnedRoot(view, credentials.bankCertificate);
-	if (action === 'renew') return await danskeRenew(view, credentials.bankCertificate, tls, send, now);
+	if (action === 'renew')
+		return await danskeRenew(view, credentials.bankCertificate, tls, send, now);
 	if (!view.pin) {
-		throw new EnrolmentError(`${view.profile.pin?.label ?? 'PIN'}: required. Paste the one-time PIN the bank gave you for the web services contract, then save the credential`);
+		throw new EnrolmentError(
+			`${view.profile.pin?.label ?? 'PIN'}: required. Paste the one-time PIN the bank gave you for the web services contract, then save the credential`,
+		);
 	}
 	const hash = pinHash(view.customerId, view.pin);
 	const running = inflight.get(hash);
@@ -573,7 +692,11 @@ async function exchangeCert(
 	const reply = await send({
 		url: view.certificateServiceUrl!,
 		body: envelope.body,
-		headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: view.profile.soapAction, Accept: 'text/xml' },
+		headers: {
+			'Content-Type': 'text/xml; charset=utf-8',
+			SOAPAction: view.profile.soapAction,
+			Accept: 'text/xml',
+		},
 		tls,
 	});
 	if (reply.status >= 400) {
@@ -627,7 +750,9 @@ async function enrol(
 		issued = certificateForKey(answer.response, keys.publicKey, now);
 	} catch (error) {
 		sentPins.set(hash, { at: now.toISOString(), outcome: (error as Error).message });
-		throw enrolmentError(`Enrolment failed: ${(error as Error).message.replace(/\.$/, '')}. Ask the bank for a new ${label}`);
+		throw enrolmentError(
+			`Enrolment failed: ${(error as Error).message.replace(/\.$/, '')}. Ask the bank for a new ${label}`,
+		);
 	}
 	sentPins.set(hash, { at: now.toISOString(), outcome: 'a certificate' });
 	const state: EnrolmentState = {
@@ -657,7 +782,10 @@ async function renew(
 	now: Date,
 ): Promise<IDataObject> {
 	const current = view.enrolment!;
-	const signing: SigningMaterial = { ...signingMaterial(current.certificatePem, current.privateKeyPem), algorithm: view.signatureAlgorithm };
+	const signing: SigningMaterial = {
+		...signingMaterial(current.certificatePem, current.privateKeyPem),
+		algorithm: view.signatureAlgorithm,
+	};
 	const keys = await createKeyAndRequest(subjectFor(view));
 	const kept = `The current certificate (valid until ${current.notAfter}) keeps being used`;
 	let answer;
@@ -674,13 +802,19 @@ async function renew(
 		});
 		answer = await exchangeCert(view, dialect, 'RenewCertificate', request, tls, send, undefined);
 	} catch (error) {
-		throw enrolmentError(`Renewal failed: sent RenewCertificate to ${view.certificateServiceUrl}; the bank answered ${describeBankRefusal(error).replace(/\.$/, '')}. ${kept}`, true);
+		throw enrolmentError(
+			`Renewal failed: sent RenewCertificate to ${view.certificateServiceUrl}; the bank answered ${describeBankRefusal(error).replace(/\.$/, '')}. ${kept}`,
+			true,
+		);
 	}
 	let issued;
 	try {
 		issued = certificateForKey(answer.response, keys.publicKey, now);
 	} catch (error) {
-		throw enrolmentError(`Renewal failed: ${(error as Error).message.replace(/\.$/, '')}. ${kept}`, true);
+		throw enrolmentError(
+			`Renewal failed: ${(error as Error).message.replace(/\.$/, '')}. ${kept}`,
+			true,
+		);
 	}
 	const state: EnrolmentState = {
 		...current,
@@ -690,7 +824,11 @@ async function renew(
 		notAfter: new Date(issued.x509.validTo).toISOString(),
 		renewedAt: now.toISOString(),
 	};
-	return { [ENROLMENT_FIELD]: JSON.stringify(state), [ENROLMENT_CHECK_FIELD]: state.notAfter, [ENROLMENT_STATUS_FIELD]: statusText(state, 'renewed') };
+	return {
+		[ENROLMENT_FIELD]: JSON.stringify(state),
+		[ENROLMENT_CHECK_FIELD]: state.notAfter,
+		[ENROLMENT_STATUS_FIELD]: statusText(state, 'renewed'),
+	};
 }
 
 /**
@@ -698,20 +836,41 @@ async function renew(
  * Nordea's service has the operation too), for the Bank Certificate and the trust store. Samlink's
  * service has no such operation.
  */
-export async function fetchServiceCertificates(credentials: ICredentialDataDecryptedObject, send: CertServiceSender): Promise<IssuedCertificate[]> {
+export async function fetchServiceCertificates(
+	credentials: ICredentialDataDecryptedObject,
+	send: CertServiceSender,
+): Promise<IssuedCertificate[]> {
 	const view = readFileServiceCredential(credentials);
 	if (view.profile.enrolment === 'danskePki') {
-		if (!view.certificateServiceUrl) throw new CredentialFieldError('Certificate Service URL: required');
+		if (!view.certificateServiceUrl)
+			throw new CredentialFieldError('Certificate Service URL: required');
 		try {
-			return await danskeCertificates(view, credentials.bankCertificate, credentialTls(credentials), send);
+			return await danskeCertificates(
+				view,
+				credentials.bankCertificate,
+				credentialTls(credentials),
+				send,
+			);
 		} catch (error) {
-			throw error instanceof CredentialFieldError ? fieldError(error.message) : checkError(`Sent GetBankCertificate to ${view.certificateServiceUrl}; ${(error as Error).message}`);
+			throw error instanceof CredentialFieldError
+				? fieldError(error.message)
+				: checkError(
+						`Sent GetBankCertificate to ${view.certificateServiceUrl}; ${(error as Error).message}`,
+					);
 		}
 	}
-	const dialect = view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
-	if (!dialect) throw new CredentialFieldError('Certificate Service Dialect: choose Nordea or OP for a Custom bank');
-	if (dialect === 'samlink') throw new CredentialFieldError(`${view.profile.name}: the certificate service has no GetServiceCertificates; ask the bank for its certificates`);
-	if (!view.certificateServiceUrl) throw new CredentialFieldError('Certificate Service URL: required when the Bank is Custom');
+	const dialect =
+		view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
+	if (!dialect)
+		throw new CredentialFieldError(
+			'Certificate Service Dialect: choose Nordea or OP for a Custom bank',
+		);
+	if (dialect === 'samlink')
+		throw new CredentialFieldError(
+			`${view.profile.name}: the certificate service has no GetServiceCertificates; ask the bank for its certificates`,
+		);
+	if (!view.certificateServiceUrl)
+		throw new CredentialFieldError('Certificate Service URL: required when the Bank is Custom');
 	const request = buildCertApplicationRequest({
 		dialect,
 		command: 'GetServiceCertificates',
@@ -721,22 +880,42 @@ export async function fetchServiceCertificates(credentials: ICredentialDataDecry
 	});
 	let answer;
 	try {
-		answer = await exchangeCert(view, dialect, 'GetServiceCertificates', request, credentialTls(credentials), send, undefined);
+		answer = await exchangeCert(
+			view,
+			dialect,
+			'GetServiceCertificates',
+			request,
+			credentialTls(credentials),
+			send,
+			undefined,
+		);
 	} catch (error) {
-		throw checkError(`Sent GetServiceCertificates to ${view.certificateServiceUrl}; the bank answered ${describeBankRefusal(error).replace(/\.$/, '')}`);
+		throw checkError(
+			`Sent GetServiceCertificates to ${view.certificateServiceUrl}; the bank answered ${describeBankRefusal(error).replace(/\.$/, '')}`,
+		);
 	}
 	return answer.response?.certificates ?? [];
 }
 
 /** The signed request the credential sends to check itself: getUserInfo, or List Files where the bank has no getUserInfo. */
-export function checkRequest(service: ServiceSettings, now = new Date()): { operation: BxdOperation; url: string; body: Buffer; headers: Record<string, string> } {
-	const operation: BxdOperation = service.view.profile.hasGetUserInfo && service.view.profile.platform !== 'samlink' ? 'getUserInfo' : 'downloadFileList';
+export function checkRequest(
+	service: ServiceSettings,
+	now = new Date(),
+): { operation: BxdOperation; url: string; body: Buffer; headers: Record<string, string> } {
+	const operation: BxdOperation =
+		service.view.profile.hasGetUserInfo && service.view.profile.platform !== 'samlink'
+			? 'getUserInfo'
+			: 'downloadFileList';
 	const prepared = prepareRequest(service.settings, operation, {}, now);
 	return {
 		operation,
 		url: service.view.url,
 		body: prepared.envelope.body,
-		headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: service.view.profile.soapAction, Accept: 'text/xml' },
+		headers: {
+			'Content-Type': 'text/xml; charset=utf-8',
+			SOAPAction: service.view.profile.soapAction,
+			Accept: 'text/xml',
+		},
 	};
 }
 
@@ -745,24 +924,35 @@ export function checkRequest(service: ServiceSettings, now = new Date()): { oper
  * signed when a Bank Certificate is set), else throws an Error saying what was sent where and
  * what the bank said.
  */
-export function judgeCheck(service: ServiceSettings, operation: BxdOperation, status: number, body: unknown): void {
+export function judgeCheck(
+	service: ServiceSettings,
+	operation: BxdOperation,
+	status: number,
+	body: unknown,
+): void {
 	const tried = `Sent a signed ${OPERATION_TEXT[operation]} request to ${service.view.url}`;
 	const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : undefined;
 	if (status >= 300) {
 		const fault = raw ? parseSoapFault(raw) : undefined;
-		throw new Error(`${tried}; the bank answered HTTP ${status}${fault ? ` with ${describeBankRefusal(fault, true)}` : ''}`);
+		throw new Error(
+			`${tried}; the bank answered HTTP ${status}${fault ? ` with ${describeBankRefusal(fault, true)}` : ''}`,
+		);
 	}
 	if (!raw) throw new Error(`${tried}; the answer was not XML`);
 	try {
 		readResponse(service.settings, operation, raw);
 	} catch (error) {
-		const said = error instanceof BxdError ? describeBankRefusal(error, true) : (error as Error).message;
+		const said =
+			error instanceof BxdError ? describeBankRefusal(error, true) : (error as Error).message;
 		throw checkError(`${tried}; the bank answered ${said}`);
 	}
 }
 
 /** Turns a marked check request into the real signed check for this credential. */
-export function checkRequestOptions(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): { options: IHttpRequestOptions; service: ServiceSettings; operation: BxdOperation } {
+export function checkRequestOptions(
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+): { options: IHttpRequestOptions; service: ServiceSettings; operation: BxdOperation } {
 	const service = serviceSettings(credentials);
 	if (service.view.signingMode === 'enrol' && !service.view.enrolment) {
 		throw new CredentialFieldError(
@@ -774,11 +964,19 @@ export function checkRequestOptions(credentials: ICredentialDataDecryptedObject,
 	}
 	const check = checkRequest(service);
 	const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
-	for (const name of Object.keys(headers)) if (name.toLowerCase() === CHECK_HEADER) delete headers[name];
+	for (const name of Object.keys(headers))
+		if (name.toLowerCase() === CHECK_HEADER) delete headers[name];
 	return {
 		service,
 		operation: check.operation,
-		options: { ...requestOptions, method: 'POST', url: check.url, body: check.body, json: false, headers: { ...headers, ...check.headers } },
+		options: {
+			...requestOptions,
+			method: 'POST',
+			url: check.url,
+			body: check.body,
+			json: false,
+			headers: { ...headers, ...check.headers },
+		},
 	};
 }
 
@@ -801,7 +999,10 @@ function checkMarker(requestOptions: IHttpRequestOptions): string | undefined {
  * credential test, when requests may use pooled connections) a judge that sends it and turns a
  * refusal into an error naming what was sent and what the bank said. Other requests pass as they are.
  */
-export function planCheck(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): CheckPlan {
+export function planCheck(
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+): CheckPlan {
 	const marker = checkMarker(requestOptions);
 	if (!marker) return { options: requestOptions };
 	const { options, service, operation } = checkRequestOptions(credentials, requestOptions);
@@ -812,14 +1013,22 @@ export function planCheck(credentials: ICredentialDataDecryptedObject, requestOp
 			let status: number;
 			let body: unknown;
 			try {
-				const response = await pooledRequest(pooledOptionsFrom({ ...authenticated, encoding: 'arraybuffer' }));
+				const response = await pooledRequest(
+					pooledOptionsFrom({ ...authenticated, encoding: 'arraybuffer' }),
+				);
 				status = response.statusCode;
 				body = response.body;
 			} catch (error) {
 				const answer = errorResponseOf(error);
 				if (!answer.status) {
-					const reason = describeTlsError(error) ?? (answer.networkCode ? `the connection failed (${answer.networkCode})` : (error as Error).message);
-					throw checkError(`Sent a signed ${OPERATION_TEXT[operation]} request to ${service.view.url}; ${reason}`);
+					const reason =
+						describeTlsError(error) ??
+						(answer.networkCode
+							? `the connection failed (${answer.networkCode})`
+							: (error as Error).message);
+					throw checkError(
+						`Sent a signed ${OPERATION_TEXT[operation]} request to ${service.view.url}; ${reason}`,
+					);
 				}
 				status = answer.status;
 				body = answer.body;

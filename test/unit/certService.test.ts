@@ -26,6 +26,7 @@ import {
 	verifyEnvelopedSignature,
 } from '../../nodes/shared/bxd';
 import { testPki } from '../fixtures/bxd/keys';
+import { readFileServiceCredential } from '../../nodes/shared/fileServiceCredential';
 
 const NORDEA_DATA = 'http://filetransfer.nordea.com/xmldata/';
 const OP_DATA = 'http://op.fi/mlp/xmldata/';
@@ -259,5 +260,23 @@ describe('SHA-1 signatures of ApplicationResponses: refused by default, accepted
 	test('SHA-256 answers verify with or without the opt-in', () => {
 		const signed = Buffer.from(signAsBank(response, 'sha256'));
 		expect(readApplicationResponse(signed, { trust: readBankCertificate(testPki().ca.certPem) }).signature).toBe('valid');
+	});
+});
+
+describe('File Service credential addresses', () => {
+	const base = { bank: 'custom', customerId: '11111111', certDialect: 'nordea' };
+	it('takes https:// (and http:// for a test bank on your own network); anything else names the field and the rule', () => {
+		expect(readFileServiceCredential({ ...base, url: 'https://bank.example/services' }).url).toBe('https://bank.example/services');
+		expect(readFileServiceCredential({ ...base, url: 'http://127.0.0.1:8443/services' }).url).toBe('http://127.0.0.1:8443/services');
+		for (const [field, value] of [
+			['url', 'bank.example/services'],
+			['largeFileUrl', 'ftp://bank.example/large'],
+			['certificateServiceUrl', 'https:/bank.example'],
+		]) {
+			const name = { url: 'Service URL', largeFileUrl: 'Large File Service URL', certificateServiceUrl: 'Certificate Service URL' }[field];
+			expect(() => readFileServiceCredential({ ...base, url: 'https://bank.example/services', [field]: value })).toThrow(
+				`${name}: must be a web address starting with https:// (or http:// for a test bank on your own network)`,
+			);
+		}
 	});
 });

@@ -9,29 +9,46 @@ import { CREDENTIAL_TYPE } from '../fileService';
  * per certificate with its name, subject, validity, fingerprint and PEM, to paste as the Bank
  * Certificate or keep in a trust store. Certificates are public; no key is involved.
  */
-export async function getBankCertificates(ctx: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function getBankCertificates(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
 	let certificates;
 	try {
-		certificates = await fetchServiceCertificates(credentials, async ({ url, body, headers, tls }) => {
-			const response = (await ctx.helpers.httpRequest({
-				method: 'POST',
-				url,
-				body,
-				headers,
-				json: false,
-				encoding: 'arraybuffer',
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				disableFollowRedirect: true,
-				timeout: 60000,
-				...(tls ? { agentOptions: tls } : {}),
-			})) as IN8nHttpFullResponse;
-			const raw = response.body as unknown;
-			return { status: response.statusCode, body: Buffer.isBuffer(raw) ? raw : raw instanceof ArrayBuffer ? Buffer.from(raw) : String(raw ?? '') };
-		});
+		certificates = await fetchServiceCertificates(
+			credentials,
+			async ({ url, body, headers, tls }) => {
+				const response = (await ctx.helpers.httpRequest({
+					method: 'POST',
+					url,
+					body,
+					headers,
+					json: false,
+					encoding: 'arraybuffer',
+					returnFullResponse: true,
+					ignoreHttpStatusErrors: true,
+					disableFollowRedirect: true,
+					timeout: 60000,
+					...(tls ? { agentOptions: tls } : {}),
+				})) as IN8nHttpFullResponse;
+				const raw = response.body as unknown;
+				return {
+					status: response.statusCode,
+					body: Buffer.isBuffer(raw)
+						? raw
+						: raw instanceof ArrayBuffer
+							? Buffer.from(raw)
+							: String(raw ?? ''),
+				};
+			},
+		);
 	} catch (error) {
-		throw new NodeOperationError(ctx.getNode(), `Get Bank Certificates: ${(error as Error).message}`, { itemIndex });
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Get Bank Certificates: ${(error as Error).message}`,
+			{ itemIndex },
+		);
 	}
 	return certificates.map((certificate) => ({
 		json: {

@@ -16,7 +16,16 @@ export type CertDialect = 'nordea' | 'op' | 'samlink';
 /** How the bank enrols certificates: the bxd certificate service, or Danske Bank's PKIFactoryService. */
 export type EnrolmentService = 'certificateService' | 'danskePki';
 
-export type BankId = 'nordea' | 'op' | 'samlink' | 'danske' | 'aktia' | 'pop' | 'saastopankki' | 'handelsbanken' | 'custom';
+export type BankId =
+	| 'nordea'
+	| 'op'
+	| 'samlink'
+	| 'danske'
+	| 'aktia'
+	| 'pop'
+	| 'saastopankki'
+	| 'handelsbanken'
+	| 'custom';
 
 export interface EnvironmentUrls {
 	production: string;
@@ -58,14 +67,34 @@ export interface BankProfile {
 }
 
 /** OP, Samlink: a 16-digit transfer key (sepafm xml_schemas/op/CertApplicationRequest_200812.xsd, TransferKey). */
-const TRANSFER_KEY = { kind: 'transferKey' as const, label: 'Transfer Key', pattern: /^\d{16}$/, rule: 'must be the 16 digits the bank gave (spaces are ignored)' };
+const TRANSFER_KEY = {
+	kind: 'transferKey' as const,
+	label: 'Transfer Key',
+	pattern: /^\d{16}$/,
+	rule: 'must be the 16 digits the bank gave (spaces are ignored)',
+};
 /** Samlink: sepafm xml_schemas/samlink/CertApplicationRequest.xsd (TransferKey, no fixed length). */
-const SAMLINK_KEY = { kind: 'transferKey' as const, label: 'Transfer Key', pattern: /^[0-9A-Za-z]{4,64}$/, rule: 'must be the letters and digits the bank gave (spaces are ignored)' };
+const SAMLINK_KEY = {
+	kind: 'transferKey' as const,
+	label: 'Transfer Key',
+	pattern: /^[0-9A-Za-z]{4,64}$/,
+	rule: 'must be the letters and digits the bank gave (spaces are ignored)',
+};
 /** Nordea: a 10-digit activation code keyed into an HMAC-SHA1 of the PKCS#10 request (sepafm lib/sepa/application_request.rb, utilities.rb#hmac). */
-const NORDEA_PIN = { kind: 'hmac' as const, label: 'Activation Code (PIN)', pattern: /^[0-9A-Za-z]{4,32}$/, rule: 'must be the letters and digits the bank gave (spaces are ignored)' };
+const NORDEA_PIN = {
+	kind: 'hmac' as const,
+	label: 'Activation Code (PIN)',
+	pattern: /^[0-9A-Za-z]{4,32}$/,
+	rule: 'must be the letters and digits the bank gave (spaces are ignored)',
+};
 
 /** Danske Bank: the PIN of CreateCertificateRequest (sepafm lib/sepa/xml_schemas/danske_pki.xsd: PIN is string10). */
-const DANSKE_PIN = { kind: 'pin' as const, label: 'PIN', pattern: /^[0-9A-Za-z]{4,10}$/, rule: 'must be the 4 to 10 letters and digits the bank gave (spaces are ignored)' };
+const DANSKE_PIN = {
+	kind: 'pin' as const,
+	label: 'PIN',
+	pattern: /^[0-9A-Za-z]{4,10}$/,
+	rule: 'must be the 4 to 10 letters and digits the bank gave (spaces are ignored)',
+};
 
 /** ISO 20022 names every bank of the family offers (sepafm test/sepa/banks/*\/responses dfl.xml). */
 const ISO_TYPES = [
@@ -89,7 +118,11 @@ const SAMLINK_BASE: Omit<BankProfile, 'id' | 'name'> = {
 	certDialect: 'samlink',
 	pin: SAMLINK_KEY,
 	// sepafm lib/sepa/certificates/samlink_root_certificate.pem and samlink_test_certificate.pem.
-	rootCertificate: { subject: 'CN=Samlink Customer CA, O=Samlink, C=FI (test: Samlink System Test Customer CA)', publishedAt: 'Samlink Web Services instructions; sepafm lib/sepa/certificates/samlink_root_certificate.pem' },
+	rootCertificate: {
+		subject: 'CN=Samlink Customer CA, O=Samlink, C=FI (test: Samlink System Test Customer CA)',
+		publishedAt:
+			'Samlink Web Services instructions; sepafm lib/sepa/certificates/samlink_root_certificate.pem',
+	},
 	// sepafm xml_templates/application_request/samlink/renew_certificate.xml and the bank's own
 	// answers in test/sepa/banks/samlink/responses/*.xml are signed with RSA-SHA1.
 	signatureAlgorithm: 'sha1',
@@ -101,10 +134,16 @@ const SAMLINK_BASE: Omit<BankProfile, 'id' | 'name'> = {
 	soapAction: '""',
 	environments: { production: 'PRODUCTION', test: 'TEST' },
 	// Samlink's short codes (banking-ws README, Samlink "Web Services" file types).
-	fileTypes: [...ISO_TYPES, { code: 'TITO', label: 'Account statement (TITO), download' }, { code: 'KTL', label: 'Reference payments (KTL), download' }],
+	fileTypes: [
+		...ISO_TYPES,
+		{ code: 'TITO', label: 'Account statement (TITO), download' },
+		{ code: 'KTL', label: 'Reference payments (KTL), download' },
+	],
 };
 
-export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & { custom: BankProfile } = {
+export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
+	custom: BankProfile;
+} = {
 	nordea: {
 		id: 'nordea',
 		name: 'Nordea',
@@ -123,7 +162,11 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & { c
 		certDialect: 'nordea',
 		pin: NORDEA_PIN,
 		// sepafm lib/sepa/certificates/nordea_root_certificate.pem (its 2012 copy expired in 2022: fetch the current one from Nordea).
-		rootCertificate: { subject: 'CN=Nordea Corporate Server CA 01, O=Nordea Bank AB (publ), C=SE', publishedAt: 'Nordea "Web Services" certificate page; sepafm lib/sepa/certificates/nordea_root_certificate.pem' },
+		rootCertificate: {
+			subject: 'CN=Nordea Corporate Server CA 01, O=Nordea Bank AB (publ), C=SE',
+			publishedAt:
+				'Nordea "Web Services" certificate page; sepafm lib/sepa/certificates/nordea_root_certificate.pem',
+		},
 		// The /sha2 addresses above take RSA-SHA256 (sepafm commit f1879bf).
 		signatureAlgorithm: 'sha256',
 		// sepafm lib/sepa/application_request.rb: TargetId only for Nordea.
@@ -134,7 +177,12 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & { c
 		soapAction: '""',
 		environments: { production: 'PRODUCTION', test: 'TEST' },
 		// sepafm test/sepa/banks/nordea/responses/dfl.xml and df_tito.xml, df_ktl.xml.
-		fileTypes: [...ISO_TYPES, { code: 'TITO', label: 'Account statement (TITO), download' }, { code: 'KTL', label: 'Reference payments (KTL), download' }, { code: 'NDCORPAYS', label: 'Payments (NDCORPAYS), upload' }],
+		fileTypes: [
+			...ISO_TYPES,
+			{ code: 'TITO', label: 'Account statement (TITO), download' },
+			{ code: 'KTL', label: 'Reference payments (KTL), download' },
+			{ code: 'NDCORPAYS', label: 'Payments (NDCORPAYS), upload' },
+		],
 	},
 	op: {
 		id: 'op',
@@ -153,7 +201,11 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & { c
 		certDialect: 'op',
 		pin: TRANSFER_KEY,
 		// sepafm lib/sepa/certificates/op_root_certificate.pem (that copy expired in 2024); pankkiyhteys src/cacerts/OP-Pohjola.ts.
-		rootCertificate: { subject: 'CN=OP Services CA V2 (now its successor), C=FI', publishedAt: 'OP "Web Services" certificate instructions; GetServiceCertificates answers the current intermediates' },
+		rootCertificate: {
+			subject: 'CN=OP Services CA V2 (now its successor), C=FI',
+			publishedAt:
+				'OP "Web Services" certificate instructions; GetServiceCertificates answers the current intermediates',
+		},
 		// REFERENCES A: OP signs and expects RSA-SHA256 with SHA-256 digests.
 		signatureAlgorithm: 'sha256',
 		sendsTargetId: false,
@@ -162,7 +214,11 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & { c
 		// sepafm lib/sepa/wsdl/wsdl_op_production.xml: soapAction="".
 		soapAction: '""',
 		environments: { production: 'PRODUCTION', test: 'TEST' },
-		fileTypes: [...ISO_TYPES, { code: 'TITO', label: 'Account statement (TITO), download' }, { code: 'KTL', label: 'Reference payments (KTL), download' }],
+		fileTypes: [
+			...ISO_TYPES,
+			{ code: 'TITO', label: 'Account statement (TITO), download' },
+			{ code: 'KTL', label: 'Reference payments (KTL), download' },
+		],
 	},
 	danske: {
 		id: 'danske',
@@ -187,7 +243,8 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & { c
 		// sepafm lib/sepa/certificates/danske_root_certificate.pem (DBGROOT, valid to 2038-06-09).
 		rootCertificate: {
 			subject: 'CN=DBGROOT, O=Danske Bank Group, C=DK (serialNumber 611262281110003)',
-			publishedAt: 'Danske Bank "Web Services" instructions; sepafm lib/sepa/certificates/danske_root_certificate.pem',
+			publishedAt:
+				'Danske Bank "Web Services" instructions; sepafm lib/sepa/certificates/danske_root_certificate.pem',
 		},
 		// sepafm's Danske requests and the bank's own answers in test/sepa/banks/danske/responses/ use RSA-SHA1.
 		signatureAlgorithm: 'sha1',
@@ -229,5 +286,7 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & { c
 };
 
 export function bankProfile(id: unknown): BankProfile {
-	return typeof id === 'string' && id in BANK_PROFILES ? BANK_PROFILES[id as BankId] : BANK_PROFILES.custom;
+	return typeof id === 'string' && id in BANK_PROFILES
+		? BANK_PROFILES[id as BankId]
+		: BANK_PROFILES.custom;
 }

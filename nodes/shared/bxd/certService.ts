@@ -10,18 +10,37 @@
  * op/CertApplication*_200812.xsd, samlink/CertApplication*.xsd, lib/sepa/wsdl/wsdl_*_cert*.xml and
  * test/sepa/banks/{nordea,samlink}/responses/{gc,rc,gc_error_30}.xml.
  */
-import { createHmac, generateKeyPair, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+	createHmac,
+	generateKeyPair,
+	randomBytes,
+	X509Certificate,
+	type KeyObject,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 import forge from 'node-forge';
 
-import { escapeXml, MalformedXmlError, parseXml, UnsafeXmlError, xmlText, asArray } from '../transport/xml';
+import {
+	escapeXml,
+	MalformedXmlError,
+	parseXml,
+	UnsafeXmlError,
+	xmlText,
+	asArray,
+} from '../transport/xml';
 import { bxdTimestamp } from './applicationRequest';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';
 import type { CertDialect } from './bankProfiles';
 import { isSuccessCode, normalizeResponseCode } from './codes';
 import { SOAP_ENV_NS } from './constants';
-import { BxdError, BxdFaultError, BxdFormatError, BxdResponseCodeError, BxdValidationError } from './errors';
+import {
+	BxdError,
+	BxdFaultError,
+	BxdFormatError,
+	BxdResponseCodeError,
+	BxdValidationError,
+} from './errors';
 import type { SignatureCheck } from './applicationResponse';
 import type { BankTrust, SigningMaterial } from './signature';
 import { pemBase64, signApplicationRequest, verifyEnvelopedSignature } from './signature';
@@ -31,7 +50,10 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 /** Namespaces of each dialect: the SOAP service and the CertApplicationRequest document. */
 export const CERT_NAMESPACES: Record<CertDialect, { service: string; data: string }> = {
 	// sepafm lib/sepa/xml_templates/soap/nordea/get_certificate.xml, application_request/nordea/get_certificate.xml
-	nordea: { service: 'http://bxd.fi/CertificateService', data: 'http://filetransfer.nordea.com/xmldata/' },
+	nordea: {
+		service: 'http://bxd.fi/CertificateService',
+		data: 'http://filetransfer.nordea.com/xmldata/',
+	},
 	// sepafm lib/sepa/xml_templates/soap/op/*.xml, application_request/op/*.xml
 	op: { service: 'http://mlp.op.fi/OPCertificateService', data: 'http://op.fi/mlp/xmldata/' },
 	// sepafm lib/sepa/xml_templates/soap/samlink/*.xml, application_request/samlink/*.xml
@@ -76,18 +98,32 @@ export interface CsrSubject {
 }
 
 /** Makes an RSA key pair (2048 bits) and a PKCS#10 request signed with SHA-256. */
-export async function createKeyAndRequest(subject: CsrSubject, modulusLength = 2048): Promise<KeyAndRequest> {
-	const { privateKey, publicKey } = await generateKeyPairAsync('rsa', { modulusLength, publicExponent: 0x10001 });
+export async function createKeyAndRequest(
+	subject: CsrSubject,
+	modulusLength = 2048,
+): Promise<KeyAndRequest> {
+	const { privateKey, publicKey } = await generateKeyPairAsync('rsa', {
+		modulusLength,
+		publicExponent: 0x10001,
+	});
 	const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 	const csr = forge.pki.createCertificationRequest();
-	csr.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
+	csr.publicKey = forge.pki.publicKeyFromPem(
+		publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+	);
 	const attributes: forge.pki.CertificateField[] = [{ shortName: 'CN', value: subject.commonName }];
 	if (subject.serialNumber) attributes.push({ name: 'serialNumber', value: subject.serialNumber });
 	if (subject.country) attributes.push({ shortName: 'C', value: subject.country });
 	csr.setSubject(attributes);
 	// forge signs with its own key object: read the PKCS#8 key into it for this one use.
-	csr.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()), forge.md.sha256.create());
-	const csrDer = Buffer.from(forge.asn1.toDer(forge.pki.certificationRequestToAsn1(csr)).getBytes(), 'binary');
+	csr.sign(
+		forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()),
+		forge.md.sha256.create(),
+	);
+	const csrDer = Buffer.from(
+		forge.asn1.toDer(forge.pki.certificationRequestToAsn1(csr)).getBytes(),
+		'binary',
+	);
 	return { privateKeyPem, publicKey, csrDer, csrPem: forge.pki.certificationRequestToPem(csr) };
 }
 
@@ -129,10 +165,16 @@ function element(name: string, value: string | undefined): string {
 export function buildCertApplicationRequest(fields: CertRequestFields): string {
 	const customerId = fields.customerId.trim();
 	if (!customerId || customerId.length > 16) {
-		throw new BxdValidationError('CustomerId', `Customer ID must be 1 to 16 characters long (got ${customerId.length})`);
+		throw new BxdValidationError(
+			'CustomerId',
+			`Customer ID must be 1 to 16 characters long (got ${customerId.length})`,
+		);
 	}
 	if (!/^(PRODUCTION|TEST)$/.test(fields.environment)) {
-		throw new BxdValidationError('Environment', `Environment must be PRODUCTION or TEST (got "${fields.environment}")`);
+		throw new BxdValidationError(
+			'Environment',
+			`Environment must be PRODUCTION or TEST (got "${fields.environment}")`,
+		);
 	}
 	const ns = CERT_NAMESPACES[fields.dialect].data;
 	const content = fields.csrDer ? fields.csrDer.toString('base64') : undefined;
@@ -140,9 +182,13 @@ export function buildCertApplicationRequest(fields: CertRequestFields): string {
 		throw new BxdValidationError('Content', `${fields.command} needs a certificate request`);
 	}
 	const pin = fields.command === 'GetCertificate' ? cleanPin(fields.pin ?? '') : undefined;
-	if (fields.command === 'GetCertificate' && !pin) throw new BxdValidationError('PIN', 'GetCertificate needs the one-time PIN or transfer key');
+	if (fields.command === 'GetCertificate' && !pin)
+		throw new BxdValidationError('PIN', 'GetCertificate needs the one-time PIN or transfer key');
 	if (fields.command === 'RenewCertificate' && !fields.signing) {
-		throw new BxdValidationError('Signature', 'RenewCertificate is signed with the current certificate, and there is none');
+		throw new BxdValidationError(
+			'Signature',
+			'RenewCertificate is signed with the current certificate, and there is none',
+		);
 	}
 	const head = [
 		`<CertApplicationRequest xmlns="${ns}">`,
@@ -154,10 +200,18 @@ export function buildCertApplicationRequest(fields: CertRequestFields): string {
 	];
 	let body: string[];
 	if (fields.dialect === 'nordea') {
-		body = [element('Content', content), pin && fields.csrDer ? element('HMAC', nordeaHmac(pin, fields.csrDer)) : ''];
+		body = [
+			element('Content', content),
+			pin && fields.csrDer ? element('HMAC', nordeaHmac(pin, fields.csrDer)) : '',
+		];
 	} else {
 		// Service MATU names the payment-service certificate (sepafm application_request.rb; the schemas' default).
-		body = ['<Compression>false</Compression>', element('Service', 'MATU'), element('Content', content), pin ? element('TransferKey', pin) : ''];
+		body = [
+			'<Compression>false</Compression>',
+			element('Service', 'MATU'),
+			element('Content', content),
+			pin ? element('TransferKey', pin) : '',
+		];
 	}
 	const xml = `${head.join('')}${body.join('')}</CertApplicationRequest>`;
 	if (fields.command !== 'RenewCertificate' || !fields.signing) return xml;
@@ -172,7 +226,13 @@ export interface CertSoapRequest {
 }
 
 /** Wraps a CertApplicationRequest in the service's SOAP envelope (the envelope itself is not signed). */
-export function buildCertEnvelope(dialect: CertDialect, command: CertCommand, senderId: string, applicationRequest: string, now = new Date()): CertSoapRequest {
+export function buildCertEnvelope(
+	dialect: CertDialect,
+	command: CertCommand,
+	senderId: string,
+	applicationRequest: string,
+	now = new Date(),
+): CertSoapRequest {
 	const operation = CERT_OPERATIONS[command];
 	const requestId = randomBytes(17).toString('hex');
 	const ns = CERT_NAMESPACES[dialect].service;
@@ -222,8 +282,12 @@ function str(value: unknown): string | undefined {
 function parseOrFail(xml: string, what: string): XmlObject {
 	const parsed = attempt(() => parseXml<XmlObject>(xml));
 	if (parsed.ok) return parsed.value;
-	if (parsed.error instanceof UnsafeXmlError) throw new BxdFormatError(`${what} was refused: ${parsed.error.message}`);
-	if (parsed.error instanceof MalformedXmlError) throw new BxdFormatError(`${what} is not well-formed XML: ${parsed.error.message.replace(/^Malformed XML: /, '')}`);
+	if (parsed.error instanceof UnsafeXmlError)
+		throw new BxdFormatError(`${what} was refused: ${parsed.error.message}`);
+	if (parsed.error instanceof MalformedXmlError)
+		throw new BxdFormatError(
+			`${what} is not well-formed XML: ${parsed.error.message.replace(/^Malformed XML: /, '')}`,
+		);
 	throw parsed.error;
 }
 
@@ -242,28 +306,41 @@ function rootNamespace(xml: string): string | undefined {
  * the PEM text (Samlink's answers carry it encoded twice), or PEM text as is. Anything else is
  * named in the error: a truncated certificate, a PKCS#7 bundle, a request.
  */
-export function readIssuedCertificate(text: string, index: number): { pem: string; x509: X509Certificate } {
+export function readIssuedCertificate(
+	text: string,
+	index: number,
+): { pem: string; x509: X509Certificate } {
 	const where = `Certificate ${index + 1} in the bank's answer`;
 	let raw = text.trim();
 	if (!PEM_BLOCK.test(raw)) {
 		const decoded = attempt(() => decodePayload(raw, where));
-		if (!decoded.ok || decoded.value.length === 0) throw new CertificateServiceError(`${where} is not base64 (it may be truncated)`);
+		if (!decoded.ok || decoded.value.length === 0)
+			throw new CertificateServiceError(`${where} is not base64 (it may be truncated)`);
 		const bytes = decoded.value;
 		// Base64 text of a PEM file, or base64 encoded twice.
 		const asText = bytes.toString('latin1');
 		if (PEM_BLOCK.test(asText.slice(0, 64))) raw = asText;
-		else if (/^[A-Za-z0-9+/=\s]+$/.test(asText) && bytes[0] !== 0x30) raw = decodePayload(asText, where).toString('latin1');
-		else raw = `-----BEGIN CERTIFICATE-----\n${bytes.toString('base64')}\n-----END CERTIFICATE-----`;
-		if (!PEM_BLOCK.test(raw)) raw = `-----BEGIN CERTIFICATE-----\n${Buffer.from(raw, 'latin1').toString('base64')}\n-----END CERTIFICATE-----`;
+		else if (/^[A-Za-z0-9+/=\s]+$/.test(asText) && bytes[0] !== 0x30)
+			raw = decodePayload(asText, where).toString('latin1');
+		else
+			raw = `-----BEGIN CERTIFICATE-----\n${bytes.toString('base64')}\n-----END CERTIFICATE-----`;
+		if (!PEM_BLOCK.test(raw))
+			raw = `-----BEGIN CERTIFICATE-----\n${Buffer.from(raw, 'latin1').toString('base64')}\n-----END CERTIFICATE-----`;
 	}
 	const label = PEM_BLOCK.exec(raw)?.[1];
 	if (label && label !== 'CERTIFICATE') {
-		throw new CertificateServiceError(`${where} is a ${label === 'PKCS7' ? 'PKCS#7 bundle' : label.toLowerCase()}, not an X.509 certificate`);
+		throw new CertificateServiceError(
+			`${where} is a ${label === 'PKCS7' ? 'PKCS#7 bundle' : label.toLowerCase()}, not an X.509 certificate`,
+		);
 	}
-	if (!/-----END CERTIFICATE-----/.test(raw)) throw new CertificateServiceError(`${where} is truncated: it has no END CERTIFICATE line`);
+	if (!/-----END CERTIFICATE-----/.test(raw))
+		throw new CertificateServiceError(`${where} is truncated: it has no END CERTIFICATE line`);
 	const body = pemBase64(raw);
 	const read = attempt(() => new X509Certificate(Buffer.from(body, 'base64')));
-	if (!read.ok) throw new CertificateServiceError(`${where} cannot be read as an X.509 certificate (it may be truncated or corrupted)`);
+	if (!read.ok)
+		throw new CertificateServiceError(
+			`${where} cannot be read as an X.509 certificate (it may be truncated or corrupted)`,
+		);
 	const pem = `-----BEGIN CERTIFICATE-----\n${body.replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 	return { pem, x509: read.value };
 }
@@ -274,21 +351,29 @@ export function readIssuedCertificate(text: string, index: number): { pem: strin
  * some certificate answers unsigned (sepafm op_response.rb), and the issued certificate is then
  * checked against the key it was requested for instead.
  */
-export function readCertApplicationResponse(bytes: Buffer, trust?: BankTrust): CertApplicationResponse {
+export function readCertApplicationResponse(
+	bytes: Buffer,
+	trust?: BankTrust,
+): CertApplicationResponse {
 	const xml = bytes.toString('utf8').replace(/^\uFEFF/, '');
 	const parsed = parseOrFail(xml, 'The CertApplicationResponse');
 	const rootName = Object.keys(parsed).find((key) => !key.startsWith('@_') && key !== '#text');
 	const root = rootName === 'CertApplicationResponse' ? obj(parsed[rootName]) : undefined;
 	if (!root) {
-		throw new BxdFormatError(`The certificate service answered with ${rootName ? `a ${rootName}` : 'no document'} instead of a CertApplicationResponse`);
+		throw new BxdFormatError(
+			`The certificate service answered with ${rootName ? `a ${rootName}` : 'no document'} instead of a CertApplicationResponse`,
+		);
 	}
 	const namespace = rootNamespace(xml);
-	const signature: SignatureCheck = trust ? verifyEnvelopedSignature({ head: xml, tail: '' }, trust) : 'notChecked';
+	const signature: SignatureCheck = trust
+		? verifyEnvelopedSignature({ head: xml, tail: '' }, trust)
+		: 'notChecked';
 	const entries = asArray(obj(root.Certificates)?.Certificate as unknown[] | undefined);
 	const certificates = entries.map((entry, index) => {
 		const e = obj(entry) ?? {};
 		const text = str(e.Certificate);
-		if (!text) throw new CertificateServiceError(`Certificate ${index + 1} in the bank's answer is empty`);
+		if (!text)
+			throw new CertificateServiceError(`Certificate ${index + 1} in the bank's answer is empty`);
 		const read = readIssuedCertificate(text, index);
 		return { name: str(e.Name), format: str(e.CertificateFormat), ...read };
 	});
@@ -328,17 +413,25 @@ function faultOf(body: XmlObject): BxdFaultError | undefined {
  * 00 in the ResponseHeader or the CertApplicationResponse throws BxdResponseCodeError with the
  * bank's own code and text, anything unreadable throws BxdFormatError.
  */
-export function readCertServiceAnswer(body: Buffer | string, expected: 'getCertificate' | 'getServiceCertificates', trust?: BankTrust): CertServiceAnswer {
+export function readCertServiceAnswer(
+	body: Buffer | string,
+	expected: 'getCertificate' | 'getServiceCertificates',
+	trust?: BankTrust,
+): CertServiceAnswer {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
 	if (!text.trim()) throw new BxdFormatError("The certificate service's answer is empty");
 	const parsed = parseOrFail(text, "The certificate service's answer");
 	const soapBody = obj(obj(parsed.Envelope)?.Body);
-	if (!soapBody) throw new BxdFormatError("The certificate service's answer is not a SOAP envelope");
+	if (!soapBody)
+		throw new BxdFormatError("The certificate service's answer is not a SOAP envelope");
 	const fault = faultOf(soapBody);
 	if (fault) throw fault;
 	const name = Object.keys(soapBody).find((key) => !key.startsWith('@_') && key !== '#text');
 	if (!name) throw new BxdFormatError("The certificate service's answer has an empty SOAP Body");
-	if (name !== `${expected}out`) throw new BxdFormatError(`The certificate service answered with ${name} instead of ${expected}out`);
+	if (name !== `${expected}out`)
+		throw new BxdFormatError(
+			`The certificate service answered with ${name} instead of ${expected}out`,
+		);
 	const out = obj(soapBody[name]) ?? {};
 	const headerXml = obj(out.ResponseHeader) ?? {};
 	const header = {
@@ -348,16 +441,34 @@ export function readCertServiceAnswer(body: Buffer | string, expected: 'getCerti
 	};
 	const encoded = str(out.ApplicationResponse);
 	const decode = (): CertApplicationResponse | undefined =>
-		encoded ? readCertApplicationResponse(decodePayload(encoded, 'The ApplicationResponse in the answer'), trust) : undefined;
+		encoded
+			? readCertApplicationResponse(
+					decodePayload(encoded, 'The ApplicationResponse in the answer'),
+					trust,
+				)
+			: undefined;
 	if (header.responseCode && !isSuccessCode(header.responseCode)) {
-		const inner = attempt(() => (encoded ? readCertApplicationResponse(decodePayload(encoded, 'ApplicationResponse')) : undefined));
-		throw new BxdResponseCodeError(header.responseCode, header.responseText ?? (inner.ok ? inner.value?.responseText : undefined), 'ResponseHeader');
+		const inner = attempt(() =>
+			encoded
+				? readCertApplicationResponse(decodePayload(encoded, 'ApplicationResponse'))
+				: undefined,
+		);
+		throw new BxdResponseCodeError(
+			header.responseCode,
+			header.responseText ?? (inner.ok ? inner.value?.responseText : undefined),
+			'ResponseHeader',
+		);
 	}
 	const response = decode();
 	if (response?.responseCode && !isSuccessCode(response.responseCode)) {
-		throw new BxdResponseCodeError(response.responseCode, response.responseText, 'ApplicationResponse');
+		throw new BxdResponseCodeError(
+			response.responseCode,
+			response.responseText,
+			'ApplicationResponse',
+		);
 	}
-	if (!header.responseCode && !response?.responseCode) throw new BxdFormatError("The certificate service's answer has no response code");
+	if (!header.responseCode && !response?.responseCode)
+		throw new BxdFormatError("The certificate service's answer has no response code");
 	return { operation: name, header, response };
 }
 
@@ -365,11 +476,19 @@ export function readCertServiceAnswer(body: Buffer | string, expected: 'getCerti
  * The certificate issued for our key: the one whose public key is the generated key. A bank
  * answer without it (a certificate for another key, none at all) is refused.
  */
-export function certificateForKey(response: CertApplicationResponse | undefined, publicKey: KeyObject, now = new Date()): IssuedCertificate {
+export function certificateForKey(
+	response: CertApplicationResponse | undefined,
+	publicKey: KeyObject,
+	now = new Date(),
+): IssuedCertificate {
 	const certificates = response?.certificates ?? [];
-	if (certificates.length === 0) throw new CertificateServiceError('The bank answered without a certificate');
+	if (certificates.length === 0)
+		throw new CertificateServiceError('The bank answered without a certificate');
 	const ours = publicKey.export({ type: 'spki', format: 'der' });
-	const match = certificates.find((cert) => Buffer.compare(cert.x509.publicKey.export({ type: 'spki', format: 'der' }), ours) === 0);
+	const match = certificates.find(
+		(cert) =>
+			Buffer.compare(cert.x509.publicKey.export({ type: 'spki', format: 'der' }), ours) === 0,
+	);
 	if (!match) {
 		throw new CertificateServiceError(
 			`The certificate the bank returned (${certificates[0].x509.subject.replace(/\n/g, ', ')}) does not match the key pair generated for this request; it was not stored`,
@@ -377,7 +496,9 @@ export function certificateForKey(response: CertApplicationResponse | undefined,
 	}
 	const notAfter = new Date(match.x509.validTo);
 	if (notAfter.getTime() <= now.getTime()) {
-		throw new CertificateServiceError(`The certificate the bank returned expired on ${notAfter.toISOString()}; it was not stored`);
+		throw new CertificateServiceError(
+			`The certificate the bank returned expired on ${notAfter.toISOString()}; it was not stored`,
+		);
 	}
 	return match;
 }

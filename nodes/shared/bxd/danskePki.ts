@@ -28,7 +28,12 @@ import { pemCertificates, signApplicationRequest, verifyEnvelopedSignature } fro
 export const PKI_SERVICE_NS = 'http://danskebank.dk/PKI/PKIFactoryService';
 export const PKI_ELEMENTS_NS = 'http://danskebank.dk/PKI/PKIFactoryService/elements';
 
-export type PkiOperation = 'GetBankCertificate' | 'CreateCertificate' | 'RenewCertificate' | 'CertificateStatus' | 'GetOwnCertificateList';
+export type PkiOperation =
+	| 'GetBankCertificate'
+	| 'CreateCertificate'
+	| 'RenewCertificate'
+	| 'CertificateStatus'
+	| 'GetOwnCertificateList';
 
 /** A PKIFactoryServiceFault, or an answer whose ReturnCode is not 00. */
 export class PkiFaultError extends BxdError {
@@ -37,7 +42,9 @@ export class PkiFaultError extends BxdError {
 		readonly text: string,
 		readonly additional?: string,
 	) {
-		super(`the PKIFactoryService answered code ${code}: ${text}${additional ? ` (${additional})` : ''}`);
+		super(
+			`the PKIFactoryService answered code ${code}: ${text}${additional ? ` (${additional})` : ''}`,
+		);
 		this.name = 'PkiFaultError';
 	}
 }
@@ -62,10 +69,17 @@ export function pkiRequestId(): string {
 	return randomBytes(5).toString('hex');
 }
 
-const el = (name: string, value: string): string => `<elem:${name}>${escapeXml(value)}</elem:${name}>`;
+const el = (name: string, value: string): string =>
+	`<elem:${name}>${escapeXml(value)}</elem:${name}>`;
 
 /** The SOAP message of one PKIFactoryService operation, `payload` after its RequestHeader. */
-export function buildPkiEnvelope(operation: PkiOperation, header: PkiHeader, requestId: string, payload: string, now = new Date()): Buffer {
+export function buildPkiEnvelope(
+	operation: PkiOperation,
+	header: PkiHeader,
+	requestId: string,
+	payload: string,
+	now = new Date(),
+): Buffer {
 	const withEnvironment = operation !== 'GetBankCertificate';
 	const xml =
 		'<?xml version="1.0" encoding="UTF-8"?>' +
@@ -76,7 +90,9 @@ export function buildPkiEnvelope(operation: PkiOperation, header: PkiHeader, req
 		`<pkif:RequestId>${requestId}</pkif:RequestId>` +
 		`<pkif:Timestamp>${bxdTimestamp(now)}</pkif:Timestamp>` +
 		'<pkif:InterfaceVersion>1</pkif:InterfaceVersion>' +
-		(withEnvironment ? `<pkif:Environment>${escapeXml(header.environment)}</pkif:Environment>` : '') +
+		(withEnvironment
+			? `<pkif:Environment>${escapeXml(header.environment)}</pkif:Environment>`
+			: '') +
 		`</pkif:RequestHeader>${payload}</pkif:${operation}In></soapenv:Body></soapenv:Envelope>`;
 	return Buffer.from(xml, 'utf8');
 }
@@ -87,7 +103,11 @@ export function pkiSoapAction(operation: PkiOperation): string {
 }
 
 /** GetBankCertificateRequest: not signed, not encrypted. */
-export function getBankCertificateRequest(rootSerial: string, requestId: string, now = new Date()): string {
+export function getBankCertificateRequest(
+	rootSerial: string,
+	requestId: string,
+	now = new Date(),
+): string {
 	return (
 		`<elem:GetBankCertificateRequest xmlns:elem="${PKI_ELEMENTS_NS}">` +
 		el('BankRootCertificateSerialNo', rootSerial) +
@@ -114,7 +134,11 @@ export interface CertificateRequestFields {
  * CreateCertificateRequest (with the PIN) or RenewCertificateRequest (signed with the current
  * key), encrypted to the bank's encryption certificate: the EncryptedData element to send.
  */
-export function certificateRequest(operation: 'CreateCertificate' | 'RenewCertificate', fields: CertificateRequestFields, bankEncryptionPem: string): string {
+export function certificateRequest(
+	operation: 'CreateCertificate' | 'RenewCertificate',
+	fields: CertificateRequestFields,
+	bankEncryptionPem: string,
+): string {
 	const name = `${operation}Request`;
 	const xml =
 		`<elem:${name} xmlns:elem="${PKI_ELEMENTS_NS}">` +
@@ -128,28 +152,43 @@ export function certificateRequest(operation: 'CreateCertificate' | 'RenewCertif
 		(operation === 'CreateCertificate' ? el('PIN', fields.pin ?? '') : '') +
 		`</elem:${name}>`;
 	// Renewal: signed with exclusive C14N, the way the bank verifies it (REFERENCES: sepafm PR #48).
-	const signed = fields.signing ? signApplicationRequest({ head: xml, tail: '' }, fields.signing, { canonicalization: 'exclusive' }) : { head: xml, tail: '' };
+	const signed = fields.signing
+		? signApplicationRequest({ head: xml, tail: '' }, fields.signing, {
+				canonicalization: 'exclusive',
+			})
+		: { head: xml, tail: '' };
 	const encrypted = encryptDocument(documentBytes(signed), { certificatePem: bankEncryptionPem });
 	return documentBytes(encrypted).toString('utf8');
 }
 
 /** CertificateStatusRequest or GetOwnCertificateListRequest, signed with the current signing key. */
-export function signedQuery(operation: 'CertificateStatus' | 'GetOwnCertificateList', customerId: string, serials: string[], requestId: string, signing: SigningMaterial, now = new Date()): string {
+export function signedQuery(
+	operation: 'CertificateStatus' | 'GetOwnCertificateList',
+	customerId: string,
+	serials: string[],
+	requestId: string,
+	signing: SigningMaterial,
+	now = new Date(),
+): string {
 	const name = `${operation}Request`;
 	const xml =
 		`<elem:${name} xmlns:elem="${PKI_ELEMENTS_NS}">` +
 		el('KeyGeneratorType', 'software') +
-		(operation === 'CertificateStatus' ? serials.map((serial) => el('CertificateSerialNo', serial)).join('') : '') +
+		(operation === 'CertificateStatus'
+			? serials.map((serial) => el('CertificateSerialNo', serial)).join('')
+			: '') +
 		el('CustomerId', customerId) +
 		`<elem:Timestamp>${bxdTimestamp(now)}</elem:Timestamp>` +
 		el('RequestId', requestId) +
 		`</elem:${name}>`;
-	return signApplicationRequest({ head: xml, tail: '' }, signing, { canonicalization: 'exclusive' }).head;
+	return signApplicationRequest({ head: xml, tail: '' }, signing, { canonicalization: 'exclusive' })
+		.head;
 }
 
 function elements(parent: Element): Element[] {
 	const out: Element[] = [];
-	for (let node = parent.firstChild; node; node = node.nextSibling) if (node.nodeType === 1) out.push(node as Element);
+	for (let node = parent.firstChild; node; node = node.nextSibling)
+		if (node.nodeType === 1) out.push(node as Element);
 	return out;
 }
 
@@ -170,7 +209,8 @@ function parse(text: string, what: string): Document {
 			if (level !== 'warning') problems.push(String(message));
 		},
 	}).parseFromString(text, 'text/xml') as unknown as Document;
-	if (problems.length || !doc.documentElement) throw new PkiAnswerError(`${what} is not well-formed XML`);
+	if (problems.length || !doc.documentElement)
+		throw new PkiAnswerError(`${what} is not well-formed XML`);
 	return doc;
 }
 
@@ -180,7 +220,8 @@ function rawElement(source: string, element: Element): string {
 	const start = source.search(new RegExp(`<${name.replace(/[.]/g, '\\.')}[\\s>/]`));
 	const close = `</${name}>`;
 	const end = source.indexOf(close, start);
-	if (start === -1 || end === -1) throw new PkiAnswerError(`The PKIFactoryService answer's ${element.localName} cannot be read`);
+	if (start === -1 || end === -1)
+		throw new PkiAnswerError(`The PKIFactoryService answer's ${element.localName} cannot be read`);
 	return source.slice(start, end + close.length);
 }
 
@@ -191,9 +232,18 @@ export function readPkiFault(body: Buffer | string): PkiFaultError | undefined {
 	const read = attempt(() => parse(text, 'The fault'));
 	if (!read.ok) return undefined;
 	const fault = read.value.getElementsByTagNameNS(PKI_SERVICE_NS, 'PKIFactoryServiceFault')[0];
-	if (fault) return new PkiFaultError(textOf(fault, 'ReturnCode') ?? '?', textOf(fault, 'ReturnText') ?? 'no text', textOf(fault, 'AdditionalReturnText'));
+	if (fault)
+		return new PkiFaultError(
+			textOf(fault, 'ReturnCode') ?? '?',
+			textOf(fault, 'ReturnText') ?? 'no text',
+			textOf(fault, 'AdditionalReturnText'),
+		);
 	const soapFault = read.value.getElementsByTagNameNS(SOAP_ENV_NS, 'Fault')[0];
-	if (soapFault) return new PkiFaultError(textOf(soapFault, 'faultcode') ?? 'soap fault', textOf(soapFault, 'faultstring') ?? 'no text');
+	if (soapFault)
+		return new PkiFaultError(
+			textOf(soapFault, 'faultcode') ?? 'soap fault',
+			textOf(soapFault, 'faultstring') ?? 'no text',
+		);
 	return undefined;
 }
 
@@ -207,44 +257,76 @@ export interface PkiAnswer {
  * as an EncryptedData, its signature verified with `trust` (the pinned root, and the bank's
  * signing certificate). A ReturnCode other than 00 throws PkiFaultError.
  */
-export function readPkiAnswer(body: Buffer | string, operation: PkiOperation, trust: BankTrust, decryption?: DecryptionMaterial): PkiAnswer {
+export function readPkiAnswer(
+	body: Buffer | string,
+	operation: PkiOperation,
+	trust: BankTrust,
+	decryption?: DecryptionMaterial,
+): PkiAnswer {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
 	const fault = readPkiFault(text);
 	if (fault) throw fault;
 	const doc = parse(text, 'The PKIFactoryService answer');
-	const out = doc.getElementsByTagNameNS(PKI_SERVICE_NS, `${operation}Out`)[0] ?? Array.from(doc.getElementsByTagName('*')).find((e) => e.localName === `${operation}Out`);
+	const out =
+		doc.getElementsByTagNameNS(PKI_SERVICE_NS, `${operation}Out`)[0] ??
+		Array.from(doc.getElementsByTagName('*')).find((e) => e.localName === `${operation}Out`);
 	if (!out) throw new PkiAnswerError(`The PKIFactoryService answer has no ${operation}Out`);
 	const payload = elements(out).find((e) => e.localName !== 'ResponseHeader');
-	if (!payload) throw new PkiAnswerError(`The PKIFactoryService answer has no ${operation}Response`);
+	if (!payload)
+		throw new PkiAnswerError(`The PKIFactoryService answer has no ${operation}Response`);
 	let responseText = rawElement(text, payload);
 	if (payload.namespaceURI === XMLENC_NS && payload.localName === 'EncryptedData') {
-		if (!isEncryptedData(Buffer.from(responseText, 'utf8'))) throw new PkiAnswerError('The encrypted PKIFactoryService answer cannot be read');
+		if (!isEncryptedData(Buffer.from(responseText, 'utf8')))
+			throw new PkiAnswerError('The encrypted PKIFactoryService answer cannot be read');
 		responseText = decryptDocument(Buffer.from(responseText, 'utf8'), decryption).toString('utf8');
 	}
-	const response = parse(responseText, `The ${operation}Response`).documentElement as unknown as Element;
+	const response = parse(responseText, `The ${operation}Response`)
+		.documentElement as unknown as Element;
 	if (response.localName !== `${operation}Response` || response.namespaceURI !== PKI_ELEMENTS_NS) {
-		throw new PkiAnswerError(`The PKIFactoryService answered ${response.localName} where ${operation}Response was expected`);
+		throw new PkiAnswerError(
+			`The PKIFactoryService answered ${response.localName} where ${operation}Response was expected`,
+		);
 	}
 	const code = textOf(response, 'ReturnCode') ?? '';
-	if (code !== '00') throw new PkiFaultError(code || '(none)', textOf(response, 'ReturnText') ?? 'no text', textOf(response, 'AdditionalReturnText'));
+	if (code !== '00')
+		throw new PkiFaultError(
+			code || '(none)',
+			textOf(response, 'ReturnText') ?? 'no text',
+			textOf(response, 'AdditionalReturnText'),
+		);
 	const signed = verifyEnvelopedSignature({ head: responseText, tail: '' }, trust);
-	if (signed !== 'valid') throw new PkiAnswerError(`The ${operation}Response is not signed by the bank, so it is not trusted`);
-	if (!response.getElementsByTagNameNS(DSIG_NS, 'Signature').length) throw new PkiAnswerError(`The ${operation}Response is not signed`);
+	if (signed !== 'valid')
+		throw new PkiAnswerError(
+			`The ${operation}Response is not signed by the bank, so it is not trusted`,
+		);
+	if (!response.getElementsByTagNameNS(DSIG_NS, 'Signature').length)
+		throw new PkiAnswerError(`The ${operation}Response is not signed`);
 	return { response };
 }
 
 /** A certificate element (base64 DER) as PEM and X509Certificate. */
-export function certificateElement(response: Element, name: string): { pem: string; x509: X509Certificate } {
+export function certificateElement(
+	response: Element,
+	name: string,
+): { pem: string; x509: X509Certificate } {
 	const value = (textOf(response, name) ?? '').replace(/\s+/g, '');
 	const read = value ? attempt(() => new X509Certificate(Buffer.from(value, 'base64'))) : undefined;
-	if (!read?.ok) throw new PkiAnswerError(`The PKIFactoryService answer's ${name} is not a readable certificate`);
-	const pem = `-----BEGIN CERTIFICATE-----\n${read.value.raw.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
+	if (!read?.ok)
+		throw new PkiAnswerError(
+			`The PKIFactoryService answer's ${name} is not a readable certificate`,
+		);
+	const pem = `-----BEGIN CERTIFICATE-----\n${read.value.raw
+		.toString('base64')
+		.replace(/(.{64})/g, '$1\n')
+		.replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 	return { pem, x509: read.value };
 }
 
 /** Whether a certificate holds this public key. */
 export function holdsKey(cert: X509Certificate, key: KeyObject): boolean {
-	return cert.publicKey.export({ type: 'spki', format: 'der' }).equals(key.export({ type: 'spki', format: 'der' }));
+	return cert.publicKey
+		.export({ type: 'spki', format: 'der' })
+		.equals(key.export({ type: 'spki', format: 'der' }));
 }
 
 export interface CertificateStatusEntry {

@@ -91,9 +91,18 @@ export interface EncryptionSettings {
 }
 
 /** Reads a private key (PEM, optionally with its passphrase) for decryption. */
-export function decryptionMaterial(privateKeyPem: string, certificatePem?: string, passphrase?: string): DecryptionMaterial {
-	const key = createPrivateKey({ key: privateKeyPem, format: 'pem', passphrase: passphrase || undefined });
-	if (key.asymmetricKeyType !== 'rsa') throw new BxdEncryptionError('The encryption private key must be an RSA key');
+export function decryptionMaterial(
+	privateKeyPem: string,
+	certificatePem?: string,
+	passphrase?: string,
+): DecryptionMaterial {
+	const key = createPrivateKey({
+		key: privateKeyPem,
+		format: 'pem',
+		passphrase: passphrase || undefined,
+	});
+	if (key.asymmetricKeyType !== 'rsa')
+		throw new BxdEncryptionError('The encryption private key must be an RSA key');
 	return { key, certificatePem };
 }
 
@@ -121,10 +130,14 @@ function certificateOf(pem: string, what: string): X509Certificate {
 /** Starts an encryption to `recipient`: a random 3DES key and IV, the key wrapped with RSA-1.5. */
 export function startEncryption(recipient: EncryptionRecipient): EncryptionSession {
 	const certificate = certificateOf(recipient.certificatePem, "The bank's encryption certificate");
-	if (certificate.publicKey.asymmetricKeyType !== 'rsa') throw new BxdEncryptionError("The bank's encryption certificate does not hold an RSA key");
+	if (certificate.publicKey.asymmetricKeyType !== 'rsa')
+		throw new BxdEncryptionError("The bank's encryption certificate does not hold an RSA key");
 	const key = randomBytes(KEY_BYTES);
 	const iv = randomBytes(IV_BYTES);
-	const wrapped = publicEncrypt({ key: certificate.publicKey, padding: cryptoConstants.RSA_PKCS1_PADDING }, key);
+	const wrapped = publicEncrypt(
+		{ key: certificate.publicKey, padding: cryptoConstants.RSA_PKCS1_PADDING },
+		key,
+	);
 	const recipientName = (recipient.name ?? DANSKE_RECIPIENT).replace(/[<&"]/g, '');
 	const head =
 		`<xenc:EncryptedData xmlns:xenc="${XMLENC_NS}" xmlns:dsig="${DSIG_NS}" Type="${XMLENC_ELEMENT}">` +
@@ -161,7 +174,8 @@ export function startEncryption(recipient: EncryptionRecipient): EncryptionSessi
 			};
 		},
 		cipherBytes,
-		documentBytes: (plain) => Buffer.byteLength(head) + base64Length(cipherBytes(plain)) + Buffer.byteLength(tail),
+		documentBytes: (plain) =>
+			Buffer.byteLength(head) + base64Length(cipherBytes(plain)) + Buffer.byteLength(tail),
 	};
 }
 
@@ -169,16 +183,26 @@ export function startEncryption(recipient: EncryptionRecipient): EncryptionSessi
  * Encrypts a document held in memory (a small ApplicationRequest) and returns the EncryptedData
  * document, its CipherValue as the payload.
  */
-export function encryptDocument(document: PayloadDocument | Buffer, recipient: EncryptionRecipient): PayloadDocument {
+export function encryptDocument(
+	document: PayloadDocument | Buffer,
+	recipient: EncryptionRecipient,
+): PayloadDocument {
 	const session = startEncryption(recipient);
 	const plain = Buffer.isBuffer(document) ? document : documentBytes(document);
 	const cipher = session.cipher();
 	const encrypted = Buffer.concat([cipher.update(plain), cipher.final()]);
-	return { head: session.head, payload: Buffer.from(encrypted.toString('base64'), 'latin1'), tail: session.tail };
+	return {
+		head: session.head,
+		payload: Buffer.from(encrypted.toString('base64'), 'latin1'),
+		tail: session.tail,
+	};
 }
 
 /** Yields the EncryptedData document of a plaintext stream, chunk by chunk, with a session's key. */
-export async function* encryptedChunks(session: EncryptionSession, plain: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+export async function* encryptedChunks(
+	session: EncryptionSession,
+	plain: AsyncIterable<Buffer>,
+): AsyncGenerator<Buffer> {
 	const cipher = session.cipher();
 	const encoder = new Base64Encoder();
 	yield Buffer.from(session.head, 'utf8');
@@ -225,12 +249,15 @@ export function unwrapKey(wrapped: Buffer, key: KeyObject): Buffer | undefined {
 
 function childElements(element: Element): Element[] {
 	const out: Element[] = [];
-	for (let node = element.firstChild; node; node = node.nextSibling) if (node.nodeType === 1) out.push(node as Element);
+	for (let node = element.firstChild; node; node = node.nextSibling)
+		if (node.nodeType === 1) out.push(node as Element);
 	return out;
 }
 
 function child(element: Element | undefined, ns: string, localName: string): Element | undefined {
-	return element ? childElements(element).find((e) => e.namespaceURI === ns && e.localName === localName) : undefined;
+	return element
+		? childElements(element).find((e) => e.namespaceURI === ns && e.localName === localName)
+		: undefined;
 }
 
 function algorithmOf(element: Element | undefined): string {
@@ -243,7 +270,10 @@ interface OpenedEncryption {
 }
 
 /** Reads the EncryptedData text up to its CipherValue (closed here to parse it) and unwraps the content key. */
-function openEncryptedData(head: string, material: DecryptionMaterial | undefined): OpenedEncryption {
+function openEncryptedData(
+	head: string,
+	material: DecryptionMaterial | undefined,
+): OpenedEncryption {
 	const safe = attempt(() => assertSafeXml(head));
 	if (!safe.ok) {
 		throw new BxdEncryptionError(
@@ -255,11 +285,19 @@ function openEncryptedData(head: string, material: DecryptionMaterial | undefine
 		errorHandler: (level: string, message: unknown) => {
 			if (level !== 'warning') errors.push(String(message));
 		},
-	}).parseFromString(`${head}${closingTags(openElements(head))}`, 'text/xml') as unknown as Document;
+	}).parseFromString(
+		`${head}${closingTags(openElements(head))}`,
+		'text/xml',
+	) as unknown as Document;
 	const root = doc.documentElement as Element | null;
-	if (errors.length || !root) throw new BxdEncryptionError(`The EncryptedData is damaged: it is not well-formed XML (${(errors[0] ?? 'no root element').split('\n')[0]})`);
+	if (errors.length || !root)
+		throw new BxdEncryptionError(
+			`The EncryptedData is damaged: it is not well-formed XML (${(errors[0] ?? 'no root element').split('\n')[0]})`,
+		);
 	if (root.namespaceURI !== XMLENC_NS || root.localName !== 'EncryptedData') {
-		throw new BxdEncryptionError(`The encrypted answer is not an XML Encryption EncryptedData (its root is ${root.localName})`);
+		throw new BxdEncryptionError(
+			`The encrypted answer is not an XML Encryption EncryptedData (its root is ${root.localName})`,
+		);
 	}
 	const dataAlgorithm = algorithmOf(child(root, XMLENC_NS, 'EncryptionMethod'));
 	if (dataAlgorithm !== TRIPLEDES_CBC) {
@@ -268,22 +306,39 @@ function openEncryptedData(head: string, material: DecryptionMaterial | undefine
 		);
 	}
 	const encryptedKey = child(child(root, DSIG_NS, 'KeyInfo'), XMLENC_NS, 'EncryptedKey');
-	if (!encryptedKey) throw new BxdEncryptionError('The EncryptedData is damaged: it has no EncryptedKey in its KeyInfo');
+	if (!encryptedKey)
+		throw new BxdEncryptionError(
+			'The EncryptedData is damaged: it has no EncryptedKey in its KeyInfo',
+		);
 	const keyAlgorithm = algorithmOf(child(encryptedKey, XMLENC_NS, 'EncryptionMethod'));
 	if (keyAlgorithm !== RSA_1_5) {
 		throw new BxdEncryptionError(
 			`The EncryptedKey uses a key transport algorithm this node does not support: ${keyAlgorithm || '(none given)'} (supported: ${RSA_1_5})`,
 		);
 	}
-	if (!material) throw new BxdEncryptionError("The bank's answer is encrypted, but the credential has no encryption key to decrypt it");
-	const named = child(child(child(encryptedKey, DSIG_NS, 'KeyInfo'), DSIG_NS, 'X509Data'), DSIG_NS, 'X509Certificate')?.textContent?.replace(/\s+/g, '');
+	if (!material)
+		throw new BxdEncryptionError(
+			"The bank's answer is encrypted, but the credential has no encryption key to decrypt it",
+		);
+	const named = child(
+		child(child(encryptedKey, DSIG_NS, 'KeyInfo'), DSIG_NS, 'X509Data'),
+		DSIG_NS,
+		'X509Certificate',
+	)?.textContent?.replace(/\s+/g, '');
 	if (named && material.certificatePem) {
 		const [own] = pemCertificates(material.certificatePem);
 		if (own && pemBase64(own) !== named) throw new BxdEncryptionError(ANOTHER_KEY);
 	}
-	const value = child(child(encryptedKey, XMLENC_NS, 'CipherData'), XMLENC_NS, 'CipherValue')?.textContent ?? '';
-	const wrapped = attempt(() => decodePayload(value.replace(/\s+/g, ''), 'The EncryptedKey CipherValue'));
-	if (!wrapped.ok || !wrapped.value.length) throw new BxdEncryptionError('The EncryptedData is damaged: its EncryptedKey has no readable CipherValue');
+	const value =
+		child(child(encryptedKey, XMLENC_NS, 'CipherData'), XMLENC_NS, 'CipherValue')?.textContent ??
+		'';
+	const wrapped = attempt(() =>
+		decodePayload(value.replace(/\s+/g, ''), 'The EncryptedKey CipherValue'),
+	);
+	if (!wrapped.ok || !wrapped.value.length)
+		throw new BxdEncryptionError(
+			'The EncryptedData is damaged: its EncryptedKey has no readable CipherValue',
+		);
 	const key = unwrapKey(wrapped.value, material.key);
 	if (!key || key.length !== KEY_BYTES) throw new BxdEncryptionError(ANOTHER_KEY);
 	return { key };
@@ -321,13 +376,21 @@ class TripleDesDecipher extends Transform {
 
 	_flush(done: TransformCallback): void {
 		if (!this.decipher || this.bytes === 0 || this.bytes % BLOCK !== 0) {
-			done(new BxdEncryptionError('The EncryptedData is damaged: its CipherValue is not a whole number of 3DES blocks after the IV'));
+			done(
+				new BxdEncryptionError(
+					'The EncryptedData is damaged: its CipherValue is not a whole number of 3DES blocks after the IV',
+				),
+			);
 			return;
 		}
 		try {
 			done(null, this.decipher.final());
 		} catch {
-			done(new BxdEncryptionError(`${ANOTHER_KEY.replace(/\.[^.]*$/, '')}, or the EncryptedData is damaged (the deciphered data does not end in valid padding)`));
+			done(
+				new BxdEncryptionError(
+					`${ANOTHER_KEY.replace(/\.[^.]*$/, '')}, or the EncryptedData is damaged (the deciphered data does not end in valid padding)`,
+				),
+			);
 		}
 	}
 }
@@ -361,12 +424,26 @@ export function decryptionStages(material: DecryptionMaterial | undefined): Tran
 				const whole = (cut.whole ?? Buffer.alloc(0)).toString('utf8');
 				// Opening the head names the real problem (not XML, algorithm, no key) before "no CipherValue".
 				const named = attempt(() => openEncryptedData(whole, material));
-				done(named.ok ? new BxdEncryptionError('The EncryptedData is damaged: it has no CipherValue with the encrypted document') : (named.error as Error));
+				done(
+					named.ok
+						? new BxdEncryptionError(
+								'The EncryptedData is damaged: it has no CipherValue with the encrypted document',
+							)
+						: (named.error as Error),
+				);
 				return;
 			}
 			const tail = (cut.tail ?? Buffer.alloc(0)).toString('utf8').trim();
-			if (!/^<\/(?:[\w.-]+:)?CipherValue>\s*<\/(?:[\w.-]+:)?CipherData>[\s\S]*<\/(?:[\w.-]+:)?EncryptedData>$/.test(tail)) {
-				done(new BxdEncryptionError('The EncryptedData is damaged: the text after its CipherValue is not the end of the EncryptedData'));
+			if (
+				!/^<\/(?:[\w.-]+:)?CipherValue>\s*<\/(?:[\w.-]+:)?CipherData>[\s\S]*<\/(?:[\w.-]+:)?EncryptedData>$/.test(
+					tail,
+				)
+			) {
+				done(
+					new BxdEncryptionError(
+						'The EncryptedData is damaged: the text after its CipherValue is not the end of the EncryptedData',
+					),
+				);
 				return;
 			}
 			done();
@@ -378,36 +455,51 @@ export function decryptionStages(material: DecryptionMaterial | undefined): Tran
 }
 
 /** Decrypts an EncryptedData document held in memory (small answers). */
-export function decryptDocument(encrypted: Buffer, material: DecryptionMaterial | undefined): Buffer {
+export function decryptDocument(
+	encrypted: Buffer,
+	material: DecryptionMaterial | undefined,
+): Buffer {
 	const text = encrypted.toString('utf8');
-	const match = /<(?:[\w.-]+:)?CipherData>\s*<(?:[\w.-]+:)?CipherValue>([^<]*)<\/(?:[\w.-]+:)?CipherValue>\s*<\/(?:[\w.-]+:)?CipherData>\s*(?:<(?:[\w.-]+:)?EncryptionProperties[\s\S]*)?<\/(?:[\w.-]+:)?EncryptedData>\s*$/.exec(
-		text,
-	);
+	const match =
+		/<(?:[\w.-]+:)?CipherData>\s*<(?:[\w.-]+:)?CipherValue>([^<]*)<\/(?:[\w.-]+:)?CipherValue>\s*<\/(?:[\w.-]+:)?CipherData>\s*(?:<(?:[\w.-]+:)?EncryptionProperties[\s\S]*)?<\/(?:[\w.-]+:)?EncryptedData>\s*$/.exec(
+			text,
+		);
 	if (!match) {
 		// Name the real problem when the document says it (not XML, algorithm, recipient), else the shape.
 		openEncryptedData(text, material);
-		throw new BxdEncryptionError('The EncryptedData is damaged: it has no CipherValue with the encrypted document');
+		throw new BxdEncryptionError(
+			'The EncryptedData is damaged: it has no CipherValue with the encrypted document',
+		);
 	}
 	const head = text.slice(0, match.index + match[0].indexOf(match[1]));
 	const { key } = openEncryptedData(head, material);
-	const data = attempt(() => decodePayload(match[1].replace(/\s+/g, ''), 'The EncryptedData CipherValue'));
-	if (!data.ok) throw new BxdEncryptionError(`The EncryptedData is damaged: ${(data.error as Error).message}`);
+	const data = attempt(() =>
+		decodePayload(match[1].replace(/\s+/g, ''), 'The EncryptedData CipherValue'),
+	);
+	if (!data.ok)
+		throw new BxdEncryptionError(`The EncryptedData is damaged: ${(data.error as Error).message}`);
 	const bytes = data.value;
 	if (bytes.length < IV_BYTES + BLOCK || (bytes.length - IV_BYTES) % BLOCK !== 0) {
-		throw new BxdEncryptionError('The EncryptedData is damaged: its CipherValue is not a whole number of 3DES blocks after the IV');
+		throw new BxdEncryptionError(
+			'The EncryptedData is damaged: its CipherValue is not a whole number of 3DES blocks after the IV',
+		);
 	}
 	const decipher = createDecipheriv('des-ede3-cbc', key, bytes.subarray(0, IV_BYTES));
 	try {
 		return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES)), decipher.final()]);
 	} catch {
-		throw encryptionError(`${ANOTHER_KEY.replace(/\.[^.]*$/, '')}, or the EncryptedData is damaged (the deciphered data does not end in valid padding)`);
+		throw encryptionError(
+			`${ANOTHER_KEY.replace(/\.[^.]*$/, '')}, or the EncryptedData is damaged (the deciphered data does not end in valid padding)`,
+		);
 	}
 }
 
 /** Whether a document (its first bytes) is an XML Encryption EncryptedData. */
 export function isEncryptedData(start: Buffer): boolean {
 	const text = start.subarray(0, 2048).toString('latin1');
-	return /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:[\w.-]+:)?EncryptedData[\s>]/.test(text.replace(/^\xEF\xBB\xBF/, ''));
+	return /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:[\w.-]+:)?EncryptedData[\s>]/.test(
+		text.replace(/^\xEF\xBB\xBF/, ''),
+	);
 }
 
 /**

@@ -16,7 +16,12 @@ import type { PayloadDocument } from './document';
 import { documentBytes } from './document';
 import type { EncryptionSettings } from './encryption';
 import { decryptDocument, encryptDocument, isEncryptedData } from './encryption';
-import { BxdFormatError, BxdResponseCodeError, BxdSignatureError, BxdValidationError } from './errors';
+import {
+	BxdFormatError,
+	BxdResponseCodeError,
+	BxdSignatureError,
+	BxdValidationError,
+} from './errors';
 import type { BankTrust, Canonicalization, SigningMaterial } from './signature';
 import { signApplicationRequest } from './signature';
 import type { RequestEnvelope, RequestHeaderFields, ResponseHeaderFields } from './soap';
@@ -44,7 +49,10 @@ export interface FileServiceSettings {
 }
 
 /** The operation-specific fields; identity, environment and software come from the settings. */
-export type RequestFields = Omit<ApplicationRequestFields, 'customerId' | 'command' | 'environment' | 'softwareId'>;
+export type RequestFields = Omit<
+	ApplicationRequestFields,
+	'customerId' | 'command' | 'environment' | 'softwareId'
+>;
 
 export interface PreparedRequest {
 	operation: BxdOperation;
@@ -55,8 +63,15 @@ export interface PreparedRequest {
 }
 
 /** Builds, signs and wraps the ApplicationRequest for an operation. */
-export function prepareRequest(settings: FileServiceSettings, operation: BxdOperation, fields: RequestFields, now = new Date()): PreparedRequest {
-	const document = buildApplicationRequest(applicationRequestFields(settings, operation, fields, now));
+export function prepareRequest(
+	settings: FileServiceSettings,
+	operation: BxdOperation,
+	fields: RequestFields,
+	now = new Date(),
+): PreparedRequest {
+	const document = buildApplicationRequest(
+		applicationRequestFields(settings, operation, fields, now),
+	);
 	return wrap(settings, operation, document, now);
 }
 
@@ -64,20 +79,33 @@ export function prepareRequest(settings: FileServiceSettings, operation: BxdOper
  * Wraps an ApplicationRequest the user wrote (XML text) for banks with their own content. It is
  * signed like a built one unless it already carries a signature.
  */
-export function prepareRawRequest(settings: FileServiceSettings, operation: BxdOperation, xml: Buffer, now = new Date()): PreparedRequest {
+export function prepareRawRequest(
+	settings: FileServiceSettings,
+	operation: BxdOperation,
+	xml: Buffer,
+	now = new Date(),
+): PreparedRequest {
 	const text = xml.subarray(0, 65536).toString('utf8');
 	const safe = attempt(() => assertSafeXml(text));
 	if (!safe.ok) {
-		if (safe.error instanceof UnsafeXmlError) throw new BxdValidationError('ApplicationRequest', `The ApplicationRequest is refused: ${safe.error.message}`);
+		if (safe.error instanceof UnsafeXmlError)
+			throw new BxdValidationError(
+				'ApplicationRequest',
+				`The ApplicationRequest is refused: ${safe.error.message}`,
+			);
 		throw safe.error;
 	}
 	if (!/^\uFEFF?\s*(<\?xml[^>]*\?>\s*)?</.test(text)) {
-		throw new BxdValidationError('ApplicationRequest', 'The ApplicationRequest is not XML (it must start with "<" or be base64 of XML)');
+		throw new BxdValidationError(
+			'ApplicationRequest',
+			'The ApplicationRequest is not XML (it must start with "<" or be base64 of XML)',
+		);
 	}
 	const document = splitAtContent(xml);
 	const signature = /<(?:[\w.-]+:)?Signature[\s>]/;
 	const alreadySigned =
-		(document.head.includes(DSIG_NS) || document.tail.includes(DSIG_NS)) && (signature.test(document.head) || signature.test(document.tail));
+		(document.head.includes(DSIG_NS) || document.tail.includes(DSIG_NS)) &&
+		(signature.test(document.head) || signature.test(document.tail));
 	return wrap(settings, operation, document, now, alreadySigned);
 }
 
@@ -87,7 +115,11 @@ export function applicationRequestFields<F extends Omit<RequestFields, 'content'
 	operation: BxdOperation,
 	fields: F,
 	now: Date,
-): F & Pick<ApplicationRequestFields, 'customerId' | 'command' | 'environment' | 'softwareId' | 'timestamp'> {
+): F &
+	Pick<
+		ApplicationRequestFields,
+		'customerId' | 'command' | 'environment' | 'softwareId' | 'timestamp'
+	> {
 	return {
 		...fields,
 		customerId: settings.customerId,
@@ -100,16 +132,32 @@ export function applicationRequestFields<F extends Omit<RequestFields, 'content'
 
 /** The RequestHeader of a SOAP request envelope, from the service settings. */
 export function requestHeader(settings: FileServiceSettings, now: Date): RequestHeaderFields {
-	return { senderId: settings.senderId, receiverId: settings.receiverId, language: settings.language, userAgent: settings.userAgent, timestamp: now };
+	return {
+		senderId: settings.senderId,
+		receiverId: settings.receiverId,
+		language: settings.language,
+		userAgent: settings.userAgent,
+		timestamp: now,
+	};
 }
 
-function wrap(settings: FileServiceSettings, operation: BxdOperation, document: PayloadDocument, now: Date, alreadySigned = false): PreparedRequest {
+function wrap(
+	settings: FileServiceSettings,
+	operation: BxdOperation,
+	document: PayloadDocument,
+	now: Date,
+	alreadySigned = false,
+): PreparedRequest {
 	const signed =
 		settings.signing && !alreadySigned
-			? signApplicationRequest(document, settings.signing, { canonicalization: settings.canonicalization })
+			? signApplicationRequest(document, settings.signing, {
+					canonicalization: settings.canonicalization,
+				})
 			: document;
 	// Signed first, then encrypted: the bank decrypts, then verifies the signature.
-	const applicationRequest = settings.encryption ? encryptDocument(documentBytes(signed), settings.encryption.recipient) : signed;
+	const applicationRequest = settings.encryption
+		? encryptDocument(documentBytes(signed), settings.encryption.recipient)
+		: signed;
 	const envelope = buildRequestEnvelope({
 		operation,
 		header: requestHeader(settings, now),
@@ -136,10 +184,16 @@ function peekApplicationResponse(bytes: Buffer | undefined): ApplicationResponse
 }
 
 /** The envelope with its ApplicationResponse decrypted when it came as an EncryptedData. */
-function decryptedEnvelope<T extends { applicationResponse?: Buffer }>(settings: FileServiceSettings, envelope: T): T {
+function decryptedEnvelope<T extends { applicationResponse?: Buffer }>(
+	settings: FileServiceSettings,
+	envelope: T,
+): T {
 	const inner = envelope.applicationResponse;
 	if (!inner || !isEncryptedData(inner)) return envelope;
-	return { ...envelope, applicationResponse: decryptDocument(inner, settings.encryption?.decryption) };
+	return {
+		...envelope,
+		applicationResponse: decryptDocument(inner, settings.encryption?.decryption),
+	};
 }
 
 /**
@@ -149,7 +203,11 @@ function decryptedEnvelope<T extends { applicationResponse?: Buffer }>(settings:
  * bank's certificate is known. Error responses may come unsigned: banks do not always sign
  * them, and they carry no data to trust.
  */
-export function readResponse(settings: FileServiceSettings, operation: BxdOperation, body: string | Buffer): FileServiceResult {
+export function readResponse(
+	settings: FileServiceSettings,
+	operation: BxdOperation,
+	body: string | Buffer,
+): FileServiceResult {
 	const received = parseResponseEnvelope(body, operation);
 	const headerCode = normalizeResponseCode(received.header.responseCode);
 	if (headerCode && !isSuccessCode(headerCode)) {
@@ -157,7 +215,11 @@ export function readResponse(settings: FileServiceSettings, operation: BxdOperat
 		const opened = attempt(() => decryptedEnvelope(settings, received));
 		const inner = peekApplicationResponse(opened.ok ? opened.value.applicationResponse : undefined);
 		const envelope = received;
-		throw new BxdResponseCodeError(headerCode, envelope.header.responseText ?? inner?.responseText, 'ResponseHeader');
+		throw new BxdResponseCodeError(
+			headerCode,
+			envelope.header.responseText ?? inner?.responseText,
+			'ResponseHeader',
+		);
 	}
 	const envelope = decryptedEnvelope(settings, received);
 	const applicationResponse = envelope.applicationResponse
@@ -165,7 +227,11 @@ export function readResponse(settings: FileServiceSettings, operation: BxdOperat
 		: undefined;
 	const innerCode = applicationResponse?.responseCode;
 	if (innerCode && !isSuccessCode(innerCode)) {
-		throw new BxdResponseCodeError(innerCode, applicationResponse?.responseText, 'ApplicationResponse');
+		throw new BxdResponseCodeError(
+			innerCode,
+			applicationResponse?.responseText,
+			'ApplicationResponse',
+		);
 	}
 	const code = headerCode ?? innerCode;
 	if (!code) throw new BxdFormatError("The bank's answer has no response code");

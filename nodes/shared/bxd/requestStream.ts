@@ -51,7 +51,9 @@ async function* contentChunks(source: ContentSource): AsyncGenerator<Buffer> {
 		yield bytes;
 	}
 	if (count !== source.length) {
-		throw new BxdFormatError(`The file changed while it was being sent (${count} bytes instead of ${source.length})`);
+		throw new BxdFormatError(
+			`The file changed while it was being sent (${count} bytes instead of ${source.length})`,
+		);
 	}
 }
 
@@ -66,14 +68,24 @@ export async function prepareStreamingRequest(
 	source: ContentSource,
 	now = new Date(),
 ): Promise<StreamingRequest> {
-	const slot = buildApplicationRequestSlot(applicationRequestFields(settings, operation, fields, now));
+	const slot = buildApplicationRequestSlot(
+		applicationRequestFields(settings, operation, fields, now),
+	);
 	const draft = draftRequestEnvelope({
 		operation,
 		header: requestHeader(settings, now),
 		signing: settings.signing,
 		now,
 	});
-	if (settings.encryption) return await prepareEncrypted(settings, operation, source, slot, draft, startEncryption(settings.encryption.recipient));
+	if (settings.encryption)
+		return await prepareEncrypted(
+			settings,
+			operation,
+			source,
+			slot,
+			draft,
+			startEncryption(settings.encryption.recipient),
+		);
 	let documentHead = slot.head;
 	let documentTail = slot.tail;
 	let envelope: { head: string; tail: string };
@@ -87,7 +99,10 @@ export async function prepareStreamingRequest(
 		const skeleton = slot.head + placeholder + slot.tail;
 		// What the two signatures digest around their payloads (dummy digests for now).
 		const documentCapture = new DigestCapture();
-		const draftDocument = splitAtPlaceholder(signEnvelopedSkeleton(skeleton, placeholder, signing, options, documentCapture.digester), placeholder);
+		const draftDocument = splitAtPlaceholder(
+			signEnvelopedSkeleton(skeleton, placeholder, signing, options, documentCapture.digester),
+			placeholder,
+		);
 		const documentSlot = documentCapture.single();
 		const bodyCapture = new DigestCapture();
 		draft.finish(bodyCapture.digester);
@@ -111,10 +126,19 @@ export async function prepareStreamingRequest(
 		const documentDigest = documentHash.update(documentSlot.suffix, 'utf8').digest('base64');
 
 		const signed = splitAtPlaceholder(
-			signEnvelopedSkeleton(skeleton, placeholder, signing, options, fixedDigester([{ slot: documentSlot, digest: documentDigest }])),
+			signEnvelopedSkeleton(
+				skeleton,
+				placeholder,
+				signing,
+				options,
+				fixedDigester([{ slot: documentSlot, digest: documentDigest }]),
+			),
 			placeholder,
 		);
-		if (signed.head !== draftDocument.head) throw new BxdFormatError('Internal error: the ApplicationRequest changed while it was signed');
+		if (signed.head !== draftDocument.head)
+			throw new BxdFormatError(
+				'Internal error: the ApplicationRequest changed while it was signed',
+			);
 		documentHead = signed.head;
 		documentTail = signed.tail;
 		bodyHash.update(outer.write(utf8(documentTail)));
@@ -127,7 +151,10 @@ export async function prepareStreamingRequest(
 	const envelopeTail = utf8(envelope.tail);
 	const head = utf8(documentHead);
 	const tail = utf8(documentTail);
-	const size = envelopeHead.length + base64Length(head.length + base64Length(source.length) + tail.length) + envelopeTail.length;
+	const size =
+		envelopeHead.length +
+		base64Length(head.length + base64Length(source.length) + tail.length) +
+		envelopeTail.length;
 
 	async function* message(): AsyncGenerator<Buffer> {
 		const inner = new Base64Encoder();
@@ -138,7 +165,8 @@ export async function prepareStreamingRequest(
 			const text = outer.write(inner.write(chunk));
 			if (text.length) yield text;
 		}
-		for (const last of [outer.write(inner.end()), outer.write(tail), outer.end(), envelopeTail]) if (last.length) yield last;
+		for (const last of [outer.write(inner.end()), outer.write(tail), outer.end(), envelopeTail])
+			if (last.length) yield last;
 	}
 
 	return {
@@ -151,7 +179,11 @@ export async function prepareStreamingRequest(
 }
 
 /** The ApplicationRequest around its Content, signed when the settings have signing material (one pass over the file). */
-async function signedSlot(settings: FileServiceSettings, slot: { head: string; tail: string }, source: ContentSource): Promise<{ head: string; tail: string }> {
+async function signedSlot(
+	settings: FileServiceSettings,
+	slot: { head: string; tail: string },
+	source: ContentSource,
+): Promise<{ head: string; tail: string }> {
 	const signing = settings.signing;
 	if (!signing) return slot;
 	const options = { canonicalization: settings.canonicalization };
@@ -165,7 +197,16 @@ async function signedSlot(settings: FileServiceSettings, slot: { head: string; t
 	for await (const chunk of contentChunks(source)) hash.update(inner.write(chunk));
 	hash.update(inner.end());
 	const digest = hash.update(documentSlot.suffix, 'utf8').digest('base64');
-	return splitAtPlaceholder(signEnvelopedSkeleton(skeleton, placeholder, signing, options, fixedDigester([{ slot: documentSlot, digest }])), placeholder);
+	return splitAtPlaceholder(
+		signEnvelopedSkeleton(
+			skeleton,
+			placeholder,
+			signing,
+			options,
+			fixedDigester([{ slot: documentSlot, digest }]),
+		),
+		placeholder,
+	);
 }
 
 /**
@@ -206,15 +247,21 @@ async function prepareEncrypted(
 		const bodySlot = bodyCapture.single();
 		const bodyHash = createHash(bodySlot.algorithm).update(bodySlot.prefix, 'utf8');
 		const outer = new Base64Encoder();
-		for await (const chunk of encryptedChunks(session, plain())) bodyHash.update(outer.write(chunk));
+		for await (const chunk of encryptedChunks(session, plain()))
+			bodyHash.update(outer.write(chunk));
 		bodyHash.update(outer.end());
-		envelope = draft.finish(fixedDigester([{ slot: bodySlot, digest: bodyHash.update(bodySlot.suffix, 'utf8').digest('base64') }]));
+		envelope = draft.finish(
+			fixedDigester([
+				{ slot: bodySlot, digest: bodyHash.update(bodySlot.suffix, 'utf8').digest('base64') },
+			]),
+		);
 	} else {
 		envelope = draft.finish();
 	}
 	const envelopeHead = utf8(envelope.head);
 	const envelopeTail = utf8(envelope.tail);
-	const size = envelopeHead.length + base64Length(session.documentBytes(plainLength)) + envelopeTail.length;
+	const size =
+		envelopeHead.length + base64Length(session.documentBytes(plainLength)) + envelopeTail.length;
 
 	async function* message(): AsyncGenerator<Buffer> {
 		const outer = new Base64Encoder();

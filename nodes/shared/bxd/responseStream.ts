@@ -11,7 +11,12 @@ import { createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 
 import type { ApplicationResponse } from './applicationResponse';
 import { attempt } from './attempt';
-import { documentEncoding, readApplicationResponseHead, readStreamedApplicationResponse, stripBom } from './applicationResponse';
+import {
+	documentEncoding,
+	readApplicationResponseHead,
+	readStreamedApplicationResponse,
+	stripBom,
+} from './applicationResponse';
 import { Base64DecodeStream, CanonicalText } from './base64';
 import { isSuccessCode, NO_DATA_CODE, normalizeResponseCode } from './codes';
 import type { CompressionMethod } from './compression';
@@ -62,7 +67,9 @@ export interface StreamedAnswer {
 }
 
 /** An answer read as a stream: small ones (no Content) are read whole and judged as usual. */
-export type AnswerReading = { streamed: false; result: FileServiceResult } | { streamed: true; answer: StreamedAnswer };
+export type AnswerReading =
+	| { streamed: false; result: FileServiceResult }
+	| { streamed: true; answer: StreamedAnswer };
 
 export interface StreamReadOptions {
 	/** Unpack compressed content (GZIP, DEFLATE). */
@@ -138,20 +145,27 @@ class Unpack extends Transform {
 	private start(first: Buffer): void {
 		if (this.method === 'GZIP') {
 			if (first.length < 2 || first[0] !== 0x1f || first[1] !== 0x8b) {
-				throw new BxdFormatError('The bank said the file is GZIP-compressed, but it is not a gzip archive');
+				throw new BxdFormatError(
+					'The bank said the file is GZIP-compressed, but it is not a gzip archive',
+				);
 			}
 			this.inner = createGunzip({ chunkSize: 128 * 1024 });
 		} else {
 			// zlib-wrapped when the header checks out, raw deflate otherwise (banks use both).
-			const zlib = first.length >= 2 && (first[0] & 0x0f) === 8 && ((first[0] << 8) | first[1]) % 31 === 0;
-			this.inner = zlib ? createInflate({ chunkSize: 128 * 1024 }) : createInflateRaw({ chunkSize: 128 * 1024 });
+			const zlib =
+				first.length >= 2 && (first[0] & 0x0f) === 8 && ((first[0] << 8) | first[1]) % 31 === 0;
+			this.inner = zlib
+				? createInflate({ chunkSize: 128 * 1024 })
+				: createInflateRaw({ chunkSize: 128 * 1024 });
 		}
 		const label = this.method === 'GZIP' ? 'GZIP' : 'DEFLATE';
 		this.inner.on('data', (data: Buffer) => {
 			if (!this.push(data)) this.inner?.pause();
 		});
 		this.inner.on('error', (error: Error) => {
-			this.destroy(new BxdFormatError(`The ${label}-compressed file is damaged or cut off: ${error.message}`));
+			this.destroy(
+				new BxdFormatError(`The ${label}-compressed file is damaged or cut off: ${error.message}`),
+			);
 		});
 	}
 
@@ -204,7 +218,12 @@ export async function readResponseStream(
 	body: Readable,
 	options: StreamReadOptions,
 ): Promise<AnswerReading> {
-	const soapCut = new ElementCut({ localName: 'ApplicationResponse', what: "The bank's answer", maxHead: SOAP_PART_LIMIT, maxTail: SOAP_PART_LIMIT });
+	const soapCut = new ElementCut({
+		localName: 'ApplicationResponse',
+		what: "The bank's answer",
+		maxHead: SOAP_PART_LIMIT,
+		maxTail: SOAP_PART_LIMIT,
+	});
 	const decoder = new Base64DecodeStream('The ApplicationResponse in the SOAP answer');
 	const tap = new DigestTap();
 	const gate = new Gate();
@@ -237,13 +256,18 @@ export async function readResponseStream(
 	const front = new Promise<void>((resolve, reject) => {
 		// An ApplicationResponse that came as an EncryptedData is decrypted as it arrives (Danske Bank).
 		const decrypt = settings.encryption ? [new MaybeDecrypt(settings.encryption.decryption)] : [];
-		pipeline([body, soapCut, decoder, ...decrypt, documentCut], (error) => (error ? reject(error) : resolve()));
+		pipeline([body, soapCut, decoder, ...decrypt, documentCut], (error) =>
+			error ? reject(error) : resolve(),
+		);
 	});
 
 	/** The text before the Content is complete: judge the answer so far and start passing the file on. */
 	function begin(headBytes: Buffer, contentName: string): StreamedAnswer {
 		const soapHead = (soapCut.found as { head: Buffer }).head.toString('utf8');
-		const envelope = readEnvelopeSkeleton(soapHead + closingTags(openElements(soapHead)), operation);
+		const envelope = readEnvelopeSkeleton(
+			soapHead + closingTags(openElements(soapHead)),
+			operation,
+		);
 		const clean = stripBom(headBytes);
 		encoding = documentEncoding(clean.subarray(0, 200).toString('latin1'));
 		documentHead = clean.toString(encoding);
@@ -251,24 +275,37 @@ export async function readResponseStream(
 		const early = readApplicationResponseHead(documentHead, closingTags(open), encoding);
 		const headerCode = normalizeResponseCode(envelope.header.responseCode);
 		if (headerCode && !isSuccessCode(headerCode)) {
-			throw new BxdResponseCodeError(headerCode, envelope.header.responseText ?? early.responseText, 'ResponseHeader');
+			throw new BxdResponseCodeError(
+				headerCode,
+				envelope.header.responseText ?? early.responseText,
+				'ResponseHeader',
+			);
 		}
 		const innerCode = early.responseCode;
-		if (innerCode && !isSuccessCode(innerCode)) throw new BxdResponseCodeError(innerCode, early.responseText, 'ApplicationResponse');
+		if (innerCode && !isSuccessCode(innerCode))
+			throw new BxdResponseCodeError(innerCode, early.responseText, 'ApplicationResponse');
 		const code = headerCode ?? innerCode;
 		if (!code) throw new BxdFormatError("The bank's answer has no response code");
 		if (settings.trust) {
-			tap.hashes = payloadPrefixes(documentHead, `</${contentName}>`, `</${open[0]}>`).map((prefix) => ({
-				prefix,
-				hash: createHash('sha256').update(prefix, 'utf8'),
-			}));
+			tap.hashes = payloadPrefixes(documentHead, `</${contentName}>`, `</${open[0]}>`).map(
+				(prefix) => ({
+					prefix,
+					hash: createHash('sha256').update(prefix, 'utf8'),
+				}),
+			);
 		}
 		let method: CompressionMethod | undefined;
 		if (options.unpack && early.compressed && !early.encrypted) {
 			method = compressionMethodOf(early.compressionMethod);
-			if (!method) throw new BxdFormatError(`The bank used a compression method this node cannot read: ${early.compressionMethod}`);
+			if (!method)
+				throw new BxdFormatError(
+					`The bank used a compression method this node cannot read: ${early.compressionMethod}`,
+				);
 		}
-		const stages: Transform[] = [tap, new Base64DecodeStream('The file content (ApplicationResponse Content)')];
+		const stages: Transform[] = [
+			tap,
+			new Base64DecodeStream('The file content (ApplicationResponse Content)'),
+		];
 		if (method) stages.push(new Unpack(method));
 		const done = Promise.all([front, tap.flushed]).then(() => finish());
 		done.catch(() => undefined);
@@ -297,7 +334,10 @@ export async function readResponseStream(
 
 	/** The whole answer has been read: check what came after the Content and the signature. */
 	function finish(): ApplicationResponse {
-		const soapText = Buffer.concat([(soapCut.found as { head: Buffer }).head, soapCut.tail ?? Buffer.alloc(0)]).toString('utf8');
+		const soapText = Buffer.concat([
+			(soapCut.found as { head: Buffer }).head,
+			soapCut.tail ?? Buffer.alloc(0),
+		]).toString('utf8');
 		readEnvelopeSkeleton(soapText, operation);
 		const tail = (documentCut.tail ?? Buffer.alloc(0)).toString(encoding);
 		const response = readStreamedApplicationResponse({ head: documentHead, tail }, encoding, {
@@ -317,9 +357,17 @@ export async function readResponseStream(
 			if (answer) return;
 			// No Content: the answer is small and was read whole; judge it as usual.
 			const reading = attempt(() => {
-				if (!soapCut.found) return readResponse(settings, operation, soapCut.whole ?? Buffer.alloc(0));
-				const text = Buffer.from((documentCut.whole ?? Buffer.alloc(0)).toString('base64'), 'latin1');
-				return readResponse(settings, operation, Buffer.concat([soapCut.found.head, text, soapCut.tail ?? Buffer.alloc(0)]));
+				if (!soapCut.found)
+					return readResponse(settings, operation, soapCut.whole ?? Buffer.alloc(0));
+				const text = Buffer.from(
+					(documentCut.whole ?? Buffer.alloc(0)).toString('base64'),
+					'latin1',
+				);
+				return readResponse(
+					settings,
+					operation,
+					Buffer.concat([soapCut.found.head, text, soapCut.tail ?? Buffer.alloc(0)]),
+				);
 			});
 			if (reading.ok) resolveReady({ streamed: false, result: reading.value });
 			else rejectReady(reading.error);
