@@ -210,7 +210,9 @@ export function readFileServiceCredential(
 		['Certificate Service URL', certificateServiceUrl],
 	] as const) {
 		if (value && !/^https?:\/\/[^\s/]+/i.test(value))
-			throw new CredentialFieldError(`${name}: must be a web address starting with https:// (or http:// for a test bank on your own network)`);
+			throw new CredentialFieldError(
+				`${name}: must be a web address starting with https:// (or http:// for a test bank on your own network)`,
+			);
 	}
 	const senderId = text(credentials.senderId);
 	const customerId = text(credentials.customerId);
