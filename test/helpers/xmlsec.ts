@@ -17,11 +17,11 @@ export interface XmlsecRun {
 }
 
 /** The Signature element of an ApplicationResponse template, for xmlsec1 to fill in (RSA-SHA256, enveloped, `c14n`). */
-export function responseSignatureTemplate(c14n: string): string {
+export function responseSignatureTemplate(c14n: string, uri = ''): string {
 	return (
 		'<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>' +
 		`<CanonicalizationMethod Algorithm="${c14n}"/><SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"/>` +
-		'<Reference URI=""><Transforms><Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/>' +
+		`<Reference URI="${uri}"><Transforms><Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/>` +
 		`<Transform Algorithm="${c14n}"/></Transforms><DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/><DigestValue/></Reference>` +
 		'</SignedInfo><SignatureValue/><KeyInfo><X509Data/></KeyInfo></Signature>'
 	);

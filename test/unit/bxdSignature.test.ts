@@ -216,6 +216,22 @@ describe('ApplicationResponse signatures made by xmlsec1, checked by our verifie
 		expect(() => verifyEnvelopedSignature(splitAtContent(Buffer.from(partial)), bankTrust(testPki().signer.certPem))).toThrow(/whole ApplicationResponse/);
 	});
 
+	test('a reference by ID to the root element covers the whole document (Danske Bank signs so); an ID that is not only the root\'s is refused', () => {
+		const byId = (rootId: string) =>
+			template('http://www.w3.org/2001/10/xml-exc-c14n#', 'QUJD')
+				.replace('<c2b:ApplicationResponse ', `<c2b:ApplicationResponse ${rootId} `)
+				.replace('<Reference URI="">', '<Reference URI="#response">');
+		const trust = bankTrust(testPki().signer.certPem);
+		const signed = xmlsec.signAsBank(byId('xml:id="response"'), testPki().signer);
+		expect([signed.ok, signed.output]).toEqual([true, '']);
+		expect(verifyEnvelopedSignature(splitAtContent(signed.signed), trust)).toBe('valid');
+		const altered = signed.signed.toString('utf8').replace('<c2b:ResponseCode>00<', '<c2b:ResponseCode>24<');
+		expect(() => verifyEnvelopedSignature(splitAtContent(Buffer.from(altered)), trust)).toThrow(/does not match its digest/);
+		// The same ID on a child as well: which element it names is not certain, so it is refused.
+		const twice = signed.signed.toString('utf8').replace('<c2b:ResponseCode>', '<c2b:ResponseCode Id="response">');
+		expect(() => verifyEnvelopedSignature(splitAtContent(Buffer.from(twice)), trust)).toThrow(/whole ApplicationResponse/);
+	});
+
 	test('our own request signature verifies with our verifier too (round trip)', () => {
 		const signed = signApplicationRequest(uploadRequest(PAYMENT), material);
 		expect(verifyEnvelopedSignature(splitAtContent(documentBytes(signed)), bankTrust(testPki().ca.certPem))).toBe('valid');

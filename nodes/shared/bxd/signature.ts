@@ -569,6 +569,29 @@ export function verifyEnvelopedSignature(
 	throw lastError ?? new BxdSignatureError('The response signature is invalid');
 }
 
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+const ID_ATTRIBUTES = ['Id', 'ID', 'id'];
+
+/**
+ * Whether a reference `#name` names the document's root element, the way some banks sign the
+ * whole document (Danske Bank: `xml:id="response"` on the root, `URI="#response"`): the root
+ * carries that ID and no other element does, so the reference covers exactly the whole document.
+ */
+function referencesRoot(signatureElement: Element, uri: string | undefined): boolean {
+	const id = /^#([^\s#]+)$/.exec(uri ?? '')?.[1];
+	const root = signatureElement.ownerDocument?.documentElement;
+	if (!id || !root) return false;
+	const ids = (element: Element): string[] =>
+		[
+			...ID_ATTRIBUTES.map((name) => element.getAttribute(name)),
+			element.getAttributeNS(XML_NS, 'id'),
+		].filter((value): value is string => !!value);
+	if (!ids(root).includes(id)) return false;
+	const all = root.getElementsByTagName('*');
+	for (let i = 0; i < all.length; i++) if (ids(all[i]).includes(id)) return false;
+	return true;
+}
+
 function checkWithKey(
 	skeleton: string,
 	signatureElement: Element,
@@ -595,7 +618,13 @@ function checkWithKey(
 			);
 		}
 		const [reference] = references;
-		if (!(reference.uri === '' || reference.isEmptyUri)) {
+		if (
+			!(
+				reference.uri === '' ||
+				reference.isEmptyUri ||
+				referencesRoot(signatureElement, reference.uri)
+			)
+		) {
 			return new BxdSignatureError(
 				'The response signature is invalid: it does not cover the whole ApplicationResponse',
 			);
