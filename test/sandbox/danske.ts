@@ -22,7 +22,7 @@ import type { SandboxPki } from './certs';
 import { issueCustomerCertificate, pemBody } from './certs';
 import type { RequestContext } from './http';
 import { readBody, send } from './http';
-import { signApplicationRequest, verifyEnvelopedSignature } from './xmldsig';
+import { signRootById, verifyEnvelopedSignature } from './xmldsig';
 
 export const DANSKE_SOAP_PATH = '/services/DanskeFileService';
 export const DANSKE_PKI_PATH = '/ra/pkiservice.asmx';
@@ -532,10 +532,10 @@ export class SandboxDanske {
 		);
 	}
 
-	/** A response element signed by the bank (enveloped, Reference to its xml:id). */
+	/** A response element signed by the bank (enveloped, Reference to its xml:id, as Danske Bank signs). */
 	private signed(name: string, inner: string): string {
 		const xml = `<elem:${name} xmlns:elem="${ELEM}">${inner}</elem:${name}>`;
-		return signApplicationRequest(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem);
+		return signRootById(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem);
 	}
 
 	private answer(operation: string, payload: Element | undefined, body: string): string {

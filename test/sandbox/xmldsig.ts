@@ -123,6 +123,27 @@ export function verifyEnvelopedSignature(xml: string, certPem: string): Signatur
  * Signs an ApplicationRequest the way bxd banks expect (enveloped, RSA-SHA256,
  * SHA-256 digest, KeyInfo/X509Data). Used by tests and examples as the customer side.
  */
+/**
+ * Signs a document the way Danske Bank signs its PKI answers: the root element carries
+ * `xml:id="response"` and the one Reference names it (`URI="#response"`), enveloped, exclusive C14N.
+ */
+export function signRootById(xml: string, keyPem: string, certPem: string): string {
+	const withId = xml.replace(/^(<[\w.:-]+)/, '$1 xml:id="response"');
+	const signer = new SignedXml({
+		privateKey: keyPem,
+		publicCert: certPem,
+		signatureAlgorithm: RSA_SHA256,
+		canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
+	});
+	signer.addReference({
+		xpath: '/*',
+		transforms: [ENVELOPED, 'http://www.w3.org/2001/10/xml-exc-c14n#'],
+		digestAlgorithm: SHA256,
+	});
+	signer.computeSignature(withId, { location: { reference: '/*', action: 'append' } });
+	return signer.getSignedXml();
+}
+
 export function signApplicationRequest(xml: string, keyPem: string, certPem: string): string {
 	const signer = new SignedXml({
 		privateKey: keyPem,
