@@ -6,7 +6,6 @@ import type {
 	IHttpRequestHelper,
 	IHttpRequestOptions,
 	Icon,
-	IN8nHttpFullResponse,
 	INodeProperties,
 } from 'n8n-workflow';
 
@@ -18,6 +17,7 @@ import {
 	ENROLMENT_CHECK_FIELD,
 	ENROLMENT_FIELD,
 	runEnrolment,
+	certServiceSender,
 } from '../nodes/shared/fileServiceCredential';
 
 export class CorporateBankingFileServiceApi implements ICredentialType {
@@ -334,30 +334,10 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 	): Promise<IDataObject> {
 		const helpers = this.helpers;
-		return await runEnrolment(credentials, async ({ url, body, headers, tls }) => {
-			const response = (await helpers.httpRequest({
-				method: 'POST',
-				url,
-				body,
-				headers,
-				json: false,
-				encoding: 'arraybuffer',
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				disableFollowRedirect: true,
-				timeout: 60000,
-				...(tls ? { agentOptions: tls } : {}),
-			})) as IN8nHttpFullResponse;
-			const raw = response.body as unknown;
-			return {
-				status: response.statusCode,
-				body: Buffer.isBuffer(raw)
-					? raw
-					: raw instanceof ArrayBuffer
-						? Buffer.from(raw)
-						: String(raw ?? ''),
-			};
-		});
+		return await runEnrolment(
+			credentials,
+			certServiceSender(async (options) => await helpers.httpRequest(options)),
+		);
 	}
 
 	/**

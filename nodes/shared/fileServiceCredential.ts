@@ -18,6 +18,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	IHttpRequestOptions,
+	IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
 import type {
@@ -546,6 +547,39 @@ export type CertServiceSender = (request: {
 	tls?: ClientTlsOptions;
 }) => Promise<{ status: number; body: Buffer | string }>;
 
+/**
+ * The sender the certificate services are called with, over n8n's HTTP helper (a node's or a
+ * credential's): one POST, no redirects, the answer's bytes whatever its status.
+ */
+export function certServiceSender(
+	httpRequest: (options: IHttpRequestOptions) => Promise<unknown>,
+): CertServiceSender {
+	return async ({ url, body, headers, tls }) => {
+		const response = (await httpRequest({
+			method: 'POST',
+			url,
+			body,
+			headers,
+			json: false,
+			encoding: 'arraybuffer',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			timeout: 60000,
+			...(tls ? { agentOptions: tls } : {}),
+		})) as IN8nHttpFullResponse;
+		const raw = response.body as unknown;
+		return {
+			status: response.statusCode,
+			body: Buffer.isBuffer(raw)
+				? raw
+				: raw instanceof ArrayBuffer
+					? Buffer.from(raw)
+					: String(raw ?? ''),
+		};
+	};
+}
+
 /** What the bank said; `withHint` adds what a file-service code usually means (the certificate services' codes differ). */
 function describeBankRefusal(error: unknown, withHint = false): string {
 	if (error instanceof BxdResponseCodeError) {
@@ -595,30 +629,42 @@ export async function runEnrolment(
 			'Certificate Service URL: required to enrol when the Bank is Custom',
 		);
 	const tls = credentialTls(credentials);
-	if (action === 'enrol') {
-		if (!view.pin) {
-			throw new EnrolmentError(
-				`${view.profile.pin?.label ?? 'PIN'}: required. Paste the one-time code the bank gave you for the web services contract, then save the credential`,
-			);
-		}
-		const hash = pinHash(view.customerId, view.pin);
-		const running = inflight.get(hash);
-		if (running) return await running;
-		const sent = sentPins.get(hash);
-		if (sent) {
-			throw new EnrolmentError(
-				`${view.profile.pin?.label ?? 'PIN'}: this code was already sent to the bank (${sent.at}; the bank answered ${sent.outcome}). A code works once: ask the bank for a new one and paste it into the credential`,
-			);
-		}
-		const work = enrol(view, dialect, hash, tls, send, now);
-		inflight.set(hash, work);
-		try {
-			return await work;
-		} finally {
-			inflight.delete(hash);
-		}
-	}
+	if (action === 'enrol')
+		return await oncePerPin(view, 'code', (hash) => enrol(view, dialect, hash, tls, send, now));
 	return await renew(view, dialect, tls, send, now);
+}
+
+/**
+ * The PIN rules every bank shares: a PIN is required, is sent to the bank once, and one enrolment
+ * at a time runs per PIN (a second caller waits for the first one's outcome).
+ */
+async function oncePerPin(
+	view: FileServiceCredentialView,
+	word: 'code' | 'PIN',
+	start: (hash: string) => Promise<IDataObject>,
+): Promise<IDataObject> {
+	const label = view.profile.pin?.label ?? 'PIN';
+	if (!view.pin) {
+		throw new EnrolmentError(
+			`${label}: required. Paste the one-time ${word} the bank gave you for the web services contract, then save the credential`,
+		);
+	}
+	const hash = pinHash(view.customerId, view.pin);
+	const running = inflight.get(hash);
+	if (running) return await running;
+	const sent = sentPins.get(hash);
+	if (sent) {
+		throw new EnrolmentError(
+			`${label}: this code was already sent to the bank (${sent.at}; the bank answered ${sent.outcome}). A ${word} works once: ask the bank for a new one and paste it into the credential`,
+		);
+	}
+	const work = start(hash);
+	inflight.set(hash, work);
+	try {
+		return await work;
+	} finally {
+		inflight.delete(hash);
+	}
 }
 
 /** Danske Bank: the same PIN rules as the other banks (sent once, one at a time), through its PKIFactoryService. */
@@ -633,37 +679,19 @@ async function runDanskeEnrolment(
 	pinnedRoot(view, credentials.bankCertificate);
 	if (action === 'renew')
 		return await danskeRenew(view, credentials.bankCertificate, tls, send, now);
-	if (!view.pin) {
-		throw new EnrolmentError(
-			`${view.profile.pin?.label ?? 'PIN'}: required. Paste the one-time PIN the bank gave you for the web services contract, then save the credential`,
+	return await oncePerPin(view, 'PIN', async (hash) => {
+		sentPins.set(hash, { at: now.toISOString(), outcome: 'nothing yet' });
+		return await danskeEnrol(view, credentials.bankCertificate, hash, tls, send, now).then(
+			(stored) => {
+				sentPins.set(hash, { at: now.toISOString(), outcome: 'certificates' });
+				return stored;
+			},
+			(error: unknown) => {
+				sentPins.set(hash, { at: now.toISOString(), outcome: 'a refusal' });
+				throw error;
+			},
 		);
-	}
-	const hash = pinHash(view.customerId, view.pin);
-	const running = inflight.get(hash);
-	if (running) return await running;
-	const sent = sentPins.get(hash);
-	if (sent) {
-		throw new EnrolmentError(
-			`${view.profile.pin?.label ?? 'PIN'}: this code was already sent to the bank (${sent.at}; the bank answered ${sent.outcome}). A PIN works once: ask the bank for a new one and paste it into the credential`,
-		);
-	}
-	sentPins.set(hash, { at: now.toISOString(), outcome: 'nothing yet' });
-	const work = danskeEnrol(view, credentials.bankCertificate, hash, tls, send, now).then(
-		(stored) => {
-			sentPins.set(hash, { at: now.toISOString(), outcome: 'certificates' });
-			return stored;
-		},
-		(error: unknown) => {
-			sentPins.set(hash, { at: now.toISOString(), outcome: 'a refusal' });
-			throw error;
-		},
-	);
-	inflight.set(hash, work);
-	try {
-		return await work;
-	} finally {
-		inflight.delete(hash);
-	}
+	});
 }
 
 function credentialTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {

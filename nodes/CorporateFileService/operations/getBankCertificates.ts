@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, IN8nHttpFullResponse, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { fetchServiceCertificates } from '../../shared/fileServiceCredential';
+import { certServiceSender, fetchServiceCertificates } from '../../shared/fileServiceCredential';
 import { CREDENTIAL_TYPE } from '../fileService';
 
 /**
@@ -18,30 +18,7 @@ export async function getBankCertificates(
 	try {
 		certificates = await fetchServiceCertificates(
 			credentials,
-			async ({ url, body, headers, tls }) => {
-				const response = (await ctx.helpers.httpRequest({
-					method: 'POST',
-					url,
-					body,
-					headers,
-					json: false,
-					encoding: 'arraybuffer',
-					returnFullResponse: true,
-					ignoreHttpStatusErrors: true,
-					disableFollowRedirect: true,
-					timeout: 60000,
-					...(tls ? { agentOptions: tls } : {}),
-				})) as IN8nHttpFullResponse;
-				const raw = response.body as unknown;
-				return {
-					status: response.statusCode,
-					body: Buffer.isBuffer(raw)
-						? raw
-						: raw instanceof ArrayBuffer
-							? Buffer.from(raw)
-							: String(raw ?? ''),
-				};
-			},
+			certServiceSender(async (options) => await ctx.helpers.httpRequest(options)),
 		);
 	} catch (error) {
 		throw new NodeOperationError(
