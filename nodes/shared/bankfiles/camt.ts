@@ -16,20 +16,21 @@ import type { SubtreeHandler, XNode } from './xml';
 import { child, children, firstText, serialize, text } from './xml';
 
 /** Statement-level facts every entry item carries. */
-interface StatementContext {
-	messageType: string;
-	messageId: string | null;
-	statementId: string | null;
-	statementSequence: number | null;
-	legalSequence: number | null;
-	statementCreated: string | null;
-	periodFrom: string | null;
-	periodTo: string | null;
-	accountIban: string | null;
-	accountId: string | null;
-	accountCurrency: string | null;
-	accountServicerBic: string | null;
-}
+type StatementContext = Pick<
+	BankEntry,
+	| 'messageType'
+	| 'messageId'
+	| 'statementId'
+	| 'statementSequence'
+	| 'legalSequence'
+	| 'statementCreated'
+	| 'periodFrom'
+	| 'periodTo'
+	| 'accountIban'
+	| 'accountId'
+	| 'accountCurrency'
+	| 'accountServicerBic'
+>;
 
 const num = (value: string | null): number | null => {
 	if (value === null) return null;

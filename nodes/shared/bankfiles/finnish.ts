@@ -61,6 +61,43 @@ export async function* lines(
 	if (pending !== undefined) yield { line: pending, number, last: true };
 }
 
+/**
+ * The part of a TITO statement or KTL batch that its later records fill in: no closing balance
+ * yet, nothing counted, no check made.
+ */
+function notYetCounted(): Pick<
+	StatementSummary,
+	| 'closingBalance'
+	| 'closingBalanceDate'
+	| 'availableBalance'
+	| 'availableBalanceDate'
+	| 'balances'
+	| 'entryCount'
+	| 'creditCount'
+	| 'creditTotal'
+	| 'debitCount'
+	| 'debitTotal'
+	| 'netTotal'
+	| 'check'
+	| 'warning'
+> {
+	return {
+		closingBalance: null,
+		closingBalanceDate: null,
+		availableBalance: null,
+		availableBalanceDate: null,
+		balances: [],
+		entryCount: 0,
+		creditCount: 0,
+		creditTotal: 0,
+		debitCount: 0,
+		debitTotal: 0,
+		netTotal: 0,
+		check: 'notAvailable',
+		warning: null,
+	};
+}
+
 /** 1-based, inclusive field positions as the format descriptions give them. */
 const field = (line: string, from: number, length: number): string =>
 	line.slice(from - 1, from - 1 + length).trim();
@@ -242,19 +279,7 @@ export async function* parseTito(
 				accountServicerBic: ibanBic[1] || null,
 				openingBalance: opening === undefined ? null : opening / 100,
 				openingBalanceDate: date6(field(record, 66, 6)),
-				closingBalance: null,
-				closingBalanceDate: null,
-				availableBalance: null,
-				availableBalanceDate: null,
-				balances: [],
-				entryCount: 0,
-				creditCount: 0,
-				creditTotal: 0,
-				debitCount: 0,
-				debitTotal: 0,
-				netTotal: 0,
-				check: 'notAvailable',
-				warning: null,
+				...notYetCounted(),
 			};
 			if (summary.openingBalance !== null)
 				summary.balances.push({
@@ -527,19 +552,7 @@ export async function* parseKtl(
 					accountServicerBic: null,
 					openingBalance: null,
 					openingBalanceDate: null,
-					closingBalance: null,
-					closingBalanceDate: null,
-					availableBalance: null,
-					availableBalanceDate: null,
-					balances: [],
-					entryCount: 0,
-					creditCount: 0,
-					creditTotal: 0,
-					debitCount: 0,
-					debitTotal: 0,
-					netTotal: 0,
-					check: 'notAvailable',
-					warning: null,
+					...notYetCounted(),
 				},
 			};
 		} else if (!batch) {
