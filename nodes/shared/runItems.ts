@@ -1,9 +1,11 @@
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { toNodeError } from './errors';
 
 /**
- * Runs an operation once per input item, keeping item links. With "Continue On Fail" a failed
- * item becomes an error item and the others go on; otherwise the first failure stops the node.
+ * Runs an operation once per input item, keeping item links. This is where an operation's
+ * failure becomes an n8n error: with "Continue On Fail" a failed item becomes an error item and
+ * the others go on; otherwise the first failure stops the node.
  */
 export async function runForEachItem(
 	ctx: IExecuteFunctions,
@@ -15,18 +17,15 @@ export async function runForEachItem(
 		try {
 			out.push(...(await operation(i)));
 		} catch (error) {
-			if (ctx.continueOnFail()) {
-				const e = error as Error & { description?: string };
-				out.push({
-					json: { error: e.message, ...(e.description ? { description: e.description } : {}) },
-					pairedItem: { item: i },
-				});
-				continue;
-			}
-			// Both constructors hand back an error of their own kind unchanged.
-			if (error instanceof NodeApiError)
-				throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
-			throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
+			const nodeError = toNodeError(ctx.getNode(), error, i);
+			if (!ctx.continueOnFail()) throw nodeError;
+			out.push({
+				json: {
+					error: nodeError.message,
+					...(nodeError.description ? { description: nodeError.description } : {}),
+				},
+				pairedItem: { item: i },
+			});
 		}
 	}
 	return out;

@@ -1,5 +1,6 @@
-import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { INode, JsonObject, NodeApiError } from 'n8n-workflow';
+
+import { BankFailure, toNodeError } from '../errors';
 
 import { redactSecrets } from './redact';
 import { describeTlsError } from './tls';
@@ -258,15 +259,11 @@ export interface BankErrorOptions {
 }
 
 /**
- * Turns a failed bank call into a NodeApiError carrying the bank's own code and message. The
+ * Turns a failed bank call into a BankFailure carrying the bank's own code and message. The
  * error is built from the extracted facts only: request headers, tokens and bodies sent are
  * never copied into it.
  */
-export function toBankApiError(
-	node: INode,
-	error: unknown,
-	options: BankErrorOptions = {},
-): NodeApiError {
+export function bankFailure(error: unknown, options: BankErrorOptions = {}): BankFailure {
 	// Errors raised before the request went out (token, TLS material) speak for themselves.
 	const early = findInChain(error, 'TokenError') ?? findInChain(error, 'TlsConfigError');
 	const info: BankErrorInfo = early ? { message: early.message } : extractErrorInfo(error);
@@ -310,15 +307,21 @@ export function toBankApiError(
 	};
 	const finalMessage =
 		clean(options.operation ? `${options.operation}: ${message}` : message) ?? message;
-	const apiError = new NodeApiError(node, body, {
-		message: finalMessage,
+	return new BankFailure(finalMessage, {
+		body,
 		description: clean(descriptionParts.join('\n')) || undefined,
 		httpCode: info.status ? String(info.status) : undefined,
 		itemIndex: options.itemIndex,
 	});
-	// NodeApiError swaps in generic texts for known network codes; keep the specific one.
-	apiError.message = finalMessage;
-	return apiError;
+}
+
+/** `bankFailure` as the n8n error, for callers that do not yet throw through the boundary. */
+export function toBankApiError(
+	node: INode,
+	error: unknown,
+	options: BankErrorOptions = {},
+): NodeApiError {
+	return toNodeError(node, bankFailure(error, options), options.itemIndex) as NodeApiError;
 }
 
 /**
