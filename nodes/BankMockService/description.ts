@@ -1,19 +1,30 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { fxExecutionProperties } from '../FxTradeExecution/description';
-import { fxReportProperties } from '../FxTradeReport/description';
+import { executionProperties } from '../FxTradeExecution/description';
+import { reportProperties } from '../FxTradeReport/description';
+import { EXECUTION_PATH, REPORT_PATH } from '../shared/credentialFields';
 
-/** The mock APIs the bank publishes, with their default version and name. */
+/**
+ * The mock APIs the bank publishes, with their default version and name (the API Version and API
+ * Name fields below repeat them as literals, which n8n's lint requires of a default).
+ */
 export const MOCK_APIS = {
-	report: {
-		version: '1.0.0',
-		name: 'fx-open-and-historical-trades-api',
-		path: '/v1/open-trades-service',
-	},
-	execution: { version: '1.0.1', name: 'fx-trade-execution-api', path: '/v1/trade-service' },
+	report: { version: '1.0.0', name: 'fx-open-and-historical-trades-api', path: REPORT_PATH },
+	execution: { version: '1.0.1', name: 'fx-trade-execution-api', path: EXECUTION_PATH },
 } as const;
 
 export type MockApi = keyof typeof MOCK_APIS;
+
+/** FX fields shown only for one API: the API's value joins each field's display conditions. */
+function forApi(api: MockApi, properties: INodeProperties[]): INodeProperties[] {
+	return properties.map((property) => ({
+		...property,
+		displayOptions: {
+			...property.displayOptions,
+			show: { api: [api], ...property.displayOptions?.show },
+		},
+	}));
+}
 
 export const mockProperties: INodeProperties[] = [
 	{
@@ -106,9 +117,10 @@ export const mockProperties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { 'connection.allowUnauthorizedCerts': [true] } },
 	},
-	...fxReportProperties({ api: ['report'] }),
-	...fxExecutionProperties({ api: ['execution'] }, { realTrades: false }).filter(
-		(p) => p.name !== 'allowAiAgentUse',
+	...forApi('report', reportProperties),
+	...forApi(
+		'execution',
+		executionProperties.filter((p) => p.name !== 'allowAiAgentUse'),
 	),
 	{
 		displayName: 'Random Errors',

@@ -6,11 +6,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { fxEndpoints } from '../shared/credentialFields';
+import { FX_CREDENTIAL } from '../shared/fx/api';
 import { searchCurrencies } from '../shared/fx/currencies';
-import { runForEachItem } from '../shared/runItems';
-import { fxExecutionProperties } from './description';
-import { executeTrade } from './operations/executeTrade';
+import { router } from './actions/router';
+import { executionProperties, realTradeNotice } from './description';
 
 export class FxTradeExecution implements INodeType {
 	description: INodeTypeDescription = {
@@ -29,8 +28,8 @@ export class FxTradeExecution implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'corporateBankingClientCredentialsApi', required: true }],
-		properties: fxExecutionProperties(),
+		credentials: [{ name: FX_CREDENTIAL, required: true }],
+		properties: [realTradeNotice, ...executionProperties],
 		hints: [
 			{
 				message:
@@ -45,26 +44,6 @@ export class FxTradeExecution implements INodeType {
 	methods = { listSearch: { searchCurrencies } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const credentials = await this.getCredentials('corporateBankingClientCredentialsApi');
-		const target = {
-			baseUrl: fxEndpoints(credentials).executionBaseUrl,
-			credentialType: 'corporateBankingClientCredentialsApi',
-		};
-		const out = await runForEachItem(this, async (i) => await executeTrade(this, i, target));
-		const placed = out.filter((item) => item.json.error === undefined).length;
-		if (placed) {
-			const where =
-				credentials.environment === 'production'
-					? 'in Production'
-					: credentials.environment === 'sandbox'
-						? 'in the Sandbox environment'
-						: `at ${new URL(target.baseUrl).host}`;
-			this.addExecutionHints({
-				message: `This run placed ${placed} trade${placed === 1 ? '' : 's'} at the bank ${where}. Running the node again places new trades.`,
-				type: 'warning',
-				location: 'outputPane',
-			});
-		}
-		return [out];
+		return await router.call(this);
 	}
 }

@@ -4,13 +4,11 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { fxEndpoints } from '../shared/credentialFields';
-import { runForEachItem } from '../shared/runItems';
-import { DEFAULT_RETRY } from '../shared/transport/retry';
-import { fxReportProperties } from './description';
-import { reportOperations } from './operations';
+import { FX_CREDENTIAL } from '../shared/fx/api';
+import { router } from './actions/router';
+import { reportProperties } from './description';
 
 export class FxTradeReport implements INodeType {
 	description: INodeTypeDescription = {
@@ -25,22 +23,11 @@ export class FxTradeReport implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'corporateBankingClientCredentialsApi', required: true }],
-		properties: fxReportProperties(),
+		credentials: [{ name: FX_CREDENTIAL, required: true }],
+		properties: reportProperties,
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const credentials = await this.getCredentials('corporateBankingClientCredentialsApi');
-		const { reportBaseUrl } = fxEndpoints(credentials);
-		const operation = this.getNodeParameter('operation', 0) as string;
-		const run = reportOperations[operation];
-		if (!run)
-			throw new NodeOperationError(this.getNode(), `Operation: "${operation}" is not supported`);
-		const target = {
-			baseUrl: reportBaseUrl,
-			credentialType: 'corporateBankingClientCredentialsApi',
-			readRetry: DEFAULT_RETRY,
-		};
-		return [await runForEachItem(this, async (i) => await run(this, i, target))];
+		return await router.call(this);
 	}
 }

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import type { INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+
+import { InputError } from '../errors';
 
 /** ISO 4217 active alphabetic currency codes (funds and precious-metal codes included). */
 export const ISO_4217 = new Set(
@@ -39,7 +39,10 @@ export const TENOR_NAMES: Record<string, string> = {
 	SN: 'Spot Next (SN)',
 };
 
-/** A value as the user would recognise it in a message (JSON.stringify shows NaN and Infinity as null). */
+/**
+ * A value as the user would recognise it in a message (JSON.stringify shows NaN and Infinity as
+ * null).
+ */
 function shown(value: unknown): string {
 	return typeof value === 'number' ? String(value) : JSON.stringify(value);
 }
@@ -66,14 +69,13 @@ export function minorUnits(currency: string): number {
 
 export class FxValidator {
 	constructor(
-		private readonly node: INode,
 		private readonly itemIndex: number,
 		/** The workflow's time zone: a Date object is read as the calendar day it is there. */
 		private readonly zone = 'UTC',
 	) {}
 
 	fail(field: string, rule: string): never {
-		throw new NodeOperationError(this.node, `${field}: ${rule}`, {
+		throw new InputError(`${field}: ${rule}`, {
 			itemIndex: this.itemIndex,
 			description: 'Nothing was sent to the bank.',
 		});

@@ -1,0 +1,42 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { executionOperations } from '../../FxTradeExecution/actions/router';
+import { reportOperations } from '../../FxTradeReport/actions/router';
+import { BankFailure, InputError, toNodeError } from '../../shared/errors';
+import { runForEachItem } from '../../shared/runItems';
+import type { MockApi } from '../description';
+import { MOCK_APIS } from '../description';
+import { whenRetriesRunOut } from '../helpers/retriesRunOut';
+import { mockTarget } from '../helpers/target';
+
+/**
+ * Runs the chosen FX operation for every input item against the mock service: the FX nodes'
+ * own operations, with the mock as their target.
+ */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const api = this.getNodeParameter('api', 0) as MockApi;
+	if (!MOCK_APIS[api])
+		throw toNodeError(this.getNode(), new InputError(`API: "${String(api)}" is not supported`));
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const execute = (api === 'execution' ? executionOperations : reportOperations)[operation];
+	if (!execute) {
+		throw toNodeError(
+			this.getNode(),
+			new InputError(`Operation: "${operation}" is not supported for this API`),
+		);
+	}
+	return [
+		await runForEachItem(this, async (i) => {
+			const mock = mockTarget(this, i, api);
+			const outcome = await execute.call(this, i, mock.target).then(
+				(items) => ({ ok: true as const, items }),
+				(error: unknown) => ({ ok: false as const, error }),
+			);
+			if (outcome.ok) return outcome.items;
+			// Only a request that failed after every attempt is the mock's random error; a value
+			// refused before sending or an unusable answer fails as in the FX nodes.
+			if (!mock.failed || !(outcome.error instanceof BankFailure)) throw outcome.error;
+			return whenRetriesRunOut(this, i, mock, outcome.error);
+		}),
+	];
+}

@@ -1,0 +1,29 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { fxEndpoints } from '../../shared/credentialFields';
+import { InputError, toNodeError } from '../../shared/errors';
+import { FX_CREDENTIAL } from '../../shared/fx/api';
+import type { FxOperation } from '../../shared/fx/target';
+import { bankTarget } from '../../shared/fx/target';
+import { runForEachItem } from '../../shared/runItems';
+import * as get from './get.operation';
+import * as getMany from './getMany.operation';
+import * as getOpen from './getOpen.operation';
+
+/** The report operations by name; the Bank Mock Service runs them against its own target. */
+export const reportOperations: Record<string, FxOperation> = {
+	get: get.execute,
+	getMany: getMany.execute,
+	getOpen: getOpen.execute,
+};
+
+/** Runs the chosen operation for every input item against the bank's report API. */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const credentials = await this.getCredentials(FX_CREDENTIAL);
+	const target = bankTarget(fxEndpoints(credentials).reportBaseUrl);
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const execute = reportOperations[operation];
+	if (!execute)
+		throw toNodeError(this.getNode(), new InputError(`Operation: "${operation}" is not supported`));
+	return [await runForEachItem(this, async (i) => await execute.call(this, i, target))];
+}
