@@ -7,7 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { toNodeError } from '../shared/errors';
-import { searchFileTypes } from '../CorporateFileService/fileTypes';
+import { searchFileTypes } from '../CorporateFileService/helpers/fileTypes';
 import { bankFileTriggerProperties } from './description';
 import { pollFiles } from './files/poll';
 import { fetchSample } from './files/sample';
