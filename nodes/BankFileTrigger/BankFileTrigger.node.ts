@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { searchFileTypes } from '../CorporateFileService/fileTypes';
+import { toNodeError } from '../shared/errors';
+import { searchFileTypes } from '../CorporateFileService/helpers/fileTypes';
 import { bankFileTriggerProperties } from './description';
 import { pollFiles } from './files/poll';
 import { fetchSample } from './files/sample';
@@ -36,8 +37,13 @@ export class BankFileTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const settings = readSettings(this);
-		if (this.getMode() === 'manual') return await fetchSample(this, settings);
-		return await pollFiles(this, settings);
+		// What a poll throws (a credential field, a failed test event) becomes an n8n error here.
+		try {
+			const settings = readSettings(this);
+			if (this.getMode() === 'manual') return await fetchSample(this, settings);
+			return await pollFiles(this, settings);
+		} catch (error) {
+			throw toNodeError(this.getNode(), error);
+		}
 	}
 }

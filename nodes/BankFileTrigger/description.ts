@@ -6,7 +6,7 @@ import {
 	fileTypeLocator,
 	requestCompressionOption,
 	timeoutOption,
-} from '../CorporateFileService/descriptions/common';
+} from '../CorporateFileService/helpers/sharedProperties';
 import {
 	fileFormatOption,
 	itemPerOption,

@@ -4,19 +4,20 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
-import type { BxdOperation } from '../shared/bxd';
-import { BXD_OPERATIONS } from '../shared/bxd';
-import { runForEachItem } from '../shared/runItems';
-import { fileServiceProperties } from './descriptions';
-import { CREDENTIAL_TYPE, loadServiceContext } from './fileService';
-import { searchFileTypes } from './fileTypes';
-import { fileServiceOperations, rawRequest } from './operations';
-import { getBankCertificates } from './operations/getBankCertificates';
-import { renewCertificate } from './operations/renewCertificate';
-
-export { FILE_TYPE_SUGGESTIONS } from './fileTypes';
+import { FILE_SERVICE_CREDENTIAL } from '../shared/fileServiceCredential';
+import * as deleteFile from './actions/deleteFile.operation';
+import * as downloadFile from './actions/downloadFile.operation';
+import * as downloadFileList from './actions/downloadFileList.operation';
+import * as getBankCertificates from './actions/getBankCertificates.operation';
+import * as getUserInfo from './actions/getUserInfo.operation';
+import * as rawRequest from './actions/rawRequest.operation';
+import * as renewCertificate from './actions/renewCertificate.operation';
+import { router } from './actions/router';
+import * as uploadFile from './actions/uploadFile.operation';
+import { searchFileTypes } from './helpers/fileTypes';
+import { optionsProperty } from './helpers/sharedProperties';
 
 export class CorporateFileService implements INodeType {
 	description: INodeTypeDescription = {
@@ -35,8 +36,93 @@ export class CorporateFileService implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
-		properties: fileServiceProperties,
+		credentials: [{ name: FILE_SERVICE_CREDENTIAL, required: true }],
+		properties: [
+			// Operation values are the WSDL operation names.
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'Delete File',
+						value: 'deleteFile',
+						description: 'Delete a file held by the bank',
+						action: 'Delete a file',
+					},
+					{
+						name: 'Download File',
+						value: 'downloadFile',
+						description: 'Download one file by its file reference, as binary data',
+						action: 'Download a file',
+					},
+					{
+						name: 'Get Bank Certificates',
+						value: 'getBankCertificates',
+						description:
+							"Fetch the bank's own certificates from its certificate service (GetServiceCertificates)",
+						action: 'Get the bank certificates',
+					},
+					{
+						name: 'Get User Info',
+						value: 'getUserInfo',
+						description: 'List the file types this user may upload and download',
+						action: 'Get user info',
+					},
+					{
+						name: 'List Files',
+						value: 'downloadFileList',
+						description: 'List the files available for download',
+						action: 'List files',
+					},
+					{
+						name: 'Renew Certificate',
+						value: 'renewCertificate',
+						description:
+							'Renew the signing certificate the credential enrolled, now instead of in its renewal window',
+						action: 'Renew the signing certificate',
+					},
+					{
+						name: 'Upload File',
+						value: 'uploadFile',
+						description: 'Upload a file (for example a pain.001 payment file) from binary data',
+						action: 'Upload a file',
+					},
+				],
+				default: 'downloadFileList',
+			},
+			{
+				displayName: 'Request',
+				name: 'mode',
+				type: 'options',
+				noDataExpression: true,
+				displayOptions: { hide: { operation: ['renewCertificate', 'getBankCertificates'] } },
+				options: [
+					{
+						name: 'Build From Parameters',
+						value: 'build',
+						description: 'Build the ApplicationRequest from the fields below',
+					},
+					{
+						name: 'Raw ApplicationRequest',
+						value: 'raw',
+						description:
+							'Send an ApplicationRequest you write yourself, for banks with their own content. The node still signs and wraps it.',
+					},
+				],
+				default: 'build',
+			},
+			...rawRequest.description,
+			...uploadFile.description,
+			...downloadFileList.description,
+			...downloadFile.description,
+			...deleteFile.description,
+			...getUserInfo.description,
+			...getBankCertificates.description,
+			...renewCertificate.description,
+			optionsProperty,
+		],
 	};
 
 	methods = {
@@ -44,48 +130,6 @@ export class CorporateFileService implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const first = this.getNodeParameter('operation', 0);
-		if (first === 'renewCertificate') {
-			return [
-				await runForEachItem(this, async (itemIndex) => await renewCertificate(this, itemIndex)),
-			];
-		}
-		if (first === 'getBankCertificates') {
-			return [
-				await runForEachItem(this, async (itemIndex) => await getBankCertificates(this, itemIndex)),
-			];
-		}
-		const service = await loadServiceContext(this);
-		if (service.warnings?.length) {
-			this.addExecutionHints(
-				...service.warnings.map((message) => ({
-					message,
-					type: 'warning' as const,
-					location: 'outputPane' as const,
-				})),
-			);
-		}
-		return [
-			await runForEachItem(this, async (itemIndex) => {
-				const operation = this.getNodeParameter('operation', itemIndex) as BxdOperation;
-				if (operation === 'getUserInfo' && service.profile && !service.profile.hasGetUserInfo) {
-					throw new NodeOperationError(
-						this.getNode(),
-						`Get User Info: ${service.profile.name} has no getUserInfo; use List Files to see what the bank holds`,
-						{ itemIndex },
-					);
-				}
-				if (!BXD_OPERATIONS.includes(operation)) {
-					throw new NodeOperationError(
-						this.getNode(),
-						`Operation "${operation}" is not supported`,
-						{ itemIndex },
-					);
-				}
-				const mode = this.getNodeParameter('mode', itemIndex, 'build') as string;
-				if (mode === 'raw') return await rawRequest(this, itemIndex, service);
-				return await fileServiceOperations[operation](this, itemIndex, service);
-			}),
-		];
+		return await router.call(this);
 	}
 }

@@ -14,7 +14,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INo
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
-import { streamingThresholds } from '../../nodes/CorporateFileService/fileService';
+import { streamingThresholds } from '../../nodes/CorporateFileService/helpers/request';
 import * as exchangeModule from '../../nodes/shared/bxd/exchange';
 import * as requestStreamModule from '../../nodes/shared/bxd/requestStream';
 import * as responseStreamModule from '../../nodes/shared/bxd/responseStream';

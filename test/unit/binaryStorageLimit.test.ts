@@ -1,4 +1,4 @@
-import { databaseBinaryLimit } from '../../nodes/CorporateFileService/operations/binaryOutput';
+import { databaseBinaryLimit } from '../../nodes/CorporateFileService/helpers/binaryOutput';
 
 const MiB = 1024 * 1024;
 

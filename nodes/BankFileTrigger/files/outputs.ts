@@ -20,9 +20,8 @@ import { BINARY_ENCODING } from 'n8n-workflow';
 import { BankFileError, parseBankFile } from '../../shared/bankfiles';
 
 import type { FileDescriptor } from '../../shared/bxd';
-import type { ServiceContext } from '../../CorporateFileService/fileService';
-import { descriptorJson } from '../../CorporateFileService/operations/common';
-import { fetchFile } from '../../CorporateFileService/operations/downloadFile';
+import { descriptorJson, fetchFile } from '../../CorporateFileService/helpers/bankFiles';
+import type { ServiceContext } from '../../CorporateFileService/helpers/serviceContext';
 import type { FileTriggerSettings } from './settings';
 
 export interface FileOutput {

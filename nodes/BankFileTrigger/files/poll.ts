@@ -1,8 +1,8 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { onePollAtATime } from '../../shared/pollGuard';
-import type { ServiceContext } from '../../CorporateFileService/fileService';
-import { loadServiceContext } from '../../CorporateFileService/fileService';
+import type { ServiceContext } from '../../CorporateFileService/helpers/serviceContext';
+import { loadServiceContext } from '../../CorporateFileService/helpers/serviceContext';
 import type { ListedFile } from './bank';
 import { describeFailure, fileDay, listForTrigger, oldestFirst, utcDay, windowStart } from './bank';
 import { FILE_OUTPUTS } from './outputs';

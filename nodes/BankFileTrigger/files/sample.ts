@@ -1,7 +1,7 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { loadServiceContext } from '../../CorporateFileService/fileService';
-import { descriptorJson } from '../../CorporateFileService/operations/common';
+import { descriptorJson } from '../../CorporateFileService/helpers/bankFiles';
+import { loadServiceContext } from '../../CorporateFileService/helpers/serviceContext';
 import { listForTrigger, oldestFirst, windowStart } from './bank';
 import { FILE_OUTPUTS } from './outputs';
 import type { FileTriggerSettings } from './settings';

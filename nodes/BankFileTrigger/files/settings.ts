@@ -2,13 +2,13 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { BankFileFormat, ParseOptions } from '../../shared/bankfiles';
-import type { CommonOptions } from '../../CorporateFileService/operations/common';
-import { commonOptionsFrom } from '../../CorporateFileService/operations/common';
+import type { CommonOptions } from '../../CorporateFileService/helpers/readParameters';
+import { commonOptionsFrom } from '../../CorporateFileService/helpers/readParameters';
 import { DEFAULTS } from '../description';
 import type { OutputMode } from './outputs';
 import { isOutputMode } from './outputs';
 
-export { CREDENTIAL_TYPE } from '../../CorporateFileService/fileService';
+export { FILE_SERVICE_CREDENTIAL as CREDENTIAL_TYPE } from '../../shared/fileServiceCredential';
 
 /** Everything one poll needs, read from the node's parameters and checked before the bank is asked. */
 export interface FileTriggerSettings {
@@ -151,7 +151,7 @@ export function readSettings(ctx: IPollFunctions): FileTriggerSettings {
 			options.rememberFiles ?? DEFAULTS.rememberFiles,
 			100,
 		),
-		request: commonOptionsFrom(node, {
+		request: commonOptionsFrom({
 			...options,
 			executionSerial: undefined,
 			compress: undefined,

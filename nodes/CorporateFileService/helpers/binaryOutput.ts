@@ -7,10 +7,9 @@ import type {
 	INodeExecutionData,
 	IPollFunctions,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-
 import type { ApplicationResponse, StreamedAnswer } from '../../shared/bxd';
 import { attempt, decompress, peekStream } from '../../shared/bxd';
+import { InputError } from '../../shared/errors';
 
 /** The contexts that emit files: a node run, or a polling trigger. */
 export type FileOutputContext = IExecuteFunctions | IPollFunctions;
@@ -54,6 +53,13 @@ export function guessFileType(content: Buffer, fileType?: string, complete = tru
 		: { mimeType: 'text/plain', extension: 'txt' };
 }
 
+/** What a file is named after: the bank's file name, else its reference and type. */
+export interface FileNames {
+	userFilename?: string;
+	fileReference?: string;
+	fileType?: string;
+}
+
 /** A file name the bank gave, or the file reference with an extension from the content. */
 export function fileNameFor(
 	userFilename: string | undefined,
@@ -66,31 +72,26 @@ export function fileNameFor(
 }
 
 /** The bank sent the file encrypted: an error that says what to do. */
-export function encryptedError(ctx: FileOutputContext, itemIndex: number): NodeOperationError {
-	return new NodeOperationError(
-		ctx.getNode(),
-		'The bank sent the file encrypted, which this node cannot decrypt',
-		{
-			itemIndex,
-			description:
-				'Ask the bank to send files unencrypted for this user, or use the raw ApplicationResponse.',
-		},
-	);
+export function encryptedError(itemIndex: number): InputError {
+	return new InputError('The bank sent the file encrypted, which this node cannot decrypt', {
+		itemIndex,
+		description:
+			'Ask the bank to send files unencrypted for this user, or use the raw ApplicationResponse.',
+	});
 }
 
 /** The Content of an answer, unpacked when the bank says it is compressed. */
 export function unpackedContent(
-	ctx: FileOutputContext,
 	itemIndex: number,
 	response: ApplicationResponse,
 ): Buffer | undefined {
 	if (!response.content) return undefined;
-	if (response.encrypted) throw encryptedError(ctx, itemIndex);
+	if (response.encrypted) throw encryptedError(itemIndex);
 	if (!response.compressed) return response.content;
 	const content = response.content;
 	const unpacked = attempt(() => decompress(content, response.compressionMethod));
 	if (unpacked.ok) return unpacked.value;
-	throw new NodeOperationError(ctx.getNode(), (unpacked.error as Error).message, { itemIndex });
+	throw new InputError((unpacked.error as Error).message, { itemIndex });
 }
 
 /** n8n's default for N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE, MiB. */
@@ -123,12 +124,8 @@ export class BinaryStorageLimitError extends Error {
 	}
 }
 
-function storageLimitNodeError(
-	ctx: FileOutputContext,
-	itemIndex: number,
-	error: BinaryStorageLimitError,
-): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `Download refused: ${error.message}`, {
+function storageLimitFailure(itemIndex: number, error: BinaryStorageLimitError): InputError {
+	return new InputError(`Download refused: ${error.message}`, {
 		itemIndex,
 		description:
 			'This n8n keeps binary data in its database (the default in queue mode), which holds each file in memory and stores it as one row. ' +
@@ -152,12 +149,15 @@ function limitedStream(stream: Readable, limit: number): Readable {
 	return stream.pipe(guard);
 }
 
-/** One output item with the file as n8n binary data (stored the way the instance stores binaries). */
+/**
+ * One output item with the file as n8n binary data (stored the way the instance stores
+ * binaries).
+ */
 export async function binaryItem(
 	ctx: FileOutputContext,
 	itemIndex: number,
 	content: Buffer,
-	names: { userFilename?: string; fileReference?: string; fileType?: string },
+	names: FileNames,
 	propertyName: string,
 	json: IDataObject,
 ): Promise<INodeExecutionData> {
@@ -165,7 +165,7 @@ export async function binaryItem(
 	const fileName = fileNameFor(names.userFilename, names.fileReference, guessed);
 	const limit = databaseBinaryLimit();
 	if (limit !== undefined && content.length > limit)
-		throw storageLimitNodeError(ctx, itemIndex, new BinaryStorageLimitError(limit));
+		throw storageLimitFailure(itemIndex, new BinaryStorageLimitError(limit));
 	const binary: IBinaryKeyData = {
 		[propertyName]: await ctx.helpers.prepareBinaryData(content, fileName, guessed.mimeType),
 	};
@@ -185,7 +185,7 @@ export async function streamedBinaryItem(
 	ctx: FileOutputContext,
 	itemIndex: number,
 	answer: StreamedAnswer,
-	names: { userFilename?: string; fileReference?: string; fileType?: string },
+	names: FileNames,
 	propertyName: string,
 	json: (response: ApplicationResponse) => IDataObject,
 ): Promise<INodeExecutionData> {
@@ -203,9 +203,7 @@ export async function streamedBinaryItem(
 		)
 		.catch(async (error: unknown) =>
 			Promise.reject(
-				error instanceof BinaryStorageLimitError
-					? storageLimitNodeError(ctx, itemIndex, error)
-					: error,
+				error instanceof BinaryStorageLimitError ? storageLimitFailure(itemIndex, error) : error,
 			),
 		);
 	const response = await answer.done;

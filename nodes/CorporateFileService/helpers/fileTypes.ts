@@ -4,8 +4,9 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { prepareRequest } from '../shared/bxd';
-import { loadServiceContext, sendPrepared } from './fileService';
+import { prepareRequest } from '../../shared/bxd';
+import { sendPrepared } from './request';
+import { loadServiceContext } from './serviceContext';
 
 /** Common file types offered as suggestions; any other code can be typed. */
 export const FILE_TYPE_SUGGESTIONS: INodeListSearchItems[] = [

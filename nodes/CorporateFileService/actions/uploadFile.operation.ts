@@ -3,10 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { ContentSource, FileServiceResult, StreamingRequest } from '../../shared/bxd';
+import type { ContentSource, FileServiceResult } from '../../shared/bxd';
 import {
 	CONTENT_CHUNK,
 	gzip,
@@ -14,16 +13,55 @@ import {
 	gzipToFile,
 	prepareStreamingRequest,
 } from '../../shared/bxd';
-import type { ServiceContext } from '../fileService';
-import { sendStreamingRequest, streamingThresholds, toNodeError } from '../fileService';
+import { InputError } from '../../shared/errors';
+import { descriptorJson, responseSummary } from '../helpers/bankFiles';
+import { fileTypeParam, readOptions, textParam } from '../helpers/readParameters';
 import {
-	descriptorJson,
 	exchange,
-	fileTypeParam,
-	readOptions,
-	responseSummary,
-	textParam,
-} from './common';
+	prepareWith,
+	sendStreamingRequest,
+	streamingThresholds,
+	withExecutionSerial,
+} from '../helpers/request';
+import type { FileServiceOperation } from '../helpers/serviceContext';
+import { fileTypeLocator } from '../helpers/sharedProperties';
+
+const displayOptions = { show: { mode: ['build'], operation: ['uploadFile'] } };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the input binary field containing the file to be uploaded',
+		displayOptions,
+	},
+	{
+		...fileTypeLocator,
+		required: true,
+		description:
+			"The bank's code for the kind of file, for example XL or pain.001.001.03 for payments",
+		displayOptions,
+	},
+	{
+		displayName: 'Target ID',
+		name: 'targetId',
+		type: 'string',
+		default: '',
+		description: "The bank's target folder for the file, when it uses them (see Get User Info)",
+		displayOptions,
+	},
+	{
+		displayName: 'User Filename',
+		name: 'userFilename',
+		type: 'string',
+		default: '',
+		description: 'The file name shown at the bank. Empty: the file name of the binary data.',
+		displayOptions,
+	},
+];
 
 /** Size of a file in n8n's binary storage, from its metadata. */
 async function storedFileSize(
@@ -54,20 +92,13 @@ function fitFilename(name: string): string {
  * from disk into the request (gzipped to a temporary file first when Compress is on); it is never
  * sent twice.
  */
-export async function uploadFile(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	service: ServiceContext,
-): Promise<INodeExecutionData[]> {
-	const node = ctx.getNode();
+export const execute: FileServiceOperation = async (ctx, itemIndex, service) => {
 	const propertyName = textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data';
 	const fileType = fileTypeParam(ctx, itemIndex);
 	if (!fileType)
-		throw new NodeOperationError(
-			node,
-			'File Type is empty: the bank needs to know what kind of file this is',
-			{ itemIndex },
-		);
+		throw new InputError('File Type is empty: the bank needs to know what kind of file this is', {
+			itemIndex,
+		});
 	const options = readOptions(ctx, itemIndex);
 	const binaryData = ctx.helpers.assertBinaryData(itemIndex, propertyName);
 	const userFilename =
@@ -80,9 +111,7 @@ export async function uploadFile(
 		...(options.compress ? { compression: true, compressionMethod: 'GZIP' } : {}),
 	};
 	const empty = () =>
-		new NodeOperationError(node, `The file in the binary field "${propertyName}" is empty`, {
-			itemIndex,
-		});
+		new InputError(`The file in the binary field "${propertyName}" is empty`, { itemIndex });
 
 	let result: FileServiceResult;
 	let fileSize: number;
@@ -115,23 +144,14 @@ export async function uploadFile(
 				};
 			}
 			if (fileSize === 0) throw empty();
-			let request: StreamingRequest;
-			try {
-				request = await prepareStreamingRequest(
-					{ ...service.settings, canonicalization: options.canonicalization },
+			const request = await prepareWith(service, 'uploadFile', itemIndex, options, (settings) =>
+				prepareStreamingRequest(
+					settings,
 					'uploadFile',
-					options.executionSerial
-						? { ...fields, executionSerial: options.executionSerial }
-						: fields,
+					withExecutionSerial(fields, options),
 					source,
-				);
-			} catch (error) {
-				throw toNodeError(node, error, {
-					operation: 'uploadFile',
-					itemIndex,
-					secrets: service.secrets,
-				});
-			}
+				),
+			);
 			result = await sendStreamingRequest(ctx, service, request, {
 				itemIndex,
 				endpoint: options.endpoint,
@@ -157,7 +177,7 @@ export async function uploadFile(
 			fileSize = content.length;
 		}
 		if (fileSize === 0) throw empty();
-		result = await exchange(ctx, itemIndex, service, 'uploadFile', { ...fields, content }, options);
+		result = await exchange(ctx, service, 'uploadFile', itemIndex, { ...fields, content }, options);
 	}
 	const descriptor = result.applicationResponse?.fileDescriptors[0];
 	return [
@@ -175,4 +195,4 @@ export async function uploadFile(
 			pairedItem: { item: itemIndex },
 		},
 	];
-}
+};

@@ -1,28 +1,28 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
+import { InputError } from '../../shared/errors';
 import {
+	ENROLMENT_FIELD,
+	FILE_SERVICE_CREDENTIAL,
 	readEnrolmentState,
 	readFileServiceCredential,
-	ENROLMENT_FIELD,
 } from '../../shared/fileServiceCredential';
-import { CREDENTIAL_TYPE, refreshEnrolment } from '../fileService';
+import type { CredentialOperation } from '../helpers/serviceContext';
+import { refreshEnrolment } from '../helpers/serviceContext';
+
+/** Renew Certificate has no fields: the certificate is the credential's. */
+export const description: INodeProperties[] = [];
 
 /**
  * Renews the enrolled signing certificate now (RenewCertificate, signed with the current one). The
  * new certificate is stored in the credential; when the bank refuses, the current one stays and
  * the error says so. The item tells the certificate's subject and validity, never its key.
  */
-export async function renewCertificate(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
-	const node = ctx.getNode();
-	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+export const execute: CredentialOperation = async (ctx, itemIndex) => {
+	const credentials = await ctx.getCredentials(FILE_SERVICE_CREDENTIAL);
 	const view = readFileServiceCredential(credentials);
 	if (view.signingMode !== 'enrol' || !view.enrolment) {
-		throw new NodeOperationError(
-			node,
+		throw new InputError(
 			'Renew Certificate: the credential holds no enrolled certificate. Set Certificate to "Enrol With a PIN From the Bank" and paste the PIN to enrol first',
 			{ itemIndex },
 		);
@@ -31,8 +31,7 @@ export async function renewCertificate(
 	const { credentials: after, error } = await refreshEnrolment(ctx, credentials, true);
 	const now = readEnrolmentState(after[ENROLMENT_FIELD]);
 	if (error || !now || now.certificatePem === before.certificatePem) {
-		throw new NodeOperationError(
-			node,
+		throw new InputError(
 			`Renew Certificate: ${error?.message ?? 'the bank issued no new certificate'}`,
 			{
 				itemIndex,
@@ -52,4 +51,4 @@ export async function renewCertificate(
 			pairedItem: { item: itemIndex },
 		},
 	];
-}
+};
