@@ -1,4 +1,4 @@
-import { escapeXml } from '../transport/xml';
+import { escapeXml } from './xml';
 import { XMLDATA_NS } from './constants';
 import type { PayloadDocument } from './document';
 import { BxdValidationError } from './errors';

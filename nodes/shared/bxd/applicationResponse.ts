@@ -7,7 +7,7 @@ import {
 	parseXml,
 	UnsafeXmlError,
 	xmlText,
-} from '../transport/xml';
+} from './xml';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';
 import { normalizeResponseCode } from './codes';

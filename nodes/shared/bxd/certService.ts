@@ -20,14 +20,7 @@ import {
 import { promisify } from 'node:util';
 import forge from 'node-forge';
 
-import {
-	escapeXml,
-	MalformedXmlError,
-	parseXml,
-	UnsafeXmlError,
-	xmlText,
-	asArray,
-} from '../transport/xml';
+import { escapeXml, MalformedXmlError, parseXml, UnsafeXmlError, xmlText, asArray } from './xml';
 import { bxdTimestamp } from './applicationRequest';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';

@@ -8,7 +8,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 
-import { escapeXml, MalformedXmlError, parseXml, UnsafeXmlError, xmlText } from '../transport/xml';
+import { escapeXml, MalformedXmlError, parseXml, UnsafeXmlError, xmlText } from './xml';
 import { bxdTimestamp } from './applicationRequest';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';
