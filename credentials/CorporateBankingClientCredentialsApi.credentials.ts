@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 
 import {
-	authenticateRequest,
+	CLIENT_CREDENTIALS_AUTH,
 	fetchTokenFields,
 	fxEndpoints,
 	tlsProperties,
@@ -110,7 +110,7 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		return authenticateRequest('corporateBankingClientCredentialsApi', credentials, requestOptions);
+		return CLIENT_CREDENTIALS_AUTH.authenticate(credentials, requestOptions);
 	}
 
 	test: ICredentialTestRequest = {

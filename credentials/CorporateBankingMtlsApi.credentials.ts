@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 
 import {
-	authenticateRequest,
+	MTLS_AUTH,
 	fetchTokenFields,
 	mtlsTokenUrl,
 	tlsProperties,
@@ -94,7 +94,7 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		return authenticateRequest('corporateBankingMtlsApi', credentials, requestOptions);
+		return MTLS_AUTH.authenticate(credentials, requestOptions);
 	}
 
 	test: ICredentialTestRequest = {

@@ -7,6 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { searchFileTypes } from '../CorporateFileService/fileTypes';
+import { toNodeError } from '../shared/errors';
 import { bankFileTriggerProperties } from './description';
 import { pollFiles } from './files/poll';
 import { fetchSample } from './files/sample';
@@ -36,8 +37,12 @@ export class BankFileTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const settings = readSettings(this);
-		if (this.getMode() === 'manual') return await fetchSample(this, settings);
-		return await pollFiles(this, settings);
+		try {
+			const settings = readSettings(this);
+			if (this.getMode() === 'manual') return await fetchSample(this, settings);
+			return await pollFiles(this, settings);
+		} catch (error) {
+			throw toNodeError(this.getNode(), error);
+		}
 	}
 }

@@ -6,8 +6,9 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { fileServiceUrls } from './fileServiceCredential';
 import { cachedOriginOf, originOf } from './transport/origin';
+import type { BankCredential } from './transport/request';
+import { bankCredential } from './transport/request';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions } from './transport/tls';
 import { getClientCredentialsToken } from './transport/token';
@@ -244,44 +245,33 @@ export function withCredentialAuth(
 	};
 }
 
-/**
- * What each credential type of this package adds to a request (its `authenticate`), in one place:
- * the credential classes call it, and so does the transport when it sends a request over a pooled
- * connection instead of through n8n's helper.
- */
-export function authenticateRequest(
-	credentialType: string,
-	credentials: ICredentialDataDecryptedObject,
-	requestOptions: IHttpRequestOptions,
-): IHttpRequestOptions {
-	switch (credentialType) {
-		case 'corporateBankingClientCredentialsApi': {
-			const endpoints = fxEndpoints(credentials);
-			return withCredentialAuth(credentials, requestOptions, {
-				bearer: true,
-				allowedUrls: [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl],
-				what: 'bank credential',
-			});
-		}
-		case 'corporateBankingMtlsApi':
-			return withCredentialAuth(credentials, requestOptions, {
-				bearer: true,
-				allowedUrls: [
-					trimUrl(credentials.baseUrl),
-					...String(credentials.otherAllowedUrls ?? '')
-						.split(',')
-						.map(trimUrl),
-				],
-				what: 'bank credential',
-				hint: "If the bank's event endpoint is there, add its URL to Other Allowed URLs in the credential.",
-			});
-		case 'corporateBankingFileServiceApi':
-			return withCredentialAuth(credentials, requestOptions, {
-				bearer: false,
-				allowedUrls: fileServiceUrls(credentials),
-				what: 'file service credential',
-			});
-		default:
-			throw new Error(`Unknown credential type ${credentialType}`);
-	}
-}
+/** The credential of the FX APIs: the bearer token, and the client certificate when there is one. */
+export const CLIENT_CREDENTIALS_AUTH: BankCredential = bankCredential({
+	type: 'corporateBankingClientCredentialsApi',
+	authenticate(credentials, requestOptions) {
+		const endpoints = fxEndpoints(credentials);
+		return withCredentialAuth(credentials, requestOptions, {
+			bearer: true,
+			allowedUrls: [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl],
+			what: 'bank credential',
+		});
+	},
+});
+
+/** The mutual-TLS credential: the client certificate and the bearer token. */
+export const MTLS_AUTH: BankCredential = bankCredential({
+	type: 'corporateBankingMtlsApi',
+	authenticate(credentials, requestOptions) {
+		return withCredentialAuth(credentials, requestOptions, {
+			bearer: true,
+			allowedUrls: [
+				trimUrl(credentials.baseUrl),
+				...String(credentials.otherAllowedUrls ?? '')
+					.split(',')
+					.map(trimUrl),
+			],
+			what: 'bank credential',
+			hint: "If the bank's event endpoint is there, add its URL to Other Allowed URLs in the credential.",
+		});
+	},
+});

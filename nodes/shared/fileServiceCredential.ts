@@ -54,8 +54,11 @@ import {
 	responseCodeHint,
 	signingMaterial,
 } from './bxd';
+import { withCredentialAuth } from './credentialFields';
 import { errorResponseOf } from './transport/errors';
 import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/pool';
+import type { BankCredential } from './transport/request';
+import { bankCredential } from './transport/request';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions, describeTlsError, normalizePem, TlsConfigError } from './transport/tls';
 import { redactSecrets } from './transport/redact';
@@ -274,6 +277,18 @@ export function fileServiceUrls(credentials: ICredentialDataDecryptedObject): st
 		return [trimmedUrl(credentials.url), trimmedUrl(credentials.largeFileUrl)].filter(Boolean);
 	}
 }
+
+/** The file service credential: the client certificate when there is one, only to its own URLs. */
+export const FILE_SERVICE_AUTH: BankCredential = bankCredential({
+	type: FILE_SERVICE_CREDENTIAL,
+	authenticate(credentials, requestOptions) {
+		return withCredentialAuth(credentials, requestOptions, {
+			bearer: false,
+			allowedUrls: fileServiceUrls(credentials),
+			what: 'file service credential',
+		});
+	},
+});
 
 export interface CertificateFacts {
 	subject: string;

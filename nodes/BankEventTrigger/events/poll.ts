@@ -114,7 +114,7 @@ async function drain(
 			more = answer.moreAvailable && answer.sets.length > 0;
 		} catch (error) {
 			ctx.logger.error(
-				`Bank Event Trigger: the event poll failed: ${describeError(ctx, error, settings).replace(/\.+$/, '')}. ` +
+				`Bank Event Trigger: the event poll failed: ${describeError(error, settings).replace(/\.+$/, '')}. ` +
 					`${events.length + rejected.length} events of this poll are handed over; ${state.pendingCount} acknowledgements wait for the next poll.`,
 			);
 			break;
