@@ -245,17 +245,18 @@ function common(list: TxFacts[]): TxFacts {
 }
 
 /** What an entry (Ntry) says of itself, shared by its transactions. */
-interface EntryHead {
-	entryReference: string | null;
-	bookingDate: string | null;
-	valueDate: string | null;
-	amount: number;
-	currency: string;
-	creditDebit: 'CRDT' | 'DBIT';
-	status: string | null;
-	reversal: boolean;
-	transactionCount: number;
-}
+type EntryHead = Pick<
+	BankEntry,
+	| 'entryReference'
+	| 'bookingDate'
+	| 'valueDate'
+	| 'amount'
+	| 'currency'
+	| 'creditDebit'
+	| 'status'
+	| 'reversal'
+	| 'transactionCount'
+>;
 
 type EntryTail = Pick<
 	BankEntry,

@@ -117,6 +117,37 @@ const signedCents = (sign: string, digits: string): number | undefined => {
 const clean = (value: string): string | null =>
 	value.trim() === '' ? null : value.trim().replace(/\s+/g, ' ');
 
+/**
+ * What a TITO or KTL entry says about its payment: the reference (RF or Finnish) and nothing else,
+ * no payment IDs and no message.
+ */
+function referenceOnly(
+	reference: string,
+): Pick<
+	BankEntry,
+	| 'endToEndId'
+	| 'instructionId'
+	| 'transactionId'
+	| 'paymentInformationId'
+	| 'mandateId'
+	| 'creditorReference'
+	| 'creditorReferenceType'
+	| 'remittanceText'
+	| 'documents'
+> {
+	return {
+		endToEndId: null,
+		instructionId: null,
+		transactionId: null,
+		paymentInformationId: null,
+		mandateId: null,
+		creditorReference: reference || null,
+		creditorReferenceType: reference ? (referenceKind(reference) ?? 'OTHER') : null,
+		remittanceText: null,
+		documents: null,
+	};
+}
+
 const emptyCode = {
 	domain: null,
 	family: null,
@@ -355,15 +386,7 @@ export async function* parseTito(
 						proprietaryIssuer: 'FI-TITO',
 					},
 					accountServicerReference: field(record, 13, 18) || null,
-					endToEndId: null,
-					instructionId: null,
-					transactionId: null,
-					paymentInformationId: null,
-					mandateId: null,
-					creditorReference: reference || null,
-					creditorReferenceType: reference ? (referenceKind(reference) ?? 'OTHER') : null,
-					remittanceText: null,
-					documents: null,
+					...referenceOnly(reference),
 					counterpartyName: clean(field(record, 109, 35)),
 					counterpartyIban: null,
 					counterpartyAccount: field(record, 145, 14) || null,
@@ -640,15 +663,7 @@ export async function* parseKtl(
 						proprietaryIssuer: 'FI-KTL',
 					},
 					accountServicerReference: field(line, 28, 16) || null,
-					endToEndId: null,
-					instructionId: null,
-					transactionId: null,
-					paymentInformationId: null,
-					mandateId: null,
-					creditorReference: reference || null,
-					creditorReferenceType: reference ? (referenceKind(reference) ?? 'OTHER') : null,
-					remittanceText: null,
-					documents: null,
+					...referenceOnly(reference),
 					counterpartyName: clean(field(line, 64, 12)),
 					counterpartyIban: null,
 					counterpartyAccount: null,

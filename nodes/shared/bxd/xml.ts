@@ -135,3 +135,18 @@ export function xmlText(value: unknown): string | undefined {
 		return String((value as Record<string, unknown>)['#text']);
 	return undefined;
 }
+
+/** An element as `parseXml` gives it: children by name, attributes under '@_name'. */
+export type XmlObject = Record<string, unknown>;
+
+/** A parsed element as an object (the first of several), or undefined when it is text or absent. */
+export function xmlObject(value: unknown): XmlObject | undefined {
+	if (Array.isArray(value)) value = value[0];
+	return value && typeof value === 'object' ? (value as XmlObject) : undefined;
+}
+
+/** The trimmed text of a parsed element (the first of several), or undefined when it is empty. */
+export function xmlValue(value: unknown): string | undefined {
+	const trimmed = xmlText(Array.isArray(value) ? value[0] : value)?.trim();
+	return trimmed ? trimmed : undefined;
+}
