@@ -11,6 +11,7 @@ import type {
 
 import {
 	CLIENT_CREDENTIALS_AUTH,
+	clientProperties,
 	fetchTokenFields,
 	fxEndpoints,
 	tlsProperties,
@@ -76,22 +77,7 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 			placeholder: 'https://api.bank.example/v1/trade-service',
 			displayOptions: { show: { environment: ['custom'] } },
 		},
-		{
-			displayName: 'Client ID',
-			name: 'clientId',
-			type: 'string',
-			typeOptions: { password: true },
-			default: '',
-			required: true,
-			description: 'The client ID received at onboarding',
-		},
-		{
-			displayName: 'Scope',
-			name: 'scope',
-			type: 'string',
-			default: 'accounts',
-			description: 'Space-separated scopes; must contain "accounts"',
-		},
+		...clientProperties('The client ID received at onboarding'),
 		...tlsProperties({ clientCertificate: 'optional' }),
 		...tokenCacheProperties,
 	];

@@ -10,8 +10,9 @@ import type {
 } from 'n8n-workflow';
 
 import {
-	MTLS_AUTH,
+	clientProperties,
 	fetchTokenFields,
+	MTLS_AUTH,
 	mtlsTokenUrl,
 	tlsProperties,
 	tokenCacheProperties,
@@ -55,23 +56,9 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 			description:
 				'Two-letter country code some regulated APIs put before /oauth2/token. Leave empty when the bank does not use one.',
 		},
-		{
-			displayName: 'Client ID',
-			name: 'clientId',
-			type: 'string',
-			typeOptions: { password: true },
-			default: '',
-			required: true,
-			description:
-				'The client ID registered with the network certificate at onboarding (tls_client_auth)',
-		},
-		{
-			displayName: 'Scope',
-			name: 'scope',
-			type: 'string',
-			default: 'accounts',
-			description: 'Space-separated scopes; must contain "accounts"',
-		},
+		...clientProperties(
+			'The client ID registered with the network certificate at onboarding (tls_client_auth)',
+		),
 		...tlsProperties({ clientCertificate: 'required' }),
 		...tokenCacheProperties,
 	];

@@ -114,8 +114,17 @@ const tlsByCredentials = new WeakMap<
 >();
 
 function checkedTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
-	const useClient =
-		credentials.useClientCertificate === undefined || credentials.useClientCertificate === true;
+	return tlsOptionsOf(
+		credentials,
+		credentials.useClientCertificate === undefined || credentials.useClientCertificate === true,
+	);
+}
+
+/** Client TLS options from the TLS fields, with the client certificate only when `useClient`. */
+export function tlsOptionsOf(
+	credentials: ICredentialDataDecryptedObject,
+	useClient: boolean,
+): ClientTlsOptions | undefined {
 	return buildTlsOptions({
 		caCertificate: credentials.caCertificate,
 		certificate: useClient ? credentials.certificate : '',
@@ -123,6 +132,28 @@ function checkedTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptio
 		passphrase: useClient ? credentials.passphrase : '',
 		allowUnauthorizedCerts: credentials.allowUnauthorizedCerts,
 	});
+}
+
+/** The client of the client-credentials grant: its ID (described per credential) and the scope. */
+export function clientProperties(clientIdDescription: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: clientIdDescription,
+		},
+		{
+			displayName: 'Scope',
+			name: 'scope',
+			type: 'string',
+			default: 'accounts',
+			description: 'Space-separated scopes; must contain "accounts"',
+		},
+	];
 }
 
 /** Hidden fields where n8n keeps the current access token (expirable) and its expiry. */

@@ -54,7 +54,7 @@ import {
 	responseCodeHint,
 	signingMaterial,
 } from './bxd';
-import { withCredentialAuth } from './credentialFields';
+import { tlsOptionsOf, withCredentialAuth } from './credentialFields';
 import { errorResponseOf } from './transport/errors';
 import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/pool';
 import type { BankCredential } from './transport/request';
@@ -710,15 +710,8 @@ async function runDanskeEnrolment(
 }
 
 function credentialTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
-	const useClient = credentials.useClientCertificate === true;
 	try {
-		return buildTlsOptions({
-			caCertificate: credentials.caCertificate,
-			certificate: useClient ? credentials.certificate : '',
-			privateKey: useClient ? credentials.privateKey : '',
-			passphrase: useClient ? credentials.passphrase : '',
-			allowUnauthorizedCerts: credentials.allowUnauthorizedCerts,
-		});
+		return tlsOptionsOf(credentials, credentials.useClientCertificate === true);
 	} catch (error) {
 		throw fieldError((error as Error).message);
 	}

@@ -1,20 +1,11 @@
 import { DateTime } from 'luxon';
 
 import type { XmlObject } from './xml';
-import {
-	assertSafeXml,
-	asArray,
-	MalformedXmlError,
-	parseXml,
-	UnsafeXmlError,
-	xmlObject,
-	xmlValue,
-} from './xml';
-import { attempt } from './attempt';
+import { asArray, xmlObject, xmlValue } from './xml';
 import { decodePayload } from './base64';
 import { normalizeResponseCode } from './codes';
 import type { PayloadDocument } from './document';
-import { cutLastElement, rootPrefix } from './document';
+import { cutLastElement, parseBankXml, rootPrefix } from './document';
 import { BxdFormatError, BxdSignatureError } from './errors';
 import type { BankTrust, PayloadDigester } from './signature';
 import { verifyEnvelopedSignature } from './signature';
@@ -250,25 +241,9 @@ export interface ReadOptions {
 
 /** Parses the document text without its Content, refusing DOCTYPE/ENTITY declarations. */
 function parseDocument(xmlWithoutContent: string): XmlObject {
-	const outcome = attempt(() => {
-		assertSafeXml(xmlWithoutContent);
-		return parseXml<XmlObject>(xmlWithoutContent);
+	const parsed = parseBankXml(xmlWithoutContent, 'The ApplicationResponse', {
+		explainRefusal: true,
 	});
-	if (!outcome.ok) {
-		const error = outcome.error;
-		if (error instanceof UnsafeXmlError) {
-			throw new BxdFormatError(
-				`The ApplicationResponse was refused: ${error.message} (a bank never needs one; this can be an XML attack)`,
-			);
-		}
-		if (error instanceof MalformedXmlError) {
-			throw new BxdFormatError(
-				`The ApplicationResponse is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`,
-			);
-		}
-		throw error;
-	}
-	const parsed = outcome.value;
 	const root = xmlObject(parsed.ApplicationResponse);
 	if (!root) {
 		const name = Object.keys(parsed).find((key) => !key.startsWith('@_') && key !== '#text');

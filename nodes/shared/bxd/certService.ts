@@ -21,21 +21,14 @@ import { promisify } from 'node:util';
 import forge from 'node-forge';
 
 import type { XmlObject } from './xml';
-import {
-	asArray,
-	escapeXml,
-	MalformedXmlError,
-	parseXml,
-	UnsafeXmlError,
-	xmlObject,
-	xmlValue,
-} from './xml';
+import { asArray, escapeXml, xmlObject, xmlValue } from './xml';
 import { bxdTimestamp } from './applicationRequest';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';
 import type { CertDialect } from './bankProfiles';
 import { isSuccessCode, normalizeResponseCode } from './codes';
 import { SOAP_ENV_NS } from './constants';
+import { parseBankXml } from './document';
 import {
 	BxdError,
 	BxdFaultError,
@@ -269,18 +262,6 @@ export interface CertApplicationResponse {
 	namespace?: string;
 }
 
-function parseOrFail(xml: string, what: string): XmlObject {
-	const parsed = attempt(() => parseXml<XmlObject>(xml));
-	if (parsed.ok) return parsed.value;
-	if (parsed.error instanceof UnsafeXmlError)
-		throw new BxdFormatError(`${what} was refused: ${parsed.error.message}`);
-	if (parsed.error instanceof MalformedXmlError)
-		throw new BxdFormatError(
-			`${what} is not well-formed XML: ${parsed.error.message.replace(/^Malformed XML: /, '')}`,
-		);
-	throw parsed.error;
-}
-
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----/;
 
 /** The namespace of the root element, read from its opening tag (the parser drops prefixes). */
@@ -346,7 +327,7 @@ export function readCertApplicationResponse(
 	trust?: BankTrust,
 ): CertApplicationResponse {
 	const xml = bytes.toString('utf8').replace(/^\uFEFF/, '');
-	const parsed = parseOrFail(xml, 'The CertApplicationResponse');
+	const parsed = parseBankXml(xml, 'The CertApplicationResponse');
 	const rootName = Object.keys(parsed).find((key) => !key.startsWith('@_') && key !== '#text');
 	const root = rootName === 'CertApplicationResponse' ? xmlObject(parsed[rootName]) : undefined;
 	if (!root) {
@@ -412,7 +393,7 @@ export function readCertServiceAnswer(
 ): CertServiceAnswer {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
 	if (!text.trim()) throw new BxdFormatError("The certificate service's answer is empty");
-	const parsed = parseOrFail(text, "The certificate service's answer");
+	const parsed = parseBankXml(text, "The certificate service's answer");
 	const soapBody = xmlObject(xmlObject(parsed.Envelope)?.Body);
 	if (!soapBody)
 		throw new BxdFormatError("The certificate service's answer is not a SOAP envelope");

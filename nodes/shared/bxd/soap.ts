@@ -9,7 +9,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 import type { XmlObject } from './xml';
-import { escapeXml, MalformedXmlError, parseXml, UnsafeXmlError, xmlObject, xmlValue } from './xml';
+import { escapeXml, xmlObject, xmlValue } from './xml';
 import { bxdTimestamp } from './applicationRequest';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';
@@ -25,7 +25,13 @@ import {
 	WSU_NS,
 } from './constants';
 import type { PayloadDocument } from './document';
-import { cutFirstElement, documentBytes, newPlaceholder, splitAtPlaceholder } from './document';
+import {
+	cutFirstElement,
+	documentBytes,
+	newPlaceholder,
+	parseBankXml,
+	splitAtPlaceholder,
+} from './document';
 import { BxdFaultError, BxdFormatError } from './errors';
 import type { PayloadDigester, SigningMaterial } from './signature';
 import { bufferDigester, signWsSecurity } from './signature';
@@ -217,20 +223,7 @@ function findWithKeys(node: unknown, keys: string[], depth = 0): XmlObject | und
 
 function parseSkeleton(skeleton: string): XmlObject {
 	if (!skeleton.trim()) throw new BxdFormatError("The bank's answer is empty");
-	const parsed = attempt(() => parseXml<XmlObject>(skeleton));
-	if (parsed.ok) return parsed.value;
-	const error = parsed.error;
-	if (error instanceof UnsafeXmlError) {
-		throw new BxdFormatError(
-			`The bank's answer was refused: ${error.message} (a bank never needs one; this can be an XML attack)`,
-		);
-	}
-	if (error instanceof MalformedXmlError) {
-		throw new BxdFormatError(
-			`The bank's answer is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`,
-		);
-	}
-	throw error;
+	return parseBankXml(skeleton, "The bank's answer", { explainRefusal: true });
 }
 
 function faultFrom(fault: XmlObject): BxdFaultError {
