@@ -9,6 +9,7 @@ import { DateTime } from 'luxon';
 import type { PaymentFileVersion, PaymentInput, PaymentProblem } from '../../shared/bankfiles';
 import { buildPaymentFile, PaymentValidationError, validatePayment } from '../../shared/bankfiles';
 import { InputError, toNodeError } from '../../shared/errors';
+import { optionsCollection } from '../../shared/properties';
 
 const show = { show: { operation: ['buildPaymentFile'] } };
 
@@ -87,14 +88,8 @@ export const description: INodeProperties[] = [
 		'endToEndId',
 		'Your ID of the payment, returned in statements and status reports; generated when empty',
 	),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		displayOptions: show,
-		options: [
+	optionsCollection(
+		[
 			{
 				displayName: 'Batch Booking',
 				name: 'batchBooking',
@@ -155,7 +150,8 @@ export const description: INodeProperties[] = [
 				default: 'data',
 			},
 		],
-	},
+		{ placeholder: 'Add option', displayOptions: show },
+	),
 ];
 
 const text = (ctx: IExecuteFunctions, name: string, i: number): string => {
