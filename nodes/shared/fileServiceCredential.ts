@@ -608,8 +608,32 @@ function describeBankRefusal(error: unknown, withHint = false): string {
 }
 
 function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): string {
-	const when = (action === 'enrolled' ? state.enrolledAt : state.renewedAt) ?? state.enrolledAt;
-	return `Certificate ${action} ${when.slice(0, 10)}; valid until ${state.notAfter} (renewed automatically when it comes within the renewal window)`;
+	return `Certificate ${action} ${actionDay(state, action)}; valid until ${state.notAfter} (renewed automatically when it comes within the renewal window)`;
+}
+
+/** The day (YYYY-MM-DD) of the enrolment or of the last renewal. */
+export function actionDay(state: EnrolmentState, action: 'enrolled' | 'renewed'): string {
+	const when = action === 'enrolled' ? state.enrolledAt : (state.renewedAt ?? state.enrolledAt);
+	return when.slice(0, 10);
+}
+
+/**
+ * The credential fields that store an enrolment or a renewal: the state, its expiry (n8n runs
+ * preAuthentication again once the expirable check field is empty) and the status shown in the
+ * credential. An enrolment also blanks the code it used (its hash stays in the state, so pasting
+ * it again sends nothing).
+ */
+export function storedEnrolment(
+	state: EnrolmentState,
+	action: 'enrolled' | 'renewed',
+	status: string,
+): IDataObject {
+	return {
+		[ENROLMENT_FIELD]: JSON.stringify(state),
+		[ENROLMENT_CHECK_FIELD]: state.notAfter,
+		[ENROLMENT_STATUS_FIELD]: status,
+		...(action === 'enrolled' ? { pin: '' } : {}),
+	};
 }
 
 /**
@@ -803,13 +827,7 @@ async function enrol(
 		enrolledAt: now.toISOString(),
 		pinHash: hash,
 	};
-	// The code is used: it is blanked in the credential (its hash stays, so pasting it again sends nothing).
-	return {
-		[ENROLMENT_FIELD]: JSON.stringify(state),
-		[ENROLMENT_CHECK_FIELD]: state.notAfter,
-		[ENROLMENT_STATUS_FIELD]: statusText(state, 'enrolled'),
-		pin: '',
-	};
+	return storedEnrolment(state, 'enrolled', statusText(state, 'enrolled'));
 }
 
 async function renew(
@@ -862,11 +880,7 @@ async function renew(
 		notAfter: new Date(issued.x509.validTo).toISOString(),
 		renewedAt: now.toISOString(),
 	};
-	return {
-		[ENROLMENT_FIELD]: JSON.stringify(state),
-		[ENROLMENT_CHECK_FIELD]: state.notAfter,
-		[ENROLMENT_STATUS_FIELD]: statusText(state, 'renewed'),
-	};
+	return storedEnrolment(state, 'renewed', statusText(state, 'renewed'));
 }
 
 /**
