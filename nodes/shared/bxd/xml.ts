@@ -1,17 +1,13 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 
+/** XML refused before it is parsed: it declares a document type or entities. */
 export class UnsafeXmlError extends Error {
-	constructor(message: string) {
-		super(message);
-		this.name = 'UnsafeXmlError';
-	}
+	override name = 'UnsafeXmlError';
 }
 
+/** XML that is not well-formed. */
 export class MalformedXmlError extends Error {
-	constructor(message: string) {
-		super(message);
-		this.name = 'MalformedXmlError';
-	}
+	override name = 'MalformedXmlError';
 }
 
 /**
