@@ -276,7 +276,7 @@ export function withCredentialAuth(
 	};
 }
 
-/** The credential of the FX APIs: the bearer token, and the client certificate when there is one. */
+/** The credential of the FX APIs: the bearer token, and the client certificate if there is one. */
 export const CLIENT_CREDENTIALS_AUTH: BankCredential = bankCredential({
 	type: 'corporateBankingClientCredentialsApi',
 	authenticate(credentials, requestOptions) {

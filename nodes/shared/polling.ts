@@ -1,4 +1,7 @@
-/** What the polling triggers share: one poll at a time, a deadline within n8n's budget, a memory of what was handed out. */
+/**
+ * What the polling triggers share: one poll at a time, a deadline within n8n's budget, a memory
+ * of what was handed out.
+ */
 import type { IPollFunctions } from 'n8n-workflow';
 
 /** Polls in progress in this process, by workflow and node. */
@@ -28,10 +31,13 @@ export async function onePollAtATime<T>(
 	}
 }
 
-/** Part of n8n's poll budget a poll may spend asking the bank; the rest is kept for handing the items over. */
+/** Part of n8n's poll budget spent asking the bank; the rest is kept for handing the items over. */
 const BUDGET_SHARE = 0.8;
 
-/** When a poll that started at `start` asks for nothing more: after `limitMs`, or within n8n's poll budget. */
+/**
+ * When a poll that started at `start` asks for nothing more: after `limitMs`, and within n8n's
+ * poll budget.
+ */
 export function pollDeadline(
 	ctx: IPollFunctions,
 	start: number,

@@ -13,7 +13,10 @@ function bankFileProblem(error: unknown): unknown {
 	});
 }
 
-/** Parses the file of each input item; with Continue On Fail a failed item goes to the entries output. */
+/**
+ * Parses the file of each input item; with Continue On Fail a failed item goes to the entries
+ * output.
+ */
 async function parseEachItem(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const entries: INodeExecutionData[] = [];
 	const statements: INodeExecutionData[] = [];

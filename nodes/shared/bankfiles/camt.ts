@@ -86,7 +86,7 @@ function fxDetails(tx: XNode | undefined, entry: XNode): FxDetails | null {
 	};
 }
 
-/** The facts of one transaction (TxDtls) as they go into its BankEntry, with its amount as written. */
+/** The facts of one transaction (TxDtls) for its BankEntry, with its amount as written. */
 interface TxFacts
 	extends Pick<
 		BankEntry,

@@ -104,7 +104,7 @@ const ISO_TYPES = [
 	{ code: 'camt.054.001.02', label: 'Debit/Credit Notification (camt.054), download' },
 ];
 
-/** The Finnish formats offered besides ISO 20022: TITO account statements, KTL reference payments. */
+/** The Finnish formats besides ISO 20022: TITO account statements, KTL reference payments. */
 const FINNISH_TYPES = [
 	{ code: 'TITO', label: 'Account statement (TITO), download' },
 	{ code: 'KTL', label: 'Reference payments (KTL), download' },

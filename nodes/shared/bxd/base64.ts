@@ -61,7 +61,10 @@ export class Base64Encoder {
 	}
 }
 
-/** A transform encoding a byte stream to base64 text, in lines of `lineLength` characters when it is not 0. */
+/**
+ * A transform encoding a byte stream to base64 text, in lines of `lineLength` characters when it
+ * is not 0.
+ */
 export class Base64Encode extends Transform {
 	private readonly encoder = new Base64Encoder();
 	private column = 0;
@@ -105,7 +108,10 @@ const NOT_BASE64 = /[^A-Za-z0-9+/=\s]/;
 const WHITESPACE = /\s/;
 const ONLY_PADDING = /^=*$/;
 
-/** The base64 characters of a text: whitespace is skipped, any other character outside the alphabet is an error. */
+/**
+ * The base64 characters of a text: whitespace is skipped, any other character outside the
+ * alphabet is an error.
+ */
 function base64Characters(text: string): string {
 	if (NOT_BASE64.test(text))
 		throw new InvalidBase64Error('Invalid base64: unexpected character in the data');
@@ -162,7 +168,10 @@ export class Base64Decoder {
 
 /** Decoded bytes are collected in slabs of this size before they are passed on. */
 const SLAB = 128 * 1024;
-/** Whether text has characters Node's decoder takes but strict base64 does not (URL-safe ones, references). */
+/**
+ * Whether text has characters Node's decoder takes but strict base64 does not (URL-safe ones,
+ * references).
+ */
 function unusual(text: string): boolean {
 	return text.indexOf('-') !== -1 || text.indexOf('_') !== -1 || text.indexOf('&') !== -1;
 }
