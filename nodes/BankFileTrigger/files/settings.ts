@@ -8,7 +8,7 @@ import { DEFAULTS } from '../description';
 import type { OutputMode } from './outputs';
 import { isOutputMode } from './outputs';
 
-export { CREDENTIAL_TYPE } from '../../CorporateFileService/fileService';
+export { FILE_SERVICE_CREDENTIAL as CREDENTIAL_TYPE } from '../../shared/fileServiceCredential';
 
 /** Everything one poll needs, read from the node's parameters and checked before the bank is asked. */
 export interface FileTriggerSettings {
