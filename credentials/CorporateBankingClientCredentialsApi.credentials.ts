@@ -10,7 +10,8 @@ import type {
 } from 'n8n-workflow';
 
 import {
-	authenticateRequest,
+	CLIENT_CREDENTIALS_AUTH,
+	clientProperties,
 	fetchTokenFields,
 	fxEndpoints,
 	tlsProperties,
@@ -76,22 +77,7 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 			placeholder: 'https://api.bank.example/v1/trade-service',
 			displayOptions: { show: { environment: ['custom'] } },
 		},
-		{
-			displayName: 'Client ID',
-			name: 'clientId',
-			type: 'string',
-			typeOptions: { password: true },
-			default: '',
-			required: true,
-			description: 'The client ID received at onboarding',
-		},
-		{
-			displayName: 'Scope',
-			name: 'scope',
-			type: 'string',
-			default: 'accounts',
-			description: 'Space-separated scopes; must contain "accounts"',
-		},
+		...clientProperties('The client ID received at onboarding'),
 		...tlsProperties({ clientCertificate: 'optional' }),
 		...tokenCacheProperties,
 	];
@@ -110,7 +96,7 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		return authenticateRequest('corporateBankingClientCredentialsApi', credentials, requestOptions);
+		return CLIENT_CREDENTIALS_AUTH.authenticate(credentials, requestOptions);
 	}
 
 	test: ICredentialTestRequest = {

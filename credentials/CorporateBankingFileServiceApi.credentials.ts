@@ -9,13 +9,14 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { authenticateRequest, tlsProperties } from '../nodes/shared/credentialFields';
+import { tlsProperties } from '../nodes/shared/credentialFields';
 import {
 	planCheck,
 	CHECK_HEADER,
 	CHECK_PLACEHOLDER_URL,
 	ENROLMENT_CHECK_FIELD,
 	ENROLMENT_FIELD,
+	FILE_SERVICE_AUTH,
 	runEnrolment,
 	certServiceSender,
 } from '../nodes/shared/fileServiceCredential';
@@ -350,11 +351,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		const plan = planCheck(credentials, requestOptions);
-		const authenticated = authenticateRequest(
-			'corporateBankingFileServiceApi',
-			credentials,
-			plan.options,
-		);
+		const authenticated = FILE_SERVICE_AUTH.authenticate(credentials, plan.options);
 		if (plan.judge) await plan.judge(authenticated);
 		return authenticated;
 	}

@@ -10,8 +10,9 @@ import type {
 } from 'n8n-workflow';
 
 import {
-	authenticateRequest,
+	clientProperties,
 	fetchTokenFields,
+	MTLS_AUTH,
 	mtlsTokenUrl,
 	tlsProperties,
 	tokenCacheProperties,
@@ -55,23 +56,9 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 			description:
 				'Two-letter country code some regulated APIs put before /oauth2/token. Leave empty when the bank does not use one.',
 		},
-		{
-			displayName: 'Client ID',
-			name: 'clientId',
-			type: 'string',
-			typeOptions: { password: true },
-			default: '',
-			required: true,
-			description:
-				'The client ID registered with the network certificate at onboarding (tls_client_auth)',
-		},
-		{
-			displayName: 'Scope',
-			name: 'scope',
-			type: 'string',
-			default: 'accounts',
-			description: 'Space-separated scopes; must contain "accounts"',
-		},
+		...clientProperties(
+			'The client ID registered with the network certificate at onboarding (tls_client_auth)',
+		),
 		...tlsProperties({ clientCertificate: 'required' }),
 		...tokenCacheProperties,
 	];
@@ -94,7 +81,7 @@ export class CorporateBankingMtlsApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		return authenticateRequest('corporateBankingMtlsApi', credentials, requestOptions);
+		return MTLS_AUTH.authenticate(credentials, requestOptions);
 	}
 
 	test: ICredentialTestRequest = {

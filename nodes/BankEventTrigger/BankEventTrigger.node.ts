@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { toNodeError } from '../shared/errors';
 import { bankEventTriggerProperties } from './description';
 import { pollEvents } from './events/poll';
 import { fetchSample } from './events/sample';
@@ -35,8 +36,12 @@ export class BankEventTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const settings = await readSettings(this);
-		if (this.getMode() === 'manual') return await fetchSample(this, settings);
-		return await pollEvents(this, settings);
+		try {
+			const settings = await readSettings(this);
+			if (this.getMode() === 'manual') return await fetchSample(this, settings);
+			return await pollEvents(this, settings);
+		} catch (error) {
+			throw toNodeError(this.getNode(), error);
+		}
 	}
 }

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { optionsCollection } from '../shared/properties';
+
 /** Event types of the Open Banking event notification API v4.0. */
 export const OPEN_BANKING_EVENT_TYPES = [
 	{
@@ -145,13 +147,8 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 		description:
 			'Emit only events of these types; others are acknowledged without being emitted. Empty: all types.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
+	optionsCollection(
+		[
 			{
 				displayName: 'Clock Tolerance (Seconds)',
 				name: 'clockToleranceSeconds',
@@ -215,5 +212,6 @@ export const bankEventTriggerProperties: INodeProperties[] = [
 				description: 'How long to wait for the bank to answer one request',
 			},
 		],
-	},
+		{ placeholder: 'Add Option' },
+	),
 ];

@@ -14,6 +14,7 @@ import {
 	onInvalidRecordOption,
 	textEncodingOption,
 } from '../BankFile/actions/parse.operation';
+import { optionsCollection } from '../shared/properties';
 import { OUTPUT_MODE_OPTIONS } from './files/outputs';
 
 export const DEFAULTS = {
@@ -116,13 +117,8 @@ export const bankFileTriggerProperties: INodeProperties[] = [
 		description:
 			'At most this many files are emitted by one poll; the rest follow with the next polls',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
+	optionsCollection(
+		[
 			endpointOption,
 			{
 				displayName: 'Look-Back Days',
@@ -144,5 +140,6 @@ export const bankFileTriggerProperties: INodeProperties[] = [
 			canonicalizationOption,
 			timeoutOption,
 		],
-	},
+		{ placeholder: 'Add Option' },
+	),
 ];

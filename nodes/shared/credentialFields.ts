@@ -6,8 +6,9 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { fileServiceUrls } from './fileServiceCredential';
 import { cachedOriginOf, originOf } from './transport/origin';
+import type { BankCredential } from './transport/request';
+import { bankCredential } from './transport/request';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions } from './transport/tls';
 import { getClientCredentialsToken } from './transport/token';
@@ -113,8 +114,17 @@ const tlsByCredentials = new WeakMap<
 >();
 
 function checkedTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
-	const useClient =
-		credentials.useClientCertificate === undefined || credentials.useClientCertificate === true;
+	return tlsOptionsOf(
+		credentials,
+		credentials.useClientCertificate === undefined || credentials.useClientCertificate === true,
+	);
+}
+
+/** Client TLS options from the TLS fields, with the client certificate only when `useClient`. */
+export function tlsOptionsOf(
+	credentials: ICredentialDataDecryptedObject,
+	useClient: boolean,
+): ClientTlsOptions | undefined {
 	return buildTlsOptions({
 		caCertificate: credentials.caCertificate,
 		certificate: useClient ? credentials.certificate : '',
@@ -122,6 +132,28 @@ function checkedTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptio
 		passphrase: useClient ? credentials.passphrase : '',
 		allowUnauthorizedCerts: credentials.allowUnauthorizedCerts,
 	});
+}
+
+/** The client of the client-credentials grant: its ID (described per credential) and the scope. */
+export function clientProperties(clientIdDescription: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: clientIdDescription,
+		},
+		{
+			displayName: 'Scope',
+			name: 'scope',
+			type: 'string',
+			default: 'accounts',
+			description: 'Space-separated scopes; must contain "accounts"',
+		},
+	];
 }
 
 /** Hidden fields where n8n keeps the current access token (expirable) and its expiry. */
@@ -244,44 +276,33 @@ export function withCredentialAuth(
 	};
 }
 
-/**
- * What each credential type of this package adds to a request (its `authenticate`), in one place:
- * the credential classes call it, and so does the transport when it sends a request over a pooled
- * connection instead of through n8n's helper.
- */
-export function authenticateRequest(
-	credentialType: string,
-	credentials: ICredentialDataDecryptedObject,
-	requestOptions: IHttpRequestOptions,
-): IHttpRequestOptions {
-	switch (credentialType) {
-		case 'corporateBankingClientCredentialsApi': {
-			const endpoints = fxEndpoints(credentials);
-			return withCredentialAuth(credentials, requestOptions, {
-				bearer: true,
-				allowedUrls: [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl],
-				what: 'bank credential',
-			});
-		}
-		case 'corporateBankingMtlsApi':
-			return withCredentialAuth(credentials, requestOptions, {
-				bearer: true,
-				allowedUrls: [
-					trimUrl(credentials.baseUrl),
-					...String(credentials.otherAllowedUrls ?? '')
-						.split(',')
-						.map(trimUrl),
-				],
-				what: 'bank credential',
-				hint: "If the bank's event endpoint is there, add its URL to Other Allowed URLs in the credential.",
-			});
-		case 'corporateBankingFileServiceApi':
-			return withCredentialAuth(credentials, requestOptions, {
-				bearer: false,
-				allowedUrls: fileServiceUrls(credentials),
-				what: 'file service credential',
-			});
-		default:
-			throw new Error(`Unknown credential type ${credentialType}`);
-	}
-}
+/** The credential of the FX APIs: the bearer token, and the client certificate if there is one. */
+export const CLIENT_CREDENTIALS_AUTH: BankCredential = bankCredential({
+	type: 'corporateBankingClientCredentialsApi',
+	authenticate(credentials, requestOptions) {
+		const endpoints = fxEndpoints(credentials);
+		return withCredentialAuth(credentials, requestOptions, {
+			bearer: true,
+			allowedUrls: [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl],
+			what: 'bank credential',
+		});
+	},
+});
+
+/** The mutual-TLS credential: the client certificate and the bearer token. */
+export const MTLS_AUTH: BankCredential = bankCredential({
+	type: 'corporateBankingMtlsApi',
+	authenticate(credentials, requestOptions) {
+		return withCredentialAuth(credentials, requestOptions, {
+			bearer: true,
+			allowedUrls: [
+				trimUrl(credentials.baseUrl),
+				...String(credentials.otherAllowedUrls ?? '')
+					.split(',')
+					.map(trimUrl),
+			],
+			what: 'bank credential',
+			hint: "If the bank's event endpoint is there, add its URL to Other Allowed URLs in the credential.",
+		});
+	},
+});

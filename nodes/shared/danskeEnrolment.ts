@@ -43,12 +43,11 @@ import type {
 	FileServiceCredentialView,
 } from './fileServiceCredential';
 import {
+	actionDay,
 	checkIssuedBy,
 	CredentialFieldError,
 	EnrolmentError,
-	ENROLMENT_CHECK_FIELD,
-	ENROLMENT_FIELD,
-	ENROLMENT_STATUS_FIELD,
+	storedEnrolment,
 } from './fileServiceCredential';
 import type { ClientTlsOptions } from './transport/tls';
 import { normalizePem } from './transport/tls';
@@ -295,8 +294,7 @@ async function issue(
 }
 
 function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): string {
-	const when = (action === 'enrolled' ? state.enrolledAt : state.renewedAt) ?? state.enrolledAt;
-	return `Signing and encryption certificates ${action} ${when.slice(0, 10)}; valid until ${state.notAfter} (renewed automatically when they come within the renewal window)`;
+	return `Signing and encryption certificates ${action} ${actionDay(state, action)}; valid until ${state.notAfter} (renewed automatically when they come within the renewal window)`;
 }
 
 /** First enrolment from the PIN. Throws EnrolmentError naming what the bank said; nothing is stored. */
@@ -321,12 +319,7 @@ export async function danskeEnrol(
 		);
 	}
 	state.pinHash = hash;
-	return {
-		[ENROLMENT_FIELD]: JSON.stringify(state),
-		[ENROLMENT_CHECK_FIELD]: state.notAfter,
-		[ENROLMENT_STATUS_FIELD]: statusText(state, 'enrolled'),
-		pin: '',
-	};
+	return storedEnrolment(state, 'enrolled', statusText(state, 'enrolled'));
 }
 
 /** Renewal signed with the current certificate. A failure keeps the current certificates. */
@@ -348,11 +341,7 @@ export async function danskeRenew(
 			true,
 		);
 	}
-	return {
-		[ENROLMENT_FIELD]: JSON.stringify(state),
-		[ENROLMENT_CHECK_FIELD]: state.notAfter,
-		[ENROLMENT_STATUS_FIELD]: statusText(state, 'renewed'),
-	};
+	return storedEnrolment(state, 'renewed', statusText(state, 'renewed'));
 }
 
 /**

@@ -54,8 +54,11 @@ import {
 	responseCodeHint,
 	signingMaterial,
 } from './bxd';
+import { tlsOptionsOf, withCredentialAuth } from './credentialFields';
 import { errorResponseOf } from './transport/errors';
 import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/pool';
+import type { BankCredential } from './transport/request';
+import { bankCredential } from './transport/request';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions, describeTlsError, normalizePem, TlsConfigError } from './transport/tls';
 import { redactSecrets } from './transport/redact';
@@ -274,6 +277,18 @@ export function fileServiceUrls(credentials: ICredentialDataDecryptedObject): st
 		return [trimmedUrl(credentials.url), trimmedUrl(credentials.largeFileUrl)].filter(Boolean);
 	}
 }
+
+/** The file service credential: the client certificate when there is one, only to its own URLs. */
+export const FILE_SERVICE_AUTH: BankCredential = bankCredential({
+	type: FILE_SERVICE_CREDENTIAL,
+	authenticate(credentials, requestOptions) {
+		return withCredentialAuth(credentials, requestOptions, {
+			bearer: false,
+			allowedUrls: fileServiceUrls(credentials),
+			what: 'file service credential',
+		});
+	},
+});
 
 export interface CertificateFacts {
 	subject: string;
@@ -593,8 +608,32 @@ function describeBankRefusal(error: unknown, withHint = false): string {
 }
 
 function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): string {
-	const when = (action === 'enrolled' ? state.enrolledAt : state.renewedAt) ?? state.enrolledAt;
-	return `Certificate ${action} ${when.slice(0, 10)}; valid until ${state.notAfter} (renewed automatically when it comes within the renewal window)`;
+	return `Certificate ${action} ${actionDay(state, action)}; valid until ${state.notAfter} (renewed automatically when it comes within the renewal window)`;
+}
+
+/** The day (YYYY-MM-DD) of the enrolment or of the last renewal. */
+export function actionDay(state: EnrolmentState, action: 'enrolled' | 'renewed'): string {
+	const when = action === 'enrolled' ? state.enrolledAt : (state.renewedAt ?? state.enrolledAt);
+	return when.slice(0, 10);
+}
+
+/**
+ * The credential fields that store an enrolment or a renewal: the state, its expiry (n8n runs
+ * preAuthentication again once the expirable check field is empty) and the status shown in the
+ * credential. An enrolment also blanks the code it used (its hash stays in the state, so pasting
+ * it again sends nothing).
+ */
+export function storedEnrolment(
+	state: EnrolmentState,
+	action: 'enrolled' | 'renewed',
+	status: string,
+): IDataObject {
+	return {
+		[ENROLMENT_FIELD]: JSON.stringify(state),
+		[ENROLMENT_CHECK_FIELD]: state.notAfter,
+		[ENROLMENT_STATUS_FIELD]: status,
+		...(action === 'enrolled' ? { pin: '' } : {}),
+	};
 }
 
 /**
@@ -695,15 +734,8 @@ async function runDanskeEnrolment(
 }
 
 function credentialTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
-	const useClient = credentials.useClientCertificate === true;
 	try {
-		return buildTlsOptions({
-			caCertificate: credentials.caCertificate,
-			certificate: useClient ? credentials.certificate : '',
-			privateKey: useClient ? credentials.privateKey : '',
-			passphrase: useClient ? credentials.passphrase : '',
-			allowUnauthorizedCerts: credentials.allowUnauthorizedCerts,
-		});
+		return tlsOptionsOf(credentials, credentials.useClientCertificate === true);
 	} catch (error) {
 		throw fieldError((error as Error).message);
 	}
@@ -795,13 +827,7 @@ async function enrol(
 		enrolledAt: now.toISOString(),
 		pinHash: hash,
 	};
-	// The code is used: it is blanked in the credential (its hash stays, so pasting it again sends nothing).
-	return {
-		[ENROLMENT_FIELD]: JSON.stringify(state),
-		[ENROLMENT_CHECK_FIELD]: state.notAfter,
-		[ENROLMENT_STATUS_FIELD]: statusText(state, 'enrolled'),
-		pin: '',
-	};
+	return storedEnrolment(state, 'enrolled', statusText(state, 'enrolled'));
 }
 
 async function renew(
@@ -854,11 +880,7 @@ async function renew(
 		notAfter: new Date(issued.x509.validTo).toISOString(),
 		renewedAt: now.toISOString(),
 	};
-	return {
-		[ENROLMENT_FIELD]: JSON.stringify(state),
-		[ENROLMENT_CHECK_FIELD]: state.notAfter,
-		[ENROLMENT_STATUS_FIELD]: statusText(state, 'renewed'),
-	};
+	return storedEnrolment(state, 'renewed', statusText(state, 'renewed'));
 }
 
 /**

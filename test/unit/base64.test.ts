@@ -1,10 +1,10 @@
 /**
- * The base64 of the shared transport: the chunk-by-chunk encoder and strict decoder and the
+ * The base64 of the bxd layer: the chunk-by-chunk encoder and strict decoder and the
  * transforms built on them, against whole-text base64, for every way the chunks can be cut.
  */
 import { randomBytes } from 'node:crypto';
 
-import { Base64Decode, Base64Encode, Base64Encoder, base64Length, decodeBase64Strict, InvalidBase64Error } from '../../nodes/shared/transport';
+import { Base64Decode, Base64Encode, Base64Encoder, base64Length, decodeBase64Strict, InvalidBase64Error } from '../../nodes/shared/bxd/base64';
 import { cut, through } from '../helpers/chunks';
 
 async function failure(run: () => Promise<unknown>): Promise<unknown> {

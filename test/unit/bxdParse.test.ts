@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync, gzipSync } from 'node:zlib';
 
-import * as xml from '../../nodes/shared/transport/xml';
+import * as xml from '../../nodes/shared/bxd/xml';
 import { testPki } from '../fixtures/bxd/keys';
 import {
 	BxdFaultError,

@@ -6,18 +6,16 @@ import {
 	backoffDelay,
 	buildTlsOptions,
 	extractErrorInfo,
-	MalformedXmlError,
 	normalizePem,
 	parseBankErrorBody,
-	parseXml,
 	redactSecrets,
 	renewalTime,
 	toBankApiError,
 	tokenLifetimeSeconds,
 	tokenNeedsRefresh,
-	UnsafeXmlError,
 	withRetry,
 } from '../../nodes/shared/transport';
+import { MalformedXmlError, parseXml, UnsafeXmlError } from '../../nodes/shared/bxd/xml';
 
 const node: INode = { id: '1', name: 'Bank', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} };
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { toBankApiError } from '../../shared/transport/errors';
+import { MTLS_AUTH } from '../../shared/credentialFields';
+import type { BankFailure } from '../../shared/errors';
+import { bankFailure } from '../../shared/transport/errors';
 import { redactSecrets } from '../../shared/transport/redact';
 import { bankRequest } from '../../shared/transport/request';
 import { DEFAULT_RETRY } from '../../shared/transport/retry';
@@ -13,7 +15,7 @@ import {
 	parseJson,
 	StaticKeyResolver,
 } from './keys';
-import { CREDENTIAL_TYPE, type TriggerSettings } from './settings';
+import type { TriggerSettings } from './settings';
 import type { SetError } from './verify';
 
 /** The body of one polling request (RFC 8936 section 2.4). */
@@ -73,7 +75,7 @@ export async function requestEvents(
 		'Content-Type': 'application/json',
 		'x-fapi-interaction-id': randomUUID(),
 	};
-	const response = await bankRequest<unknown>(ctx, CREDENTIAL_TYPE, {
+	const response = await bankRequest<unknown>(ctx, MTLS_AUTH, {
 		method: 'POST',
 		url: settings.eventsUrl,
 		headers,
@@ -86,7 +88,7 @@ export async function requestEvents(
 			headers['x-fapi-interaction-id'] = randomUUID();
 			ctx.logger.debug(
 				redactSecrets(
-					`Bank Event Trigger: event poll attempt ${attempt} failed (${describeError(ctx, error, settings)}); retrying in ${delayMs} ms`,
+					`Bank Event Trigger: event poll attempt ${attempt} failed (${describeError(error, settings)}); retrying in ${delayMs} ms`,
 					settings.secrets,
 				),
 			);
@@ -113,7 +115,7 @@ export function keyResolver(ctx: IPollFunctions, settings: TriggerSettings): Key
 		);
 		if (!outcome.ok)
 			throw new JwksUnavailableError(
-				`Could not fetch the bank's JWKS: ${describeError(ctx, outcome.error, settings)}`,
+				`Could not fetch the bank's JWKS: ${describeError(outcome.error, settings)}`,
 				outcome.error,
 			);
 		return outcome.body;
@@ -121,37 +123,29 @@ export function keyResolver(ctx: IPollFunctions, settings: TriggerSettings): Key
 }
 
 /** A failure in words for the log, without secrets: the bank's message, code and status when it sent them. */
-export function describeError(
-	ctx: IPollFunctions,
-	error: unknown,
-	settings: TriggerSettings,
-): string {
+export function describeError(error: unknown, settings: TriggerSettings): string {
 	if (error instanceof MalformedAnswerError || error instanceof JwksUnavailableError)
 		return redactSecrets(error.message, settings.secrets);
-	const apiError = toBankApiError(ctx.getNode(), error, { secrets: settings.secrets });
+	const failure = bankFailure(error, { secrets: settings.secrets });
 	const description =
-		apiError.description && !apiError.message.includes(apiError.description)
-			? apiError.description
+		failure.description && !failure.message.includes(failure.description)
+			? failure.description
 			: '';
 	const details = description ? ` (${description.split('\n').join('; ')})` : '';
-	return redactSecrets(`${apiError.message}${details}`, settings.secrets);
+	return redactSecrets(`${failure.message}${details}`, settings.secrets);
 }
 
-/** The error thrown to the editor: the bank's message and code, as a NodeApiError. */
-export function editorError(
-	ctx: IPollFunctions,
+/**
+ * The failure shown in the editor, with the bank's message and code: a JWKS that could not be
+ * fetched is reported as that request's failure.
+ */
+export function editorFailure(
 	error: unknown,
 	settings: TriggerSettings,
 	operation: string,
-): Error {
-	if (error instanceof MalformedAnswerError || error instanceof JwksUnavailableError) {
-		const cause = error instanceof JwksUnavailableError ? error.cause : undefined;
-		if (cause)
-			return toBankApiError(ctx.getNode(), cause, {
-				operation: "Fetch the bank's JWKS",
-				secrets: settings.secrets,
-			});
-		return toBankApiError(ctx.getNode(), error, { operation, secrets: settings.secrets });
-	}
-	return toBankApiError(ctx.getNode(), error, { operation, secrets: settings.secrets });
+): BankFailure {
+	const cause = error instanceof JwksUnavailableError ? error.cause : undefined;
+	if (cause)
+		return bankFailure(cause, { operation: "Fetch the bank's JWKS", secrets: settings.secrets });
+	return bankFailure(error, { operation, secrets: settings.secrets });
 }

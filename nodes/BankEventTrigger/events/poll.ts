@@ -1,23 +1,12 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { onePollAtATime } from '../../shared/pollGuard';
+import { onePollAtATime, pollDeadline } from '../../shared/polling';
 import { redactSecrets } from '../../shared/transport/redact';
 import { describeError, keyResolver, requestEvents } from './bank';
 import type { Outcome } from './items';
 import { judgeSet } from './judge';
 import type { TriggerSettings } from './settings';
 import { DeliveryState } from './state';
-
-/** Part of n8n's poll budget kept free for handing the items over. */
-const BUDGET_SHARE = 0.8;
-
-function deadline(ctx: IPollFunctions, settings: TriggerSettings, start: number): number {
-	let limitMs = settings.maxSecondsPerPoll * 1000;
-	const budget = typeof ctx.getPollBudgetMs === 'function' ? ctx.getPollBudgetMs() : undefined;
-	if (typeof budget === 'number' && Number.isFinite(budget) && budget > 0)
-		limitMs = Math.min(limitMs, budget * BUDGET_SHARE);
-	return start + limitMs;
-}
 
 /**
  * One scheduled poll: drains the bank's queue page by page while it says more events are
@@ -39,14 +28,7 @@ export async function pollEvents(
 ): Promise<INodeExecutionData[][] | null> {
 	// A poll still running when the next one is due owns the static data: the late one skips, or
 	// both would hand out the same unacknowledged events.
-	return await onePollAtATime(
-		ctx,
-		async () => await drain(ctx, settings),
-		() =>
-			ctx.logger.debug(
-				'Bank Event Trigger: the previous poll is still running; this one is skipped',
-			),
-	);
+	return await onePollAtATime(ctx, 'Bank Event Trigger', async () => await drain(ctx, settings));
 }
 
 async function drain(
@@ -54,7 +36,7 @@ async function drain(
 	settings: TriggerSettings,
 ): Promise<INodeExecutionData[][] | null> {
 	const start = Date.now();
-	const stopAt = deadline(ctx, settings, start);
+	const stopAt = pollDeadline(ctx, start, settings.maxSecondsPerPoll * 1000);
 	const state = new DeliveryState(ctx.getWorkflowStaticData('node'), settings.dedupeWindow);
 	const keys = keyResolver(ctx, settings);
 	const events: INodeExecutionData[] = [];
@@ -114,7 +96,7 @@ async function drain(
 			more = answer.moreAvailable && answer.sets.length > 0;
 		} catch (error) {
 			ctx.logger.error(
-				`Bank Event Trigger: the event poll failed: ${describeError(ctx, error, settings).replace(/\.+$/, '')}. ` +
+				`Bank Event Trigger: the event poll failed: ${describeError(error, settings).replace(/\.+$/, '')}. ` +
 					`${events.length + rejected.length} events of this poll are handed over; ${state.pendingCount} acknowledgements wait for the next poll.`,
 			);
 			break;

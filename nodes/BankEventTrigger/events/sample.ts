@@ -1,6 +1,6 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { editorError, keyResolver, requestEvents } from './bank';
+import { editorFailure, keyResolver, requestEvents } from './bank';
 import type { Outcome } from './items';
 import { judgeSet } from './judge';
 import type { TriggerSettings } from './settings';
@@ -9,7 +9,7 @@ import type { TriggerSettings } from './settings';
  * The editor's "Fetch Test Event": one request that acknowledges nothing and reports nothing, so
  * the bank delivers the same events to the active workflow later, and no static data is touched.
  * Shows the first event that passes the checks and the filter; when none does, the first refused
- * one on the Rejected output. Failures are thrown with the bank's own message.
+ * one on the Rejected output. Failures are thrown as BankFailures with the bank's own message.
  */
 export async function fetchSample(
 	ctx: IPollFunctions,
@@ -24,7 +24,7 @@ export async function fetchSample(
 			setErrs: {},
 		});
 	} catch (error) {
-		throw editorError(ctx, error, settings, 'Fetch events');
+		throw editorFailure(error, settings, 'Fetch events');
 	}
 	if (!answer.sets.length)
 		return [[{ json: noEventWaiting('No events are waiting at the bank right now.') }], []];
@@ -36,7 +36,7 @@ export async function fetchSample(
 		try {
 			outcome = await judgeSet(jti, jws, settings, keys);
 		} catch (error) {
-			throw editorError(ctx, error, settings, "Fetch the bank's JWKS");
+			throw editorFailure(error, settings, "Fetch the bank's JWKS");
 		}
 		if (outcome.kind === 'event') return [[outcome.item], []];
 		if (outcome.kind === 'rejected') firstRefused ??= outcome;

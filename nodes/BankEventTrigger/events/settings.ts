@@ -1,13 +1,12 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-
-import { tlsFromCredentials, trimUrl } from '../../shared/credentialFields';
+import { MTLS_AUTH, tlsFromCredentials, trimUrl } from '../../shared/credentialFields';
+import { InputError } from '../../shared/errors';
 import type { ClientTlsOptions } from '../../shared/transport/tls';
 import { normalizePem } from '../../shared/transport/tls';
 import { DEFAULTS } from '../description';
 
-export const CREDENTIAL_TYPE = 'corporateBankingMtlsApi';
+export const CREDENTIAL_TYPE = MTLS_AUTH.type;
 
 const CREDENTIAL_HINT =
 	'Fix this field in the Corporate Banking Mutual TLS API credential of the node.';
@@ -39,47 +38,53 @@ export interface TriggerSettings {
 	secrets: string[];
 }
 
-function httpsUrl(ctx: IPollFunctions, field: string, value: string): string {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		throw new NodeOperationError(ctx.getNode(), `${field}: "${value}" is not an absolute URL`);
-	}
-	if (url.protocol !== 'https:') {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`${field}: must be an https:// URL (got ${url.protocol}//)`,
-		);
-	}
+function httpsUrl(field: string, value: string): string {
+	const url = URL.canParse(value) ? new URL(value) : undefined;
+	if (!url) throw new InputError(`${field}: "${value}" is not an absolute URL`);
+	if (url.protocol !== 'https:')
+		throw new InputError(`${field}: must be an https:// URL (got ${url.protocol}//)`);
 	return url.toString();
 }
 
-function wholeNumber(ctx: IPollFunctions, field: string, value: unknown, min: number): number {
+function wholeNumber(field: string, value: unknown, min: number): number {
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (typeof n !== 'number' || !Number.isFinite(n) || Math.floor(n) !== n || n < min) {
-		throw new NodeOperationError(
-			ctx.getNode(),
+	if (typeof n !== 'number' || !Number.isFinite(n) || Math.floor(n) !== n || n < min)
+		throw new InputError(
 			`${field}: must be a whole number of at least ${min}, got ${JSON.stringify(value)}`,
 		);
-	}
 	return n;
 }
 
-function readPublicKey(ctx: IPollFunctions, value: unknown): KeyObject {
+function readPublicKey(value: unknown): KeyObject {
 	const pem = normalizePem(value);
-	if (!pem)
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'Public Key: required when the Key Source is a PEM public key',
+	if (!pem) throw new InputError('Public Key: required when the Key Source is a PEM public key');
+	const key = attemptPublicKey(pem);
+	if (!key)
+		throw new InputError(
+			'Public Key: not a PEM public key or certificate ("-----BEGIN PUBLIC KEY-----")',
 		);
+	return key;
+}
+
+function attemptPublicKey(pem: string): KeyObject | undefined {
 	try {
 		return createPublicKey(pem);
 	} catch {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'Public Key: not a PEM public key or certificate ("-----BEGIN PUBLIC KEY-----")',
-		);
+		return undefined;
+	}
+}
+
+/** A credential field that cannot be used, with where to fix it. */
+function credentialFieldError(message: string): InputError {
+	return new InputError(message, { description: CREDENTIAL_HINT });
+}
+
+/** The credential's TLS material, checked; a field that cannot be read is named. */
+function credentialTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
+	try {
+		return tlsFromCredentials(credentials);
+	} catch (error) {
+		throw credentialFieldError((error as Error).message);
 	}
 }
 
@@ -107,30 +112,18 @@ function list(value: unknown): string[] {
  * the name of its field.
  */
 export async function readSettings(ctx: IPollFunctions): Promise<TriggerSettings> {
-	const node = ctx.getNode();
 	const credentials = (await ctx.getCredentials(CREDENTIAL_TYPE)) as ICredentialDataDecryptedObject;
 	const secrets = [credentials.clientId, credentials.accessToken, credentials.passphrase].filter(
 		(s): s is string => typeof s === 'string' && s.length > 0,
 	);
-	let tls: ClientTlsOptions | undefined;
-	try {
-		tls = tlsFromCredentials(credentials);
-	} catch (error) {
-		throw new NodeOperationError(node, (error as Error).message, { description: CREDENTIAL_HINT });
-	}
-	if (!tls?.cert) {
-		throw new NodeOperationError(
-			node,
+	const tls = credentialTls(credentials);
+	if (!tls?.cert)
+		throw credentialFieldError(
 			'Client Certificate: required. The bank accepts event polling only over mutual TLS.',
-			{
-				description: CREDENTIAL_HINT,
-			},
 		);
-	}
 
 	const rawEventsUrl = String(ctx.getNodeParameter('eventsUrl', '') ?? '').trim();
 	const eventsUrl = httpsUrl(
-		ctx,
 		'Events URL',
 		rawEventsUrl || `${trimUrl(credentials.baseUrl)}/events`,
 	);
@@ -139,37 +132,28 @@ export async function readSettings(ctx: IPollFunctions): Promise<TriggerSettings
 	const sourceKind = ctx.getNodeParameter('keySource', 'jwks') as string;
 	let keySource: KeySource;
 	if (sourceKind === 'pem') {
-		keySource = { kind: 'pem', key: readPublicKey(ctx, ctx.getNodeParameter('publicKey', '')) };
+		keySource = { kind: 'pem', key: readPublicKey(ctx.getNodeParameter('publicKey', '')) };
 	} else {
 		const jwksUrl = String(ctx.getNodeParameter('jwksUrl', '') ?? '').trim();
-		if (!jwksUrl)
-			throw new NodeOperationError(node, 'JWKS URL: required when the Key Source is a JWKS URL');
+		if (!jwksUrl) throw new InputError('JWKS URL: required when the Key Source is a JWKS URL');
 		const minutes = wholeNumber(
-			ctx,
 			'JWKS Cache (Minutes)',
 			options.jwksCacheMinutes ?? DEFAULTS.jwksCacheMinutes,
 			0,
 		);
-		keySource = { kind: 'jwks', url: httpsUrl(ctx, 'JWKS URL', jwksUrl), ttlMs: minutes * 60000 };
+		keySource = { kind: 'jwks', url: httpsUrl('JWKS URL', jwksUrl), ttlMs: minutes * 60000 };
 	}
 
 	const issuer = String(ctx.getNodeParameter('issuer', '') ?? '').trim();
 	if (!issuer)
-		throw new NodeOperationError(
-			node,
-			"Expected Issuer: required (the iss claim of the bank's events)",
-		);
+		throw new InputError("Expected Issuer: required (the iss claim of the bank's events)");
 	const audience = String(ctx.getNodeParameter('audience', '') ?? '').trim();
 	if (!audience)
-		throw new NodeOperationError(
-			node,
-			"Expected Audience: required (the aud claim of the bank's events)",
-		);
+		throw new InputError("Expected Audience: required (the aud claim of the bank's events)");
 	const algorithms = list(ctx.getNodeParameter('algorithms', ['PS256']));
-	if (!algorithms.length)
-		throw new NodeOperationError(node, 'Allowed Algorithms: choose at least one');
+	if (!algorithms.length) throw new InputError('Allowed Algorithms: choose at least one');
 	if (algorithms.some((a) => a.toLowerCase() === 'none')) {
-		throw new NodeOperationError(node, 'Allowed Algorithms: "none" is never accepted');
+		throw new InputError('Allowed Algorithms: "none" is never accepted');
 	}
 
 	const eventTypes = [
@@ -177,7 +161,6 @@ export async function readSettings(ctx: IPollFunctions): Promise<TriggerSettings
 		...list(options.otherEventTypes),
 	];
 	const maxEvents = wholeNumber(
-		ctx,
 		'Max Events per Request',
 		ctx.getNodeParameter('maxEvents', DEFAULTS.maxEvents),
 		1,
@@ -195,32 +178,23 @@ export async function readSettings(ctx: IPollFunctions): Promise<TriggerSettings
 		includeRawSet: options.includeRawSet === true,
 		maxEventsPerPoll:
 			wholeNumber(
-				ctx,
 				'Max Events per Poll',
 				options.maxEventsPerPoll ?? DEFAULTS.maxEventsPerPoll,
 				0,
 			) || maxEvents,
 		maxSecondsPerPoll: wholeNumber(
-			ctx,
 			'Max Seconds per Poll',
 			options.maxSecondsPerPoll ?? DEFAULTS.maxSecondsPerPoll,
 			1,
 		),
-		dedupeWindow: wholeNumber(
-			ctx,
-			'Dedupe Window',
-			options.dedupeWindow ?? DEFAULTS.dedupeWindow,
-			100,
-		),
+		dedupeWindow: wholeNumber('Dedupe Window', options.dedupeWindow ?? DEFAULTS.dedupeWindow, 100),
 		clockToleranceSeconds: wholeNumber(
-			ctx,
 			'Clock Tolerance',
 			options.clockToleranceSeconds ?? DEFAULTS.clockToleranceSeconds,
 			0,
 		),
 		requestTimeoutMs:
 			wholeNumber(
-				ctx,
 				'Request Timeout',
 				options.requestTimeoutSeconds ?? DEFAULTS.requestTimeoutSeconds,
 				1,

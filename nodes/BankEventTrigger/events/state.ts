@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { RememberedIds, stringList } from '../../shared/polling';
 import type { SetError } from './verify';
 
 /**
@@ -14,10 +15,6 @@ export interface StoredDeliveryState {
 	ack?: string[];
 	setErrs?: Record<string, SetError>;
 	recent?: string[];
-}
-
-function stringList(value: unknown): string[] {
-	return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 function errorMap(value: unknown): Map<string, SetError> {
@@ -38,9 +35,7 @@ function errorMap(value: unknown): Map<string, SetError> {
 export class DeliveryState {
 	private readonly pendingAcks: Set<string>;
 	private readonly pendingErrs: Map<string, SetError>;
-	private readonly recent: string[];
-	private readonly recentSet: Set<string>;
-	private readonly added: string[] = [];
+	private readonly recent: RememberedIds;
 
 	constructor(
 		private readonly data: IDataObject,
@@ -48,8 +43,7 @@ export class DeliveryState {
 	) {
 		this.pendingAcks = new Set(stringList(data.ack));
 		this.pendingErrs = errorMap(data.setErrs);
-		this.recent = stringList(data.recent);
-		this.recentSet = new Set(this.recent);
+		this.recent = new RememberedIds(data.recent);
 	}
 
 	/** What the next request carries. */
@@ -65,7 +59,7 @@ export class DeliveryState {
 
 	/** Whether a SET was already emitted or refused (within the dedupe window). */
 	seen(jti: string): boolean {
-		return this.recentSet.has(jti);
+		return this.recent.has(jti);
 	}
 
 	/** A SET delivered again: acknowledge it once more, unless its refusal is still to be sent. */
@@ -75,7 +69,7 @@ export class DeliveryState {
 
 	/** A SET emitted as an item: remember it and acknowledge it with the next request. */
 	emitted(jti: string): void {
-		this.remember(jti);
+		this.recent.add(jti);
 		this.pendingAcks.add(jti);
 	}
 
@@ -86,7 +80,7 @@ export class DeliveryState {
 
 	/** A SET refused: report it with the next request and remember it. */
 	refused(jti: string, error: SetError): void {
-		this.remember(jti);
+		this.recent.add(jti);
 		this.pendingAcks.delete(jti);
 		this.pendingErrs.set(jti, error);
 	}
@@ -95,18 +89,12 @@ export class DeliveryState {
 		return this.pendingAcks.size + this.pendingErrs.size;
 	}
 
-	private remember(jti: string): void {
-		if (this.recentSet.has(jti)) return;
-		this.recentSet.add(jti);
-		this.added.push(jti);
-	}
-
 	/** Writes the state back to static data. */
 	save(): void {
 		this.data.ack = [...this.pendingAcks];
 		this.data.setErrs = Object.fromEntries(this.pendingErrs) as IDataObject;
-		if (this.added.length) {
-			const all = this.recent.length ? this.recent.concat(this.added) : this.added;
+		if (this.recent.changed) {
+			const all = this.recent.all();
 			this.data.recent = all.length > this.window ? all.slice(all.length - this.window) : all;
 		}
 	}

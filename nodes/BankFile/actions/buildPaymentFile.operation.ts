@@ -4,11 +4,12 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 import { DateTime } from 'luxon';
 
 import type { PaymentFileVersion, PaymentInput, PaymentProblem } from '../../shared/bankfiles';
 import { buildPaymentFile, PaymentValidationError, validatePayment } from '../../shared/bankfiles';
+import { InputError, toNodeError } from '../../shared/errors';
+import { optionsCollection } from '../../shared/properties';
 
 const show = { show: { operation: ['buildPaymentFile'] } };
 
@@ -87,14 +88,8 @@ export const description: INodeProperties[] = [
 		'endToEndId',
 		'Your ID of the payment, returned in statements and status reports; generated when empty',
 	),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		displayOptions: show,
-		options: [
+	optionsCollection(
+		[
 			{
 				displayName: 'Batch Booking',
 				name: 'batchBooking',
@@ -155,7 +150,8 @@ export const description: INodeProperties[] = [
 				default: 'data',
 			},
 		],
-	},
+		{ placeholder: 'Add option', displayOptions: show },
+	),
 ];
 
 const text = (ctx: IExecuteFunctions, name: string, i: number): string => {
@@ -165,6 +161,12 @@ const text = (ctx: IExecuteFunctions, name: string, i: number): string => {
 
 function describe(problems: PaymentProblem[]): string {
 	return problems.map((p) => `${p.field}: ${p.message}`).join('; ');
+}
+
+/** Why the file cannot be built: the problems the builder found, or what else went wrong. */
+function cannotBuild(error: unknown): unknown {
+	if (!(error instanceof PaymentValidationError)) return error;
+	return new InputError(`The payment file cannot be built: ${describe(error.problems)}`);
 }
 
 /**
@@ -216,29 +218,25 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		const all = bad.flatMap((b) =>
 			b.problems.map((p) => `item ${p.index}: ${p.field}: ${p.message}`),
 		);
-		throw new NodeOperationError(
-			this.getNode(),
-			`Invalid payment in item ${first.index}: ${describe(first.problems)}`,
-			{
-				itemIndex: first.index,
-				description: `No file was produced. ${bad.length} of ${items.length} item(s) are invalid:\n${all.join('\n')}`,
-			},
-		);
+		throw new InputError(`Invalid payment in item ${first.index}: ${describe(first.problems)}`, {
+			itemIndex: first.index,
+			description: `No file was produced. ${bad.length} of ${items.length} item(s) are invalid:\n${all.join('\n')}`,
+		});
 	}
 	const errorItems: INodeExecutionData[] = bad.map(({ index, problems }) => ({
 		json: { error: `Invalid payment: ${describe(problems)}` } as IDataObject,
-		error: new NodeOperationError(this.getNode(), `Invalid payment: ${describe(problems)}`, {
-			itemIndex: index,
-			description: `Item ${index} was left out of the payment file. ${problems.map((p) => `${p.field}: ${p.message}`).join('\n')}`,
-		}),
+		error: toNodeError(
+			this.getNode(),
+			new InputError(`Invalid payment: ${describe(problems)}`, {
+				itemIndex: index,
+				description: `Item ${index} was left out of the payment file. ${problems.map((p) => `${p.field}: ${p.message}`).join('\n')}`,
+			}),
+		),
 		pairedItem: { item: index },
 	}));
 	if (!payments.length) {
 		if (continueOnFail) return [errorItems];
-		throw new NodeOperationError(
-			this.getNode(),
-			'There are no payments to put in the file: the input has no items',
-		);
+		throw new InputError('There are no payments to put in the file: the input has no items');
 	}
 	const messageId =
 		options.messageId?.trim() || `PAY${DateTime.now().toUTC().toFormat('yyyyMMddHHmmssSSS')}`;
@@ -259,12 +257,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 						: undefined,
 		});
 	} catch (error) {
-		if (!(error instanceof PaymentValidationError))
-			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex: 0 });
-		const message = error.problems.map((p) => `${p.field}: ${p.message}`).join('; ');
-		throw new NodeOperationError(this.getNode(), `The payment file cannot be built: ${message}`, {
-			itemIndex: 0,
-		});
+		throw toNodeError(this.getNode(), cannotBuild(error), 0);
 	}
 	const fileName = options.fileName?.trim() || `${messageId}.xml`;
 	const binary = await this.helpers.prepareBinaryData(

@@ -8,6 +8,7 @@ import { BINARY_ENCODING } from 'n8n-workflow';
 
 import type { BankFileFormat, ParseOptions } from '../../shared/bankfiles';
 import { parseBankFile } from '../../shared/bankfiles';
+import { optionsCollection } from '../../shared/properties';
 
 const show = { show: { operation: ['parse'] } };
 
@@ -89,14 +90,8 @@ export const description: INodeProperties[] = [
 		displayOptions: show,
 	},
 	{ ...fileFormatOption, displayOptions: show },
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		displayOptions: show,
-		options: [
+	optionsCollection(
+		[
 			itemPerOption,
 			keepXmlOption,
 			onInvalidRecordOption,
@@ -110,7 +105,8 @@ export const description: INodeProperties[] = [
 			},
 			textEncodingOption,
 		],
-	},
+		{ placeholder: 'Add option', displayOptions: show },
+	),
 ];
 
 const MAX_REMEMBERED = 5000;

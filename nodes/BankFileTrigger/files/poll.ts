@@ -1,6 +1,6 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { onePollAtATime } from '../../shared/pollGuard';
+import { onePollAtATime, pollDeadline } from '../../shared/polling';
 import type { ServiceContext } from '../../CorporateFileService/helpers/serviceContext';
 import { loadServiceContext } from '../../CorporateFileService/helpers/serviceContext';
 import type { ListedFile } from './bank';
@@ -9,17 +9,8 @@ import { FILE_OUTPUTS } from './outputs';
 import type { FileTriggerSettings } from './settings';
 import { FileMemory } from './state';
 
-const LOG = 'Bank File Trigger:';
-
-/** Part of n8n's poll budget within which a new file may still be started. */
-const BUDGET_SHARE = 0.8;
-
-function deadline(ctx: IPollFunctions, start: number): number {
-	const budget = typeof ctx.getPollBudgetMs === 'function' ? ctx.getPollBudgetMs() : undefined;
-	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0
-		? start + budget * BUDGET_SHARE
-		: Number.POSITIVE_INFINITY;
-}
+const TRIGGER = 'Bank File Trigger';
+const LOG = `${TRIGGER}:`;
 
 /** A file due for emission, and whether it was found downloaded but never emitted. */
 interface DueFile {
@@ -51,11 +42,7 @@ export async function pollFiles(
 	ctx: IPollFunctions,
 	settings: FileTriggerSettings,
 ): Promise<INodeExecutionData[][] | null> {
-	return await onePollAtATime(
-		ctx,
-		async () => await deliver(ctx, settings),
-		() => ctx.logger.debug(`${LOG} the previous poll is still running; this one is skipped`),
-	);
+	return await onePollAtATime(ctx, TRIGGER, async () => await deliver(ctx, settings));
 }
 
 async function deliver(
@@ -63,7 +50,7 @@ async function deliver(
 	settings: FileTriggerSettings,
 ): Promise<INodeExecutionData[][] | null> {
 	const start = Date.now();
-	const stopAt = deadline(ctx, start);
+	const stopAt = pollDeadline(ctx, start);
 	// Credential problems are thrown: activation fails with the name of the field to fix.
 	const service = await loadServiceContext(ctx);
 	const memory = new FileMemory(ctx.getWorkflowStaticData('node'), settings.rememberFiles);

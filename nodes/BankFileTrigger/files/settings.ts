@@ -1,7 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { BankFileFormat, ParseOptions } from '../../shared/bankfiles';
+import { InputError } from '../../shared/errors';
 import type { CommonOptions } from '../../CorporateFileService/helpers/readParameters';
 import { commonOptionsFrom } from '../../CorporateFileService/helpers/readParameters';
 import { DEFAULTS } from '../description';
@@ -30,7 +30,6 @@ export interface FileTriggerSettings {
 }
 
 function wholeNumber(
-	ctx: IPollFunctions,
 	field: string,
 	value: unknown,
 	min: number,
@@ -39,7 +38,7 @@ function wholeNumber(
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof n !== 'number' || !Number.isFinite(n) || Math.floor(n) !== n || n < min || n > max) {
 		const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
-		throw new NodeOperationError(ctx.getNode(), `${field}: must be a whole number ${range}`);
+		throw new InputError(`${field}: must be a whole number ${range}`);
 	}
 	return n;
 }
@@ -74,7 +73,6 @@ const FORMATS: Array<BankFileFormat | 'auto'> = [
 
 /** One choice of the Parse Options, checked against the offered values. */
 function choice<T extends string>(
-	ctx: IPollFunctions,
 	field: string,
 	value: unknown,
 	allowed: readonly T[],
@@ -83,10 +81,7 @@ function choice<T extends string>(
 	if (value === undefined || value === null || value === '') return fallback;
 	if (typeof value === 'string' && (allowed as readonly string[]).includes(value))
 		return value as T;
-	throw new NodeOperationError(
-		ctx.getNode(),
-		`${field}: "${String(value)}" is not one of ${allowed.join(', ')}`,
-	);
+	throw new InputError(`${field}: "${String(value)}" is not one of ${allowed.join(', ')}`);
 }
 
 /** The Parse Options collection (used with Output Parsed Entries). */
@@ -94,18 +89,16 @@ function parseOptionsOf(ctx: IPollFunctions, output: OutputMode): ParseOptions {
 	if (output !== 'parse') return {};
 	const given = ctx.getNodeParameter('parseOptions', {}) as IDataObject;
 	return {
-		format: choice(ctx, 'File Format', given.format, FORMATS, 'auto'),
-		split: choice(ctx, 'Item Per', given.split, ['entry', 'transaction'] as const, 'entry'),
+		format: choice('File Format', given.format, FORMATS, 'auto'),
+		split: choice('Item Per', given.split, ['entry', 'transaction'] as const, 'entry'),
 		keepXml: given.keepXml === true,
 		onInvalidRecord: choice(
-			ctx,
 			'On Invalid Entry or Record',
 			given.onInvalidRecord,
 			['fail', 'warn'] as const,
 			'fail',
 		),
 		encoding: choice(
-			ctx,
 			'Text Encoding (TITO, KTL)',
 			given.encoding,
 			['auto', 'utf-8', 'latin1'] as const,
@@ -116,11 +109,10 @@ function parseOptionsOf(ctx: IPollFunctions, output: OutputMode): ParseOptions {
 
 /** Reads and checks the node's parameters. */
 export function readSettings(ctx: IPollFunctions): FileTriggerSettings {
-	const node = ctx.getNode();
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const output = ctx.getNodeParameter('output', 'binary') as string;
 	if (!isOutputMode(output))
-		throw new NodeOperationError(node, `Output: "${output}" is not one of the offered choices`);
+		throw new InputError(`Output: "${output}" is not one of the offered choices`);
 	const binaryPropertyName = text(ctx.getNodeParameter('binaryPropertyName', 'data')) ?? 'data';
 	const fileTypes = fileTypesOf(ctx.getNodeParameter('fileTypes', {}));
 	const targetId = text(ctx.getNodeParameter('targetId', ''));
@@ -133,20 +125,17 @@ export function readSettings(ctx: IPollFunctions): FileTriggerSettings {
 		binaryPropertyName,
 		parse: parseOptionsOf(ctx, output),
 		maxFilesPerPoll: wholeNumber(
-			ctx,
 			'Max Files per Poll',
 			ctx.getNodeParameter('maxFilesPerPoll', DEFAULTS.maxFilesPerPoll),
 			1,
 		),
 		lookBackDays: wholeNumber(
-			ctx,
 			'Look-Back Days',
 			options.lookBackDays ?? DEFAULTS.lookBackDays,
 			1,
 			90,
 		),
 		rememberFiles: wholeNumber(
-			ctx,
 			'Remember Files',
 			options.rememberFiles ?? DEFAULTS.rememberFiles,
 			100,

@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { RememberedIds, stringList } from '../../shared/polling';
+
 /**
  * What the trigger keeps in the workflow's static data (per workflow and node):
  * - `scope`: the file types, target and service the rest belongs to;
@@ -20,10 +22,6 @@ export interface StoredFileState {
 	emitted?: string[];
 }
 
-function stringList(value: unknown): string[] {
-	return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
 function day(value: unknown): string | undefined {
 	return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined;
 }
@@ -38,9 +36,7 @@ export class FileMemory {
 	private baseline: Set<string>;
 	private baselineDay?: string;
 	private coveredFrom?: string;
-	private readonly emittedBefore: string[];
-	private readonly emittedSet: Set<string>;
-	private readonly added: string[] = [];
+	private readonly emittedFiles: RememberedIds;
 
 	constructor(
 		private readonly data: IDataObject,
@@ -50,8 +46,7 @@ export class FileMemory {
 		this.baseline = new Set(stringList(data.baseline));
 		this.baselineDay = day(data.baselineDay);
 		this.coveredFrom = day(data.coveredFrom);
-		this.emittedBefore = stringList(data.emitted);
-		this.emittedSet = new Set(this.emittedBefore);
+		this.emittedFiles = new RememberedIds(data.emitted);
 	}
 
 	/** Whether the trigger has noted its baseline for this scope (else the poll notes it and emits nothing). */
@@ -89,14 +84,12 @@ export class FileMemory {
 	}
 
 	wasEmitted(reference: string): boolean {
-		return this.emittedSet.has(reference);
+		return this.emittedFiles.has(reference);
 	}
 
 	/** A file was emitted: remember it. */
 	emitted(reference: string): void {
-		if (this.emittedSet.has(reference)) return;
-		this.emittedSet.add(reference);
-		this.added.push(reference);
+		this.emittedFiles.add(reference);
 	}
 
 	/**
@@ -105,7 +98,7 @@ export class FileMemory {
 	 * file still listed is forgotten only when the listings alone exceed the limit.
 	 */
 	save(listed: ReadonlySet<string>): void {
-		let all = this.emittedBefore.concat(this.added);
+		let all = this.emittedFiles.all();
 		if (all.length > this.limit) {
 			let excess = all.length - this.limit;
 			const keep: string[] = [];
@@ -122,6 +115,7 @@ export class FileMemory {
 		this.data.baseline = [...this.baseline];
 		this.data.baselineDay = this.baselineDay;
 		this.data.coveredFrom = this.coveredFrom;
-		if (this.added.length || all.length !== this.emittedBefore.length) this.data.emitted = all;
+		if (this.emittedFiles.changed || all.length !== this.emittedFiles.storedCount)
+			this.data.emitted = all;
 	}
 }

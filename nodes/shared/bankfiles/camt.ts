@@ -86,27 +86,31 @@ function fxDetails(tx: XNode | undefined, entry: XNode): FxDetails | null {
 	};
 }
 
-interface TxFacts {
-	endToEndId: string | null;
-	instructionId: string | null;
-	transactionId: string | null;
-	paymentInformationId: string | null;
-	mandateId: string | null;
-	accountServicerReference: string | null;
-	creditorReference: string | null;
-	creditorReferenceType: BankEntry['creditorReferenceType'];
-	remittanceText: string | null;
-	documents: RemittedDocument[] | null;
-	counterpartyName: string | null;
-	counterpartyIban: string | null;
-	counterpartyAccount: string | null;
-	counterpartyBic: string | null;
-	purpose: string | null;
-	returnReason: string | null;
-	additionalInfo: string | null;
+/** The facts of one transaction (TxDtls) for its BankEntry, with its amount as written. */
+interface TxFacts
+	extends Pick<
+		BankEntry,
+		| 'endToEndId'
+		| 'instructionId'
+		| 'transactionId'
+		| 'paymentInformationId'
+		| 'mandateId'
+		| 'accountServicerReference'
+		| 'creditorReference'
+		| 'creditorReferenceType'
+		| 'remittanceText'
+		| 'documents'
+		| 'counterpartyName'
+		| 'counterpartyIban'
+		| 'counterpartyAccount'
+		| 'counterpartyBic'
+		| 'purpose'
+		| 'returnReason'
+		| 'additionalInfo'
+		| 'fx'
+	> {
 	bankTransactionCode: BankTransactionCode | null;
 	amountText: string | null;
-	fx: FxDetails | null;
 }
 
 const notApplicable = (value: string | null): string | null =>
@@ -245,17 +249,18 @@ function common(list: TxFacts[]): TxFacts {
 }
 
 /** What an entry (Ntry) says of itself, shared by its transactions. */
-interface EntryHead {
-	entryReference: string | null;
-	bookingDate: string | null;
-	valueDate: string | null;
-	amount: number;
-	currency: string;
-	creditDebit: 'CRDT' | 'DBIT';
-	status: string | null;
-	reversal: boolean;
-	transactionCount: number;
-}
+type EntryHead = Pick<
+	BankEntry,
+	| 'entryReference'
+	| 'bookingDate'
+	| 'valueDate'
+	| 'amount'
+	| 'currency'
+	| 'creditDebit'
+	| 'status'
+	| 'reversal'
+	| 'transactionCount'
+>;
 
 type EntryTail = Pick<
 	BankEntry,

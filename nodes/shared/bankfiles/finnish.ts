@@ -117,6 +117,24 @@ const signedCents = (sign: string, digits: string): number | undefined => {
 const clean = (value: string): string | null =>
 	value.trim() === '' ? null : value.trim().replace(/\s+/g, ' ');
 
+/**
+ * What a TITO or KTL entry says about its payment: the reference (RF or Finnish) and nothing else,
+ * no payment IDs and no message.
+ */
+function referenceOnly(reference: string) {
+	return {
+		endToEndId: null,
+		instructionId: null,
+		transactionId: null,
+		paymentInformationId: null,
+		mandateId: null,
+		creditorReference: reference || null,
+		creditorReferenceType: reference ? (referenceKind(reference) ?? ('OTHER' as const)) : null,
+		remittanceText: null,
+		documents: null,
+	};
+}
+
 const emptyCode = {
 	domain: null,
 	family: null,
@@ -142,6 +160,11 @@ function skipOrFail(
 	throw new BankFileError(code, message, location);
 }
 
+/** The message for a record type the format does not have (unprintable characters shown as ?). */
+function unknownType(formatName: string, type: string): string {
+	return `Unknown ${formatName} record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`;
+}
+
 interface TitoStatement {
 	summary: StatementSummary;
 	skipped: boolean;
@@ -152,16 +175,21 @@ interface TitoStatement {
 	line: number;
 }
 
+/**
+ * Reads a fixed-width file line by line, emitting what each line completes; `end` after the last
+ * line checks that the file is complete and emits what is still open.
+ */
+export interface RecordReader {
+	line(line: string, number: number, last: boolean): void;
+	end(): void;
+}
+
 /** TITO: one statement per T00 record, one entry per T10 / T80 record (with its T11 / T81 details). */
-export async function* parseTito(
-	source: AsyncIterable<{ line: string; number: number; last: boolean }>,
+export function titoReader(
 	format: DetectedFormat,
 	options: ParseOptions,
-): AsyncGenerator<ParseEvent> {
-	const queue: ParseEvent[] = [];
-	const emit = (event: ParseEvent): void => {
-		queue.push(event);
-	};
+	emit: (event: ParseEvent) => void,
+): RecordReader {
 	let statement: TitoStatement | undefined;
 	let entry: { value: BankEntry; detail: boolean; line: number } | undefined;
 	/** The last main entry and its itemisations, emitted when the next main entry (or the end) comes. */
@@ -238,8 +266,8 @@ export async function* parseTito(
 		emit({ type: 'statement', statement: summary });
 	};
 
-	for await (const { line, number, last } of source) {
-		if (line.trim() === '') continue;
+	const read = (line: string, number: number, last: boolean): void => {
+		if (line.trim() === '') return;
 		const location = `line ${number}`;
 		const type = line.slice(0, 3);
 		const declared = Number(line.slice(3, 6));
@@ -320,7 +348,7 @@ export async function* parseTito(
 					`The ${type} record has no valid amount ("${field(record, 88, 19)}")`,
 					location,
 				);
-				continue;
+				return;
 			}
 			const entryType = field(record, 49, 1);
 			const reference = field(record, 160, 20).replace(/^0+(?=\d)/, '');
@@ -355,15 +383,7 @@ export async function* parseTito(
 						proprietaryIssuer: 'FI-TITO',
 					},
 					accountServicerReference: field(record, 13, 18) || null,
-					endToEndId: null,
-					instructionId: null,
-					transactionId: null,
-					paymentInformationId: null,
-					mandateId: null,
-					creditorReference: reference || null,
-					creditorReferenceType: reference ? (referenceKind(reference) ?? 'OTHER') : null,
-					remittanceText: null,
-					documents: null,
+					...referenceOnly(reference),
 					counterpartyName: clean(field(record, 109, 35)),
 					counterpartyIban: null,
 					counterpartyAccount: field(record, 145, 14) || null,
@@ -386,7 +406,7 @@ export async function* parseTito(
 					`A ${type} record without a transaction record before it`,
 					location,
 				);
-				continue;
+				return;
 			}
 			const e = entry.value;
 			const kind = field(record, 7, 2);
@@ -436,25 +456,19 @@ export async function* parseTito(
 			const closing = signedCents(field(record, 13, 1), field(record, 14, 18));
 			const available = signedCents(field(record, 32, 1), field(record, 33, 18));
 			const day = date6(field(record, 7, 6));
+			/** Lists a balance of the day and returns its amount. */
+			const listed = (balanceType: 'CLBD' | 'CLAV', cents: number): number => {
+				const amount = cents / 100;
+				s.balances.push({ type: balanceType, amount, currency: s.accountCurrency, date: day });
+				return amount;
+			};
 			if (closing !== undefined) {
-				s.closingBalance = closing / 100;
+				s.closingBalance = listed('CLBD', closing);
 				s.closingBalanceDate = day;
-				s.balances.push({
-					type: 'CLBD',
-					amount: s.closingBalance,
-					currency: s.accountCurrency,
-					date: day,
-				});
 			}
 			if (available !== undefined) {
-				s.availableBalance = available / 100;
+				s.availableBalance = listed('CLAV', available);
 				s.availableBalanceDate = day;
-				s.balances.push({
-					type: 'CLAV',
-					amount: s.availableBalance,
-					currency: s.accountCurrency,
-					date: day,
-				});
 			}
 			statement.sawBalance = true;
 		} else if (['T50', 'T51', 'T56', 'T57', 'T60', 'T70'].includes(type)) {
@@ -462,37 +476,30 @@ export async function* parseTito(
 			// cumulative and special records: totals and bank notices, not entries
 		} else {
 			flushEntry();
-			skipOrFail(
-				options,
-				emit,
-				'UNKNOWN_RECORD',
-				`Unknown TITO record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`,
-				location,
+			skipOrFail(options, emit, 'UNKNOWN_RECORD', unknownType('TITO', type), location);
+		}
+	};
+
+	const end = (): void => {
+		if (statement && !statement.sawBalance) {
+			throw new BankFileError(
+				'TRUNCATED',
+				'The file is truncated: the last statement has no balance record (T40)',
+				`statement starting on line ${statement.line}`,
 			);
 		}
-		while (queue.length) yield queue.shift()!;
-	}
-	if (statement && !statement.sawBalance) {
-		throw new BankFileError(
-			'TRUNCATED',
-			'The file is truncated: the last statement has no balance record (T40)',
-			`statement starting on line ${statement.line}`,
-		);
-	}
-	closeStatement();
-	while (queue.length) yield queue.shift()!;
+		closeStatement();
+	};
+
+	return { line: read, end };
 }
 
 /** KTL: one entry per reference payment record (3 or 5), one batch summary per 0 ... 9 batch. */
-export async function* parseKtl(
-	source: AsyncIterable<{ line: string; number: number; last: boolean }>,
+export function ktlReader(
 	format: DetectedFormat,
 	options: ParseOptions,
-): AsyncGenerator<ParseEvent> {
-	const queue: ParseEvent[] = [];
-	const emit = (event: ParseEvent): void => {
-		queue.push(event);
-	};
+	emit: (event: ParseEvent) => void,
+): RecordReader {
 	let batch:
 		| {
 				summary: StatementSummary;
@@ -508,8 +515,8 @@ export async function* parseKtl(
 				decided: boolean;
 		  }
 		| undefined;
-	for await (const { line, number } of source) {
-		if (line.trim() === '') continue;
+	const read = (line: string, number: number): void => {
+		if (line.trim() === '') return;
 		const location = `line ${number}`;
 		const type = line.slice(0, 1);
 		if (type === '0') {
@@ -579,7 +586,7 @@ export async function* parseKtl(
 					`The payment record has no valid amount ("${digits}")`,
 					location,
 				);
-				continue;
+				return;
 			}
 			const correction = field(line, 88, 1) === '1';
 			const cents = Number(digits);
@@ -596,7 +603,7 @@ export async function* parseKtl(
 				batch.corrections += correction ? 1 : 0;
 				if (correction) batch.correctionUnits += units;
 			}
-			if (batch.skipped) continue;
+			if (batch.skipped) return;
 			const reference = field(line, 44, 20).replace(/^0+(?=\d)/, '');
 			const amount = (correction ? -cents : cents) / 100;
 			if (failed) {
@@ -640,15 +647,7 @@ export async function* parseKtl(
 						proprietaryIssuer: 'FI-KTL',
 					},
 					accountServicerReference: field(line, 28, 16) || null,
-					endToEndId: null,
-					instructionId: null,
-					transactionId: null,
-					paymentInformationId: null,
-					mandateId: null,
-					creditorReference: reference || null,
-					creditorReferenceType: reference ? (referenceKind(reference) ?? 'OTHER') : null,
-					remittanceText: null,
-					documents: null,
+					...referenceOnly(reference),
 					counterpartyName: clean(field(line, 64, 12)),
 					counterpartyIban: null,
 					counterpartyAccount: null,
@@ -701,23 +700,20 @@ export async function* parseKtl(
 			}
 			batch = undefined;
 		} else {
-			skipOrFail(
-				options,
-				emit,
-				'UNKNOWN_RECORD',
-				`Unknown KTL record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`,
-				location,
-			);
+			skipOrFail(options, emit, 'UNKNOWN_RECORD', unknownType('KTL', type), location);
 		}
-		while (queue.length) yield queue.shift()!;
-	}
-	if (batch)
-		throw new BankFileError(
-			'TRUNCATED',
-			'The file is truncated: the last batch has no summary record 9',
-			`batch starting on line ${batch.line}`,
-		);
-	while (queue.length) yield queue.shift()!;
+	};
+
+	const end = (): void => {
+		if (batch)
+			throw new BankFileError(
+				'TRUNCATED',
+				'The file is truncated: the last batch has no summary record 9',
+				`batch starting on line ${batch.line}`,
+			);
+	};
+
+	return { line: read, end };
 }
 
 export const FINNISH_FORMATS: BankFileFormat[] = ['tito', 'ktl'];

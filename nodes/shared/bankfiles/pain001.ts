@@ -14,6 +14,7 @@ import {
 } from './checks';
 import type { PaymentProblem } from './errors';
 import { PaymentValidationError } from './errors';
+import { escapeXml } from './xml';
 
 export type PaymentFileVersion = 'pain.001.001.03' | 'pain.001.001.09';
 export const PAYMENT_FILE_VERSIONS: PaymentFileVersion[] = ['pain.001.001.03', 'pain.001.001.09'];
@@ -227,9 +228,6 @@ export function validatePayment(
 	return problems;
 }
 
-const escape = (value: string): string =>
-	value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 function formatUnits(units: number, decimals: number): string {
 	return fromUnits(units).toFixed(decimals);
 }
@@ -323,18 +321,18 @@ export function buildPaymentFile(
 			let remittance = '';
 			if (reference) {
 				const issuer = reference.startsWith('RF') ? '<Issr>ISO</Issr>' : '';
-				remittance = `<RmtInf><Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry>${issuer}</Tp><Ref>${escape(reference)}</Ref></CdtrRefInf></Strd></RmtInf>`;
-			} else if (text) remittance = `<RmtInf><Ustrd>${escape(text)}</Ustrd></RmtInf>`;
+				remittance = `<RmtInf><Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry>${issuer}</Tp><Ref>${escapeXml(reference)}</Ref></CdtrRefInf></Strd></RmtInf>`;
+			} else if (text) remittance = `<RmtInf><Ustrd>${escapeXml(text)}</Ustrd></RmtInf>`;
 			const creditorBic = str(payment.creditorBic).toUpperCase();
 			const instructionId = str(payment.instructionId);
 			return (
 				'<CdtTrfTxInf>' +
-				`<PmtId>${instructionId ? `<InstrId>${escape(instructionId)}</InstrId>` : ''}<EndToEndId>${escape(endToEndId)}</EndToEndId></PmtId>` +
+				`<PmtId>${instructionId ? `<InstrId>${escapeXml(instructionId)}</InstrId>` : ''}<EndToEndId>${escapeXml(endToEndId)}</EndToEndId></PmtId>` +
 				`<Amt><InstdAmt Ccy="${currency}">${formatUnits(amountUnits, decimals)}</InstdAmt></Amt>` +
 				(creditorBic
 					? `<CdtrAgt><FinInstnId><${bicTag}>${creditorBic}</${bicTag}></FinInstnId></CdtrAgt>`
 					: '') +
-				`<Cdtr><Nm>${escape(str(payment.creditorName))}</Nm></Cdtr>` +
+				`<Cdtr><Nm>${escapeXml(str(payment.creditorName))}</Nm></Cdtr>` +
 				`<CdtrAcct><Id><IBAN>${normalizeIban(payment.creditorIban)}</IBAN></Id></CdtrAcct>` +
 				remittance +
 				'</CdtTrfTxInf>'
@@ -359,7 +357,7 @@ export function buildPaymentFile(
 		});
 		blocks.push(
 			'<PmtInf>' +
-				`<PmtInfId>${escape(id)}</PmtInfId><PmtMtd>TRF</PmtMtd>` +
+				`<PmtInfId>${escapeXml(id)}</PmtInfId><PmtMtd>TRF</PmtMtd>` +
 				(options.batchBooking !== undefined
 					? `<BtchBookg>${options.batchBooking ? 'true' : 'false'}</BtchBookg>`
 					: '') +
@@ -368,7 +366,7 @@ export function buildPaymentFile(
 				(v09
 					? `<ReqdExctnDt><Dt>${date}</Dt></ReqdExctnDt>`
 					: `<ReqdExctnDt>${date}</ReqdExctnDt>`) +
-				`<Dbtr><Nm>${escape(str(first.debtorName))}</Nm></Dbtr>` +
+				`<Dbtr><Nm>${escapeXml(str(first.debtorName))}</Nm></Dbtr>` +
 				`<DbtrAcct><Id><IBAN>${normalizeIban(first.debtorIban)}</IBAN></Id></DbtrAcct>` +
 				`<DbtrAgt><FinInstnId>${debtorBic ? `<${bicTag}>${debtorBic}</${bicTag}>` : '<Othr><Id>NOTPROVIDED</Id></Othr>'}</FinInstnId></DbtrAgt>` +
 				(sepa ? '<ChrgBr>SLEV</ChrgBr>' : '') +
@@ -382,10 +380,10 @@ export function buildPaymentFile(
 		'<?xml version="1.0" encoding="UTF-8"?>\n' +
 		`<Document xmlns="urn:iso:std:iso:20022:tech:xsd:${options.version}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">` +
 		'<CstmrCdtTrfInitn>' +
-		`<GrpHdr><MsgId>${escape(options.messageId)}</MsgId><CreDtTm>${created}</CreDtTm>` +
+		`<GrpHdr><MsgId>${escapeXml(options.messageId)}</MsgId><CreDtTm>${created}</CreDtTm>` +
 		`<NbOfTxs>${payments.length}</NbOfTxs><CtrlSum>${controlSum}</CtrlSum>` +
-		`<InitgPty><Nm>${escape(str(options.initiatingPartyName))}</Nm>` +
-		(partyId ? `<Id><OrgId><Othr><Id>${escape(partyId)}</Id></Othr></OrgId></Id>` : '') +
+		`<InitgPty><Nm>${escapeXml(str(options.initiatingPartyName))}</Nm>` +
+		(partyId ? `<Id><OrgId><Othr><Id>${escapeXml(partyId)}</Id></Othr></OrgId></Id>` : '') +
 		'</InitgPty></GrpHdr>' +
 		blocks.join('') +
 		'</CstmrCdtTrfInitn></Document>\n';

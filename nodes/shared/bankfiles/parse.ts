@@ -1,6 +1,6 @@
 import { CamtReader } from './camt';
 import { detectFormat } from './detect';
-import { lines, parseKtl, parseTito } from './finnish';
+import { ktlReader, lines, titoReader } from './finnish';
 import { Pain002Reader } from './pain002';
 import type { BankFileSource } from './source';
 import { peek } from './source';
@@ -32,14 +32,6 @@ export async function* parseBankFile(
 	const { head, chunks } = await peek(source, 8192);
 	const format = detectFormat(head, options.format);
 	yield { type: 'format', format };
-	if (format.format === 'tito') {
-		yield* parseTito(lines(chunks, options.encoding), format, options);
-		return;
-	}
-	if (format.format === 'ktl') {
-		yield* parseKtl(lines(chunks, options.encoding), format, options);
-		return;
-	}
 	let queue: ParseEvent[] = [];
 	const emit = (event: ParseEvent): void => {
 		queue.push(event);
@@ -50,6 +42,20 @@ export async function* parseBankFile(
 		queue = [];
 		return events;
 	};
+	if (format.format === 'tito' || format.format === 'ktl') {
+		const records =
+			format.format === 'tito'
+				? titoReader(format, options, emit)
+				: ktlReader(format, options, emit);
+		// A line at a time, so that what one line gives is handed over before the next is read.
+		for await (const { line, number, last } of lines(chunks, options.encoding)) {
+			records.line(line, number, last);
+			if (queue.length) yield* take();
+		}
+		records.end();
+		yield* take();
+		return;
+	}
 	let camt: CamtReader | undefined;
 	const handler =
 		format.format === 'pain.002'

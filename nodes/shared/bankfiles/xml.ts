@@ -208,7 +208,8 @@ export function firstText(node: XNode | undefined, ...paths: string[][]): string
 	return null;
 }
 
-const escapeXml = (value: string): string =>
+/** Escapes text for an element or a double-quoted attribute. */
+export const escapeXml = (value: string): string =>
 	value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** The element as XML text again (in the document's namespace). */

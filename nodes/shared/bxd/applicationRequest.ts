@@ -1,4 +1,4 @@
-import { escapeXml } from '../transport/xml';
+import { escapeXml } from './xml';
 import { XMLDATA_NS } from './constants';
 import type { PayloadDocument } from './document';
 import { BxdValidationError } from './errors';
@@ -33,37 +33,33 @@ export interface ApplicationRequestFields {
 	content?: Buffer;
 }
 
-interface Limit {
-	min: number;
-	max: number;
-}
-
-const LIMITS: Record<string, Limit> = {
-	CustomerId: { min: 1, max: 16 },
-	Command: { min: 1, max: 32 },
-	Status: { min: 1, max: 10 },
-	ServiceId: { min: 1, max: 256 },
-	FileReference: { min: 1, max: 32 },
-	UserFilename: { min: 1, max: 80 },
-	TargetId: { min: 1, max: 80 },
-	ExecutionSerial: { min: 1, max: 32 },
-	EncryptionMethod: { min: 1, max: 35 },
-	CompressionMethod: { min: 1, max: 35 },
-	SoftwareId: { min: 1, max: 80 },
-	FileType: { min: 1, max: 40 },
+/** The longest value each element may hold, per the schema; an empty value is refused too. */
+const MAX_LENGTH: Record<string, number> = {
+	CustomerId: 16,
+	Command: 32,
+	Status: 10,
+	ServiceId: 256,
+	FileReference: 32,
+	UserFilename: 80,
+	TargetId: 80,
+	ExecutionSerial: 32,
+	EncryptionMethod: 35,
+	CompressionMethod: 35,
+	SoftwareId: 80,
+	FileType: 40,
 };
 
 function checked(name: string, value: string): string {
-	const limit = LIMITS[name];
+	const max = MAX_LENGTH[name];
 	// XML 1.0 cannot carry most control characters at all.
 	// eslint-disable-next-line no-control-regex
 	if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(value)) {
 		throw new BxdValidationError(name, `${name} contains a control character`);
 	}
-	if (limit && (value.length < limit.min || value.length > limit.max)) {
+	if (max && (value.length < 1 || value.length > max)) {
 		throw new BxdValidationError(
 			name,
-			`${name} must be ${limit.min} to ${limit.max} characters long (got ${value.length})`,
+			`${name} must be 1 to ${max} characters long (got ${value.length})`,
 		);
 	}
 	return value;

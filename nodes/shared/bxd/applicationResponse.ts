@@ -1,18 +1,11 @@
 import { DateTime } from 'luxon';
 
-import {
-	assertSafeXml,
-	asArray,
-	MalformedXmlError,
-	parseXml,
-	UnsafeXmlError,
-	xmlText,
-} from '../transport/xml';
-import { attempt } from './attempt';
+import type { XmlObject } from './xml';
+import { asArray, xmlObject, xmlValue } from './xml';
 import { decodePayload } from './base64';
 import { normalizeResponseCode } from './codes';
 import type { PayloadDocument } from './document';
-import { cutLastElement, rootPrefix } from './document';
+import { cutLastElement, parseBankXml, rootPrefix } from './document';
 import { BxdFormatError, BxdSignatureError } from './errors';
 import type { BankTrust, PayloadDigester } from './signature';
 import { verifyEnvelopedSignature } from './signature';
@@ -102,50 +95,37 @@ export interface ApplicationResponse {
 	tree: Record<string, unknown>;
 }
 
-type XmlObject = Record<string, unknown>;
-
-function obj(value: unknown): XmlObject | undefined {
-	if (Array.isArray(value)) value = value[0];
-	return value && typeof value === 'object' ? (value as XmlObject) : undefined;
-}
-
-function str(value: unknown): string | undefined {
-	const raw = xmlText(Array.isArray(value) ? value[0] : value);
-	const trimmed = raw?.trim();
-	return trimmed ? trimmed : undefined;
-}
-
 /** xs:dateTime as ISO 8601 in UTC; values that are not dates stay as the bank wrote them. */
 export function isoTimestamp(value: unknown): string | undefined {
-	const raw = str(value);
+	const raw = xmlValue(value);
 	if (!raw) return undefined;
 	const parsed = DateTime.fromISO(raw, { zone: 'utc' });
 	return parsed.isValid ? (parsed.toUTC().toISO() ?? raw) : raw;
 }
 
 function isoDate(value: unknown): string | undefined {
-	const raw = str(value);
+	const raw = xmlValue(value);
 	if (!raw) return undefined;
 	const parsed = DateTime.fromISO(raw, { setZone: true });
 	return parsed.isValid ? (parsed.toISODate() ?? raw) : raw;
 }
 
 function num(value: unknown): number | undefined {
-	const raw = str(value);
+	const raw = xmlValue(value);
 	if (raw === undefined) return undefined;
 	const n = Number(raw);
 	return Number.isFinite(n) ? n : undefined;
 }
 
 function int(value: unknown): number | undefined {
-	const raw = str(value);
+	const raw = xmlValue(value);
 	if (raw === undefined || !/^[+-]?\d+$/.test(raw)) return undefined;
 	const n = Number(raw);
 	return Number.isSafeInteger(n) ? n : undefined;
 }
 
 function bool(value: unknown): boolean | undefined {
-	const raw = str(value)?.toLowerCase();
+	const raw = xmlValue(value)?.toLowerCase();
 	if (raw === 'true' || raw === '1') return true;
 	if (raw === 'false' || raw === '0') return false;
 	return undefined;
@@ -158,62 +138,62 @@ function compact<T extends object>(value: T): T {
 }
 
 function feedback(value: unknown): FeedbackFileAttributes | undefined {
-	const f = obj(value);
+	const f = xmlObject(value);
 	if (!f) return undefined;
 	return compact({
-		feedbackFileReference: str(f.FeedbackFileReference),
-		feedbackFileType: str(f.FeedbackFileType),
-		feedbackFileTypeName: str(f.FeedbackFileTypeName),
-		feedbackFileStatus: str(f.FeedbackFileStatus),
+		feedbackFileReference: xmlValue(f.FeedbackFileReference),
+		feedbackFileType: xmlValue(f.FeedbackFileType),
+		feedbackFileTypeName: xmlValue(f.FeedbackFileTypeName),
+		feedbackFileStatus: xmlValue(f.FeedbackFileStatus),
 		feedbackFileDate: isoDate(f.FeedbackFileDate),
 		feedbackFileTimestamp: isoTimestamp(f.FeedbackFilestamp ?? f.FeedbackFileTimestamp),
-		feedbackServiceId: str(f.FeedbackServiceId),
-		fileActionHistory: str(f.FileActionHistory),
+		feedbackServiceId: xmlValue(f.FeedbackServiceId),
+		fileActionHistory: xmlValue(f.FileActionHistory),
 	});
 }
 
 export function toFileDescriptor(value: unknown): FileDescriptor {
-	const d = obj(value) ?? {};
+	const d = xmlObject(value) ?? {};
 	return compact({
-		fileReference: str(d.FileReference),
-		targetId: str(d.TargetId),
-		serviceId: str(d.ServiceId),
-		serviceIdOwnerName: str(d.ServiceIdOwnerName),
-		userFilename: str(d.UserFilename),
-		parentFileReference: str(d.ParentFileReference),
-		fileType: str(d.FileType),
+		fileReference: xmlValue(d.FileReference),
+		targetId: xmlValue(d.TargetId),
+		serviceId: xmlValue(d.ServiceId),
+		serviceIdOwnerName: xmlValue(d.ServiceIdOwnerName),
+		userFilename: xmlValue(d.UserFilename),
+		parentFileReference: xmlValue(d.ParentFileReference),
+		fileType: xmlValue(d.FileType),
 		fileTimestamp: isoTimestamp(d.FileTimestamp),
-		status: str(d.Status),
+		status: xmlValue(d.Status),
 		amountTotal: num(d.AmountTotal),
 		transactionCount: int(d.TransactionCount),
 		lastDownloadTimestamp: isoTimestamp(d.LastDownloadTimestamp),
 		forwardedTimestamp: isoTimestamp(d.ForwardedTimestamp),
 		confirmable: bool(d.Confirmable),
 		deletable: bool(d.Deletable),
-		subStatus: str(d.SubStatus),
-		subStatusText: str(d.SubStatusText),
+		subStatus: xmlValue(d.SubStatus),
+		subStatusText: xmlValue(d.SubStatusText),
 		missingTransactions: bool(d.MissingTransactions),
-		subType: str(d.SubType),
+		subType: xmlValue(d.SubType),
 		feedbackFileAttributes: feedback(d.FeedbackFileAttributes),
 	});
 }
 
 export function toUserFileType(value: unknown): UserFileType {
-	const t = obj(value) ?? {};
-	const services = asArray(obj(t.FileTypeServices)?.FileTypeService as unknown[] | undefined);
+	const t = xmlObject(value) ?? {};
+	const services = asArray(xmlObject(t.FileTypeServices)?.FileTypeService as unknown[] | undefined);
 	return compact({
-		targetId: str(t.TargetId),
-		fileType: str(t.FileType),
-		fileTypeName: str(t.FileTypeName),
-		country: str(t.Country),
-		direction: str(t.Direction),
+		targetId: xmlValue(t.TargetId),
+		fileType: xmlValue(t.FileType),
+		fileTypeName: xmlValue(t.FileTypeName),
+		country: xmlValue(t.Country),
+		direction: xmlValue(t.Direction),
 		fileTypeServices: services.map((service) => {
-			const s = obj(service) ?? {};
+			const s = xmlObject(service) ?? {};
 			return compact({
-				serviceId: str(s.ServiceId),
-				serviceIdOwnerName: str(s.ServiceIdOwnerName),
-				serviceIdType: str(s.ServiceIdType),
-				serviceIdText: str(s.ServiceIdText),
+				serviceId: xmlValue(s.ServiceId),
+				serviceIdOwnerName: xmlValue(s.ServiceIdOwnerName),
+				serviceIdType: xmlValue(s.ServiceIdType),
+				serviceIdText: xmlValue(s.ServiceIdText),
 			});
 		}),
 	});
@@ -261,26 +241,10 @@ export interface ReadOptions {
 
 /** Parses the document text without its Content, refusing DOCTYPE/ENTITY declarations. */
 function parseDocument(xmlWithoutContent: string): XmlObject {
-	const outcome = attempt(() => {
-		assertSafeXml(xmlWithoutContent);
-		return parseXml<XmlObject>(xmlWithoutContent);
+	const parsed = parseBankXml(xmlWithoutContent, 'The ApplicationResponse', {
+		explainRefusal: true,
 	});
-	if (!outcome.ok) {
-		const error = outcome.error;
-		if (error instanceof UnsafeXmlError) {
-			throw new BxdFormatError(
-				`The ApplicationResponse was refused: ${error.message} (a bank never needs one; this can be an XML attack)`,
-			);
-		}
-		if (error instanceof MalformedXmlError) {
-			throw new BxdFormatError(
-				`The ApplicationResponse is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`,
-			);
-		}
-		throw error;
-	}
-	const parsed = outcome.value;
-	const root = obj(parsed.ApplicationResponse);
+	const root = xmlObject(parsed.ApplicationResponse);
 	if (!root) {
 		const name = Object.keys(parsed).find((key) => !key.startsWith('@_') && key !== '#text');
 		throw new BxdFormatError(
@@ -300,21 +264,23 @@ function responseFields(
 	const tree: XmlObject = { ...root };
 	delete tree.Signature;
 	delete tree.Content;
-	const descriptors = asArray(obj(root.FileDescriptors)?.FileDescriptor as unknown[] | undefined);
-	const fileTypes = asArray(obj(root.UserFileTypes)?.UserFileType as unknown[] | undefined);
+	const descriptors = asArray(
+		xmlObject(root.FileDescriptors)?.FileDescriptor as unknown[] | undefined,
+	);
+	const fileTypes = asArray(xmlObject(root.UserFileTypes)?.UserFileType as unknown[] | undefined);
 	return {
-		customerId: str(root.CustomerId),
+		customerId: xmlValue(root.CustomerId),
 		timestamp: isoTimestamp(root.Timestamp),
-		responseCode: normalizeResponseCode(str(root.ResponseCode)),
-		responseText: str(root.ResponseText),
-		executionSerial: str(root.ExecutionSerial),
+		responseCode: normalizeResponseCode(xmlValue(root.ResponseCode)),
+		responseText: xmlValue(root.ResponseText),
+		executionSerial: xmlValue(root.ExecutionSerial),
 		encrypted: bool(root.Encrypted),
-		encryptionMethod: str(root.EncryptionMethod),
+		encryptionMethod: xmlValue(root.EncryptionMethod),
 		compressed: bool(root.Compressed),
-		compressionMethod: str(root.CompressionMethod),
+		compressionMethod: xmlValue(root.CompressionMethod),
 		amountTotal: num(root.AmountTotal),
 		transactionCount: int(root.TransactionCount),
-		fileType: str(root.FileType),
+		fileType: xmlValue(root.FileType),
 		fileDescriptors: descriptors.map(toFileDescriptor),
 		userFileTypes: fileTypes.map(toUserFileType),
 		signature,

@@ -104,6 +104,12 @@ const ISO_TYPES = [
 	{ code: 'camt.054.001.02', label: 'Debit/Credit Notification (camt.054), download' },
 ];
 
+/** The Finnish formats besides ISO 20022: TITO account statements, KTL reference payments. */
+const FINNISH_TYPES = [
+	{ code: 'TITO', label: 'Account statement (TITO), download' },
+	{ code: 'KTL', label: 'Reference payments (KTL), download' },
+];
+
 /** Samlink platform (sepafm lib/sepa/wsdl/wsdl_samlink_production.xml, wsdl_samlink_test.xml, wsdl_samlink_cert_*.xml). */
 const SAMLINK_BASE: Omit<BankProfile, 'id' | 'name'> = {
 	platform: 'samlink',
@@ -134,11 +140,7 @@ const SAMLINK_BASE: Omit<BankProfile, 'id' | 'name'> = {
 	soapAction: '""',
 	environments: { production: 'PRODUCTION', test: 'TEST' },
 	// Samlink's short codes (banking-ws README, Samlink "Web Services" file types).
-	fileTypes: [
-		...ISO_TYPES,
-		{ code: 'TITO', label: 'Account statement (TITO), download' },
-		{ code: 'KTL', label: 'Reference payments (KTL), download' },
-	],
+	fileTypes: [...ISO_TYPES, ...FINNISH_TYPES],
 };
 
 export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
@@ -179,8 +181,7 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
 		// sepafm test/sepa/banks/nordea/responses/dfl.xml and df_tito.xml, df_ktl.xml.
 		fileTypes: [
 			...ISO_TYPES,
-			{ code: 'TITO', label: 'Account statement (TITO), download' },
-			{ code: 'KTL', label: 'Reference payments (KTL), download' },
+			...FINNISH_TYPES,
 			{ code: 'NDCORPAYS', label: 'Payments (NDCORPAYS), upload' },
 		],
 	},
@@ -214,11 +215,7 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
 		// sepafm lib/sepa/wsdl/wsdl_op_production.xml: soapAction="".
 		soapAction: '""',
 		environments: { production: 'PRODUCTION', test: 'TEST' },
-		fileTypes: [
-			...ISO_TYPES,
-			{ code: 'TITO', label: 'Account statement (TITO), download' },
-			{ code: 'KTL', label: 'Reference payments (KTL), download' },
-		],
+		fileTypes: [...ISO_TYPES, ...FINNISH_TYPES],
 	},
 	danske: {
 		id: 'danske',

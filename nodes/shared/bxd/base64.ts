@@ -1,18 +1,299 @@
 /**
- * The base64 text of payload elements: decoded whole or as it arrives, with the character
- * references some SOAP stacks write for line breaks skipped and failures named as format errors,
- * and its canonical form for digests, whole or chunk by chunk.
+ * Base64 for payloads of any size: an encoder and a strict decoder that work chunk by chunk
+ * across any chunk boundaries, the transforms built on them, and strict decoding of a whole text.
+ * Nothing here holds more than a chunk of the data. Then the base64 text of payload elements:
+ * decoded whole or as it arrives, with the character references some SOAP stacks write for line
+ * breaks skipped and failures named as format errors, and its canonical form for digests, whole
+ * or chunk by chunk.
  */
-import {
-	Base64Decode,
-	Base64Decoder,
-	decodeBase64Strict,
-	InvalidBase64Error,
-} from '../transport/base64';
+import { Transform, type TransformCallback } from 'node:stream';
+
 import { attempt } from './attempt';
 import { BxdFormatError } from './errors';
 
 const EMPTY = Buffer.alloc(0);
+const NEWLINE = Buffer.from('\n', 'latin1');
+
+export class InvalidBase64Error extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'InvalidBase64Error';
+	}
+}
+
+/** Length of the base64 text of `bytes` bytes. */
+export function base64Length(bytes: number): number {
+	return 4 * Math.ceil(bytes / 3);
+}
+
+/** Base64 of a byte stream, chunk by chunk (no line breaks), without copying the chunks. */
+export class Base64Encoder {
+	private carry: Buffer = EMPTY;
+
+	/** Encodes what can be encoded now; up to two bytes wait for the next chunk. */
+	write(chunk: Buffer): Buffer {
+		let start = 0;
+		let lead = '';
+		if (this.carry.length) {
+			const need = 3 - this.carry.length;
+			if (chunk.length < need) {
+				this.carry = Buffer.concat([this.carry, chunk]);
+				return EMPTY;
+			}
+			lead = Buffer.concat([this.carry, chunk.subarray(0, need)]).toString('base64');
+			start = need;
+			this.carry = EMPTY;
+		}
+		const end = chunk.length - ((chunk.length - start) % 3);
+		if (end < chunk.length) this.carry = Buffer.from(chunk.subarray(end));
+		const body = end > start ? chunk.toString('base64', start, end) : '';
+		if (!lead) return body ? Buffer.from(body, 'latin1') : EMPTY;
+		const out = Buffer.allocUnsafe(lead.length + body.length);
+		out.write(lead, 0, 'latin1');
+		if (body) out.write(body, lead.length, 'latin1');
+		return out;
+	}
+
+	end(): Buffer {
+		const rest = this.carry;
+		this.carry = EMPTY;
+		return rest.length ? Buffer.from(rest.toString('base64'), 'latin1') : EMPTY;
+	}
+}
+
+/**
+ * A transform encoding a byte stream to base64 text, in lines of `lineLength` characters when it
+ * is not 0.
+ */
+export class Base64Encode extends Transform {
+	private readonly encoder = new Base64Encoder();
+	private column = 0;
+
+	constructor(private readonly lineLength = 0) {
+		super();
+	}
+
+	_transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+		this.pass(this.encoder.write(chunk));
+		done();
+	}
+
+	_flush(done: TransformCallback): void {
+		this.pass(this.encoder.end());
+		done();
+	}
+
+	private pass(text: Buffer): void {
+		if (text.length) this.push(this.lineLength ? this.inLines(text) : text);
+	}
+
+	private inLines(text: Buffer): Buffer {
+		const parts: Buffer[] = [];
+		let at = 0;
+		while (at < text.length) {
+			const take = Math.min(this.lineLength - this.column, text.length - at);
+			parts.push(text.subarray(at, at + take));
+			at += take;
+			this.column += take;
+			if (this.column === this.lineLength) {
+				parts.push(NEWLINE);
+				this.column = 0;
+			}
+		}
+		return Buffer.concat(parts);
+	}
+}
+
+const NOT_BASE64 = /[^A-Za-z0-9+/=\s]/;
+const WHITESPACE = /\s/;
+const ONLY_PADDING = /^=*$/;
+
+/**
+ * The base64 characters of a text: whitespace is skipped, any other character outside the
+ * alphabet is an error.
+ */
+function base64Characters(text: string): string {
+	if (NOT_BASE64.test(text))
+		throw new InvalidBase64Error('Invalid base64: unexpected character in the data');
+	return WHITESPACE.test(text) ? text.replace(/\s+/g, '') : text;
+}
+
+/**
+ * Decodes base64 text arriving in chunks as strictly as a whole text is decoded: whitespace is
+ * skipped; any other character outside the alphabet, padding in the middle, data after the
+ * padding and a truncated last group are errors, so a cut or corrupted payload never passes as a
+ * shorter file.
+ */
+export class Base64Decoder {
+	private carry = '';
+	private padded = false;
+
+	write(chunk: Buffer | string): Buffer {
+		const text = this.characters(typeof chunk === 'string' ? chunk : chunk.toString('latin1'));
+		if (!text) return EMPTY;
+		if (this.padded) throw new InvalidBase64Error('Invalid base64: data after the final padding');
+		const all = this.carry ? this.carry + text : text;
+		const pad = all.indexOf('=');
+		if (pad !== -1) {
+			if (!ONLY_PADDING.test(all.slice(pad)))
+				throw new InvalidBase64Error('Invalid base64: padding in the middle of the data');
+			if (all.length % 4 !== 0) {
+				this.carry = all;
+				return EMPTY;
+			}
+			if (pad < all.length - 2)
+				throw new InvalidBase64Error('Invalid base64: padding in the middle of the data');
+			this.padded = true;
+			this.carry = '';
+			return Buffer.from(all, 'base64');
+		}
+		const usable = all.length - (all.length % 4);
+		this.carry = usable < all.length ? all.slice(usable) : '';
+		return usable ? Buffer.from(usable < all.length ? all.slice(0, usable) : all, 'base64') : EMPTY;
+	}
+
+	end(): void {
+		if (this.carry.length) {
+			throw new InvalidBase64Error(
+				`Invalid base64: the data ends in the middle of a group (${this.carry.length} characters left over)`,
+			);
+		}
+	}
+
+	/** The base64 characters of one chunk of text; a subclass may skip more than whitespace first. */
+	protected characters(text: string): string {
+		return base64Characters(text);
+	}
+}
+
+/** Decoded bytes are collected in slabs of this size before they are passed on. */
+const SLAB = 128 * 1024;
+/**
+ * Whether text has characters Node's decoder takes but strict base64 does not (URL-safe ones,
+ * references).
+ */
+function unusual(text: string): boolean {
+	return text.indexOf('-') !== -1 || text.indexOf('_') !== -1 || text.indexOf('&') !== -1;
+}
+
+/**
+ * A transform decoding base64 text as strictly as Base64Decoder, fast: clean base64 (no
+ * whitespace, no padding yet) is decoded straight into large output slabs, and a decoded length
+ * short of what the text must give (a character outside the alphabet, whitespace, padding)
+ * sends the chunk through the strict decoder, which skips what may be skipped and names what may
+ * not. Its errors pass through `failure` before the stream fails with them.
+ */
+export class Base64Decode extends Transform {
+	private strictMode = false;
+	private carry = '';
+	private slab: Buffer = EMPTY;
+	private used = 0;
+
+	constructor(private readonly strict: Base64Decoder = new Base64Decoder()) {
+		super();
+	}
+
+	/** The error the stream fails with for an error of the decoder. */
+	protected failure(error: unknown): unknown {
+		return error;
+	}
+
+	private room(bytes: number): void {
+		if (this.slab.length - this.used >= bytes) return;
+		this.release();
+		this.slab = Buffer.allocUnsafe(Math.max(SLAB, bytes));
+		this.used = 0;
+	}
+
+	private release(): void {
+		if (this.used) this.push(this.slab.subarray(0, this.used));
+		this.slab = this.slab.subarray(this.used);
+		this.used = 0;
+	}
+
+	private keep(bytes: Buffer): void {
+		if (!bytes.length) return;
+		this.room(bytes.length);
+		bytes.copy(this.slab, this.used);
+		this.used += bytes.length;
+	}
+
+	_transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+		try {
+			const text = chunk.toString('latin1');
+			if (!this.strictMode) {
+				const all = this.carry ? this.carry + text : text;
+				const usable = all.length - (all.length % 4);
+				const expected = (usable / 4) * 3;
+				if (usable === 0 && !unusual(all)) {
+					this.carry = all;
+					done();
+					return;
+				}
+				this.room(expected);
+				const written = this.slab.write(
+					usable < all.length ? all.slice(0, usable) : all,
+					this.used,
+					'base64',
+				);
+				if (written === expected && !unusual(all)) {
+					this.used += written;
+					this.carry = usable < all.length ? all.slice(usable) : '';
+					if (this.used >= SLAB) this.release();
+					done();
+					return;
+				}
+				// Not plain base64 (whitespace, padding, references or a wrong character): from here on
+				// every chunk is read strictly.
+				this.strictMode = true;
+				this.keep(this.strict.write(all));
+				this.carry = '';
+			} else {
+				this.keep(this.strict.write(text));
+			}
+			if (this.used >= SLAB) this.release();
+			done();
+		} catch (error) {
+			done(this.failure(error) as Error);
+		}
+	}
+
+	_flush(done: TransformCallback): void {
+		try {
+			if (this.carry) this.keep(this.strict.write(this.carry));
+			this.carry = '';
+			this.strict.end();
+			this.release();
+			done();
+		} catch (error) {
+			done(this.failure(error) as Error);
+		}
+	}
+}
+
+/** Base64Decoder for text that is already only base64 characters. */
+class CleanTextDecoder extends Base64Decoder {
+	protected override characters(text: string): string {
+		return text;
+	}
+}
+
+/**
+ * Decodes a whole base64 text by the rules of Base64Decoder; a text whose length without
+ * whitespace is not a multiple of 4 is reported as truncated.
+ */
+export function decodeBase64Strict(text: string): Buffer {
+	const clean = base64Characters(text);
+	if (clean.length % 4 !== 0) {
+		throw new InvalidBase64Error(
+			`Invalid base64: length ${clean.length} is not a multiple of 4 (truncated data)`,
+		);
+	}
+	const decoder = new CleanTextDecoder();
+	const bytes = decoder.write(clean);
+	decoder.end();
+	return bytes;
+}
 
 /** Character references some SOAP stacks write for the line breaks inside base64 text. */
 const WHITESPACE_REFS = /&#(?:x0*[dDaA9]|x0*20|0*13|0*10|0*9|0*32);/g;

@@ -20,20 +20,15 @@ import {
 import { promisify } from 'node:util';
 import forge from 'node-forge';
 
-import {
-	escapeXml,
-	MalformedXmlError,
-	parseXml,
-	UnsafeXmlError,
-	xmlText,
-	asArray,
-} from '../transport/xml';
+import type { XmlObject } from './xml';
+import { asArray, escapeXml, xmlObject, xmlValue } from './xml';
 import { bxdTimestamp } from './applicationRequest';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';
 import type { CertDialect } from './bankProfiles';
 import { isSuccessCode, normalizeResponseCode } from './codes';
 import { SOAP_ENV_NS } from './constants';
+import { parseBankXml } from './document';
 import {
 	BxdError,
 	BxdFaultError,
@@ -267,30 +262,6 @@ export interface CertApplicationResponse {
 	namespace?: string;
 }
 
-type XmlObject = Record<string, unknown>;
-
-function obj(value: unknown): XmlObject | undefined {
-	if (Array.isArray(value)) value = value[0];
-	return value && typeof value === 'object' ? (value as XmlObject) : undefined;
-}
-
-function str(value: unknown): string | undefined {
-	const raw = xmlText(Array.isArray(value) ? value[0] : value)?.trim();
-	return raw ? raw : undefined;
-}
-
-function parseOrFail(xml: string, what: string): XmlObject {
-	const parsed = attempt(() => parseXml<XmlObject>(xml));
-	if (parsed.ok) return parsed.value;
-	if (parsed.error instanceof UnsafeXmlError)
-		throw new BxdFormatError(`${what} was refused: ${parsed.error.message}`);
-	if (parsed.error instanceof MalformedXmlError)
-		throw new BxdFormatError(
-			`${what} is not well-formed XML: ${parsed.error.message.replace(/^Malformed XML: /, '')}`,
-		);
-	throw parsed.error;
-}
-
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----/;
 
 /** The namespace of the root element, read from its opening tag (the parser drops prefixes). */
@@ -356,9 +327,9 @@ export function readCertApplicationResponse(
 	trust?: BankTrust,
 ): CertApplicationResponse {
 	const xml = bytes.toString('utf8').replace(/^\uFEFF/, '');
-	const parsed = parseOrFail(xml, 'The CertApplicationResponse');
+	const parsed = parseBankXml(xml, 'The CertApplicationResponse');
 	const rootName = Object.keys(parsed).find((key) => !key.startsWith('@_') && key !== '#text');
-	const root = rootName === 'CertApplicationResponse' ? obj(parsed[rootName]) : undefined;
+	const root = rootName === 'CertApplicationResponse' ? xmlObject(parsed[rootName]) : undefined;
 	if (!root) {
 		throw new BxdFormatError(
 			`The certificate service answered with ${rootName ? `a ${rootName}` : 'no document'} instead of a CertApplicationResponse`,
@@ -368,20 +339,20 @@ export function readCertApplicationResponse(
 	const signature: SignatureCheck = trust
 		? verifyEnvelopedSignature({ head: xml, tail: '' }, trust)
 		: 'notChecked';
-	const entries = asArray(obj(root.Certificates)?.Certificate as unknown[] | undefined);
+	const entries = asArray(xmlObject(root.Certificates)?.Certificate as unknown[] | undefined);
 	const certificates = entries.map((entry, index) => {
-		const e = obj(entry) ?? {};
-		const text = str(e.Certificate);
+		const e = xmlObject(entry) ?? {};
+		const text = xmlValue(e.Certificate);
 		if (!text)
 			throw new CertificateServiceError(`Certificate ${index + 1} in the bank's answer is empty`);
 		const read = readIssuedCertificate(text, index);
-		return { name: str(e.Name), format: str(e.CertificateFormat), ...read };
+		return { name: xmlValue(e.Name), format: xmlValue(e.CertificateFormat), ...read };
 	});
 	return {
-		customerId: str(root.CustomerId),
-		timestamp: str(root.Timestamp),
-		responseCode: normalizeResponseCode(str(root.ResponseCode)),
-		responseText: str(root.ResponseText),
+		customerId: xmlValue(root.CustomerId),
+		timestamp: xmlValue(root.Timestamp),
+		responseCode: normalizeResponseCode(xmlValue(root.ResponseCode)),
+		responseText: xmlValue(root.ResponseText),
 		certificates,
 		signature,
 		namespace,
@@ -396,15 +367,17 @@ export interface CertServiceAnswer {
 
 /** Finds a SOAP fault in a tree, returning the error for it. */
 function faultOf(body: XmlObject): BxdFaultError | undefined {
-	const fault = obj(body.Fault);
+	const fault = xmlObject(body.Fault);
 	if (!fault) return undefined;
-	const detail = obj(obj(fault.detail ?? fault.Detail) ?? {});
-	const inner = detail ? obj(Object.values(detail).find((v) => obj(v)) ?? {}) : undefined;
+	const detail = xmlObject(xmlObject(fault.detail ?? fault.Detail) ?? {});
+	const inner = detail
+		? xmlObject(Object.values(detail).find((v) => xmlObject(v)) ?? {})
+		: undefined;
 	return new BxdFaultError(
-		str(fault.faultstring) ?? 'The certificate service answered with a SOAP fault',
-		str(fault.faultcode),
-		str(inner?.category ?? detail?.category),
-		str(inner?.code ?? detail?.code),
+		xmlValue(fault.faultstring) ?? 'The certificate service answered with a SOAP fault',
+		xmlValue(fault.faultcode),
+		xmlValue(inner?.category ?? detail?.category),
+		xmlValue(inner?.code ?? detail?.code),
 	);
 }
 
@@ -420,8 +393,8 @@ export function readCertServiceAnswer(
 ): CertServiceAnswer {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
 	if (!text.trim()) throw new BxdFormatError("The certificate service's answer is empty");
-	const parsed = parseOrFail(text, "The certificate service's answer");
-	const soapBody = obj(obj(parsed.Envelope)?.Body);
+	const parsed = parseBankXml(text, "The certificate service's answer");
+	const soapBody = xmlObject(xmlObject(parsed.Envelope)?.Body);
 	if (!soapBody)
 		throw new BxdFormatError("The certificate service's answer is not a SOAP envelope");
 	const fault = faultOf(soapBody);
@@ -432,14 +405,14 @@ export function readCertServiceAnswer(
 		throw new BxdFormatError(
 			`The certificate service answered with ${name} instead of ${expected}out`,
 		);
-	const out = obj(soapBody[name]) ?? {};
-	const headerXml = obj(out.ResponseHeader) ?? {};
+	const out = xmlObject(soapBody[name]) ?? {};
+	const headerXml = xmlObject(out.ResponseHeader) ?? {};
 	const header = {
-		responseCode: normalizeResponseCode(str(headerXml.ResponseCode)),
-		responseText: str(headerXml.ResponseText),
-		requestId: str(headerXml.RequestId),
+		responseCode: normalizeResponseCode(xmlValue(headerXml.ResponseCode)),
+		responseText: xmlValue(headerXml.ResponseText),
+		requestId: xmlValue(headerXml.RequestId),
 	};
-	const encoded = str(out.ApplicationResponse);
+	const encoded = xmlValue(out.ApplicationResponse);
 	const decode = (): CertApplicationResponse | undefined =>
 		encoded
 			? readCertApplicationResponse(

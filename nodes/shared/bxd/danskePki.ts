@@ -14,7 +14,7 @@
 import { randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 
-import { assertSafeXml, escapeXml } from '../transport/xml';
+import { assertSafeXml, escapeXml } from './xml';
 import { attempt } from './attempt';
 import { bxdTimestamp } from './applicationRequest';
 import { DSIG_NS, SOAP_ENV_NS } from './constants';

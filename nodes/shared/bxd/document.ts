@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 
+import { attempt } from './attempt';
 import { BxdFormatError } from './errors';
+import type { XmlObject } from './xml';
+import { MalformedXmlError, parseXml, UnsafeXmlError } from './xml';
 
 /**
  * An XML document held as the text around one payload slot. The payload is base64 text (the
@@ -160,4 +163,30 @@ export function rootPrefix(xmlHead: string): string {
 	const withoutProlog = xmlHead.replace(/^\uFEFF?\s*(<\?[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*)*/, '');
 	const match = /^<(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)/.exec(withoutProlog);
 	return match?.[1] ?? '';
+}
+
+/**
+ * Parses a document the bank sent; one that is refused (a DOCTYPE or ENTITY declaration) or not
+ * well-formed is a BxdFormatError naming `what`. With `explainRefusal`, a refusal says why.
+ */
+export function parseBankXml(
+	xml: string,
+	what: string,
+	options: { explainRefusal?: boolean } = {},
+): XmlObject {
+	const parsed = attempt(() => parseXml<XmlObject>(xml));
+	if (parsed.ok) return parsed.value;
+	const error = parsed.error;
+	if (error instanceof UnsafeXmlError) {
+		const why = options.explainRefusal
+			? ' (a bank never needs one; this can be an XML attack)'
+			: '';
+		throw new BxdFormatError(`${what} was refused: ${error.message}${why}`);
+	}
+	if (error instanceof MalformedXmlError) {
+		throw new BxdFormatError(
+			`${what} is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`,
+		);
+	}
+	throw error;
 }

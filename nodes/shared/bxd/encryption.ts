@@ -32,10 +32,9 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { DOMParser } from '@xmldom/xmldom';
 import forge from 'node-forge';
 
-import { assertSafeXml, UnsafeXmlError } from '../transport/xml';
-import { Base64Encoder, base64Length } from '../transport/base64';
+import { assertSafeXml, UnsafeXmlError } from './xml';
 import { attempt } from './attempt';
-import { Base64DecodeStream, decodePayload } from './base64';
+import { Base64DecodeStream, Base64Encoder, base64Length, decodePayload } from './base64';
 import { DSIG_NS } from './constants';
 import type { PayloadDocument } from './document';
 import { documentBytes } from './document';

@@ -3,7 +3,7 @@
  * the ApplicationRequest, wrap it in the SOAP envelope, then read the answer, verify it and judge
  * its response codes.
  */
-import { assertSafeXml, UnsafeXmlError } from '../transport/xml';
+import { assertSafeXml, UnsafeXmlError } from './xml';
 import type { ApplicationRequestFields } from './applicationRequest';
 import { buildApplicationRequest } from './applicationRequest';
 import type { ApplicationResponse } from './applicationResponse';

@@ -17,3 +17,4 @@ export * from './bankProfiles';
 export * from './certService';
 export * from './encryption';
 export * from './danskePki';
+export * from './xml';

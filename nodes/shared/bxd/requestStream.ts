@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 
-import { Base64Encoder, base64Length } from '../transport/base64';
+import { Base64Encoder, base64Length } from './base64';
 import { buildApplicationRequestSlot } from './applicationRequest';
 import type { BxdOperation } from './constants';
 import { newPlaceholder, splitAtPlaceholder } from './document';

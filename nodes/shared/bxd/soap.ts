@@ -8,7 +8,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 
-import { escapeXml, MalformedXmlError, parseXml, UnsafeXmlError, xmlText } from '../transport/xml';
+import type { XmlObject } from './xml';
+import { escapeXml, xmlObject, xmlValue } from './xml';
 import { bxdTimestamp } from './applicationRequest';
 import { attempt } from './attempt';
 import { decodePayload } from './base64';
@@ -24,7 +25,13 @@ import {
 	WSU_NS,
 } from './constants';
 import type { PayloadDocument } from './document';
-import { cutFirstElement, documentBytes, newPlaceholder, splitAtPlaceholder } from './document';
+import {
+	cutFirstElement,
+	documentBytes,
+	newPlaceholder,
+	parseBankXml,
+	splitAtPlaceholder,
+} from './document';
 import { BxdFaultError, BxdFormatError } from './errors';
 import type { PayloadDigester, SigningMaterial } from './signature';
 import { bufferDigester, signWsSecurity } from './signature';
@@ -193,24 +200,17 @@ export interface ResponseEnvelope {
 	applicationResponse?: Buffer;
 }
 
-type XmlObject = Record<string, unknown>;
-
-function asObject(value: unknown): XmlObject | undefined {
-	if (Array.isArray(value)) value = value[0];
-	return value && typeof value === 'object' ? (value as XmlObject) : undefined;
-}
-
 function firstElement(obj: XmlObject): [string, XmlObject] | undefined {
 	for (const [key, value] of Object.entries(obj)) {
 		if (key.startsWith('@_') || key === '#text') continue;
-		return [key, asObject(value) ?? {}];
+		return [key, xmlObject(value) ?? {}];
 	}
 	return undefined;
 }
 
 /** Finds the first object in a tree that has one of the keys (the fault detail may be nested). */
 function findWithKeys(node: unknown, keys: string[], depth = 0): XmlObject | undefined {
-	const obj = asObject(node);
+	const obj = xmlObject(node);
 	if (!obj || depth > 6) return undefined;
 	if (keys.some((key) => key in obj)) return obj;
 	for (const [key, value] of Object.entries(obj)) {
@@ -221,37 +221,25 @@ function findWithKeys(node: unknown, keys: string[], depth = 0): XmlObject | und
 	return undefined;
 }
 
-function text(value: unknown): string | undefined {
-	const raw = xmlText(Array.isArray(value) ? value[0] : value);
-	const trimmed = raw?.trim();
-	return trimmed ? trimmed : undefined;
-}
-
 function parseSkeleton(skeleton: string): XmlObject {
 	if (!skeleton.trim()) throw new BxdFormatError("The bank's answer is empty");
-	const parsed = attempt(() => parseXml<XmlObject>(skeleton));
-	if (parsed.ok) return parsed.value;
-	const error = parsed.error;
-	if (error instanceof UnsafeXmlError) {
-		throw new BxdFormatError(
-			`The bank's answer was refused: ${error.message} (a bank never needs one; this can be an XML attack)`,
-		);
-	}
-	if (error instanceof MalformedXmlError) {
-		throw new BxdFormatError(
-			`The bank's answer is not well-formed XML: ${error.message.replace(/^Malformed XML: /, '')}`,
-		);
-	}
-	throw error;
+	return parseBankXml(skeleton, "The bank's answer", { explainRefusal: true });
 }
 
 function faultFrom(fault: XmlObject): BxdFaultError {
 	const detail = findWithKeys(fault.detail ?? fault.Detail, ['category', 'code']);
-	const reason = asObject(fault.Reason);
+	const reason = xmlObject(fault.Reason);
 	const faultString =
-		text(fault.faultstring) ?? text(reason?.Text) ?? 'The file service answered with a SOAP fault';
-	const faultCode = text(fault.faultcode) ?? text(asObject(fault.Code)?.Value);
-	return new BxdFaultError(faultString, faultCode, text(detail?.category), text(detail?.code));
+		xmlValue(fault.faultstring) ??
+		xmlValue(reason?.Text) ??
+		'The file service answered with a SOAP fault';
+	const faultCode = xmlValue(fault.faultcode) ?? xmlValue(xmlObject(fault.Code)?.Value);
+	return new BxdFaultError(
+		faultString,
+		faultCode,
+		xmlValue(detail?.category),
+		xmlValue(detail?.code),
+	);
 }
 
 /**
@@ -264,7 +252,7 @@ export function parseSoapFault(body: string | Buffer | undefined): BxdFaultError
 	if (!/<(?:[\w.-]+:)?Fault[\s>]/.test(source)) return undefined;
 	const parsed = attempt(() => parseSkeleton(source));
 	if (!parsed.ok) return undefined;
-	const fault = asObject(asObject(asObject(parsed.value.Envelope)?.Body)?.Fault);
+	const fault = xmlObject(xmlObject(xmlObject(parsed.value.Envelope)?.Body)?.Fault);
 	return fault ? faultFrom(fault) : undefined;
 }
 
@@ -301,11 +289,11 @@ export function parseResponseEnvelope(
  */
 export function readEnvelopeSkeleton(skeleton: string, expected?: BxdOperation): ResponseEnvelope {
 	const parsed = parseSkeleton(skeleton);
-	const envelope = asObject(parsed.Envelope);
+	const envelope = xmlObject(parsed.Envelope);
 	if (!envelope) throw new BxdFormatError("The bank's answer is not a SOAP envelope");
-	const soapBody = asObject(envelope.Body);
+	const soapBody = xmlObject(envelope.Body);
 	if (!soapBody) throw new BxdFormatError("The bank's answer has no SOAP Body");
-	const fault = asObject(soapBody.Fault);
+	const fault = xmlObject(soapBody.Fault);
 	if (fault) throw faultFrom(fault);
 	const first = firstElement(soapBody);
 	if (!first) throw new BxdFormatError("The bank's answer has an empty SOAP Body");
@@ -313,17 +301,17 @@ export function readEnvelopeSkeleton(skeleton: string, expected?: BxdOperation):
 	if (expected && element !== `${expected}out`) {
 		throw new BxdFormatError(`The bank answered with ${element} instead of ${expected}out`);
 	}
-	const header = asObject(out.ResponseHeader);
+	const header = xmlObject(out.ResponseHeader);
 	if (!header) throw new BxdFormatError(`The bank's ${element} has no ResponseHeader`);
 	return {
 		element,
 		header: {
-			senderId: text(header.SenderId),
-			requestId: text(header.RequestId),
-			timestamp: text(header.Timestamp),
-			responseCode: text(header.ResponseCode),
-			responseText: text(header.ResponseText),
-			receiverId: text(header.ReceiverId),
+			senderId: xmlValue(header.SenderId),
+			requestId: xmlValue(header.RequestId),
+			timestamp: xmlValue(header.Timestamp),
+			responseCode: xmlValue(header.ResponseCode),
+			responseText: xmlValue(header.ResponseText),
+			receiverId: xmlValue(header.ReceiverId),
 		},
 	};
 }

@@ -1,4 +1,3 @@
-export * from './base64';
 export * from './errors';
 export * from './pool';
 export * from './redact';
@@ -6,4 +5,3 @@ export * from './request';
 export * from './retry';
 export * from './tls';
 export * from './token';
-export * from './xml';

@@ -14,7 +14,6 @@ import { Readable } from 'node:stream';
 import { BankHttpStatusError, extractErrorInfo, isNetworkFailure } from './errors';
 import type { RetryPolicy } from './retry';
 import { NO_RETRY, withRetry } from './retry';
-import { authenticateRequest } from '../credentialFields';
 import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './pool';
 import type { ClientTlsOptions } from './tls';
 import { forgetToken, tokenNeedsRefresh } from './token';
@@ -73,6 +72,31 @@ export function isRetryableError(error: unknown): boolean {
 	const info = extractErrorInfo(error);
 	if (info.status) return RETRYABLE_STATUSES.has(info.status);
 	return isNetworkFailure(info);
+}
+
+/**
+ * A credential as the transport sends with it: its type, for n8n's authenticated helper, and what
+ * it adds to a request (the credential's `authenticate`), which the transport applies itself to the
+ * requests it sends over pooled connections.
+ */
+export interface BankCredential {
+	type: string;
+	authenticate: (
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	) => IHttpRequestOptions;
+}
+
+/** The credentials made known with `bankCredential`, by type. */
+const knownCredentials = new Map<string, BankCredential>();
+
+/**
+ * Makes a credential known to the transport, so that a request naming it only by its type is
+ * authenticated the same way; returns it.
+ */
+export function bankCredential(credential: BankCredential): BankCredential {
+	knownCredentials.set(credential.type, credential);
+	return credential;
 }
 
 /** Names of the hidden credential fields that hold the cached token and its expiry. */
@@ -231,12 +255,17 @@ function cancelSignal(ctx: BankContext): AbortSignal | undefined {
  * refused with a 401, goes through n8n's authenticated helper: the credential adds the bearer token
  * and client TLS, n8n renews and stores the token and sends the request once more after a 401.
  * Idempotent requests are retried with backoff after 5xx and network failures; others never are.
+ *
+ * The credential is given as a BankCredential, or by its type: then the one made known with
+ * `bankCredential` is used, and without one every request goes through n8n's helper.
  */
 export async function bankRequest<T = unknown>(
 	ctx: BankContext,
-	credentialType: string | undefined,
+	credential: BankCredential | string | undefined,
 	req: BankRequestOptions,
 ): Promise<BankResponse<T>> {
+	const known = typeof credential === 'string' ? knownCredentials.get(credential) : credential;
+	const credentialType = typeof credential === 'string' ? credential : credential?.type;
 	// A stream body is consumed by the first attempt: it is never sent twice.
 	const policy =
 		req.idempotent && !(req.body instanceof Readable) ? (req.retry ?? NO_RETRY) : NO_RETRY;
@@ -267,8 +296,8 @@ export async function bankRequest<T = unknown>(
 			}
 			const data = await readCredentials(ctx, credentialType);
 			let renew = tokenDue(data);
-			if (!renew && poolable(req)) {
-				const authenticated = authenticateRequest(credentialType, data, options);
+			if (!renew && known && poolable(req)) {
+				const authenticated = known.authenticate(data, options);
 				const outcome = await pooled(authenticated, attempt).then(
 					(response) => ({ ok: true as const, response }),
 					(error: unknown) => ({ ok: false as const, error }),

@@ -1,17 +1,13 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 
+/** XML refused before it is parsed: it declares a document type or entities. */
 export class UnsafeXmlError extends Error {
-	constructor(message: string) {
-		super(message);
-		this.name = 'UnsafeXmlError';
-	}
+	override name = 'UnsafeXmlError';
 }
 
+/** XML that is not well-formed. */
 export class MalformedXmlError extends Error {
-	constructor(message: string) {
-		super(message);
-		this.name = 'MalformedXmlError';
-	}
+	override name = 'MalformedXmlError';
 }
 
 /**
@@ -134,4 +130,19 @@ export function xmlText(value: unknown): string | undefined {
 	if (typeof value === 'object' && '#text' in (value as object))
 		return String((value as Record<string, unknown>)['#text']);
 	return undefined;
+}
+
+/** An element as `parseXml` gives it: children by name, attributes under '@_name'. */
+export type XmlObject = Record<string, unknown>;
+
+/** A parsed element as an object (the first of several), or undefined when it is text or absent. */
+export function xmlObject(value: unknown): XmlObject | undefined {
+	if (Array.isArray(value)) value = value[0];
+	return value && typeof value === 'object' ? (value as XmlObject) : undefined;
+}
+
+/** The trimmed text of a parsed element (the first of several), or undefined when it is empty. */
+export function xmlValue(value: unknown): string | undefined {
+	const trimmed = xmlText(Array.isArray(value) ? value[0] : value)?.trim();
+	return trimmed ? trimmed : undefined;
 }
