@@ -14,9 +14,11 @@ import {
 	clientProperties,
 	fetchTokenFields,
 	fxEndpoints,
+	REPORT_PATH,
 	tlsProperties,
 	tokenCacheProperties,
 } from '../nodes/shared/credentialFields';
+import { FX_PATHS } from '../nodes/shared/fx/api';
 
 export class CorporateBankingClientCredentialsApi implements ICredentialType {
 	name = 'corporateBankingClientCredentialsApi';
@@ -102,7 +104,9 @@ export class CorporateBankingClientCredentialsApi implements ICredentialType {
 	test: ICredentialTestRequest = {
 		request: {
 			method: 'GET',
-			url: '={{$credentials.environment === "custom" ? $credentials.reportBaseUrl.replace(/\\/+$/, "") : $credentials.apiUrl.replace(/\\/+$/, "") + "/v1/open-trades-service"}}/trade-reports/open',
+			url:
+				'={{$credentials.environment === "custom" ? $credentials.reportBaseUrl.replace(/\\/+$/, "")' +
+				` : $credentials.apiUrl.replace(/\\/+$/, "") + "${REPORT_PATH}"}}${FX_PATHS.openTrades}`,
 			qs: { limit: 1 },
 		},
 	};

@@ -6,9 +6,9 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { FX_CREDENTIAL } from './fx/api';
 import { cachedOriginOf, originOf } from './transport/origin';
 import type { BankCredential } from './transport/request';
-import { bankCredential } from './transport/request';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions } from './transport/tls';
 import { getClientCredentialsToken } from './transport/token';
@@ -277,8 +277,8 @@ export function withCredentialAuth(
 }
 
 /** The credential of the FX APIs: the bearer token, and the client certificate if there is one. */
-export const CLIENT_CREDENTIALS_AUTH: BankCredential = bankCredential({
-	type: 'corporateBankingClientCredentialsApi',
+export const CLIENT_CREDENTIALS_AUTH: BankCredential = {
+	type: FX_CREDENTIAL,
 	authenticate(credentials, requestOptions) {
 		const endpoints = fxEndpoints(credentials);
 		return withCredentialAuth(credentials, requestOptions, {
@@ -287,10 +287,10 @@ export const CLIENT_CREDENTIALS_AUTH: BankCredential = bankCredential({
 			what: 'bank credential',
 		});
 	},
-});
+};
 
 /** The mutual-TLS credential: the client certificate and the bearer token. */
-export const MTLS_AUTH: BankCredential = bankCredential({
+export const MTLS_AUTH: BankCredential = {
 	type: 'corporateBankingMtlsApi',
 	authenticate(credentials, requestOptions) {
 		return withCredentialAuth(credentials, requestOptions, {
@@ -305,4 +305,4 @@ export const MTLS_AUTH: BankCredential = bankCredential({
 			hint: "If the bank's event endpoint is there, add its URL to Other Allowed URLs in the credential.",
 		});
 	},
-});
+};

@@ -58,7 +58,6 @@ import { tlsOptionsOf, withCredentialAuth } from './credentialFields';
 import { errorResponseOf } from './transport/errors';
 import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/pool';
 import type { BankCredential } from './transport/request';
-import { bankCredential } from './transport/request';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions, describeTlsError, normalizePem, TlsConfigError } from './transport/tls';
 import { redactSecrets } from './transport/redact';
@@ -279,7 +278,7 @@ export function fileServiceUrls(credentials: ICredentialDataDecryptedObject): st
 }
 
 /** The file service credential: the client certificate when there is one, only to its own URLs. */
-export const FILE_SERVICE_AUTH: BankCredential = bankCredential({
+export const FILE_SERVICE_AUTH: BankCredential = {
 	type: FILE_SERVICE_CREDENTIAL,
 	authenticate(credentials, requestOptions) {
 		return withCredentialAuth(credentials, requestOptions, {
@@ -288,7 +287,7 @@ export const FILE_SERVICE_AUTH: BankCredential = bankCredential({
 			what: 'file service credential',
 		});
 	},
-});
+};
 
 export interface CertificateFacts {
 	subject: string;

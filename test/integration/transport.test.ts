@@ -3,10 +3,14 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { bankRequest } from '../../nodes/shared/transport/request';
 import { DEFAULT_RETRY } from '../../nodes/shared/transport/retry';
-import { toBankApiError } from '../../nodes/shared/transport/errors';
+import { bankFailure } from '../../nodes/shared/transport/errors';
+import { toNodeError } from '../../nodes/shared/errors';
 import { clearTokenMemo } from '../../nodes/shared/transport/token';
+import { CLIENT_CREDENTIALS_AUTH, MTLS_AUTH } from '../../nodes/shared/credentialFields';
 import { CC, CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { NODE_NAME, packageNodeTypes, PACKAGE, runNode } from '../helpers/nodes';
+
+const BY_TYPE = { [CC]: CLIENT_CREDENTIALS_AUTH, [MTLS]: MTLS_AUTH } as const;
 
 /** A bare node that sends one request per item through the shared transport. */
 class BankProbe implements INodeType {
@@ -32,7 +36,7 @@ class BankProbe implements INodeType {
 		for (let i = 0; i < items.length; i++) {
 			const p = items[i].json as { url: string; method?: 'GET' | 'POST'; body?: IDataObject; credentialType: string; idempotent?: boolean };
 			try {
-				const res = await bankRequest<IDataObject>(this, p.credentialType, {
+				const res = await bankRequest<IDataObject>(this, BY_TYPE[p.credentialType as keyof typeof BY_TYPE], {
 					method: p.method ?? 'GET',
 					url: p.url,
 					body: p.body,
@@ -41,7 +45,7 @@ class BankProbe implements INodeType {
 				});
 				out.push({ json: { status: res.statusCode, body: res.body, attempts: res.attempts }, pairedItem: { item: i } });
 			} catch (error) {
-				throw toBankApiError(this.getNode(), error, { itemIndex: i });
+				throw toNodeError(this.getNode(), bankFailure(error), i);
 			}
 		}
 		return [out];

@@ -10,12 +10,17 @@ import {
 	parseBankErrorBody,
 	redactSecrets,
 	renewalTime,
-	toBankApiError,
+	bankFailure,
 	tokenLifetimeSeconds,
 	tokenNeedsRefresh,
 	withRetry,
 } from '../../nodes/shared/transport';
 import { MalformedXmlError, parseXml, UnsafeXmlError } from '../../nodes/shared/bxd/xml';
+import { toNodeError } from '../../nodes/shared/errors';
+
+/** A failed request as the node shows it: a BankFailure through the one boundary. */
+const toBankApiError = (n: INode, error: unknown, options?: Parameters<typeof bankFailure>[1]) =>
+	toNodeError(n, bankFailure(error, options), options?.itemIndex) as NodeApiError;
 
 const node: INode = { id: '1', name: 'Bank', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} };
 

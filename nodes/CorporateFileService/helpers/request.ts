@@ -26,7 +26,7 @@ import {
 	STANDARD_MESSAGE_LIMIT,
 } from '../../shared/bxd';
 import { InputError } from '../../shared/errors';
-import { FILE_SERVICE_CREDENTIAL } from '../../shared/fileServiceCredential';
+import { FILE_SERVICE_AUTH } from '../../shared/fileServiceCredential';
 import { bankFailure, errorResponseOf, outcomeUnknown } from '../../shared/transport/errors';
 import type { BankContext, BankResponse } from '../../shared/transport/request';
 import { bankRequest, isRetryableError } from '../../shared/transport/request';
@@ -192,7 +192,7 @@ async function deliver(
 	const idempotent = IDEMPOTENT[operation];
 	const streamed = outgoing.body instanceof Readable;
 	try {
-		const response = await bankRequest<unknown>(ctx, FILE_SERVICE_CREDENTIAL, {
+		const response = await bankRequest<unknown>(ctx, FILE_SERVICE_AUTH, {
 			method: 'POST',
 			url,
 			body: outgoing.body,

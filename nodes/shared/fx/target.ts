@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import type { BankRequestOptions, BankResponse } from '../transport/request';
 import { bankRequest } from '../transport/request';
 import { DEFAULT_RETRY } from '../transport/retry';
-import { FX_CREDENTIAL } from './api';
+import { CLIENT_CREDENTIALS_AUTH } from '../credentialFields';
 
 /** What an FX operation sends; the target decides how (credential, TLS, timeout, retries). */
 export type FxRequest = Pick<
@@ -51,7 +51,7 @@ export function bankTarget(baseUrl: string): FxTarget {
 	return {
 		baseUrl,
 		send: async <T>(ctx: IExecuteFunctions, req: FxRequest) =>
-			await bankRequest<T>(ctx, FX_CREDENTIAL, { ...req, retry: DEFAULT_RETRY }),
+			await bankRequest<T>(ctx, CLIENT_CREDENTIALS_AUTH, { ...req, retry: DEFAULT_RETRY }),
 		realTrades: true,
 		notFoundMeansEmpty: true,
 	};

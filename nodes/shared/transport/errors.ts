@@ -1,6 +1,6 @@
-import type { INode, JsonObject, NodeApiError } from 'n8n-workflow';
+import type { JsonObject } from 'n8n-workflow';
 
-import { BankFailure, toNodeError } from '../errors';
+import { BankFailure } from '../errors';
 
 import { redactSecrets } from './redact';
 import { describeTlsError } from './tls';
@@ -313,15 +313,6 @@ export function bankFailure(error: unknown, options: BankErrorOptions = {}): Ban
 		httpCode: info.status ? String(info.status) : undefined,
 		itemIndex: options.itemIndex,
 	});
-}
-
-/** `bankFailure` as the n8n error, for callers that do not yet throw through the boundary. */
-export function toBankApiError(
-	node: INode,
-	error: unknown,
-	options: BankErrorOptions = {},
-): NodeApiError {
-	return toNodeError(node, bankFailure(error, options), options.itemIndex) as NodeApiError;
 }
 
 /**

@@ -87,18 +87,6 @@ export interface BankCredential {
 	) => IHttpRequestOptions;
 }
 
-/** The credentials made known with `bankCredential`, by type. */
-const knownCredentials = new Map<string, BankCredential>();
-
-/**
- * Makes a credential known to the transport, so that a request naming it only by its type is
- * authenticated the same way; returns it.
- */
-export function bankCredential(credential: BankCredential): BankCredential {
-	knownCredentials.set(credential.type, credential);
-	return credential;
-}
-
 /** Names of the hidden credential fields that hold the cached token and its expiry. */
 export const TOKEN_FIELD = 'accessToken';
 export const TOKEN_EXPIRY_FIELD = 'tokenExpiresAt';
@@ -256,16 +244,15 @@ function cancelSignal(ctx: BankContext): AbortSignal | undefined {
  * and client TLS, n8n renews and stores the token and sends the request once more after a 401.
  * Idempotent requests are retried with backoff after 5xx and network failures; others never are.
  *
- * The credential is given as a BankCredential, or by its type: then the one made known with
- * `bankCredential` is used, and without one every request goes through n8n's helper.
+ * Without a credential (a public key set, the mock service) nothing is added to the request.
  */
 export async function bankRequest<T = unknown>(
 	ctx: BankContext,
-	credential: BankCredential | string | undefined,
+	credential: BankCredential | undefined,
 	req: BankRequestOptions,
 ): Promise<BankResponse<T>> {
-	const known = typeof credential === 'string' ? knownCredentials.get(credential) : credential;
-	const credentialType = typeof credential === 'string' ? credential : credential?.type;
+	const known = credential;
+	const credentialType = credential?.type;
 	// A stream body is consumed by the first attempt: it is never sent twice.
 	const policy =
 		req.idempotent && !(req.body instanceof Readable) ? (req.retry ?? NO_RETRY) : NO_RETRY;
