@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { executionProperties } from '../FxTradeExecution/description';
 import { reportProperties } from '../FxTradeReport/description';
-import { EXECUTION_PATH, REPORT_PATH } from '../shared/credentialFields';
+import { caCertificateField, EXECUTION_PATH, REPORT_PATH } from '../shared/credentialFields';
 
 /**
  * The mock APIs the bank publishes, with their default version and name (the API Version and API
@@ -83,16 +83,7 @@ export const mockProperties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
-			{
-				displayName: 'CA Certificate',
-				name: 'caCertificate',
-				type: 'string',
-				typeOptions: { rows: 4 },
-				default: '',
-				placeholder: '-----BEGIN CERTIFICATE-----',
-				description:
-					"PEM certificate(s) of the authority that signed the mock service's TLS certificate, when it is not a public one",
-			},
+			caCertificateField("the mock service's TLS certificate"),
 			{
 				displayName: 'Ignore SSL Issues (Insecure)',
 				name: 'allowUnauthorizedCerts',

@@ -13,6 +13,20 @@ import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions } from './transport/tls';
 import { getClientCredentialsToken } from './transport/token';
 
+/** The CA certificate field: the authority that signed the server's certificate, when private. */
+export function caCertificateField(signed: string): INodeProperties {
+	return {
+		displayName: 'CA Certificate',
+		name: 'caCertificate',
+		type: 'string',
+		// A certificate is public: shown, so the user can see which one is set.
+		typeOptions: { rows: 4 },
+		default: '',
+		placeholder: '-----BEGIN CERTIFICATE-----',
+		description: `PEM certificate(s) of the authority that signed ${signed}, when it is not a public one`,
+	};
+}
+
 /** Credential fields for TLS: the bank's CA, an optional client certificate, and the explicit opt-out. */
 export function tlsProperties(options: {
 	clientCertificate: 'optional' | 'required';
@@ -65,17 +79,7 @@ export function tlsProperties(options: {
 			description: 'The passphrase of the private key, if it is encrypted',
 			...showClient,
 		},
-		{
-			displayName: 'CA Certificate',
-			name: 'caCertificate',
-			type: 'string',
-			// A certificate is public: shown, so the user can see which one is set.
-			typeOptions: { rows: 4 },
-			default: '',
-			placeholder: '-----BEGIN CERTIFICATE-----',
-			description:
-				"PEM certificate(s) of the authority that signed the bank's server certificate, when it is not a public one",
-		},
+		caCertificateField("the bank's server certificate"),
 		{
 			displayName: 'Ignore TLS Certificate Errors',
 			name: 'allowUnauthorizedCerts',

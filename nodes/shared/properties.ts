@@ -18,3 +18,29 @@ export function optionsCollection(
 		options,
 	};
 }
+
+/** The field naming the input binary field a node reads a file from. */
+export function inputBinaryField(hint: string, displayOptions: IDisplayOptions): INodeProperties {
+	return {
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint,
+		displayOptions,
+	};
+}
+
+/** The field naming the output binary field a node puts a downloaded file in. */
+export function outputFileField(displayOptions: IDisplayOptions): INodeProperties {
+	return {
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the output binary field to put the file in',
+		displayOptions,
+	};
+}

@@ -8,7 +8,7 @@ import { BINARY_ENCODING } from 'n8n-workflow';
 
 import type { BankFileFormat, ParseOptions } from '../../shared/bankfiles';
 import { parseBankFile } from '../../shared/bankfiles';
-import { optionsCollection } from '../../shared/properties';
+import { inputBinaryField, optionsCollection } from '../../shared/properties';
 
 const show = { show: { operation: ['parse'] } };
 
@@ -80,15 +80,7 @@ export const textEncodingOption: INodeProperties = {
 };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Input Binary Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the input binary field holding the bank file',
-		displayOptions: show,
-	},
+	inputBinaryField('The name of the input binary field holding the bank file', show),
 	{ ...fileFormatOption, displayOptions: show },
 	optionsCollection(
 		[

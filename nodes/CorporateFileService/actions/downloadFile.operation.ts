@@ -8,6 +8,7 @@ import {
 	referenceFileTypeField,
 	referenceTargetIdField,
 } from '../helpers/sharedProperties';
+import { outputFileField } from '../../shared/properties';
 
 const displayOptions = { show: { mode: ['build'], operation: ['downloadFile'] } };
 
@@ -19,15 +20,7 @@ export const description: INodeProperties[] = [
 	},
 	{ ...referenceFileTypeField, displayOptions },
 	{ ...referenceTargetIdField, displayOptions },
-	{
-		displayName: 'Put Output File in Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the output binary field to put the file in',
-		displayOptions,
-	},
+	outputFileField(displayOptions),
 ];
 
 /**

@@ -25,19 +25,15 @@ import {
 } from '../helpers/request';
 import type { FileServiceOperation } from '../helpers/serviceContext';
 import { fileTypeLocator } from '../helpers/sharedProperties';
+import { inputBinaryField } from '../../shared/properties';
 
 const displayOptions = { show: { mode: ['build'], operation: ['uploadFile'] } };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Input Binary Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the input binary field containing the file to be uploaded',
+	inputBinaryField(
+		'The name of the input binary field containing the file to be uploaded',
 		displayOptions,
-	},
+	),
 	{
 		...fileTypeLocator,
 		required: true,
