@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
 
 import { toNodeError } from './errors';
 
@@ -29,4 +34,17 @@ export async function runForEachItem(
 		}
 	}
 	return out;
+}
+
+/**
+ * An input item that failed, as Continue On Fail shows it: the item's error as an n8n error, its
+ * message in the JSON. For nodes whose operations handle their items themselves.
+ */
+export function failedItem(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): INodeExecutionData & { error: NodeApiError | NodeOperationError } {
+	const nodeError = toNodeError(ctx.getNode(), error, itemIndex);
+	return { json: { error: nodeError.message }, error: nodeError, pairedItem: { item: itemIndex } };
 }

@@ -8,7 +8,8 @@ import { DateTime } from 'luxon';
 
 import type { PaymentFileVersion, PaymentInput, PaymentProblem } from '../../shared/bankfiles';
 import { buildPaymentFile, PaymentValidationError, validatePayment } from '../../shared/bankfiles';
-import { InputError, toNodeError } from '../../shared/errors';
+import { InputError } from '../../shared/errors';
+import { failedItem } from '../../shared/runItems';
 import { optionsCollection } from '../../shared/properties';
 
 const show = { show: { operation: ['buildPaymentFile'] } };
@@ -164,9 +165,14 @@ function describe(problems: PaymentProblem[]): string {
 }
 
 /** Why the file cannot be built: the problems the builder found, or what else went wrong. */
-function cannotBuild(error: unknown): unknown {
-	if (!(error instanceof PaymentValidationError)) return error;
-	return new InputError(`The payment file cannot be built: ${describe(error.problems)}`);
+function cannotBuild(error: unknown): InputError {
+	const message =
+		error instanceof PaymentValidationError
+			? `The payment file cannot be built: ${describe(error.problems)}`
+			: error instanceof Error
+				? error.message
+				: String(error);
+	return new InputError(message, { itemIndex: 0 });
 }
 
 /**
@@ -223,17 +229,15 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			description: `No file was produced. ${bad.length} of ${items.length} item(s) are invalid:\n${all.join('\n')}`,
 		});
 	}
-	const errorItems: INodeExecutionData[] = bad.map(({ index, problems }) => ({
-		json: { error: `Invalid payment: ${describe(problems)}` } as IDataObject,
-		error: toNodeError(
-			this.getNode(),
+	const errorItems: INodeExecutionData[] = bad.map(({ index, problems }) =>
+		failedItem(
+			this,
 			new InputError(`Invalid payment: ${describe(problems)}`, {
-				itemIndex: index,
 				description: `Item ${index} was left out of the payment file. ${problems.map((p) => `${p.field}: ${p.message}`).join('\n')}`,
 			}),
+			index,
 		),
-		pairedItem: { item: index },
-	}));
+	);
 	if (!payments.length) {
 		if (continueOnFail) return [errorItems];
 		throw new InputError('There are no payments to put in the file: the input has no items');
@@ -257,7 +261,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 						: undefined,
 		});
 	} catch (error) {
-		throw toNodeError(this.getNode(), cannotBuild(error), 0);
+		throw cannotBuild(error);
 	}
 	const fileName = options.fileName?.trim() || `${messageId}.xml`;
 	const binary = await this.helpers.prepareBinaryData(

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { BankFileError } from '../../shared/bankfiles';
 import { InputError, toNodeError } from '../../shared/errors';
+import { failedItem } from '../../shared/runItems';
 import * as buildPaymentFile from './buildPaymentFile.operation';
 import * as parse from './parse.operation';
 
@@ -27,9 +28,9 @@ async function parseEachItem(ctx: IExecuteFunctions): Promise<INodeExecutionData
 			entries.push(...itemEntries);
 			statements.push(...itemStatements);
 		} catch (error) {
-			const failure = toNodeError(ctx.getNode(), bankFileProblem(error), i);
-			if (!ctx.continueOnFail()) throw failure;
-			entries.push({ json: { error: failure.message }, error: failure, pairedItem: { item: i } });
+			const failed = failedItem(ctx, bankFileProblem(error), i);
+			if (!ctx.continueOnFail()) throw failed.error;
+			entries.push(failed);
 		}
 	}
 	return [entries, statements];
