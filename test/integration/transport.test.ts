@@ -1,5 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { bankRequest } from '../../nodes/shared/transport/request';
 import { DEFAULT_RETRY } from '../../nodes/shared/transport/retry';
@@ -7,24 +6,18 @@ import { toBankApiError } from '../../nodes/shared/transport/errors';
 import { clearTokenMemo } from '../../nodes/shared/transport/token';
 import { CC, CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { NODE_NAME, packageNodeTypes, PACKAGE, runNode } from '../helpers/nodes';
+import { nodeDescription } from '../harness/node-types';
 
 /** A bare node that sends one request per item through the shared transport. */
 class BankProbe implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Bank Probe',
-		name: 'bankProbe',
+	description = nodeDescription('bankProbe', 'Bank Probe', {
 		group: ['input'],
-		version: 1,
 		description: 'test',
-		defaults: { name: 'Bank Probe' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
 		credentials: [
 			{ name: CC, required: false },
 			{ name: MTLS, required: false },
 		],
-		properties: [],
-	};
+	});
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const out: INodeExecutionData[] = [];
