@@ -20,13 +20,12 @@ import { createReadStream, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
-import { CorporateFileService } from '../nodes/CorporateFileService/CorporateFileService.node';
-import { chainWorkflow, createCredentialStore, runWorkflow, type ChainStep } from '../test/harness/engine';
+import { createCredentialStore, type ChainStep, type RunResult } from '../test/harness/engine';
+import { nodeDescription } from '../test/harness/node-types';
 import { InspectFile } from '../test/helpers/binaryNodes';
-import { packageCredentialTypes } from '../test/helpers/nodes';
+import { FILE_SERVICE_TYPE as TYPE, FILES, runFileServiceChain } from '../test/helpers/nodes';
 import type { BankTarget } from './fileServiceClients';
 import { lowerBoundDownload, lowerBoundUpload, naiveDownload, naiveUpload } from './fileServiceClients';
 
@@ -50,9 +49,6 @@ interface Timing {
 	downloadS: number;
 }
 
-const FILES = 'corporateBankingFileServiceApi';
-const TYPE = 'n8n-nodes-corporate-banking.corporateFileService';
-
 async function sha256(path: string): Promise<string> {
 	const hash = createHash('sha256');
 	for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
@@ -61,17 +57,11 @@ async function sha256(path: string): Promise<string> {
 
 /** Reads a file from disk into binary storage as a stream, as n8n's Read/Write Files node does. */
 class ReadFile implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Read File',
-		name: 'readFile',
+	description = nodeDescription('readFile', 'Read File', {
 		group: ['input'],
-		version: 1,
 		description: 'Reads a file from disk',
-		defaults: { name: 'Read File' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
 		properties: [{ displayName: 'Path', name: 'path', type: 'string', default: '' }],
-	};
+	});
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const path = this.getNodeParameter('path', 0) as string;
@@ -80,37 +70,40 @@ class ReadFile implements INodeType {
 	}
 }
 
-async function nodeRoundTrip(settings: Settings, file: string, expected: string): Promise<Timing> {
-	const data = { ...settings.credentials } as Record<string, string>;
-	if (!settings.signed) Object.assign(data, { signingCertificate: '', signingPrivateKey: '', bankCertificate: '' });
-	const store = createCredentialStore([{ id: 'files', name: 'files', type: FILES, data }]);
-	const steps: ChainStep[] = [
-		{ name: 'Read', type: 'bench.readFile', parameters: { path: file } },
-		{ name: 'Upload', type: TYPE, parameters: { operation: 'uploadFile', fileType: 'XT', options: { compress: false } } },
-		{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: '={{ $json.fileReference }}' } },
-		{ name: 'Hash', type: 'bench.hashFile', parameters: {} },
-	];
-	const result = await runWorkflow({
-		workflow: chainWorkflow(steps, { [TYPE]: { [FILES]: { id: 'files', name: 'files' } } }),
-		nodeTypes: { [TYPE]: new CorporateFileService(), 'bench.readFile': new ReadFile(), 'bench.hashFile': new InspectFile() },
-		credentialTypes: packageCredentialTypes(),
-		credentials: store,
-		binaryDataMode: 'filesystem',
-	});
-	if (result.status !== 'success') throw new Error(`the workflow failed: ${result.error?.message ?? 'unknown error'}`);
-	const got = result.output('Hash')[0].json.sha256;
-	if (got !== expected) throw new Error(`the downloaded file differs (${String(got)} instead of ${expected})`);
-	const seconds = (name: string) => (result.runData[name]?.[0]?.executionTime ?? NaN) / 1000;
-	return { uploadS: seconds('Upload'), downloadS: seconds('Download') };
-}
-
 function nodeStore(settings: Settings) {
 	const data = { ...settings.credentials } as Record<string, string>;
 	if (!settings.signed) Object.assign(data, { signingCertificate: '', signingPrivateKey: '', bankCertificate: '' });
 	return createCredentialStore([{ id: 'files', name: 'files', type: FILES, data }]);
 }
 
-const nodeTypes = () => ({ [TYPE]: new CorporateFileService(), 'bench.readFile': new ReadFile(), 'bench.hashFile': new InspectFile() });
+/** Runs the steps through n8n's engine with the bench's credential; `what` names a failure. */
+async function runChain(settings: Settings, steps: ChainStep[], what: string): Promise<RunResult> {
+	const result = await runFileServiceChain(steps, {
+		store: nodeStore(settings),
+		credentialId: 'files',
+		nodeTypes: { 'bench.readFile': new ReadFile(), 'bench.hashFile': new InspectFile() },
+	});
+	if (result.status !== 'success') throw new Error(`the ${what} failed: ${result.error?.message ?? 'unknown error'}`);
+	return result;
+}
+
+function checkHash(result: RunResult, expected: string): void {
+	const got = result.output('Hash')[0].json.sha256;
+	if (got !== expected) throw new Error(`the downloaded file differs (${String(got)} instead of ${expected})`);
+}
+
+async function nodeRoundTrip(settings: Settings, file: string, expected: string): Promise<Timing> {
+	const steps: ChainStep[] = [
+		{ name: 'Read', type: 'bench.readFile', parameters: { path: file } },
+		{ name: 'Upload', type: TYPE, parameters: { operation: 'uploadFile', fileType: 'XT', options: { compress: false } } },
+		{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: '={{ $json.fileReference }}' } },
+		{ name: 'Hash', type: 'bench.hashFile', parameters: {} },
+	];
+	const result = await runChain(settings, steps, 'workflow');
+	checkHash(result, expected);
+	const seconds = (name: string) => (result.runData[name]?.[0]?.executionTime ?? NaN) / 1000;
+	return { uploadS: seconds('Upload'), downloadS: seconds('Download') };
+}
 
 /** Uploads a file through the node (not measured); returns its file reference. */
 async function nodeUpload(settings: Settings, file: string): Promise<string> {
@@ -119,14 +112,7 @@ async function nodeUpload(settings: Settings, file: string): Promise<string> {
 		// Not measured, and slow for an encrypted 1 GiB (three passes through 3DES, the bank's included): no time limit to speak of.
 		{ name: 'Upload', type: TYPE, parameters: { operation: 'uploadFile', fileType: 'XT', options: { compress: false, timeout: 3600 } } },
 	];
-	const result = await runWorkflow({
-		workflow: chainWorkflow(steps, { [TYPE]: { [FILES]: { id: 'files', name: 'files' } } }),
-		nodeTypes: nodeTypes(),
-		credentialTypes: packageCredentialTypes(),
-		credentials: nodeStore(settings),
-		binaryDataMode: 'filesystem',
-	});
-	if (result.status !== 'success') throw new Error(`the upload failed: ${result.error?.message ?? 'unknown error'}`);
+	const result = await runChain(settings, steps, 'upload');
 	return String(result.output('Upload')[0].json.fileReference);
 }
 
@@ -136,16 +122,8 @@ async function nodeDownload(settings: Settings, reference: string, expected: str
 		{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: reference, options: { timeout: 3600 } } },
 		{ name: 'Hash', type: 'bench.hashFile', parameters: {} },
 	];
-	const result = await runWorkflow({
-		workflow: chainWorkflow(steps, { [TYPE]: { [FILES]: { id: 'files', name: 'files' } } }),
-		nodeTypes: nodeTypes(),
-		credentialTypes: packageCredentialTypes(),
-		credentials: nodeStore(settings),
-		binaryDataMode: 'filesystem',
-	});
-	if (result.status !== 'success') throw new Error(`the download failed: ${result.error?.message ?? 'unknown error'}`);
-	const got = result.output('Hash')[0].json.sha256;
-	if (got !== expected) throw new Error(`the downloaded file differs (${String(got)} instead of ${expected})`);
+	const result = await runChain(settings, steps, 'download');
+	checkHash(result, expected);
 	return { uploadS: 0, downloadS: (result.runData.Download?.[0]?.executionTime ?? NaN) / 1000 };
 }
 

@@ -13,16 +13,16 @@ import path from 'node:path';
 
 import { ensureN8n, N8N_VERSION, type N8nInstall } from '../test/e2e/lib/install';
 import { nodeError, nodeItems, sleep, type RunData, type RunItem } from '../test/e2e/lib/n8n';
-import { buildAndPack } from '../test/e2e/lib/package';
-import { startStack, type Stack } from '../test/e2e/lib/stack';
+import { buildAndPack, type PackedPackage } from '../test/e2e/lib/package';
+import { startStack, type Stack, type StackOptions } from '../test/e2e/lib/stack';
 import { DEMO_OWNER, setupOwner } from '../test/e2e/lib/ui';
 import {
 	credentialName,
 	exampleFiles,
 	isManual,
 	loadExample,
+	missingNodeTypes,
 	packageManifest,
-	packageNodeTypes,
 	PACKAGE_NAME,
 	sandboxCredentials,
 	workflowId,
@@ -105,20 +105,15 @@ function printRun(workflow: WorkflowJson, run: RunData): number {
 	return failures;
 }
 
-function missingTypes(workflow: WorkflowJson): string[] {
-	const listed = packageManifest().nodes;
-	return packageNodeTypes(workflow).filter((t) => !listed.includes(t));
+/** The demo's stack: the package packed from the build, the sandbox bank on the demo's ports with 20 % mock errors. */
+async function startDemoStack(install: N8nInstall, options: StackOptions = {}): Promise<{ pkg: PackedPackage; stack: Stack }> {
+	const pkg = buildAndPack({ build: false });
+	const stack = await startStack({ install, pkg, sandboxPorts: SANDBOX_PORTS, seed: 42, mockErrorRate: 0.2, ...options });
+	return { pkg, stack };
 }
 
 async function realDemo(install: N8nInstall): Promise<number> {
-	const pkg = buildAndPack({ build: false });
-	const stack = await startStack({
-		install,
-		pkg,
-		sandboxPorts: SANDBOX_PORTS,
-		seed: 42,
-		mockErrorRate: 0.2,
-	});
+	const { pkg, stack } = await startDemoStack(install);
 	const interrupt = (): void => {
 		console.log('\nInterrupted: stopping n8n and the sandbox bank...');
 		void stack.stop().finally(() => process.exit(130));
@@ -136,11 +131,11 @@ async function realDemo(install: N8nInstall): Promise<number> {
 		// Manual examples first: the file trigger downloads the bank's new statements, which the
 		// file service example lists.
 		const files = exampleFiles().sort((a, b) => Number(!isManual(loadExample(a))) - Number(!isManual(loadExample(b))));
-		const runnable = files.filter((f) => !missingTypes(loadExample(f)).length);
+		const runnable = files.filter((f) => !missingNodeTypes(loadExample(f)).length);
 		await stack.importExamples(runnable);
 		for (const file of files) {
 			const workflow = loadExample(file);
-			const missing = missingTypes(workflow);
+			const missing = missingNodeTypes(workflow);
 			if (missing.length) {
 				console.log(
 					`== ${workflow.name ?? file}  (examples/${file}) -> skipped: package.json does not list ${missing.join(', ')}\n`,
@@ -266,16 +261,7 @@ async function runTrigger(stack: Stack, file: string, workflow: WorkflowJson, ki
 }
 
 async function uiDemo(install: N8nInstall): Promise<void> {
-	const pkg = buildAndPack({ build: false });
-	const stack = await startStack({
-		install,
-		pkg,
-		n8nPort: UI_PORT,
-		sandboxPorts: SANDBOX_PORTS,
-		seed: 42,
-		mockErrorRate: 0.2,
-		trustSandboxCa: true,
-	});
+	const { stack } = await startDemoStack(install, { n8nPort: UI_PORT, trustSandboxCa: true });
 	let stopping = false;
 	const stop = async (): Promise<void> => {
 		if (stopping) return;
@@ -286,7 +272,7 @@ async function uiDemo(install: N8nInstall): Promise<void> {
 	};
 	process.on('SIGINT', () => void stop());
 	process.on('SIGTERM', () => void stop());
-	const files = exampleFiles().filter((f) => !missingTypes(loadExample(f)).length);
+	const files = exampleFiles().filter((f) => !missingNodeTypes(loadExample(f)).length);
 	await stack.importExamples(files);
 	await stack.n8n.start();
 	await setupOwner(stack.n8n.baseUrl);

@@ -15,8 +15,8 @@ import path from 'node:path';
 import { clusterUnavailable, startCluster, type Cluster, type Report } from './lib/cluster';
 import { N8N_VERSION } from './lib/install';
 import { httpStatus } from './lib/n8n';
-import { requireContext } from './lib/stack';
-import { credentialId, credentialName, packageManifest, PACKAGE_NAME, prepareForImport, type WorkflowJson, type WorkflowNode } from './lib/workflows';
+import { requireContext, skipAll } from './lib/stack';
+import { credentialId, credentialName, packageManifest, packageNode, PACKAGE_NAME, prepareForImport, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
 const unavailable = clusterUnavailable();
 const manifest = packageManifest();
@@ -117,7 +117,7 @@ function workflows(): WorkflowJson[] {
 		]);
 	// The trigger example, its events reported (with the process that ran them) after a gate.
 	const example = prepareForImport('bank-event-trigger.json', cluster.bank.state, cluster.bank.caPem);
-	const trigger = example.nodes.find((n) => n.type === `${PACKAGE_NAME}.bankEventTrigger`)!;
+	const trigger = packageNode(example, 'bankEventTrigger')!;
 	const events = chain('cbclusterevents0', [
 		trigger,
 		collectorCall('Gate', 'gate/event', '', 200),
@@ -171,6 +171,45 @@ function resetPeak(pid: number): void {
 
 const workerOf = (r: Report): string => String(r.body.worker);
 
+/** Runs `work` with a fresh temporary folder, removed afterwards. */
+async function inTempDir(work: (dir: string) => Promise<void>): Promise<void> {
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'cluster-file-'));
+	try {
+		await work(dir);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+/** Writes `mib` MiB of random bytes to `file`, a MiB at a time; returns their SHA-256. */
+async function writeRandomFile(file: string, mib: number): Promise<string> {
+	const hash = createHash('sha256');
+	const out = createWriteStream(file);
+	for (let i = 0; i < mib; i++) {
+		const chunk = randomBytes(1024 * 1024);
+		hash.update(chunk);
+		if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+	}
+	await new Promise<void>((r) => out.end(r));
+	return hash.digest('hex');
+}
+
+/**
+ * Waits for the download at its gate, then opens the gate and reads the memory of the worker
+ * holding it before (its peak reset) and after the webhook answers.
+ */
+async function measureAtGate(gate: string, answer: Promise<{ status: number; body: Buffer }>) {
+	await cluster.collector.until(() => cluster.collector.waiting(`gate/${gate}`).length === 1, 'the download at its gate');
+	const worker = cluster.workers.get(workerOf(cluster.collector.waiting(`gate/${gate}`)[0]))!;
+	const pid = worker.pid!;
+	resetPeak(pid);
+	const before = memory(pid);
+	cluster.collector.open(gate);
+	const res = await answer;
+	const after = memory(pid);
+	return { worker, pid, res, before, after };
+}
+
 if (unavailable) {
 	// scripts/setup.js (npm test, and the e2e global set-up) installs them: their absence is a failure.
 	describe('queue mode', () => {
@@ -179,9 +218,7 @@ if (unavailable) {
 		});
 	});
 } else if (!manifest.nodes.includes('bankEventTrigger') || !manifest.nodes.includes('fxTradeReport') || !manifest.nodes.includes('corporateFileService')) {
-	describe('queue mode', () => {
-		it.skip('not run: package.json does not list the FX Trade Report, File Service and Bank Event Trigger nodes', () => undefined);
-	});
+	skipAll('queue mode', 'package.json does not list the FX Trade Report, File Service and Bank Event Trigger nodes');
 } else {
 	beforeAll(async () => {
 		const { install, pkg } = requireContext();
@@ -270,18 +307,9 @@ if (unavailable) {
 		});
 
 		it(`File Service download of ${FILE_MIB} MiB in a worker with n8n's queue-mode binary storage (database): identical bytes, peak memory measured`, async () => {
-			const dir = mkdtempSync(path.join(os.tmpdir(), 'cluster-file-'));
-			try {
+			await inTempDir(async (dir) => {
 				const file = path.join(dir, 'big.bin');
-				const hash = createHash('sha256');
-				const out = createWriteStream(file);
-				for (let i = 0; i < FILE_MIB; i++) {
-					const chunk = randomBytes(1024 * 1024);
-					hash.update(chunk);
-					if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
-				}
-				await new Promise<void>((r) => out.end(r));
-				const expected = hash.digest('hex');
+				const expected = await writeRandomFile(file, FILE_MIB);
 				const put = await cluster.bank.admin<{ fileReference: string; fileType: string }>('POST', '/files', { fileType: 'XT', contentPath: file, userFilename: 'big.bin' });
 				const got = createHash('sha256');
 				let bytes = 0;
@@ -289,43 +317,23 @@ if (unavailable) {
 					got.update(c);
 					bytes += c.length;
 				});
-				await cluster.collector.until(() => cluster.collector.waiting('gate/file').length === 1, 'the download at its gate');
-				const worker = cluster.workers.get(workerOf(cluster.collector.waiting('gate/file')[0]))!;
-				const pid = worker.pid!;
-				resetPeak(pid);
-				const before = memory(pid);
-				cluster.collector.open('file');
-				const res = await answer;
-				const after = memory(pid);
+				const { res, before, after } = await measureAtGate('file', answer);
 				expect(res.status).toBe(200);
 				expect(bytes).toBe(FILE_MIB * 1024 * 1024);
 				expect(got.digest('hex')).toBe(expected);
 				figures.download = { mib: FILE_MIB, worker: workerOf(cluster.collector.of('gate/file')[0]), rssBeforeMiB: Math.round(before.rss), peakRssMiB: Math.round(after.hwm), peakOverBeforeMiB: Math.round(after.hwm - before.rss) };
 				say(`download ${FILE_MIB} MiB: ${JSON.stringify(figures.download)}`);
 				expect(after.hwm).toBeGreaterThan(0);
-			} finally {
-				rmSync(dir, { recursive: true, force: true });
-			}
+			});
 		});
 
 		it(`a file larger than the database storage takes (${OVER_LIMIT_MIB} MiB over ${DB_LIMIT_MIB} MiB) is refused with a clear message; the worker stays up`, async () => {
-			const dir = mkdtempSync(path.join(os.tmpdir(), 'cluster-file-'));
-			try {
+			await inTempDir(async (dir) => {
 				const file = path.join(dir, 'over.bin');
-				const out = createWriteStream(file);
-				for (let i = 0; i < OVER_LIMIT_MIB; i++) if (!out.write(randomBytes(1024 * 1024))) await new Promise<void>((r) => out.once('drain', () => r()));
-				await new Promise<void>((r) => out.end(r));
+				await writeRandomFile(file, OVER_LIMIT_MIB);
 				const put = await cluster.bank.admin<{ fileReference: string }>('POST', '/files', { fileType: 'XT', contentPath: file, userFilename: 'over.bin' });
 				const answer = callWebhook('file-big', { fileReference: put.fileReference, fileType: 'XT' });
-				await cluster.collector.until(() => cluster.collector.waiting('gate/file-big').length === 1, 'the download at its gate');
-				const name = workerOf(cluster.collector.waiting('gate/file-big')[0]);
-				const worker = cluster.workers.get(name)!;
-				const pid = worker.pid!;
-				resetPeak(pid);
-				const before = memory(pid);
-				cluster.collector.open('file-big');
-				const res = await answer;
-				const after = memory(pid);
+				const { worker, pid, res, before, after } = await measureAtGate('file-big', answer);
 				expect(res.status).toBe(200);
 				const json = JSON.parse(res.body.toString('utf8')) as { error?: string };
 				expect(json.error).toMatch(/Download refused: The file is larger than n8n's binary data storage in database mode takes \(128 MiB, N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE\)/);
@@ -333,9 +341,7 @@ if (unavailable) {
 				expect(await httpStatus(`http://127.0.0.1:${worker.port}/healthz/readiness`)).toBe(200);
 				figures.refused = { mib: OVER_LIMIT_MIB, limitMiB: DB_LIMIT_MIB, peakOverBeforeMiB: Math.round(after.hwm - before.rss) };
 				say(`refused ${OVER_LIMIT_MIB} MiB: ${JSON.stringify(figures.refused)}`);
-			} finally {
-				rmSync(dir, { recursive: true, force: true });
-			}
+			});
 		});
 
 		it('Bank Event Trigger: polled by the main only, every event emitted exactly once, executions spread over both workers, across a restart of the main and of a worker', async () => {

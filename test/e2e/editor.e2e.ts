@@ -16,7 +16,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 import { ensureChromium, N8N_VERSION } from './lib/install';
 import { PROJECT_ROOT } from './lib/sandbox';
-import { requireContext, startStack, type Stack } from './lib/stack';
+import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import { launchChromium, setupOwner } from './lib/ui';
 import {
 	credentialId,
@@ -135,11 +135,8 @@ async function panelShot(name: string): Promise<void> {
 	await page.locator('[data-test-id="ndv"]').screenshot({ path: path.join(PANELS_DIR, `${name}.png`) });
 }
 
-if (!chromium.path) {
-	describe('the editor in headless Chromium', () => {
-		it.skip(`not run: ${chromium.reason ?? 'chromium is not available'}`, () => undefined);
-	});
-} else {
+if (!chromium.path) skipAll('the editor in headless Chromium', chromium.reason ?? 'chromium is not available');
+else {
 	beforeAll(async () => {
 		const { install, pkg } = requireContext();
 		stack = await startStack({ install, pkg, trustSandboxCa: true, n8nPort: 15700 });

@@ -5,19 +5,16 @@
  * n8n's sqlite database. n8n is then stopped twice, new files arrive while it is down, and each
  * restart must emit exactly the files that arrived: every file once, none twice.
  */
-import { readFileSync } from 'node:fs';
-
+import { expectNoNodeErrors, finished, waitForEmitted } from './lib/executions';
 import { N8N_VERSION } from './lib/install';
-import { nodeError, nodeItems, sleep, type StoredExecution } from './lib/n8n';
-import { requireContext, startStack, type Stack } from './lib/stack';
-import { exampleFiles, loadExample, packageManifest, PACKAGE_NAME, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
+import { nodeItems, type StoredExecution } from './lib/n8n';
+import { skipAll, useTriggerExample, type Stack } from './lib/stack';
+import { exampleUsing, packageManifest, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
 const TRIGGER = 'bankFileTrigger';
 
 const manifest = packageManifest();
-const example = exampleFiles()
-	.map((file) => ({ file, workflow: loadExample(file) }))
-	.find(({ workflow }) => workflow.nodes.some((n) => n.type === `${PACKAGE_NAME}.${TRIGGER}`));
+const example = exampleUsing(TRIGGER);
 const skipReason = !manifest.nodes.includes(TRIGGER)
 	? `package.json does not list the ${TRIGGER} node`
 	: !example
@@ -37,28 +34,14 @@ let workflow: WorkflowJson;
 let id: string;
 const delivered: string[] = [];
 
-const finished = (e: StoredExecution): boolean => e.finished || ['success', 'error', 'crashed', 'canceled'].includes(e.status);
-
 /** File references the trigger emitted in finished executions, one entry per emission. */
 function emitted(executions: StoredExecution[]): string[] {
 	return executions.flatMap((e) => (e.run ? nodeItems(e.run, trigger.name) : []).map((item) => String(item.json.fileReference ?? '')));
 }
 
 /** Waits until every wanted file has been emitted by finished trigger executions. */
-async function waitForFiles(wanted: string[], timeoutMs = 180_000): Promise<StoredExecution[]> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const executions = stack!.n8n.executions(id);
-		const done = executions.filter(finished);
-		const seen = new Set(emitted(done));
-		if (executions.length === done.length && wanted.every((r) => seen.has(r))) return done;
-		if (Date.now() > deadline)
-			throw new Error(
-				`waited ${timeoutMs / 1000} s for files ${wanted.filter((r) => !seen.has(r)).join(', ')}; executions: ${JSON.stringify(executions.map((e) => ({ id: e.id, status: e.status })))}\n` +
-					readFileSync(stack!.n8n.logFile, 'utf8').slice(-3000),
-			);
-		await sleep(1000);
-	}
+async function waitForFiles(wanted: string[]): Promise<StoredExecution[]> {
+	return await waitForEmitted(stack!.n8n, id, wanted, emitted, 'files', 180_000);
 }
 
 async function arrive(count: number): Promise<string[]> {
@@ -70,12 +53,28 @@ async function bankFiles(): Promise<BankFile[]> {
 	return await stack!.bank.admin<BankFile[]>('GET', '/files');
 }
 
+/**
+ * n8n stopped, `count` files arrive, n8n started: waits until they are emitted, then for one more
+ * file emitted by a later poll (a wrong repeat would have shown by then). Returns the files, the
+ * finished executions that emitted them and every emission so far.
+ */
+async function restartWithArrivals(count: number): Promise<{ arrived: string[]; marker: string[]; executions: StoredExecution[]; all: string[] }> {
+	await stack!.n8n.stop();
+	const arrived = await arrive(count);
+	await stack!.n8n.start();
+	await waitForFiles(arrived);
+	const marker = await arrive(1);
+	const executions = await waitForFiles([...arrived, ...marker]);
+	const all = emitted(stack!.n8n.executions(id).filter(finished));
+	return { arrived, marker, executions, all };
+}
+
 /** Every execution ran each node without error; the trigger's items carry the statement as a file. */
 function expectCleanRuns(executions: StoredExecution[]): void {
 	for (const execution of executions) {
 		expect(execution.mode).toBe('trigger');
 		expect(execution.status).toBe('success');
-		for (const node of workflow.nodes) expect([node.name, execution.run && nodeError(execution.run, node.name)?.message]).toEqual([node.name, undefined]);
+		expectNoNodeErrors(execution, workflow);
 		for (const item of nodeItems(execution.run!, trigger.name)) {
 			expect(item.json).toMatchObject({ fileType: 'XT', responseCode: '00', mimeType: 'application/xml' });
 			expect((item as { binary?: Record<string, unknown> }).binary?.data).toBeDefined();
@@ -83,23 +82,9 @@ function expectCleanRuns(executions: StoredExecution[]): void {
 	}
 }
 
-if (skipReason) {
-	describe('Bank File Trigger in real n8n', () => {
-		it.skip(`not run: ${skipReason}`, () => undefined);
-	});
-} else {
-	beforeAll(async () => {
-		const { install, pkg } = requireContext();
-		workflow = example!.workflow;
-		trigger = workflow.nodes.find((n) => n.type === `${PACKAGE_NAME}.${TRIGGER}`)!;
-		id = workflowId(example!.file);
-		stack = await startStack({ install, pkg });
-		await stack.importExamples([example!.file]);
-	}, 300_000);
-
-	afterAll(async () => {
-		await stack?.stop();
-	});
+if (skipReason) skipAll('Bank File Trigger in real n8n', skipReason);
+else {
+	({ workflow, trigger, id } = useTriggerExample(example!, TRIGGER, (started) => (stack = started)));
 
 	describe(`examples/${example!.file} ("${example!.workflow.name}"): published and run by n8n ${N8N_VERSION} start`, () => {
 		it('first start: the activation poll downloads nothing; the next poll emits every new statement once, with the file; statements handed out before are left alone', async () => {
@@ -119,27 +104,14 @@ if (skipReason) {
 
 		it('first restart: files that arrived while n8n was down are emitted once at start-up, nothing earlier again', async () => {
 			expect(delivered.length).toBeGreaterThan(0);
-			await stack!.n8n.stop();
-			const arrived = await arrive(2);
-			await stack!.n8n.start();
-			await waitForFiles(arrived);
-			// One more file, emitted by a later poll: a wrong repeat would have shown by then.
-			const marker = await arrive(1);
-			const executions = await waitForFiles([...arrived, ...marker]);
-			const all = emitted(stack!.n8n.executions(id).filter(finished));
+			const { arrived, marker, executions, all } = await restartWithArrivals(2);
 			expect([...all].sort()).toEqual([...delivered, ...arrived, ...marker].sort());
 			expectCleanRuns(executions);
 			delivered.push(...arrived, ...marker);
 		}, 300_000);
 
 		it('second restart: the same again; every statement was emitted exactly once and is downloaded at the bank', async () => {
-			await stack!.n8n.stop();
-			const arrived = await arrive(4);
-			await stack!.n8n.start();
-			await waitForFiles(arrived);
-			const marker = await arrive(1);
-			const executions = await waitForFiles([...arrived, ...marker]);
-			const all = emitted(stack!.n8n.executions(id).filter(finished));
+			const { arrived, marker, executions, all } = await restartWithArrivals(4);
 			expect(all.filter((r, i) => all.indexOf(r) !== i)).toEqual([]);
 			expect([...all].sort()).toEqual([...delivered, ...arrived, ...marker].sort());
 			expectCleanRuns(executions);

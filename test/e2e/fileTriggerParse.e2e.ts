@@ -5,17 +5,16 @@
  * statement summary and the file itself; a file that is not a statement comes once as the file
  * with the parser's error, and does not hold up the statements after it.
  */
-import { readFileSync } from 'node:fs';
-
+import { expectNoNodeErrors, finished, waitForEmitted } from './lib/executions';
 import { N8N_VERSION } from './lib/install';
-import { nodeError, nodeItems, sleep, type StoredExecution } from './lib/n8n';
-import { requireContext, startStack, type Stack } from './lib/stack';
-import { exampleFiles, loadExample, packageManifest, PACKAGE_NAME, prepareForImport, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
+import { nodeItems, sleep, type StoredExecution } from './lib/n8n';
+import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
+import { exampleUsing, packageManifest, packageNode, prepareForImport, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
 const TRIGGER = 'bankFileTrigger';
 
 const manifest = packageManifest();
-const example = exampleFiles().find((file) => loadExample(file).nodes.some((n) => n.type === `${PACKAGE_NAME}.${TRIGGER}`));
+const example = exampleUsing(TRIGGER)?.file;
 const skipReason = !manifest.nodes.includes(TRIGGER) ? `package.json does not list the ${TRIGGER} node` : !example ? 'no example workflow uses the Bank File Trigger' : undefined;
 
 interface BankFile {
@@ -31,35 +30,21 @@ let trigger: WorkflowNode;
 let workflow: WorkflowJson;
 const id = workflowId('bank-file-trigger-parsed-entries');
 
-const finished = (e: StoredExecution): boolean => e.finished || ['success', 'error', 'crashed', 'canceled'].includes(e.status);
 const itemsOf = (executions: StoredExecution[]): Item[] => executions.flatMap((e) => (e.run ? (nodeItems(e.run, trigger.name) as Item[]) : []));
 
 /** Waits until every wanted file has been emitted (its `kind: file` item) by finished executions. */
-async function waitForFiles(wanted: string[], timeoutMs = 180_000): Promise<StoredExecution[]> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const executions = stack!.n8n.executions(id);
-		const done = executions.filter(finished);
-		const seen = new Set(itemsOf(done).filter((i) => i.json.kind === 'file').map((i) => String(i.json.fileReference)));
-		if (executions.length === done.length && wanted.every((r) => seen.has(r))) return done;
-		if (Date.now() > deadline)
-			throw new Error(
-				`waited ${timeoutMs / 1000} s for files ${wanted.filter((r) => !seen.has(r)).join(', ')}\n` + readFileSync(stack!.n8n.logFile, 'utf8').slice(-3000),
-			);
-		await sleep(1000);
-	}
+async function waitForFiles(wanted: string[]): Promise<StoredExecution[]> {
+	const files = (done: StoredExecution[]) => itemsOf(done).filter((i) => i.json.kind === 'file').map((i) => String(i.json.fileReference));
+	return await waitForEmitted(stack!.n8n, id, wanted, files, 'files', 180_000);
 }
 
-if (skipReason) {
-	describe('Bank File Trigger, Parsed Entries, in real n8n', () => {
-		it.skip(`not run: ${skipReason}`, () => undefined);
-	});
-} else {
+if (skipReason) skipAll('Bank File Trigger, Parsed Entries, in real n8n', skipReason);
+else {
 	beforeAll(async () => {
 		const { install, pkg } = requireContext();
 		stack = await startStack({ install, pkg });
 		const prepared = prepareForImport(example!, stack.bank.state, stack.bank.caPem);
-		trigger = prepared.nodes.find((n) => n.type === `${PACKAGE_NAME}.${TRIGGER}`)!;
+		trigger = packageNode(prepared, TRIGGER)!;
 		trigger.parameters = { ...trigger.parameters, output: 'parse', parseOptions: {} };
 		workflow = { ...prepared, id, name: 'Bank files: new statements as entries' };
 		await stack.n8n.importWorkflows([workflow]);
@@ -83,7 +68,7 @@ if (skipReason) {
 
 		for (const execution of executions) {
 			expect(execution.status).toBe('success');
-			for (const node of workflow.nodes) expect([node.name, execution.run && nodeError(execution.run, node.name)?.message]).toEqual([node.name, undefined]);
+			expectNoNodeErrors(execution, workflow);
 		}
 		const fileItems = items.filter((i) => i.json.kind === 'file');
 		const references = fileItems.map((i) => String(i.json.fileReference));

@@ -6,16 +6,15 @@
  */
 import { readFileSync } from 'node:fs';
 
+import { expectNoNodeErrors, finished, waitForEmitted } from './lib/executions';
 import { N8N_VERSION } from './lib/install';
-import { nodeError, nodeItems, sleep, type StoredExecution } from './lib/n8n';
-import { requireContext, startStack, type Stack } from './lib/stack';
+import { nodeItems, type StoredExecution } from './lib/n8n';
+import { skipAll, useTriggerExample, type Stack } from './lib/stack';
 import {
-	exampleFiles,
-	loadExample,
+	exampleUsing,
+	missingNodeTypes,
 	packageManifest,
-	packageNodeTypes,
 	PACKAGE_NAME,
-	workflowId,
 	type WorkflowJson,
 	type WorkflowNode,
 } from './lib/workflows';
@@ -26,12 +25,8 @@ const EVENTS_OUTPUT = 0;
 const REJECTED_OUTPUT = 1;
 
 const manifest = packageManifest();
-const example = exampleFiles()
-	.map((file) => ({ file, workflow: loadExample(file) }))
-	.find(({ workflow }) => workflow.nodes.some((n) => n.type === `${PACKAGE_NAME}.${TRIGGER}`));
-const missing = example
-	? packageNodeTypes(example.workflow).filter((t) => !manifest.nodes.includes(t))
-	: [TRIGGER];
+const example = exampleUsing(TRIGGER);
+const missing = example ? missingNodeTypes(example.workflow) : [TRIGGER];
 const skipReason = !manifest.nodes.includes(TRIGGER)
 	? `package.json does not list the ${TRIGGER} node`
 	: !example
@@ -72,46 +67,28 @@ function emitted(executions: StoredExecution[]): Emitted[] {
 	);
 }
 
-const finished = (e: StoredExecution): boolean =>
-	e.finished || ['success', 'error', 'crashed', 'canceled'].includes(e.status);
-
 /** Waits until every jti wanted has been emitted by finished trigger executions. */
-async function waitForEvents(wanted: string[], timeoutMs = 120_000): Promise<StoredExecution[]> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const executions = stack!.n8n.executions(id);
-		const done = executions.filter(finished);
-		const seen = new Set(emitted(done).map((e) => e.jti));
-		if (executions.length === done.length && wanted.every((j) => seen.has(j))) return done;
-		if (Date.now() > deadline)
-			throw new Error(
-				`waited ${timeoutMs / 1000} s for events ${wanted.filter((j) => !seen.has(j)).join(', ')}; executions: ${JSON.stringify(executions.map((e) => ({ id: e.id, status: e.status, mode: e.mode })))}\n` +
-					readFileSync(stack!.n8n.logFile, 'utf8').slice(-3000),
-			);
-		await sleep(1000);
-	}
+async function waitForEvents(wanted: string[]): Promise<StoredExecution[]> {
+	return await waitForEmitted(
+		stack!.n8n,
+		id,
+		wanted,
+		(done) => emitted(done).map((e) => e.jti),
+		'events',
+		120_000,
+	);
 }
 
 const selectedTypes = (): string[] =>
 	((trigger.parameters.eventTypes as string[] | undefined) ?? []).map(String);
 
-if (skipReason) {
-	describe('Bank Event Trigger in real n8n', () => {
-		it.skip(`not run: ${skipReason}`, () => undefined);
-	});
-} else {
-	beforeAll(async () => {
-		const { install, pkg } = requireContext();
-		workflow = example!.workflow;
-		trigger = workflow.nodes.find((n) => n.type === `${PACKAGE_NAME}.${TRIGGER}`)!;
-		id = workflowId(example!.file);
-		stack = await startStack({ install, pkg });
-		await stack.importExamples([example!.file]);
-	}, 300_000);
-
-	afterAll(async () => {
-		await stack?.stop();
-	});
+if (skipReason) skipAll('Bank Event Trigger in real n8n', skipReason);
+else {
+	({ workflow, trigger, id } = useTriggerExample(
+		example!,
+		TRIGGER,
+		(started) => (stack = started),
+	));
 
 	describe(`examples/${example!.file} ("${example!.workflow.name}"): published and run by n8n ${N8N_VERSION} start`, () => {
 		it('first start: one item per queued event of the selected types on the Events output, the bad-signature event on Rejected, other types dropped; the following nodes ran', async () => {
@@ -168,11 +145,7 @@ if (skipReason) {
 			for (const execution of executions) {
 				expect(execution.mode).toBe('trigger');
 				expect(execution.status).toBe('success');
-				for (const node of workflow.nodes)
-					expect([
-						node.name,
-						execution.run && nodeError(execution.run, node.name)?.message,
-					]).toEqual([node.name, undefined]);
+				expectNoNodeErrors(execution, workflow);
 			}
 			// nodes after the Events output ran on the events
 			const first = executions.find((e) => emitted([e]).some((x) => x.output === EVENTS_OUTPUT))!;

@@ -13,7 +13,7 @@ import { ensureChromium, N8N_VERSION } from './lib/install';
 import { N8n } from './lib/n8n';
 import { installIntoNodesFolder } from './lib/package';
 import { PROJECT_ROOT } from './lib/sandbox';
-import { requireContext } from './lib/stack';
+import { requireContext, skipAll } from './lib/stack';
 import { launchChromium, setupOwner } from './lib/ui';
 import { packageManifest, PACKAGE_NAME } from './lib/workflows';
 
@@ -93,11 +93,8 @@ async function panelShot(names: string[]): Promise<Buffer> {
 	});
 }
 
-if (!chromium.path) {
-	describe('n8n editor in headless Chromium', () => {
-		it.skip(`not run: ${chromium.reason ?? 'chromium is not available'}`, () => undefined);
-	});
-} else {
+if (!chromium.path) skipAll('n8n editor in headless Chromium', chromium.reason ?? 'chromium is not available');
+else {
 	beforeAll(async () => {
 		const { install, pkg } = requireContext();
 		n8n = await N8n.create({ install, port: 15688 });

@@ -3,7 +3,6 @@
  */
 import {
 	NodeApiError,
-	NodeConnectionTypes,
 	NodeOperationError,
 	type ICredentialDataDecryptedObject,
 	type ICredentialType,
@@ -12,13 +11,15 @@ import {
 	type IHttpRequestHelper,
 	type IHttpRequestOptions,
 	type INodeExecutionData,
+	type INodeProperties,
 	type INodeType,
-	type INodeTypeDescription,
 	type IPollFunctions,
 	type JsonObject,
 } from 'n8n-workflow';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+
+import { nodeDescription } from './node-types';
 
 export const API_BASE = 'https://api.harness.test';
 export const AUTH_BASE = 'https://auth.harness.test';
@@ -111,27 +112,24 @@ export class HarnessApiKey implements ICredentialType {
 	});
 }
 
-function description(
-	extra: Partial<INodeTypeDescription> & Pick<INodeTypeDescription, 'name' | 'properties'>,
-) {
-	const displayName = extra.displayName ?? extra.name;
+/** An options parameter of [name, value] choices; the first is the default. */
+function choice(
+	displayName: string,
+	name: string,
+	choices: Array<[string, string]>,
+): INodeProperties {
 	return {
 		displayName,
-		group: ['transform'],
-		version: 1,
-		description: displayName,
-		defaults: { name: displayName },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		...extra,
-	} as INodeTypeDescription;
+		name,
+		type: 'options',
+		options: choices.map(([label, value]) => ({ name: label, value })),
+		default: choices[0][1],
+	};
 }
 
 /** GETs `path` for each item with the chosen credential and returns the JSON body. */
 export class ApiCall implements INodeType {
-	description = description({
-		name: API_CALL_TYPE,
-		displayName: 'Api Call',
+	description = nodeDescription(API_CALL_TYPE, 'Api Call', {
 		credentials: [
 			{
 				name: 'harnessTokenApi',
@@ -145,16 +143,10 @@ export class ApiCall implements INodeType {
 			},
 		],
 		properties: [
-			{
-				displayName: 'Authentication',
-				name: 'authentication',
-				type: 'options',
-				options: [
-					{ name: 'Token', value: 'token' },
-					{ name: 'API Key', value: 'apiKey' },
-				],
-				default: 'token',
-			},
+			choice('Authentication', 'authentication', [
+				['Token', 'token'],
+				['API Key', 'apiKey'],
+			]),
 			{ displayName: 'Path', name: 'path', type: 'string', default: '/items' },
 		],
 	});
@@ -181,9 +173,7 @@ export class ApiCall implements INodeType {
 
 /** Outputs its resolved parameters; throws a NodeApiError on request. */
 export class Echo implements INodeType {
-	description = description({
-		name: ECHO_TYPE,
-		displayName: 'Echo',
+	description = nodeDescription(ECHO_TYPE, 'Echo', {
 		properties: [
 			{ displayName: 'Value', name: 'value', type: 'string', default: '' },
 			{ displayName: 'Count', name: 'count', type: 'number', default: 0 },
@@ -224,20 +214,12 @@ async function streamToBuffer(stream: Readable): Promise<Buffer> {
 
 /** 'write' turns `text` into a binary property; 'read' reads it back, by stream when stored on disk. */
 export class BinaryFixture implements INodeType {
-	description = description({
-		name: BINARY_TYPE,
-		displayName: 'Binary Fixture',
+	description = nodeDescription(BINARY_TYPE, 'Binary Fixture', {
 		properties: [
-			{
-				displayName: 'Operation',
-				name: 'operation',
-				type: 'options',
-				options: [
-					{ name: 'Write', value: 'write' },
-					{ name: 'Read', value: 'read' },
-				],
-				default: 'write',
-			},
+			choice('Operation', 'operation', [
+				['Write', 'write'],
+				['Read', 'read'],
+			]),
 			{ displayName: 'Text', name: 'text', type: 'string', default: '' },
 			{ displayName: 'Repeat', name: 'repeat', type: 'number', default: 1 },
 		],
@@ -298,24 +280,16 @@ interface HarnessEvent {
  * can show that a manual poll never persists anything.
  */
 export class PollEvents implements INodeType {
-	description = description({
-		name: POLL_TYPE,
-		displayName: 'Poll Events',
+	description = nodeDescription(POLL_TYPE, 'Poll Events', {
 		group: ['trigger'],
 		polling: true,
 		inputs: [],
 		credentials: [{ name: 'harnessApiKey', required: false }],
 		properties: [
-			{
-				displayName: 'State Style',
-				name: 'stateStyle',
-				type: 'options',
-				options: [
-					{ name: 'Reassign', value: 'reassign' },
-					{ name: 'Mutate In Place', value: 'mutate' },
-				],
-				default: 'reassign',
-			},
+			choice('State Style', 'stateStyle', [
+				['Reassign', 'reassign'],
+				['Mutate In Place', 'mutate'],
+			]),
 			{ displayName: 'Use Credentials', name: 'useCredentials', type: 'boolean', default: false },
 		],
 	});

@@ -4,13 +4,11 @@ import { join } from 'node:path';
 import nock from 'nock';
 import {
 	NodeApiError,
-	NodeConnectionTypes,
 	type IConnections,
 	type IExecuteFunctions,
 	type INode,
 	type INodeExecutionData,
 	type INodeType,
-	type INodeTypeDescription,
 } from 'n8n-workflow';
 
 import {
@@ -34,6 +32,7 @@ import {
 	fixtureNodeTypes,
 } from './fixtures';
 import { HarnessCredentialsHelper } from './credentials';
+import { nodeDescription } from './node-types';
 import { createPollHarness } from './poll';
 
 const TRIGGER: INode = {
@@ -166,27 +165,25 @@ describe('runWorkflow', () => {
 		).rejects.toThrow('Unknown node type "n8n-nodes-base.httpRequest"');
 	});
 
-	test('output() of a node that never ran throws and names the failure', async () => {
-		const result = await runWorkflow({
+	/** Echo failing with an HTTP code, then a No Op that never runs. */
+	const echoFailingWith = async (code: string) =>
+		await runWorkflow({
 			workflow: chain(
-				node('Echo', ECHO_TYPE, { failWith: '503' }),
+				node('Echo', ECHO_TYPE, { failWith: code }),
 				node('After', 'n8n-nodes-base.noOp', {}),
 			),
 			nodeTypes: fixtureNodeTypes(),
 		});
+
+	test('output() of a node that never ran throws and names the failure', async () => {
+		const result = await echoFailingWith('503');
 
 		expect(() => result.output('After')).toThrow(/did not run.*Echo/);
 		expect(result.output('Echo')).toEqual([]);
 	});
 
 	test('a NodeApiError thrown by a node is reported by nodeError() and fails the run', async () => {
-		const result = await runWorkflow({
-			workflow: chain(
-				node('Echo', ECHO_TYPE, { failWith: '418' }),
-				node('After', 'n8n-nodes-base.noOp', {}),
-			),
-			nodeTypes: fixtureNodeTypes(),
-		});
+		const result = await echoFailingWith('418');
 
 		expect(result.status).toBe('error');
 		expect(result.error).toBeDefined();
@@ -206,17 +203,7 @@ describe('runWorkflow', () => {
 
 	test('logs capture this.logger, n8n-core and console output of the run only', async () => {
 		class Chatty implements INodeType {
-			description: INodeTypeDescription = {
-				displayName: 'Chatty',
-				name: 'chatty',
-				group: ['transform'],
-				version: 1,
-				description: '',
-				defaults: { name: 'Chatty' },
-				inputs: [NodeConnectionTypes.Main],
-				outputs: [NodeConnectionTypes.Main],
-				properties: [],
-			};
+			description = nodeDescription('chatty', 'Chatty');
 
 			async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 				this.logger.warn('chatty says hi', { itemCount: this.getInputData().length });

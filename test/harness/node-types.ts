@@ -28,16 +28,20 @@ export const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
 export const SET_TYPE = 'n8n-nodes-base.set';
 export const SPLIT_OUT_TYPE = 'n8n-nodes-base.splitOut';
 
-function baseDescription(
+/**
+ * A node type description for a test node: one main input and output, version 1, the display
+ * name as its description and default name; `extra` overrides any of it.
+ */
+export function nodeDescription(
 	name: string,
 	displayName: string,
-	extra: Partial<INodeTypeDescription>,
+	extra: Partial<INodeTypeDescription> = {},
 ): INodeTypeDescription {
 	return {
 		displayName,
 		name,
 		group: ['transform'],
-		version: [1, 1.1, 2],
+		version: 1,
 		description: displayName,
 		defaults: { name: displayName },
 		inputs: [NodeConnectionTypes.Main],
@@ -45,6 +49,15 @@ function baseDescription(
 		properties: [],
 		...extra,
 	};
+}
+
+/** The versions n8n's own nodes declare, unless a stand-in names its own. */
+function baseDescription(
+	name: string,
+	displayName: string,
+	extra: Partial<INodeTypeDescription>,
+): INodeTypeDescription {
+	return nodeDescription(name, displayName, { version: [1, 1.1, 2], ...extra });
 }
 
 /**

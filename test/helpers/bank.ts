@@ -3,13 +3,15 @@ import type { CredentialStore } from '../harness/engine';
 import { createCredentialStore } from '../harness/engine';
 import type { SandboxBank, SandboxOptions } from '../sandbox';
 import { startSandbox } from '../sandbox';
+import { CC, CREDENTIAL_IDS, FILES, MTLS } from './nodes';
 
-export const CC = 'corporateBankingClientCredentialsApi';
-export const MTLS = 'corporateBankingMtlsApi';
-export const FILES = 'corporateBankingFileServiceApi';
+export { CC, CREDENTIAL_IDS, FILES, MTLS };
 
-/** Credential ids used in tests: one credential of each type, pointing at the sandbox. */
-export const CREDENTIAL_IDS = { [CC]: 'cc-1', [MTLS]: 'mtls-1', [FILES]: 'files-1' } as const;
+/** A trade as the bank's execution API takes it: DKK bought against 1,000,000 EUR sold, in a month. */
+export const TRADE_BODY = { counterpart: 'DEMOCP1', buyCurrency: 'DKK', sellCurrency: 'EUR', amount: 1000000, amountSide: 'SELL', baseSide: 'SELL', tenor: '1M' };
+
+/** The same trade as the FX Trade Execution node's parameters. */
+export const TRADE = { operation: 'executeTrade', ...TRADE_BODY, maturityType: 'tenor' };
 
 /** A credential store holding the sandbox's ready-to-paste values, with optional overrides. */
 export function sandboxCredentials(bank: SandboxBank, overrides: Partial<Record<string, Record<string, unknown>>> = {}): CredentialStore {
@@ -22,6 +24,11 @@ export function sandboxCredentials(bank: SandboxBank, overrides: Partial<Record<
 			data: { ...values[type], ...(overrides[type] ?? {}) } as Record<string, string>,
 		})),
 	);
+}
+
+/** A credential store holding one File Service credential with these values, under the tests' id. */
+export function fileServiceStore(data: Record<string, unknown>): CredentialStore {
+	return createCredentialStore([{ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: data as Record<string, string> }]);
 }
 
 /**

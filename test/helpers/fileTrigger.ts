@@ -5,8 +5,8 @@ import { createPollHarness, type PollHarness } from '../harness/poll';
 import type { SandboxBank } from '../sandbox';
 import { arriveFiles } from '../sandbox/bankfiles';
 import type { BankFileDescriptor } from '../sandbox/types';
-import { CREDENTIAL_IDS, FILES, sandboxCredentials } from './bank';
-import { PACKAGE, packageCredentialTypes } from './nodes';
+import { FILES, sandboxCredentials } from './bank';
+import { PACKAGE, packageCredentialTypes, triggerNodeOf } from './nodes';
 
 export const FILE_TRIGGER_TYPE = `${PACKAGE}.bankFileTrigger`;
 
@@ -16,15 +16,7 @@ export function fileTypesParameter(...codes: string[]): IDataObject {
 }
 
 export function fileTriggerNode(parameters: IDataObject = {}, name = 'Bank File Trigger'): INode {
-	return {
-		id: 'bank-file-trigger',
-		name,
-		type: FILE_TRIGGER_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { fileTypes: fileTypesParameter('XT'), ...parameters } as INode['parameters'],
-		credentials: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'Sandbox file service' } },
-	};
+	return triggerNodeOf('bank-file-trigger', name, FILE_TRIGGER_TYPE, { fileTypes: fileTypesParameter('XT'), ...parameters }, FILES, 'Sandbox file service');
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ICredentialType, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { ICredentialType, IDataObject, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { CorporateBankingClientCredentialsApi } from '../../credentials/CorporateBankingClientCredentialsApi.credentials';
 import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
@@ -10,10 +10,18 @@ import { BankMockService } from '../../nodes/BankMockService/BankMockService.nod
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
 import { FxTradeExecution } from '../../nodes/FxTradeExecution/FxTradeExecution.node';
 import { FxTradeReport } from '../../nodes/FxTradeReport/FxTradeReport.node';
-import type { CredentialStore, RunResult } from '../harness/engine';
-import { MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
+import type { ChainStep, CredentialStore, RunResult } from '../harness/engine';
+import { chainWorkflow, MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
 
 export const PACKAGE = 'n8n-nodes-corporate-banking';
+export const FILE_SERVICE_TYPE = `${PACKAGE}.corporateFileService`;
+
+export const CC = 'corporateBankingClientCredentialsApi';
+export const MTLS = 'corporateBankingMtlsApi';
+export const FILES = 'corporateBankingFileServiceApi';
+
+/** Credential ids used in tests: one credential of each type, pointing at the sandbox. */
+export const CREDENTIAL_IDS = { [CC]: 'cc-1', [MTLS]: 'mtls-1', [FILES]: 'files-1' } as const;
 
 /** Every node type of the package, under the names n8n gives them when the package is installed. */
 export function packageNodeTypes(): Record<string, INodeType> {
@@ -25,6 +33,26 @@ export function packageNodeTypes(): Record<string, INodeType> {
 
 export function packageCredentialTypes(): ICredentialType[] {
 	return [new CorporateBankingClientCredentialsApi(), new CorporateBankingMtlsApi(), new CorporateBankingFileServiceApi()];
+}
+
+/** A trigger of the package as a saved workflow holds it, with the tests' credential of `credentialType`. */
+export function triggerNodeOf(
+	id: string,
+	name: string,
+	type: string,
+	parameters: IDataObject,
+	credentialType: keyof typeof CREDENTIAL_IDS,
+	credentialName: string,
+): INode {
+	return {
+		id,
+		name,
+		type,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: parameters as INode['parameters'],
+		credentials: { [credentialType]: { id: CREDENTIAL_IDS[credentialType], name: credentialName } },
+	};
 }
 
 export interface RunNodeOptions {
@@ -72,5 +100,30 @@ export async function runNode(opts: RunNodeOptions): Promise<RunResult> {
 		credentials: opts.store,
 		inputItems: opts.inputItems,
 		binaryDataMode: opts.binaryDataMode,
+	});
+}
+
+export interface FileServiceChainOptions {
+	store: CredentialStore;
+	/** The test nodes of the chain besides the Corporate File Service, by type name. */
+	nodeTypes: Record<string, INodeType>;
+	/** The File Service credential of `store` every Corporate File Service step uses. */
+	credentialId?: string;
+	inputItems?: INodeExecutionData[];
+}
+
+/**
+ * Manual Trigger -> `steps` through the real n8n engine with binary data on the filesystem, as
+ * n8n 2.x stores it.
+ */
+export async function runFileServiceChain(steps: ChainStep[], options: FileServiceChainOptions): Promise<RunResult> {
+	const credential = { id: options.credentialId ?? CREDENTIAL_IDS[FILES], name: 'files' };
+	return await runWorkflow({
+		workflow: chainWorkflow(steps, { [FILE_SERVICE_TYPE]: { [FILES]: credential } }),
+		nodeTypes: { [FILE_SERVICE_TYPE]: new CorporateFileService(), ...options.nodeTypes },
+		credentialTypes: packageCredentialTypes(),
+		credentials: options.store,
+		binaryDataMode: 'filesystem',
+		inputItems: options.inputItems,
 	});
 }

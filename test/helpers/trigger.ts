@@ -4,23 +4,16 @@ import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.
 import type { CredentialStore } from '../harness/engine';
 import { createPollHarness, type PollHarness } from '../harness/poll';
 import type { SandboxBank } from '../sandbox';
-import { allowEventsUrl, CREDENTIAL_IDS, MTLS, sandboxCredentials } from './bank';
-import { PACKAGE, packageCredentialTypes } from './nodes';
+import { allowEventsUrl, MTLS, sandboxCredentials } from './bank';
+import { PACKAGE, packageCredentialTypes, triggerNodeOf } from './nodes';
 
 export const TRIGGER_TYPE = `${PACKAGE}.bankEventTrigger`;
 
 /** The Bank Event Trigger set up for the sandbox's events, JWKS, issuer and audience. */
 export function triggerNode(bank: SandboxBank, parameters: IDataObject = {}, name = 'Bank Event Trigger'): INode {
 	const s = bank.eventSettings();
-	return {
-		id: 'bank-event-trigger',
-		name,
-		type: TRIGGER_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { eventsUrl: s.eventsUrl, keySource: 'jwks', jwksUrl: s.jwksUrl, issuer: s.issuer, audience: s.audience, ...parameters } as INode['parameters'],
-		credentials: { [MTLS]: { id: CREDENTIAL_IDS[MTLS], name: 'Sandbox mTLS' } },
-	};
+	const settings = { eventsUrl: s.eventsUrl, keySource: 'jwks', jwksUrl: s.jwksUrl, issuer: s.issuer, audience: s.audience };
+	return triggerNodeOf('bank-event-trigger', name, TRIGGER_TYPE, { ...settings, ...parameters }, MTLS, 'Sandbox mTLS');
 }
 
 export interface TriggerHarnessOptions {

@@ -6,116 +6,40 @@
  * PIN through the PKIFactoryService, and every bad case the issue names, each with its message and
  * a scan for keys and the PIN in everything the run shows.
  */
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
-
-import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
-import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
 import { CHECK_HEADER, CHECK_PLACEHOLDER_URL, forgetSentPins, readEnrolmentState } from '../../nodes/shared/fileServiceCredential';
-import type { CredentialStore, RunResult } from '../harness/engine';
-import { chainWorkflow, createCredentialStore, runWorkflow, type ChainStep } from '../harness/engine';
-import { CREDENTIAL_IDS, FILES, useSandbox } from '../helpers/bank';
-import { InspectFile } from '../helpers/binaryNodes';
-import { allocationWatch, fileChunks } from '../helpers/memory';
-import { packageCredentialTypes } from '../helpers/nodes';
-import { SecretRegistry } from '../reliability/lib/secrets';
+import type { ChainStep, CredentialStore, RunResult } from '../harness/engine';
+import { CREDENTIAL_IDS, FILES, fileServiceStore, useSandbox } from '../helpers/bank';
+import { INSPECT_FILE, MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
+import { allocationWatch } from '../helpers/memory';
+import { FILE_SERVICE_TYPE as TYPE, runFileServiceChain } from '../helpers/nodes';
+import { enrolmentSecrets, shownBy } from '../reliability/lib/secrets';
 import type { SandboxBank } from '../sandbox';
 
 const sandbox = useSandbox({ seed: 42 });
 const bank = (): SandboxBank => sandbox.bank();
-const TYPE = 'n8n-nodes-corporate-banking.corporateFileService';
-const MAKE_FILE = 'n8n-nodes-test.makeStreamedFile';
-const INSPECT = 'n8n-nodes-test.hashFile';
 const MB = 1_000_000;
 
 beforeEach(() => forgetSentPins());
 
-class MakeStreamedFile implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Make Streamed File',
-		name: 'makeStreamedFile',
-		group: ['transform'],
-		version: 1,
-		description: 'Test source of a binary file',
-		defaults: { name: 'Make Streamed File' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [
-			{ displayName: 'Size', name: 'size', type: 'number', default: 1000 },
-			{ displayName: 'File Name', name: 'fileName', type: 'string', default: 'file.bin' },
-		],
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const size = this.getNodeParameter('size', 0) as number;
-		const hash = createHash('sha256');
-		const source = Readable.from(
-			(function* () {
-				for (const chunk of fileChunks(size)) {
-					hash.update(chunk);
-					yield chunk;
-				}
-			})(),
-			{ objectMode: false },
-		);
-		const binary = await this.helpers.prepareBinaryData(source, this.getNodeParameter('fileName', 0) as string, 'application/octet-stream');
-		return [[{ json: { sha256: hash.digest('hex'), size }, binary: { data: binary } }]];
-	}
-}
-
-const nodeTypes = () => ({ [TYPE]: new CorporateFileService(), [MAKE_FILE]: new MakeStreamedFile(), [INSPECT]: new InspectFile() });
-const filesCredential = { [TYPE]: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'files' } } };
-
-function storeWith(data: Record<string, unknown>): CredentialStore {
-	return createCredentialStore([{ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: data as IDataObject as Record<string, string> }]);
-}
-
 async function chain(steps: ChainStep[], store: CredentialStore, inputItems?: INodeExecutionData[]): Promise<RunResult> {
-	return await runWorkflow({
-		workflow: chainWorkflow(steps, filesCredential),
-		nodeTypes: nodeTypes(),
-		credentialTypes: packageCredentialTypes(),
-		credentials: store,
-		binaryDataMode: 'filesystem',
-		inputItems,
-	});
+	return await runFileServiceChain(steps, { store, nodeTypes: streamedFileNodes(), inputItems });
 }
 
-const make = (size: number): ChainStep => ({ name: 'Make', type: MAKE_FILE, parameters: { size, fileName: 'payments.xml' } });
+const make = (size: number): ChainStep => ({ name: 'Make', type: MAKE_STREAMED_FILE, parameters: { size, fileName: 'payments.xml' } });
 const upload: ChainStep = { name: 'Upload', type: TYPE, parameters: { operation: 'uploadFile', fileType: { __rl: true, mode: 'id', value: 'pain.001.001.03' } } };
 const list: ChainStep = { name: 'List', type: TYPE, parameters: { operation: 'downloadFileList', status: 'ALL', fileType: 'pain.001.001.03' } };
 const download: ChainStep = { name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: "={{ $('Upload').item.json.fileReference }}" } };
 const remove: ChainStep = { name: 'Delete', type: TYPE, parameters: { operation: 'deleteFile', fileReference: "={{ $('Upload').item.json.fileReference }}" } };
-const inspect: ChainStep = { name: 'Inspect', type: INSPECT, parameters: {} };
-
-/** Everything a run shows: items, error message, description and context, and every log line. */
-function shown(result: RunResult): Array<{ where: string; text: string }> {
-	const texts: Array<{ where: string; text: string }> = [{ where: 'run data', text: JSON.stringify(result.runData) }];
-	const error = result.error as (Error & { description?: string; context?: unknown }) | undefined;
-	if (error) texts.push({ where: 'error', text: `${error.message}\n${error.description ?? ''}\n${JSON.stringify(error.context ?? {})}` });
-	texts.push({ where: 'logs', text: result.logs.join('\n') });
-	return texts;
-}
+const inspect: ChainStep = { name: 'Inspect', type: INSPECT_FILE, parameters: {} };
 
 /** Neither the PIN nor any private key (pasted, enrolled before or after) shows anywhere in the run. */
 function expectNoSecrets(result: RunResult, store: CredentialStore, pin?: string): void {
-	const secrets = new SecretRegistry();
-	if (pin) secrets.add('PIN', pin);
-	for (const entry of [...store.history.map((h) => h.data), store.get(CREDENTIAL_IDS[FILES])!.data]) {
-		const state = readEnrolmentState((entry as IDataObject).enrolment);
-		if (state) {
-			secrets.addPem('enrolled signing key', state.privateKeyPem);
-			if (state.encryption) secrets.addPem('enrolled encryption key', state.encryption.privateKeyPem);
-		}
-	}
-	secrets.addPem('signing key', bank().tls.customerSigningKeyPem);
+	const secrets = enrolmentSecrets(bank(), store, pin);
 	secrets.addPem('encryption key', bank().danske.customerEncryptionKeyPem);
-	expect(secrets.scan(shown(result))).toEqual([]);
+	expect(secrets.scan(shownBy(result))).toEqual([]);
 }
 
 function nodeErrorText(result: RunResult, name: string): string {
@@ -125,7 +49,7 @@ function nodeErrorText(result: RunResult, name: string): string {
 
 describe('Danske Bank: every operation encrypted both ways (pasted certificates)', () => {
 	test('upload, list, download and delete a 1 KB file: byte-identical, each request encrypted and signed, each answer decrypted and verified', async () => {
-		const store = storeWith(bank().danskeCredential());
+		const store = fileServiceStore(bank().danskeCredential());
 		const made = await chain([make(1024)], store);
 		const [original] = made.output('Make');
 		const result = await chain([upload, list, download, inspect, remove], store, [original]);
@@ -145,7 +69,7 @@ describe('Danske Bank: every operation encrypted both ways (pasted certificates)
 	});
 
 	test('50 MB round trip: byte-identical, streamed both ways through the encryption, never held in memory', async () => {
-		const store = storeWith(bank().danskeCredential());
+		const store = fileServiceStore(bank().danskeCredential());
 		const made = await chain([make(50 * MB)], store);
 		const [original] = made.output('Make');
 		const watch = allocationWatch();
@@ -162,7 +86,7 @@ describe('Danske Bank: every operation encrypted both ways (pasted certificates)
 	test('a request that is not encrypted is refused by the bank with its code', async () => {
 		// The ordinary sandbox credential (no encryption) pointed at the Danske address, with a Custom profile.
 		const values = bank().danskeCredential();
-		const store = storeWith({ ...values, bank: 'custom' });
+		const store = fileServiceStore({ ...values, bank: 'custom' });
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
 		expect(nodeErrorText(result, 'List')).toMatch(/must be encrypted/);
@@ -176,7 +100,7 @@ describe('Danske Bank: bad answers and bad certificates', () => {
 		['corrupt', /EncryptedData is damaged/],
 		['algorithm', /does not support: http:\/\/www\.w3\.org\/2001\/04\/xmlenc#aes256-cbc/],
 	] as const)('an answer flawed as %s fails with a clear message, leaking no key', async (flaw, message) => {
-		const store = storeWith(bank().danskeCredential());
+		const store = fileServiceStore(bank().danskeCredential());
 		bank().danske.switches.answerFlaw = flaw;
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
@@ -185,7 +109,7 @@ describe('Danske Bank: bad answers and bad certificates', () => {
 	});
 
 	test('a bank encryption certificate that does not match the pinned root is refused before anything is sent', async () => {
-		const store = storeWith({ ...bank().danskeCredential(), bankEncryptionCertificate: bank().danske.foreignCertPem });
+		const store = fileServiceStore({ ...bank().danskeCredential(), bankEncryptionCertificate: bank().danske.foreignCertPem });
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
 		expect(nodeErrorText(result, 'List')).toMatch(/Bank Encryption Certificate: it does not match the pinned Bank Certificate/);
@@ -194,7 +118,7 @@ describe('Danske Bank: bad answers and bad certificates', () => {
 	});
 
 	test('an encryption key that does not belong to the encryption certificate is named', async () => {
-		const store = storeWith({ ...bank().danskeCredential(), encryptionPrivateKey: bank().tls.customerSigningKeyPem });
+		const store = fileServiceStore({ ...bank().danskeCredential(), encryptionPrivateKey: bank().tls.customerSigningKeyPem });
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
 		expect(nodeErrorText(result, 'List')).toMatch(/Encryption Certificate: it does not hold the public key of the Encryption Private Key/);
@@ -210,7 +134,7 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 	test('a credential with only a PIN fetches and checks the bank certificates, enrols two key pairs, clears the PIN and works encrypted', async () => {
 		const values = bank().danskeCredential({ pin: 'new' });
 		const pin = String(values.pin);
-		const store = storeWith(values);
+		const store = fileServiceStore(values);
 		const result = await chain([list], store);
 		expect(result.error?.message).toBeUndefined();
 		const data = stored(store);
@@ -247,7 +171,7 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 	});
 
 	test('renewal makes new key pairs signed with the current key; a refused renewal keeps the current certificates', async () => {
-		const store = storeWith(bank().danskeCredential({ pin: 'new' }));
+		const store = fileServiceStore(bank().danskeCredential({ pin: 'new' }));
 		expect((await chain([list], store)).error?.message).toBeUndefined();
 		const before = readEnrolmentState(stored(store).enrolment)!;
 
@@ -270,7 +194,7 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 	});
 
 	test('a wrong PIN fails with the bank code, stores nothing and never shows the PIN', async () => {
-		const store = storeWith(bank().danskeCredential({ pin: '1234509876' }));
+		const store = fileServiceStore(bank().danskeCredential({ pin: '1234509876' }));
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
 		expect(nodeErrorText(result, 'List')).toMatch(/code 31: Invalid PIN/);
@@ -286,7 +210,7 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 	test('a bank encryption certificate from another root is refused before the PIN is sent', async () => {
 		bank().danske.switches.foreignBankCertificate = true;
 		const values = bank().danskeCredential({ pin: 'new' });
-		const store = storeWith(values);
+		const store = fileServiceStore(values);
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
 		expect(nodeErrorText(result, 'List')).toMatch(/encryption certificate: it does not match the pinned Bank Certificate/);
@@ -296,7 +220,7 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 
 	test('renews by itself within the renewal window, signed with the current key', async () => {
 		bank().danske.lifetimeDays = 20;
-		const store = storeWith({ ...bank().danskeCredential({ pin: 'new' }), renewalWindowDays: 30 });
+		const store = fileServiceStore({ ...bank().danskeCredential({ pin: 'new' }), renewalWindowDays: 30 });
 		expect((await chain([list], store)).error?.message).toBeUndefined();
 		const first = bank().danske.records.filter((r) => r.operation === 'CreateCertificate');
 		expect(first).toHaveLength(1);
@@ -312,7 +236,7 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 	test('a CertificateStatus other than good stores nothing', async () => {
 		bank().danske.switches.status = 'revoked';
 		const values = bank().danskeCredential({ pin: 'new' });
-		const store = storeWith(values);
+		const store = fileServiceStore(values);
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
 		expect(nodeErrorText(result, 'List')).toMatch(/CertificateStatus: the bank reports the new signing certificate [0-9A-F]+ as revoked \(.*\), not valid/);
@@ -322,7 +246,7 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 
 	test('a PKI fault names its code and text', async () => {
 		const values: Record<string, unknown> = { ...bank().danskeCredential({ pin: 'new' }), customerId: '99999999', senderId: '99999999' };
-		const store = storeWith(values);
+		const store = fileServiceStore(values);
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
 		expect(nodeErrorText(result, 'List')).toMatch(/PKIFactoryService answered code 10: Unknown customer/);

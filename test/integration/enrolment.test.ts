@@ -19,11 +19,10 @@ import {
 	serviceSettings,
 } from '../../nodes/shared/fileServiceCredential';
 import type { CredentialStore, RunResult } from '../harness/engine';
-import { createCredentialStore } from '../harness/engine';
-import { CREDENTIAL_IDS, FILES, useSandbox } from '../helpers/bank';
+import { CREDENTIAL_IDS, FILES, fileServiceStore, useSandbox } from '../helpers/bank';
 import { NODE_NAME, runNode } from '../helpers/nodes';
 import { useXmlsec } from '../helpers/xmlsec';
-import { SecretRegistry } from '../reliability/lib/secrets';
+import { enrolmentSecrets, shownBy } from '../reliability/lib/secrets';
 import type { SandboxBank } from '../sandbox';
 
 const sandbox = useSandbox({ seed: 42 });
@@ -35,10 +34,6 @@ type Profile = 'nordea' | 'op' | 'samlink' | 'aktia' | 'pop' | 'saastopankki' | 
 const dialectOf = (profile: Profile) => (profile === 'nordea' ? 'nordea' : profile === 'op' ? 'op' : 'samlink');
 
 beforeEach(() => forgetSentPins());
-
-function storeWith(data: Record<string, unknown>): CredentialStore {
-	return createCredentialStore([{ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: data as IDataObject as Record<string, string> }]);
-}
 
 async function run(store: CredentialStore, parameters: IDataObject = { operation: 'downloadFileList' }): Promise<RunResult> {
 	return await runNode({ type: 'corporateFileService', parameters, credentials: { [FILES]: CREDENTIAL_IDS[FILES] }, store });
@@ -52,26 +47,11 @@ function fingerprint(pem: string): string {
 	return createHash('sha256').update(new X509Certificate(pem).raw).digest('hex');
 }
 
-/** Everything a run shows: items, error message, description and context, and every log line. */
-function shown(result: RunResult): Array<{ where: string; text: string }> {
-	const texts: Array<{ where: string; text: string }> = [{ where: 'run data', text: JSON.stringify(result.runData) }];
-	const error = result.error as (Error & { description?: string; context?: unknown }) | undefined;
-	if (error) texts.push({ where: 'error', text: `${error.message}\n${error.description ?? ''}\n${JSON.stringify(error.context ?? {})}` });
-	texts.push({ where: 'logs', text: result.logs.join('\n') });
-	return texts;
-}
-
 /** Asserts that neither the PIN nor any private key of the credential (before or after) shows anywhere. */
 function expectNoSecrets(result: RunResult, store: CredentialStore, pin: string): void {
-	const secrets = new SecretRegistry();
-	secrets.add('PIN', pin);
-	for (const entry of [...store.history.map((h) => h.data), stored(store)]) {
-		const state = readEnrolmentState((entry as IDataObject).enrolment);
-		if (state) secrets.addPem('enrolled private key', state.privateKeyPem);
-	}
-	secrets.addPem('file service signing key', bank().tls.customerSigningKeyPem);
+	const secrets = enrolmentSecrets(bank(), store, pin);
 	expect(secrets.size).toBeGreaterThan(1);
-	expect(secrets.scan(shown(result))).toEqual([]);
+	expect(secrets.scan(shownBy(result))).toEqual([]);
 }
 
 function errorText(result: RunResult): string {
@@ -85,7 +65,7 @@ describe('enrolment from a PIN, per bank profile', () => {
 		async (profile) => {
 			const values = bank().enrolmentCredential(profile);
 			const pin = String(values.pin);
-			const store = storeWith(values);
+			const store = fileServiceStore(values);
 			const result = await run(store);
 			if (result.status !== 'success') throw new Error(errorText(result));
 			expect(result.output(NODE_NAME).length).toBeGreaterThan(0);
@@ -126,7 +106,7 @@ describe('bad input: a clear error, nothing stored, no PIN or key shown', () => 
 		['expired PIN', () => bank().certService.newPin('op', { expired: true }), /the bank answered code 30: Authentication failed: the PIN \(transfer key\) has expired/],
 	])('%s', async (_name, pinOf, message) => {
 		const pin = pinOf();
-		const store = storeWith(bank().enrolmentCredential('op', pin));
+		const store = fileServiceStore(bank().enrolmentCredential('op', pin));
 		const result = await run(store);
 		expect(result.status).toBe('error');
 		expect(errorText(result)).toMatch(message);
@@ -139,7 +119,7 @@ describe('bad input: a clear error, nothing stored, no PIN or key shown', () => 
 
 	test('a PIN is never sent twice: after a failure the same PIN is refused before anything is sent', async () => {
 		const pin = '9999999999999999';
-		const store = storeWith(bank().enrolmentCredential('op', pin));
+		const store = fileServiceStore(bank().enrolmentCredential('op', pin));
 		expect((await run(store)).status).toBe('error');
 		expect(bank().certService.records).toHaveLength(1);
 		const again = await run(store);
@@ -150,7 +130,7 @@ describe('bad input: a clear error, nothing stored, no PIN or key shown', () => 
 
 	test('a PIN pasted again after a successful enrolment is not sent again', async () => {
 		const values = bank().enrolmentCredential('nordea');
-		const store = storeWith(values);
+		const store = fileServiceStore(values);
 		expect((await run(store)).status).toBe('success');
 		store.set({ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: { ...stored(store), pin: values.pin } as Record<string, string> });
 		expect((await run(store)).status).toBe('success');
@@ -164,7 +144,7 @@ describe('bad input: a clear error, nothing stored, no PIN or key shown', () => 
 	] as const)('the bank answers %s', async (_name, broken, message) => {
 		bank().certService.switches.brokenCertificate = broken;
 		const values = bank().enrolmentCredential('op');
-		const store = storeWith(values);
+		const store = fileServiceStore(values);
 		const result = await run(store);
 		expect(result.status).toBe('error');
 		expect(errorText(result)).toMatch(/^Credential: Enrolment failed: /);
@@ -176,7 +156,7 @@ describe('bad input: a clear error, nothing stored, no PIN or key shown', () => 
 	test("the bank rejects the certificate request: its code and text", async () => {
 		bank().certService.switches.rejectCsr = { code: '12', text: 'Certificate request rejected: subject not allowed.' };
 		const values = bank().enrolmentCredential('samlink');
-		const store = storeWith(values);
+		const store = fileServiceStore(values);
 		const result = await run(store);
 		expect(errorText(result)).toMatch(/the bank answered code 12: Certificate request rejected: subject not allowed\./);
 		expect(store.updates).toBe(0);
@@ -184,14 +164,14 @@ describe('bad input: a clear error, nothing stored, no PIN or key shown', () => 
 	});
 
 	test('a PIN that breaks the profile rule is refused before anything is sent', async () => {
-		const store = storeWith({ ...bank().enrolmentCredential('op'), pin: '12345' });
+		const store = fileServiceStore({ ...bank().enrolmentCredential('op'), pin: '12345' });
 		const result = await run(store);
 		expect(errorText(result)).toMatch(/^Credential: Transfer Key: must be the 16 digits the bank gave/);
 		expect(bank().certService.records).toHaveLength(0);
 	});
 
 	test('enrol without a PIN: the error names the field', async () => {
-		const store = storeWith({ ...bank().enrolmentCredential('nordea'), pin: '' });
+		const store = fileServiceStore({ ...bank().enrolmentCredential('nordea'), pin: '' });
 		const result = await run(store);
 		expect(errorText(result)).toMatch(/Activation Code \(PIN\): required/);
 		expect(bank().certService.records).toHaveLength(0);
@@ -202,7 +182,7 @@ describe('renewal', () => {
 	async function enrolNearExpiry(profile: Profile, daysLeft: number): Promise<CredentialStore> {
 		// The sandbox clock runs behind, so the certificate it issues ends `daysLeft` days from now.
 		bank().certService.clockOffsetMs = -(bank().certService.validityDays - daysLeft) * DAY;
-		const store = storeWith(bank().enrolmentCredential(profile));
+		const store = fileServiceStore(bank().enrolmentCredential(profile));
 		const first = await run(store);
 		expect(first.status).toBe('success');
 		bank().certService.clockOffsetMs = 0;
@@ -270,7 +250,7 @@ describe('renewal', () => {
 			enrolledAt: new Date(Date.now() - 700 * DAY).toISOString(),
 		};
 		expired.notAfter = new Date(expired.notAfter).toISOString();
-		const store = storeWith({ ...bank().enrolmentCredential('op'), pin: '', enrolment: JSON.stringify(expired), enrolmentCheck: expired.notAfter });
+		const store = fileServiceStore({ ...bank().enrolmentCredential('op'), pin: '', enrolment: JSON.stringify(expired), enrolmentCheck: expired.notAfter });
 		const result = await run(store);
 		expect(errorText(result)).toMatch(/^Credential: The signing certificate expired on \S+ and can no longer be renewed\. Ask the bank for a new Transfer Key, paste it into the credential and save: the credential enrols again/);
 		expect(bank().stats.soapCalls).toHaveLength(0);
@@ -282,7 +262,7 @@ describe('credential test', () => {
 	const testRequest = () => ({ method: 'POST' as const, url: CHECK_PLACEHOLDER_URL, headers: { [CHECK_HEADER]: 'test' }, json: false });
 
 	test('an enrolled credential: a signed getUserInfo the bank answers', async () => {
-		const store = storeWith(bank().enrolmentCredential('op'));
+		const store = fileServiceStore(bank().enrolmentCredential('op'));
 		expect((await run(store)).status).toBe('success');
 		bank().resetStats();
 		const options = await credentialType.authenticate(stored(store), testRequest());
@@ -291,7 +271,7 @@ describe('credential test', () => {
 	});
 
 	test('Samlink has no getUserInfo: the test lists files instead', async () => {
-		const store = storeWith(bank().enrolmentCredential('pop'));
+		const store = fileServiceStore(bank().enrolmentCredential('pop'));
 		expect((await run(store)).status).toBe('success');
 		bank().resetStats();
 		await credentialType.authenticate(stored(store), testRequest());
@@ -299,7 +279,7 @@ describe('credential test', () => {
 	});
 
 	test('a refusal says what was sent where and what the bank said', async () => {
-		const store = storeWith(bank().enrolmentCredential('op'));
+		const store = fileServiceStore(bank().enrolmentCredential('op'));
 		expect((await run(store)).status).toBe('success');
 		const data = { ...stored(store), receiverId: 'NOBODY' };
 		await expect(credentialType.authenticate(data, testRequest())).rejects.toThrow(
@@ -320,7 +300,7 @@ describe('credential test', () => {
 
 describe('Get Bank Certificates (GetServiceCertificates)', () => {
 	test("OP: the bank's certificates, one item each, public parts only", async () => {
-		const store = storeWith({ ...bank().enrolmentCredential('op'), pin: '' });
+		const store = fileServiceStore({ ...bank().enrolmentCredential('op'), pin: '' });
 		const result = await run(store, { operation: 'getBankCertificates' });
 		expect(result.status).toBe('success');
 		const items = result.output(NODE_NAME).map((i) => i.json);
@@ -331,7 +311,7 @@ describe('Get Bank Certificates (GetServiceCertificates)', () => {
 	});
 
 	test('Samlink has no GetServiceCertificates: the error says so before anything is sent', async () => {
-		const store = storeWith({ ...bank().enrolmentCredential('samlink'), pin: '' });
+		const store = fileServiceStore({ ...bank().enrolmentCredential('samlink'), pin: '' });
 		const result = await run(store, { operation: 'getBankCertificates' });
 		expect(errorText(result)).toMatch(/^Get Bank Certificates: Samlink: the certificate service has no GetServiceCertificates/);
 		expect(bank().certService.records).toHaveLength(0);

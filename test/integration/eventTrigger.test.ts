@@ -1,7 +1,7 @@
 /**
  * Bank Event Trigger against the sandbox bank, over real mutual TLS, through n8n's polling engine.
  */
-import { createPrivateKey, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -15,11 +15,11 @@ import { clearJwksCache } from '../../nodes/BankEventTrigger/events/keys';
 import { runWorkflow } from '../harness/engine';
 import { createPollHarness, type PollHarness } from '../harness/poll';
 import { CREDENTIAL_IDS, MTLS, useSandbox } from '../helpers/bank';
+import { bankSigned, setClaims } from '../helpers/events';
 import { prepareExample } from '../helpers/examples';
 import { packageCredentialTypes, packageNodeTypes } from '../helpers/nodes';
 import { TRIGGER_TYPE, triggerHarness } from '../helpers/trigger';
 import type { SandboxBank } from '../sandbox';
-import { signPs256 } from '../sandbox/events';
 import { httpsCall } from '../sandbox/testing';
 
 const NODE_NAME = 'Bank Event Trigger';
@@ -121,27 +121,6 @@ async function startEventsRelay(
 		res.end(text);
 	});
 	return { ...server, url: `${server.url}/events`, seen };
-}
-
-/** Signs a SET with the bank's event key, for SETs the sandbox would never build. */
-function bankSigned(bank: SandboxBank, claims: Record<string, unknown>, header: Record<string, unknown> = {}): string {
-	const key = createPrivateKey(readFileSync(join(bank.tls.certDir, 'event-signing.key'), 'utf8'));
-	return signPs256({ alg: 'PS256', kid: bank.tls.eventKid, typ: 'secevent+jwt', ...header }, claims, key);
-}
-
-function claimsFor(bank: SandboxBank, jti: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-	const now = Math.floor(Date.now() / 1000);
-	return {
-		iss: bank.clients.eventsIssuer,
-		aud: bank.clients.eventsAudience,
-		iat: now,
-		jti,
-		sub: 'https://sandbox-bank.localhost/open-banking/v4.0/aisp/account-access-consents/x',
-		txn: randomUUID(),
-		toe: now,
-		events: { [`${OB}resource-update`]: { subject: { subject_type: 'test' } } },
-		...extra,
-	};
 }
 
 describe('events as items, acknowledged with the next request', () => {
@@ -638,7 +617,7 @@ describe('signature and claims', () => {
 		const now = Math.floor(Date.now() / 1000);
 		const crafted: Record<string, string> = {};
 		const add = (claims: Record<string, unknown>, header: Record<string, unknown> = {}, jti = randomUUID()) => {
-			crafted[jti] = bankSigned(bank, { ...claimsFor(bank, jti), ...claims }, header);
+			crafted[jti] = bankSigned(bank, { ...setClaims(bank, jti), ...claims }, header);
 			return jti;
 		};
 		const future = add({ iat: now + 3600 });
@@ -648,7 +627,7 @@ describe('signature and claims', () => {
 		const notJws = randomUUID();
 		crafted[notJws] = 'not-a-jws';
 		const rs256 = randomUUID();
-		crafted[rs256] = bankSigned(bank, claimsFor(bank, rs256)).replace(/^[^.]+/, Buffer.from(JSON.stringify({ alg: 'RS256', kid: bank.tls.eventKid })).toString('base64url'));
+		crafted[rs256] = bankSigned(bank, setClaims(bank, rs256)).replace(/^[^.]+/, Buffer.from(JSON.stringify({ alg: 'RS256', kid: bank.tls.eventKid })).toString('base64url'));
 		const valid = add({});
 		let once = true;
 		const relay = await startEventsRelay(bank, {
@@ -734,7 +713,7 @@ describe('event types', () => {
 			extraSets: () => {
 				if (!once) return {};
 				once = false;
-				return { [jti]: bankSigned(bank, claimsFor(bank, jti, { events })) };
+				return { [jti]: bankSigned(bank, setClaims(bank, jti, { events })) };
 			},
 		});
 		try {

@@ -13,14 +13,13 @@ import type {
 	INode,
 	INodeExecutionData,
 	INodeType,
-	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
 import { applicationRequestXml, httpsCall } from '../sandbox/testing';
 import type { CredentialStore, RunResult } from '../harness/engine';
 import { chainWorkflow, runWorkflow, type ChainStep } from '../harness/engine';
+import { nodeDescription } from '../harness/node-types';
 import { CREDENTIAL_IDS, FILES, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { InspectFile } from '../helpers/binaryNodes';
 import { prepareExample } from '../helpers/examples';
@@ -57,21 +56,14 @@ function fileBytes(size: number, kind: 'random' | 'xml'): Buffer {
 
 /** Makes a binary file the way any n8n node does (prepareBinaryData: on disk in filesystem mode). */
 class MakeFile implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Make File',
-		name: 'makeFile',
-		group: ['transform'],
-		version: 1,
+	description = nodeDescription('makeFile', 'Make File', {
 		description: 'Test source of binary data',
-		defaults: { name: 'Make File' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
 		properties: [
 			{ displayName: 'Size', name: 'size', type: 'number', default: 1000 },
 			{ displayName: 'Kind', name: 'kind', type: 'string', default: 'random' },
 			{ displayName: 'File Name', name: 'fileName', type: 'string', default: 'file.bin' },
 		],
-	};
+	});
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const size = this.getNodeParameter('size', 0) as number;

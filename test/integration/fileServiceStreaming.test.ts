@@ -7,75 +7,28 @@
  * Errors found while a file streams (signature, codes, broken answers) still fail the item
  * without leaving a file behind.
  */
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
-
-import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
 import { streamingThresholds } from '../../nodes/CorporateFileService/helpers/request';
 import * as exchangeModule from '../../nodes/shared/bxd/exchange';
 import * as requestStreamModule from '../../nodes/shared/bxd/requestStream';
 import * as responseStreamModule from '../../nodes/shared/bxd/responseStream';
-import type { CredentialStore, RunResult } from '../harness/engine';
-import { chainWorkflow, runWorkflow, type ChainStep } from '../harness/engine';
-import { CREDENTIAL_IDS, FILES, sandboxCredentials, useSandbox } from '../helpers/bank';
-import { InspectFile } from '../helpers/binaryNodes';
-import { allocationWatch, fileChunks } from '../helpers/memory';
-import { packageCredentialTypes } from '../helpers/nodes';
+import type { ChainStep, CredentialStore, RunResult } from '../harness/engine';
+import { FILES, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { INSPECT_FILE, MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
+import { allocationWatch } from '../helpers/memory';
+import { FILE_SERVICE_TYPE as TYPE, runFileServiceChain } from '../helpers/nodes';
 
 const sandbox = useSandbox({ seed: 42 });
 const bank = () => sandbox.bank();
-const TYPE = 'n8n-nodes-corporate-banking.corporateFileService';
-const MAKE_FILE = 'n8n-nodes-test.makeStreamedFile';
-const INSPECT = 'n8n-nodes-test.hashFile';
 const MB = 1_000_000;
 const SIZE = 50 * MB;
 
-/** Makes a large binary file as n8n's file nodes do: streamed into binary storage, never in memory whole. */
-class MakeStreamedFile implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Make Streamed File',
-		name: 'makeStreamedFile',
-		group: ['transform'],
-		version: 1,
-		description: 'Test source of a large binary file',
-		defaults: { name: 'Make Streamed File' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [
-			{ displayName: 'Size', name: 'size', type: 'number', default: 1000 },
-			{ displayName: 'File Name', name: 'fileName', type: 'string', default: 'file.bin' },
-		],
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const size = this.getNodeParameter('size', 0) as number;
-		const hash = createHash('sha256');
-		const source = Readable.from(
-			(function* () {
-				for (const chunk of fileChunks(size)) {
-					hash.update(chunk);
-					yield chunk;
-				}
-			})(),
-			{ objectMode: false },
-		);
-		const binary = await this.helpers.prepareBinaryData(source, this.getNodeParameter('fileName', 0) as string, 'application/octet-stream');
-		return [[{ json: { sha256: hash.digest('hex'), size }, binary: { data: binary } }]];
-	}
+async function chain(steps: ChainStep[], store: CredentialStore, inputItems?: INodeExecutionData[]): Promise<RunResult> {
+	return await runFileServiceChain(steps, { store, nodeTypes: streamedFileNodes(), inputItems });
 }
 
-const nodeTypes = () => ({ [TYPE]: new CorporateFileService(), [MAKE_FILE]: new MakeStreamedFile(), [INSPECT]: new InspectFile() });
-
-const filesCredential = { [TYPE]: { [FILES]: { id: CREDENTIAL_IDS[FILES], name: 'files' } } };
-
-async function chain(steps: ChainStep[], store: CredentialStore): Promise<RunResult> {
-	return await runWorkflow({ workflow: chainWorkflow(steps, filesCredential), nodeTypes: nodeTypes(), credentialTypes: packageCredentialTypes(), credentials: store, binaryDataMode: 'filesystem' });
-}
-
-const make = (size: number): ChainStep => ({ name: 'Make', type: MAKE_FILE, parameters: { size, fileName: 'statement-archive.bin' } });
+const make = (size: number): ChainStep => ({ name: 'Make', type: MAKE_STREAMED_FILE, parameters: { size, fileName: 'statement-archive.bin' } });
 const upload = (compress: boolean): ChainStep => ({
 	name: 'Upload',
 	type: TYPE,
@@ -86,7 +39,7 @@ const download = (options: IDataObject = {}): ChainStep => ({
 	type: TYPE,
 	parameters: { operation: 'downloadFile', fileReference: '={{ $json.fileReference }}', options },
 });
-const inspect: ChainStep = { name: 'Inspect', type: INSPECT, parameters: {} };
+const inspect: ChainStep = { name: 'Inspect', type: INSPECT_FILE, parameters: {} };
 
 /** Credentials: signing the requests and verifying the answers, or neither. */
 function credentials(signed: boolean): CredentialStore {
@@ -132,14 +85,7 @@ describe('Corporate File Service: 50 MB round trips on the streaming path', () =
 		const [original] = made.output('Make');
 
 		const watch = allocationWatch();
-		const result = await runWorkflow({
-			workflow: chainWorkflow([upload(compressed), download({ requestCompression: compressed }), inspect], filesCredential),
-			nodeTypes: nodeTypes(),
-			credentialTypes: packageCredentialTypes(),
-			credentials: store,
-			binaryDataMode: 'filesystem',
-			inputItems: [original],
-		});
+		const result = await chain([upload(compressed), download({ requestCompression: compressed }), inspect], store, [original]);
 		const largestAllocation = watch.stop();
 		expect(result.error?.message).toBeUndefined();
 		expect(result.status).toBe('success');

@@ -1,24 +1,13 @@
 import { DateTime } from 'luxon';
 
-import { CC, CREDENTIAL_IDS, sandboxCredentials, useSandbox } from '../helpers/bank';
+import { CC, CREDENTIAL_IDS, sandboxCredentials, TRADE, TRADE_BODY, useSandbox } from '../helpers/bank';
 import { NODE_NAME, runNode } from '../helpers/nodes';
 
 const sandbox = useSandbox();
 const credentials = { [CC]: CREDENTIAL_IDS[CC] };
 const inDays = (n: number) => DateTime.utc().plus({ days: n }).toISODate()!;
 
-const base = {
-	operation: 'executeTrade',
-	counterpart: 'DEMOCP1',
-	buyCurrency: 'DKK',
-	sellCurrency: 'EUR',
-	amount: 1000000,
-	amountSide: 'SELL',
-	baseSide: 'SELL',
-	maturityType: 'tenor',
-	tenor: '1M',
-	additionalFields: { comment: 'hedge', shortName: 'H1' },
-};
+const base = { ...TRADE, additionalFields: { comment: 'hedge', shortName: 'H1' } };
 
 async function execute(parameters: Record<string, unknown>, extra: Partial<Parameters<typeof runNode>[0]> = {}) {
 	return await runNode({ type: 'fxTradeExecution', parameters, credentials, store: sandboxCredentials(sandbox.bank()), ...extra });
@@ -34,17 +23,7 @@ describe('FX Trade Execution', () => {
 		expect(item.json).toMatchObject({ tradeId: expect.any(String), executionId: expect.any(String), counterpart: 'DEMOCP1', autoSettle: expect.any(Boolean) });
 		expect(typeof item.json.allInPrice).toBe('number');
 		expect(executions()).toBe(1);
-		expect(sandbox.bank().stats.executionBodies[0]).toEqual({
-			counterpart: 'DEMOCP1',
-			buyCurrency: 'DKK',
-			sellCurrency: 'EUR',
-			amount: 1000000,
-			amountSide: 'SELL',
-			baseSide: 'SELL',
-			tenor: '1M',
-			comment: 'hedge',
-			shortName: 'H1',
-		});
+		expect(sandbox.bank().stats.executionBodies[0]).toEqual({ ...TRADE_BODY, comment: 'hedge', shortName: 'H1' });
 	});
 
 	it('takes the amount as typed in the editor and currencies picked from the list or typed as a code', async () => {

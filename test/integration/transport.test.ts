@@ -1,5 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { bankRequest } from '../../nodes/shared/transport/request';
 import { DEFAULT_RETRY } from '../../nodes/shared/transport/retry';
@@ -9,26 +8,20 @@ import { clearTokenMemo } from '../../nodes/shared/transport/token';
 import { CLIENT_CREDENTIALS_AUTH, MTLS_AUTH } from '../../nodes/shared/credentialFields';
 import { CC, CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { NODE_NAME, packageNodeTypes, PACKAGE, runNode } from '../helpers/nodes';
+import { nodeDescription } from '../harness/node-types';
 
 const BY_TYPE = { [CC]: CLIENT_CREDENTIALS_AUTH, [MTLS]: MTLS_AUTH } as const;
 
 /** A bare node that sends one request per item through the shared transport. */
 class BankProbe implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Bank Probe',
-		name: 'bankProbe',
+	description = nodeDescription('bankProbe', 'Bank Probe', {
 		group: ['input'],
-		version: 1,
 		description: 'test',
-		defaults: { name: 'Bank Probe' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
 		credentials: [
 			{ name: CC, required: false },
 			{ name: MTLS, required: false },
 		],
-		properties: [],
-	};
+	});
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const out: INodeExecutionData[] = [];

@@ -16,21 +16,13 @@ import {
 	X509Certificate,
 	type KeyObject,
 } from 'node:crypto';
-import {
-	closeSync,
-	existsSync,
-	mkdirSync,
-	openSync,
-	readFileSync,
-	renameSync,
-	rmSync,
-	statSync,
-	writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
+import { tryLock, unlock } from '../helpers/lock';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -71,6 +63,30 @@ export interface SandboxPki {
 	eventRogueKeyPem: string;
 	/** Subject common name of the mutual-TLS client certificate. */
 	clientCertCommonName: string;
+}
+
+/** PKI material the sandbox hands to tests under the same names (SandboxTls adds the two CA certificates). */
+export const TLS_FIELDS = [
+	'serverCertPem',
+	'clientCertPem',
+	'clientKeyPem',
+	'clientKeyEncryptedPem',
+	'clientKeyPassphrase',
+	'otherCaClientCertPem',
+	'otherCaClientKeyPem',
+	'expiredClientCertPem',
+	'expiredClientKeyPem',
+	'customerSigningCertPem',
+	'customerSigningKeyPem',
+	'bankSigningCertPem',
+	'bankSigningKeyPem',
+	'eventSigningPublicKeyPem',
+] as const;
+
+export type TlsField = (typeof TLS_FIELDS)[number];
+
+export function tlsFields(pki: SandboxPki): Pick<SandboxPki, TlsField> {
+	return Object.fromEntries(TLS_FIELDS.map((field) => [field, pki[field]])) as Pick<SandboxPki, TlsField>;
 }
 
 // ---------------------------------------------------------------------------
@@ -521,26 +537,14 @@ async function withLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
 	mkdirSync(dir, { recursive: true, mode: 0o700 });
 	const lockPath = join(dir, LOCK_FILE);
 	const deadline = Date.now() + 2 * LOCK_STALE_MS;
-	for (;;) {
-		try {
-			closeSync(openSync(lockPath, 'wx'));
-			break;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-			try {
-				if (Date.now() - statSync(lockPath).mtimeMs > LOCK_STALE_MS)
-					rmSync(lockPath, { force: true });
-			} catch {
-				// removed meanwhile
-			}
-			if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockPath}`);
-			await new Promise((resolve) => setTimeout(resolve, 100));
-		}
+	while (!tryLock(lockPath, LOCK_STALE_MS)) {
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockPath}`);
+		await new Promise((resolve) => setTimeout(resolve, 100));
 	}
 	try {
 		return await work();
 	} finally {
-		rmSync(lockPath, { force: true });
+		unlock(lockPath);
 	}
 }
 

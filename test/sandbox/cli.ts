@@ -22,6 +22,17 @@ const USAGE =
 	'Usage: cli.ts [--host H] [--port N] [--mtls-port N] [--foreign-port N] [--seed N] [--trades N] ' +
 	'[--cert-dir DIR] [--mock-error-rate R] [--state-file PATH] [--quiet]';
 
+/** Flags that set a sandbox option to their value, as text or as a number. */
+const TEXT_OPTIONS: Record<string, 'host' | 'certDir'> = { '--host': 'host', '--cert-dir': 'certDir' };
+const NUMBER_OPTIONS: Record<string, 'port' | 'mtlsPort' | 'foreignPort' | 'seed' | 'trades' | 'mockErrorRate'> = {
+	'--port': 'port',
+	'--mtls-port': 'mtlsPort',
+	'--foreign-port': 'foreignPort',
+	'--seed': 'seed',
+	'--trades': 'trades',
+	'--mock-error-rate': 'mockErrorRate',
+};
+
 function parseArgs(argv: string[]): CliArgs {
 	const options: SandboxOptions = {};
 	let stateFile: string | undefined;
@@ -41,45 +52,14 @@ function parseArgs(argv: string[]): CliArgs {
 			if (!Number.isFinite(parsed)) throw new Error(`${flag} needs a number`);
 			return parsed;
 		};
-		switch (flag) {
-			case '--host':
-				options.host = value();
-				break;
-			case '--port':
-				options.port = number();
-				break;
-			case '--mtls-port':
-				options.mtlsPort = number();
-				break;
-			case '--foreign-port':
-				options.foreignPort = number();
-				break;
-			case '--seed':
-				options.seed = number();
-				break;
-			case '--trades':
-				options.trades = number();
-				break;
-			case '--cert-dir':
-				options.certDir = value();
-				break;
-			case '--mock-error-rate':
-				options.mockErrorRate = number();
-				break;
-			case '--state-file':
-				stateFile = value();
-				break;
-			case '--quiet':
-				quiet = true;
-				break;
-			case '--help':
-			case '-h':
-				process.stdout.write(`${USAGE}\n`);
-				process.exit(0);
-				break;
-			default:
-				throw new Error(`Unknown argument ${arg}\n${USAGE}`);
-		}
+		if (Object.hasOwn(TEXT_OPTIONS, flag)) options[TEXT_OPTIONS[flag]] = value();
+		else if (Object.hasOwn(NUMBER_OPTIONS, flag)) options[NUMBER_OPTIONS[flag]] = number();
+		else if (flag === '--state-file') stateFile = value();
+		else if (flag === '--quiet') quiet = true;
+		else if (flag === '--help' || flag === '-h') {
+			process.stdout.write(`${USAGE}\n`);
+			process.exit(0);
+		} else throw new Error(`Unknown argument ${arg}\n${USAGE}`);
 	}
 	return { options, stateFile, quiet };
 }

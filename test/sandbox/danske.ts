@@ -12,14 +12,16 @@
  * signed the request.
  */
 import { createCipheriv, createDecipheriv, createHash, createPublicKey, generateKeyPairSync, randomBytes, randomInt, X509Certificate } from 'node:crypto';
-import { createWriteStream, statSync, type WriteStream } from 'node:fs';
+import { createWriteStream, statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { DOMParser } from '@xmldom/xmldom';
 import forge from 'node-forge';
 
+import { Base64Decoder, Base64Encoder } from './base64';
 import type { SandboxPki } from './certs';
 import { issueCustomerCertificate, pemBody } from './certs';
+import { writeChunk } from './fileWrite';
 import type { RequestContext } from './http';
 import { readBody, send } from './http';
 import { signRootById, verifyEnvelopedSignature } from './xmldsig';
@@ -202,53 +204,12 @@ function decryptWhole(encrypted: string, keyPem: string): Buffer {
 	}
 }
 
-/** A strict-enough streaming base64 decoder (whitespace skipped). */
-class B64 {
-	private carry = '';
-	write(text: string): Buffer {
-		const all = this.carry + text.replace(/\s+/g, '');
-		const cut = all.length - (all.length % 4);
-		this.carry = all.slice(cut);
-		return Buffer.from(all.slice(0, cut), 'base64');
+/** A strict-enough streaming base64 decoder (whitespace skipped): a lone character at the end is broken base64. */
+class B64 extends Base64Decoder {
+	override end(): Buffer {
+		if (this.carry.length % 4 === 1) throw new PkiError('12', 'Broken base64.');
+		return super.end();
 	}
-	end(): Buffer {
-		const rest = this.carry;
-		this.carry = '';
-		if (rest.length % 4 === 1) throw new PkiError('12', 'Broken base64.');
-		return Buffer.from(rest, 'base64');
-	}
-}
-
-class B64Out {
-	private carry = Buffer.alloc(0);
-	write(data: Buffer): Buffer {
-		const all = this.carry.length ? Buffer.concat([this.carry, data]) : data;
-		const cut = all.length - (all.length % 3);
-		this.carry = Buffer.from(all.subarray(cut));
-		return Buffer.from(all.subarray(0, cut).toString('base64'), 'latin1');
-	}
-	end(): Buffer {
-		const rest = this.carry;
-		this.carry = Buffer.alloc(0);
-		return Buffer.from(rest.toString('base64'), 'latin1');
-	}
-}
-
-async function write(file: WriteStream, data: Buffer): Promise<void> {
-	if (!data.length) return;
-	if (file.write(data)) return;
-	await new Promise<void>((resolve, reject) => {
-		const onDrain = (): void => {
-			file.off('error', onError);
-			resolve();
-		};
-		const onError = (error: Error): void => {
-			file.off('drain', onDrain);
-			reject(error);
-		};
-		file.once('drain', onDrain);
-		file.once('error', onError);
-	});
 }
 
 export interface DecryptedRequest {
@@ -365,7 +326,7 @@ export class SandboxDanske {
 		let docTail = '';
 		const outerIn = new B64();
 		const cipherIn = new B64();
-		const outerOut = new B64Out();
+		const outerOut = new Base64Encoder();
 		let iv = Buffer.alloc(0);
 		let key: Buffer | undefined;
 		let decipher: ReturnType<typeof createDecipheriv> | undefined;
@@ -374,7 +335,7 @@ export class SandboxDanske {
 		const plain = async (data: Buffer): Promise<void> => {
 			if (!data.length) return;
 			plainTail = (plainTail + data.toString('latin1')).slice(-65536);
-			await write(file, outerOut.write(data));
+			await writeChunk(file, outerOut.push(data));
 		};
 		const cipherBytes = async (data: Buffer): Promise<void> => {
 			if (!decipher) {
@@ -437,7 +398,7 @@ export class SandboxDanske {
 							break;
 						}
 						const end = open.index + open[0].length;
-						await write(file, Buffer.from(soapText.slice(0, end), 'latin1'));
+						await writeChunk(file, Buffer.from(soapText.slice(0, end), 'latin1'));
 						text = soapText.slice(end);
 						soapText = '';
 						state = 'document';
@@ -459,11 +420,11 @@ export class SandboxDanske {
 				}
 			}
 			if (state === 'soapHead') {
-				await write(file, Buffer.from(soapText, 'latin1'));
+				await writeChunk(file, Buffer.from(soapText, 'latin1'));
 			} else {
 				if ((inner as string) !== 'tail' || !/<\/(?:[\w.-]+:)?EncryptedData>\s*$/.test(docTail)) throw new PkiError('12', 'The encrypted ApplicationRequest is cut off.');
-				await write(file, outerOut.end());
-				await write(file, Buffer.from(soapText, 'latin1'));
+				await writeChunk(file, outerOut.end());
+				await writeChunk(file, Buffer.from(soapText, 'latin1'));
 			}
 		} finally {
 			file.end();

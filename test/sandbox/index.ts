@@ -12,7 +12,7 @@ import type { TLSSocket } from 'node:tls';
 
 import { handleAdmin } from './admin';
 import { FileStore } from './bankfiles';
-import { DEFAULT_CERT_DIR, loadOrCreatePki } from './certs';
+import { DEFAULT_CERT_DIR, loadOrCreatePki, tlsFields } from './certs';
 import { CERT_DIALECTS, CERT_SERVICE_PATH, SandboxCertService, type CertDialect } from './certService';
 import { DANSKE_PKI_PATH, DANSKE_SOAP_PATH, SandboxDanske } from './danske';
 import { EventService } from './events';
@@ -523,21 +523,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		urls,
 		tls: {
 			caPem: pki.caCertPem,
-			serverCertPem: pki.serverCertPem,
-			clientCertPem: pki.clientCertPem,
-			clientKeyPem: pki.clientKeyPem,
-			clientKeyEncryptedPem: pki.clientKeyEncryptedPem,
-			clientKeyPassphrase: pki.clientKeyPassphrase,
 			otherCaPem: pki.otherCaCertPem,
-			otherCaClientCertPem: pki.otherCaClientCertPem,
-			otherCaClientKeyPem: pki.otherCaClientKeyPem,
-			expiredClientCertPem: pki.expiredClientCertPem,
-			expiredClientKeyPem: pki.expiredClientKeyPem,
-			customerSigningCertPem: pki.customerSigningCertPem,
-			customerSigningKeyPem: pki.customerSigningKeyPem,
-			bankSigningCertPem: pki.bankSigningCertPem,
-			bankSigningKeyPem: pki.bankSigningKeyPem,
-			eventSigningPublicKeyPem: pki.eventSigningPublicKeyPem,
+			...tlsFields(pki),
 			eventKid: events.kid,
 			certDir,
 		},

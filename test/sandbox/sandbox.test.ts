@@ -52,29 +52,25 @@ beforeEach(() => {
 const call = async (url: string, options: HttpOptions = {}): Promise<HttpResult> =>
 	await httpsCall(url, { ca, ...options });
 
-async function clientToken(tokenUrl = bank.urls.token): Promise<string> {
-	const res = await call(tokenUrl, {
+/** A client-credentials token request (scope `accounts` unless given) to any sandbox's token URL. */
+async function tokenRequest(url: string, clientId: string, options: HttpOptions & { scope?: string } = {}): Promise<HttpResult> {
+	const { scope = 'accounts', ...rest } = options;
+	return await call(url, {
 		method: 'POST',
 		headers: FORM,
-		body: formBody({
-			grant_type: 'client_credentials',
-			scope: 'accounts',
-			client_id: bank.clients.clientId,
-		}),
+		body: formBody({ grant_type: 'client_credentials', scope, client_id: clientId }),
+		...rest,
 	});
+}
+
+async function clientToken(tokenUrl = bank.urls.token): Promise<string> {
+	const res = await tokenRequest(tokenUrl, bank.clients.clientId);
 	expect(res.status).toBe(200);
 	return res.json<{ access_token: string }>().access_token;
 }
 
 async function mtlsToken(path = '/oauth2/token'): Promise<string> {
-	const res = await call(`${bank.urls.mtlsBase}${path}`, {
-		method: 'POST',
-		headers: FORM,
-		body: formBody({
-			grant_type: 'client_credentials',
-			scope: 'accounts',
-			client_id: bank.clients.mtlsClientId,
-		}),
+	const res = await tokenRequest(`${bank.urls.mtlsBase}${path}`, bank.clients.mtlsClientId, {
 		cert: bank.tls.clientCertPem,
 		key: bank.tls.clientKeyPem,
 	});
@@ -122,15 +118,7 @@ describe('certificates', () => {
 describe('token endpoint (B/C)', () => {
 	it('issues a Bearer token and counts requests', async () => {
 		const sent = Math.floor(Date.now() / 1000);
-		const res = await call(bank.urls.token, {
-			method: 'POST',
-			headers: FORM,
-			body: formBody({
-				grant_type: 'client_credentials',
-				scope: 'accounts openid',
-				client_id: bank.clients.clientId,
-			}),
-		});
+		const res = await tokenRequest(bank.urls.token, bank.clients.clientId, { scope: 'accounts openid' });
 		expect(res.status).toBe(200);
 		const body = res.json<Record<string, unknown>>();
 		expect(body).toMatchObject({
@@ -221,16 +209,7 @@ describe('token endpoint (B/C)', () => {
 			clock: () => new Date(Date.now() + offset),
 		});
 		try {
-			const res = await httpsCall(clocked.urls.token, {
-				ca,
-				method: 'POST',
-				headers: FORM,
-				body: formBody({
-					grant_type: 'client_credentials',
-					scope: 'accounts',
-					client_id: clocked.clients.clientId,
-				}),
-			});
+			const res = await tokenRequest(clocked.urls.token, clocked.clients.clientId);
 			expect(res.json()).toMatchObject({ expires_in: 60 });
 			const auth = { authorization: `Bearer ${res.json<{ access_token: string }>().access_token}` };
 			const open = `${clocked.urls.reportBase}/trade-reports/trade/XXXXXXXXXXXX`;
@@ -873,18 +852,7 @@ describe('file service (A, SOAP)', () => {
 
 describe('mutual TLS (D)', () => {
 	const tokenWith = async (cert?: string, key?: string, passphrase?: string): Promise<HttpResult> =>
-		await call(bank.urls.mtlsToken, {
-			method: 'POST',
-			headers: FORM,
-			body: formBody({
-				grant_type: 'client_credentials',
-				scope: 'accounts',
-				client_id: bank.clients.mtlsClientId,
-			}),
-			cert,
-			key,
-			passphrase,
-		});
+		await tokenRequest(bank.urls.mtlsToken, bank.clients.mtlsClientId, { cert, key, passphrase });
 
 	it('refuses clients without a certificate, from another CA or with an expired certificate', async () => {
 		await expect(tokenWith()).rejects.toThrow();
@@ -908,29 +876,12 @@ describe('mutual TLS (D)', () => {
 		expect(res.json<object>()).not.toHaveProperty('metadata');
 		await mtlsToken('/FI/oauth2/token');
 		expect(bank.stats.mtlsCountryCodes).toEqual(['FI']);
-		const wrong = await call(bank.urls.mtlsToken, {
-			method: 'POST',
-			headers: FORM,
-			body: formBody({
-				grant_type: 'client_credentials',
-				scope: 'accounts',
-				client_id: bank.clients.clientId,
-			}),
+		const wrong = await tokenRequest(bank.urls.mtlsToken, bank.clients.clientId, {
 			cert: bank.tls.clientCertPem,
 			key: bank.tls.clientKeyPem,
 		});
 		expect(wrong.status).toBe(401);
-		const signingCert = await call(bank.urls.mtlsToken, {
-			method: 'POST',
-			headers: FORM,
-			body: formBody({
-				grant_type: 'client_credentials',
-				scope: 'accounts',
-				client_id: bank.clients.mtlsClientId,
-			}),
-			cert: bank.tls.customerSigningCertPem,
-			key: bank.tls.customerSigningKeyPem,
-		});
+		const signingCert = await tokenWith(bank.tls.customerSigningCertPem, bank.tls.customerSigningKeyPem);
 		expect(signingCert.status).toBe(401);
 		expect(bank.stats.mtlsTokenRequests).toBe(4);
 		expect(bank.stats.mtlsTokensIssued).toBe(2);
@@ -1246,12 +1197,7 @@ describe('faults', () => {
 				else waitBegun = take;
 			});
 		try {
-			const token = await httpsCall(delayed.urls.token, {
-				ca,
-				method: 'POST',
-				headers: FORM,
-				body: formBody({ grant_type: 'client_credentials', scope: 'accounts', client_id: delayed.clients.clientId }),
-			});
+			const token = await tokenRequest(delayed.urls.token, delayed.clients.clientId);
 			const headers = { authorization: `Bearer ${token.json<{ access_token: string }>().access_token}`, 'content-type': 'application/json' };
 			const openAt = () => httpsCall(`${delayed.urls.reportBase}/trade-reports/open?limit=1`, { ca, headers });
 			delayed.faults.add({ kind: 'delay', delayMs: 400, area: 'report' });
@@ -1299,15 +1245,7 @@ describe('faults', () => {
 		const html = await open();
 		expect(html.status).toBe(502);
 		expect(html.headers['content-type']).toContain('text/html');
-		const token = await call(bank.urls.token, {
-			method: 'POST',
-			headers: FORM,
-			body: formBody({
-				grant_type: 'client_credentials',
-				scope: 'accounts',
-				client_id: bank.clients.clientId,
-			}),
-		});
+		const token = await tokenRequest(bank.urls.token, bank.clients.clientId);
 		expect(token.status).toBe(200);
 		expect(() => token.json()).toThrow();
 		bank.faults.add({ kind: 'status', status: 503, area: 'mock' });

@@ -14,6 +14,7 @@ import {
 } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
 
+import { Base64Encoder } from './base64';
 import type { AnswerEncryption, SandboxDanske } from './danske';
 import { encryptedLength, PkiError } from './danske';
 
@@ -442,23 +443,15 @@ interface ResponsePlan {
 const el = (name: string, value: string | number | boolean | undefined): string =>
 	value === undefined ? '' : `<c2b:${name}>${c14nText(String(value))}</c2b:${name}>`;
 
+/** The elements of a FileDescriptor in the schema's order: the descriptor's fields, capitalised. */
+const DESCRIPTOR_FIELDS = (
+	'fileReference targetId serviceId userFilename parentFileReference fileType fileTimestamp status ' +
+	'amountTotal transactionCount lastDownloadTimestamp deletable'
+).split(' ') as Array<Exclude<keyof BankFileDescriptor, 'direction' | 'size'>>;
+
 function descriptorXml(descriptor: BankFileDescriptor): string {
-	return (
-		'<c2b:FileDescriptor>' +
-		el('FileReference', descriptor.fileReference) +
-		el('TargetId', descriptor.targetId) +
-		el('ServiceId', descriptor.serviceId) +
-		el('UserFilename', descriptor.userFilename) +
-		el('ParentFileReference', descriptor.parentFileReference) +
-		el('FileType', descriptor.fileType) +
-		el('FileTimestamp', descriptor.fileTimestamp) +
-		el('Status', descriptor.status) +
-		el('AmountTotal', descriptor.amountTotal) +
-		el('TransactionCount', descriptor.transactionCount) +
-		el('LastDownloadTimestamp', descriptor.lastDownloadTimestamp) +
-		el('Deletable', descriptor.deletable) +
-		'</c2b:FileDescriptor>'
-	);
+	const elements = DESCRIPTOR_FIELDS.map((field) => el(field[0].toUpperCase() + field.slice(1), descriptor[field]));
+	return `<c2b:FileDescriptor>${elements.join('')}</c2b:FileDescriptor>`;
 }
 
 function userFileTypesXml(clients: SandboxClients): string {
@@ -481,24 +474,6 @@ function userFileTypesXml(clients: SandboxClients): string {
 		).join('') +
 		'</c2b:UserFileTypes>'
 	);
-}
-
-/** Encodes a byte stream as base64 across chunk boundaries. */
-class Base64Encoder {
-	private carry = Buffer.alloc(0);
-
-	push(chunk: Buffer): Buffer {
-		const data = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
-		const usable = data.length - (data.length % 3);
-		this.carry = Buffer.from(data.subarray(usable));
-		return Buffer.from(data.subarray(0, usable).toString('base64'), 'latin1');
-	}
-
-	end(): Buffer {
-		const rest = Buffer.from(this.carry.toString('base64'), 'latin1');
-		this.carry = Buffer.alloc(0);
-		return rest;
-	}
 }
 
 const CHUNK = 3 * 256 * 1024;

@@ -13,6 +13,8 @@ import type { IncomingMessage } from 'node:http';
 import { DOMParser } from '@xmldom/xmldom';
 import { C14nCanonicalization, ExclusiveCanonicalization, SignedXml } from 'xml-crypto';
 
+import { Base64Decoder } from './base64';
+import { closeFile, writeChunk } from './fileWrite';
 import { envelopedSignature } from './xmldsig';
 
 /** The SOAP text around the ApplicationRequest, and the ApplicationRequest text around its Content, are kept up to this size. */
@@ -61,13 +63,14 @@ const OPEN_CONTENT = /<(?:[A-Za-z_][\w.-]*:)?Content(?:\s[^>]*)?(\/?)>/;
 const LINE_REFERENCES = /&#(?:13|10|x[dDaA]);/g;
 
 /** Base64 text to bytes across chunks, as leniently as the sandbox reads a whole text. */
-class Base64Reader {
-	private carry = '';
+class Base64Reader extends Base64Decoder {
 	private reference = '';
 
-	constructor(private readonly level: 'soap' | 'application') {}
+	constructor(private readonly level: 'soap' | 'application') {
+		super();
+	}
 
-	write(chunk: Buffer): Buffer {
+	decode(chunk: Buffer): Buffer {
 		let text = this.reference + chunk.toString('latin1');
 		this.reference = '';
 		// Plain base64 (the usual case) decodes to exactly three bytes per four characters;
@@ -90,16 +93,7 @@ class Base64Reader {
 			text = text.replace(LINE_REFERENCES, '');
 		}
 		if (/[^A-Za-z0-9+/=\s]/.test(text)) throw new SoapStreamError(this.level, 'Base64 content is not valid.');
-		const clean = this.carry + text.replace(/\s+/g, '');
-		const usable = clean.length - (clean.length % 4);
-		this.carry = clean.slice(usable);
-		return Buffer.from(clean.slice(0, usable), 'base64');
-	}
-
-	end(): Buffer {
-		const rest = this.carry;
-		this.carry = '';
-		return Buffer.from(rest, 'base64');
+		return this.write(text);
 	}
 }
 
@@ -138,30 +132,6 @@ function openElementNames(text: string): string[] {
 		else if (!match[3]) stack.push(match[2]);
 	}
 	return stack;
-}
-
-async function writeTo(file: WriteStream, chunk: Buffer): Promise<void> {
-	if (!chunk.length) return;
-	if (file.write(chunk)) return;
-	await new Promise<void>((resolve, reject) => {
-		const onDrain = (): void => {
-			file.off('error', onError);
-			resolve();
-		};
-		const onError = (error: Error): void => {
-			file.off('drain', onDrain);
-			reject(error);
-		};
-		file.once('drain', onDrain);
-		file.once('error', onError);
-	});
-}
-
-async function close(file: WriteStream): Promise<void> {
-	await new Promise<void>((resolve, reject) => {
-		file.once('error', reject);
-		file.end(() => resolve());
-	});
 }
 
 /**
@@ -221,13 +191,13 @@ export async function readSoapRequestStream(req: IncomingMessage, contentFile: (
 			const text = lt === -1 ? data : data.subarray(0, lt);
 			if (text.includes(0x0d) || text.includes(0x26)) canonical = false;
 			for (const digest of digests) digest.hash.update(text);
-			const decoded = content.write(text);
+			const decoded = content.decode(text);
 			contentSize += decoded.length;
-			await writeTo(file as WriteStream, decoded);
+			await writeChunk(file as WriteStream, decoded);
 			if (lt !== -1) {
 				const last = content.end();
 				contentSize += last.length;
-				await writeTo(file as WriteStream, last);
+				await writeChunk(file as WriteStream, last);
 				inner = 'tail';
 				documentTail = data.subarray(lt).toString('utf8');
 			}
@@ -270,7 +240,7 @@ export async function readSoapRequestStream(req: IncomingMessage, contentFile: (
 		const soapSkeleton = Buffer.from(soapHead + soapTail, 'latin1').toString('utf8');
 		if (inner === 'head') return { kind: 'document', bytes, soapSkeleton, applicationRequest: documentHead };
 		if (inner === 'content') throw new SoapStreamError('application', 'Element Content is not closed.');
-		await close(file as WriteStream);
+		await closeFile(file as WriteStream);
 		file = undefined;
 		return {
 			kind: 'content',
@@ -291,10 +261,10 @@ export async function readSoapRequestStream(req: IncomingMessage, contentFile: (
 	async function handleDocumentText(data: Buffer): Promise<void> {
 		const lt = data.indexOf(0x3c);
 		if (lt === -1) {
-			await onDocument(outer.write(data));
+			await onDocument(outer.decode(data));
 			return;
 		}
-		await onDocument(outer.write(data.subarray(0, lt)));
+		await onDocument(outer.decode(data.subarray(0, lt)));
 		state = 'soapTail';
 		soapTail = data.subarray(lt).toString('latin1');
 	}

@@ -104,34 +104,8 @@ const COMMENTS = [
 	'Intercompany loan settlement',
 ];
 
-export const TENORS = [
-	'ON',
-	'TOM',
-	'TN',
-	'SP',
-	'SN',
-	'1W',
-	'2W',
-	'3W',
-	'1M',
-	'2M',
-	'3M',
-	'4M',
-	'5M',
-	'6M',
-	'7M',
-	'8M',
-	'9M',
-	'10M',
-	'11M',
-	'15M',
-	'18M',
-	'1Y',
-	'2Y',
-	'3Y',
-	'4Y',
-	'5Y',
-] as const;
+/** Tenors the bank's execution API accepts. */
+export const TENORS = 'ON TOM TN SP SN 1W 2W 3W 1M 2M 3M 4M 5M 6M 7M 8M 9M 10M 11M 15M 18M 1Y 2Y 3Y 4Y 5Y'.split(' ');
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -461,16 +435,27 @@ function buildLink(deps: ReportDeps, path: string, query: Array<[string, string]
 	}
 }
 
+/**
+ * Answers one page of the trades `select` finds for the counterparts asked for (every one when
+ * none is), with links to the next and previous pages that repeat the query's filters.
+ */
 function page(
 	ctx: RequestContext,
 	deps: ReportDeps,
+	params: Map<string, string[]>,
 	path: string,
-	filters: Array<[string, string]>,
-	matches: Trade[],
-	offset: number,
-	limit: number,
+	dateFilters: Array<[string, string]>,
+	select: (wanted: Set<string>) => Trade[],
 	emptyMessage: string,
 ): void {
+	const counterparts = counterpartsParam(params);
+	const offset = integerParam(params, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+	const limit = integerParam(params, 'limit', 30, 1, 100);
+	const matches = select(new Set(counterparts));
+	const filters: Array<[string, string]> =
+		counterparts.length > 0
+			? [...dateFilters, ['counterparts', counterparts.map(encodeURIComponent).join(',')]]
+			: dateFilters;
 	const items = matches.slice(offset, offset + limit);
 	if (items.length === 0) {
 		reportError(ctx, 404, 'NotFound', emptyMessage);
@@ -509,56 +494,27 @@ export function handleReport(ctx: RequestContext, deps: ReportDeps, subPath: str
 			const endDate = dateParam(params, 'endDate', today) ?? today;
 			if (endDate < startDate)
 				throw new ParameterError('The endDate parameter must not be before startDate.');
-			const counterparts = counterpartsParam(params);
-			const offset = integerParam(params, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-			const limit = integerParam(params, 'limit', 30, 1, 100);
-			const wanted = new Set(counterparts);
-			const matches = deps.book.matching(`history|${startDate}|${endDate}|${[...wanted].join(',')}`, (trade) => {
-				const day = trade.tradeTime.slice(0, 10);
-				return (
-					day >= startDate && day <= endDate && (wanted.size === 0 || wanted.has(trade.counterpart))
-				);
-			});
-			const filters: Array<[string, string]> = [
+			const history = (wanted: Set<string>) =>
+				deps.book.matching(`history|${startDate}|${endDate}|${[...wanted].join(',')}`, (trade) => {
+					const day = trade.tradeTime.slice(0, 10);
+					return (
+						day >= startDate && day <= endDate && (wanted.size === 0 || wanted.has(trade.counterpart))
+					);
+				});
+			const dates: Array<[string, string]> = [
 				['startDate', startDate],
 				['endDate', endDate],
 			];
-			if (counterparts.length > 0)
-				filters.push(['counterparts', counterparts.map(encodeURIComponent).join(',')]);
-			page(
-				ctx,
-				deps,
-				'/trade-reports',
-				filters,
-				matches,
-				offset,
-				limit,
-				'No trades found for the given parameters.',
-			);
+			page(ctx, deps, params, '/trade-reports', dates, history, 'No trades found for the given parameters.');
 			return;
 		}
 		if (subPath === '/trade-reports/open' || subPath === '/trade-reports/open/') {
-			const counterparts = counterpartsParam(params);
-			const offset = integerParam(params, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-			const limit = integerParam(params, 'limit', 30, 1, 100);
-			const wanted = new Set(counterparts);
-			const matches = deps.book.matching(
-				`open|${today}|${[...wanted].join(',')}`,
-				(trade) => trade.maturityDate >= today && (wanted.size === 0 || wanted.has(trade.counterpart)),
-			);
-			const filters: Array<[string, string]> = [];
-			if (counterparts.length > 0)
-				filters.push(['counterparts', counterparts.map(encodeURIComponent).join(',')]);
-			page(
-				ctx,
-				deps,
-				'/trade-reports/open',
-				filters,
-				matches,
-				offset,
-				limit,
-				'No open trades found for the given parameters.',
-			);
+			const open = (wanted: Set<string>) =>
+				deps.book.matching(
+					`open|${today}|${[...wanted].join(',')}`,
+					(trade) => trade.maturityDate >= today && (wanted.size === 0 || wanted.has(trade.counterpart)),
+				);
+			page(ctx, deps, params, '/trade-reports/open', [], open, 'No open trades found for the given parameters.');
 			return;
 		}
 		const single = /^\/trade-reports\/trade\/([^/]*)\/?$/.exec(subPath);

@@ -1,4 +1,5 @@
 /** Public types of the sandbox bank. See README.md in this folder. */
+import type { SandboxPki, TlsField } from './certs';
 
 export interface SandboxOptions {
 	/** Interface to listen on. Default '127.0.0.1'. Certificates cover localhost, 127.0.0.1, ::1 and this host. */
@@ -363,23 +364,9 @@ export interface SandboxUrls {
 	admin: string;
 }
 
-export interface SandboxTls {
+export interface SandboxTls extends Pick<SandboxPki, TlsField> {
 	caPem: string;
-	serverCertPem: string;
-	clientCertPem: string;
-	clientKeyPem: string;
-	clientKeyEncryptedPem: string;
-	clientKeyPassphrase: string;
 	otherCaPem: string;
-	otherCaClientCertPem: string;
-	otherCaClientKeyPem: string;
-	expiredClientCertPem: string;
-	expiredClientKeyPem: string;
-	customerSigningCertPem: string;
-	customerSigningKeyPem: string;
-	bankSigningCertPem: string;
-	bankSigningKeyPem: string;
-	eventSigningPublicKeyPem: string;
 	/** kid of the event signing key in the JWKS. */
 	eventKid: string;
 	certDir: string;

@@ -4,36 +4,13 @@
  * with a message that states the rule and never quotes the text.
  */
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
-import forge from 'node-forge';
 
 import { BankCertificateError, bankTrust, readBankCertificate } from '../../nodes/shared/bxd';
 import { testPki } from '../fixtures/bxd/keys';
+import { certificateRequest, changedCharacter, pemBlock as pem, pemBody as body } from '../helpers/pem';
 
 const BEGIN = '-----BEGIN CERTIFICATE-----';
 const END = '-----END CERTIFICATE-----';
-
-function body(pem: string): string {
-	return pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, '').replace(/\s+/g, '');
-}
-
-function pem(base64: string, label = 'CERTIFICATE'): string {
-	return `-----BEGIN ${label}-----\n${base64.match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`;
-}
-
-/** A base64 character changed in the middle of the certificate (its key or signature), the length kept. */
-function changedCharacter(certPem: string): string {
-	const b64 = body(certPem);
-	const at = Math.floor(b64.length / 2);
-	return pem(b64.slice(0, at) + (b64[at] === 'A' ? 'B' : 'A') + b64.slice(at + 1));
-}
-
-function certificateRequest(keyPem: string): string {
-	const csr = forge.pki.createCertificationRequest();
-	csr.publicKey = forge.pki.publicKeyFromPem(createPublicKey(keyPem).export({ format: 'pem', type: 'spki' }).toString());
-	csr.setSubject([{ name: 'commonName', value: 'Fixture Customer' }]);
-	csr.sign(forge.pki.privateKeyFromPem(keyPem), forge.md.sha256.create());
-	return forge.pki.certificationRequestToPem(csr);
-}
 
 /** The message of the error thrown, checked to quote none of the text given. */
 function refusal(text: string, now?: Date): string {
@@ -90,7 +67,7 @@ describe('Bank Certificate: refused with the rule, never the text', () => {
 		['a private key (traditional RSA)', () => createPrivateKey(testPki().signer.keyPem).export({ format: 'pem', type: 'pkcs1' }).toString(), "a private key was given; paste the bank's certificate (-----BEGIN CERTIFICATE-----)"],
 		['an encrypted private key', () => createPrivateKey(testPki().signer.keyPem).export({ format: 'pem', type: 'pkcs8', cipher: 'aes-256-cbc', passphrase: 'secret words' }).toString(), "a private key was given; paste the bank's certificate (-----BEGIN CERTIFICATE-----)"],
 		['a certificate followed by its private key', () => `${testPki().signer.certPem}${testPki().signer.keyPem}`, "a private key was given; paste the bank's certificate (-----BEGIN CERTIFICATE-----)"],
-		['a certificate request', () => certificateRequest(testPki().signer.keyPem), 'a certificate request (CSR) was given; paste the certificate the bank issued (-----BEGIN CERTIFICATE-----)'],
+		['a certificate request', () => certificateRequest(testPki().signer.keyPem, 'Fixture Customer'), 'a certificate request (CSR) was given; paste the certificate the bank issued (-----BEGIN CERTIFICATE-----)'],
 		['a public key', () => createPublicKey(testPki().signer.keyPem).export({ format: 'pem', type: 'spki' }).toString(), "a public key was given; paste the bank's certificate (-----BEGIN CERTIFICATE-----), which holds it"],
 		['another kind of PEM block', () => pem(body(testPki().signer.certPem), 'X509 CRL'), "a PEM block that is not a certificate was given; paste the bank's certificate (-----BEGIN CERTIFICATE-----)"],
 		['DER bytes pasted as text', () => new X509Certificate(testPki().signer.certPem).raw.toString('latin1'), /^binary \(DER\) data was given; convert it to PEM/],

@@ -19,11 +19,12 @@ import {
 	readFileSync,
 	renameSync,
 	rmSync,
-	statSync,
 	writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
+import { tryLock, unlock } from '../../helpers/lock';
 
 export const NODE_VERSION = '24.21.0';
 export const N8N_VERSION = '2.41.1';
@@ -98,32 +99,19 @@ function runLogged(
 	}
 }
 
-/** A crude cross-process lock (mkdir is atomic); stale after 20 minutes. */
+/** A cross-process lock around an install; stale after 20 minutes. */
 function withLock<T>(name: string, fn: () => T): T {
 	const lock = path.join(cacheRoot(), `${name}.lock`);
 	mkdirSync(cacheRoot(), { recursive: true });
 	const deadline = Date.now() + 25 * 60_000;
-	for (;;) {
-		try {
-			mkdirSync(lock);
-			break;
-		} catch {
-			try {
-				if (Date.now() - statSync(lock).mtimeMs > 20 * 60_000) {
-					rmSync(lock, { recursive: true, force: true });
-					continue;
-				}
-			} catch {
-				continue;
-			}
-			if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lock}`);
-			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000);
-		}
+	while (!tryLock(lock, 20 * 60_000)) {
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lock}`);
+		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000);
 	}
 	try {
 		return fn();
 	} finally {
-		rmSync(lock, { recursive: true, force: true });
+		unlock(lock);
 	}
 }
 

@@ -10,7 +10,14 @@ import { ensureN8n, type N8nInstall } from './install';
 import { N8n } from './n8n';
 import { buildAndPack, installIntoNodesFolder, type PackedPackage } from './package';
 import { startSandboxProcess, type SandboxProcess } from './sandbox';
-import { prepareForImport, sandboxCredentials, type WorkflowJson } from './workflows';
+import {
+	packageNode,
+	prepareForImport,
+	sandboxCredentials,
+	workflowId,
+	type WorkflowJson,
+	type WorkflowNode,
+} from './workflows';
 
 /** What the jest global set-up prepared once for every e2e test file (see globalSetup.ts). */
 export interface E2eContext {
@@ -107,5 +114,48 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 			await instance.dispose();
 			await bank.stop();
 		},
+	};
+}
+
+/** A suite that does not run: one skipped test says why. */
+export function skipAll(title: string, reason: string): void {
+	describe(title, () => {
+		it.skip(`not run: ${reason}`, () => undefined);
+	});
+}
+
+/**
+ * Before the test file's tests: a stack with these examples imported, handed to `started`; after
+ * them: the stack stopped.
+ */
+export function useExampleStack(files: string[], started: (stack: Stack) => void): void {
+	let stack: Stack | undefined;
+	beforeAll(async () => {
+		const { install, pkg } = requireContext();
+		stack = await startStack({ install, pkg });
+		await stack.importExamples(files);
+		started(stack);
+	}, 300_000);
+
+	afterAll(async () => {
+		await stack?.stop();
+	});
+}
+
+/**
+ * An example workflow that starts with a package trigger (type without prefix), imported into a
+ * stack for the test file's tests (handed to `started`): its workflow, its trigger node and its
+ * id in n8n.
+ */
+export function useTriggerExample(
+	example: { file: string; workflow: WorkflowJson },
+	type: string,
+	started: (stack: Stack) => void,
+): { workflow: WorkflowJson; trigger: WorkflowNode; id: string } {
+	useExampleStack([example.file], started);
+	return {
+		workflow: example.workflow,
+		trigger: packageNode(example.workflow, type)!,
+		id: workflowId(example.file),
 	};
 }

@@ -115,6 +115,24 @@ export function packageNodeTypes(workflow: WorkflowJson): string[] {
 	];
 }
 
+/** Node types of the package the workflow uses that package.json does not list (without prefix). */
+export function missingNodeTypes(workflow: WorkflowJson): string[] {
+	const listed = packageManifest().nodes;
+	return packageNodeTypes(workflow).filter((t) => !listed.includes(t));
+}
+
+/** The workflow's node of a package type (without prefix, e.g. `bankEventTrigger`). */
+export function packageNode(workflow: WorkflowJson, type: string): WorkflowNode | undefined {
+	return workflow.nodes.find((n) => n.type === `${PACKAGE_NAME}.${type}`);
+}
+
+/** The first example workflow that uses a node of a package type (without prefix). */
+export function exampleUsing(type: string): { file: string; workflow: WorkflowJson } | undefined {
+	return exampleFiles()
+		.map((file) => ({ file, workflow: loadExample(file) }))
+		.find(({ workflow }) => packageNode(workflow, type) !== undefined);
+}
+
 /** Points an example at the sandbox bank; the result is ready for `n8n import:workflow`. */
 export function prepareForImport(file: string, state: SandboxState, caPem: string): WorkflowJson {
 	const workflow = loadExample(file);

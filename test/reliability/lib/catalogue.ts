@@ -5,19 +5,17 @@
  * the rule) and proves that nothing harmful happened: no request left n8n, or the bad answer was
  * refused instead of being used.
  */
-import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 
 import { DateTime } from 'luxon';
-import forge from 'node-forge';
 import type { IDataObject } from 'n8n-workflow';
 
-import { CC, FILES } from '../../helpers/bank';
-import type { SandboxBank } from '../../sandbox';
-import { signPs256 } from '../../sandbox/events';
+import { CC, FILES, TRADE } from '../../helpers/bank';
+import { bankSigned, setClaims } from '../../helpers/events';
+import { certificateRequest, changedCharacter, pemBlock, pemBody } from '../../helpers/pem';
+import type { FaultSpec, SandboxBank } from '../../sandbox';
 import { applicationRequestXml } from '../../sandbox/testing';
-import type { NodeKind, Outcome } from './run';
+import type { ActionKind, ActionOptions, NodeKind, Outcome } from './run';
 import { requestsIn, runAction, runTrigger, tokenRequests } from './run';
 import {
 	billionLaughs,
@@ -69,70 +67,38 @@ const EXECUTION_AREAS = ['execution', 'token'];
 const FILE_AREAS = ['soap', 'soapLarge'];
 const EVENT_AREAS = ['events', 'mtlsToken', 'jwks'];
 
-function report(category: Category, name: string, parameters: IDataObject, message: RegExp): BadInputCase {
-	return {
-		node: 'fxTradeReport',
-		category,
-		name,
-		kind: 'before any request',
-		run: async (bank) => await runAction(bank, 'fxTradeReport', { parameters }),
-		message,
-		harmless: nothingSent(...REPORT_AREAS),
-	};
+/** A bad value an action node refuses before any request; `harmless` proves nothing was sent. */
+function refusedBefore(
+	node: ActionKind,
+	category: Category,
+	name: string,
+	options: (bank: SandboxBank) => ActionOptions,
+	message: RegExp,
+	harmless: BadInputCase['harmless'],
+): BadInputCase {
+	return { node, category, name, kind: 'before any request', run: async (bank) => await runAction(bank, node, options(bank)), message, harmless };
 }
 
-export const TRADE = {
-	operation: 'executeTrade',
-	counterpart: 'DEMOCP1',
-	buyCurrency: 'DKK',
-	sellCurrency: 'EUR',
-	amount: 1000000,
-	amountSide: 'SELL',
-	baseSide: 'SELL',
-	maturityType: 'tenor',
-	tenor: '1M',
-};
+function report(category: Category, name: string, parameters: IDataObject, message: RegExp): BadInputCase {
+	return refusedBefore('fxTradeReport', category, name, () => ({ parameters }), message, nothingSent(...REPORT_AREAS));
+}
 
 function execution(category: Category, name: string, parameters: IDataObject, message: RegExp, settings?: IDataObject): BadInputCase {
-	return {
-		node: 'fxTradeExecution',
-		category,
-		name,
-		kind: 'before any request',
-		run: async (bank) => await runAction(bank, 'fxTradeExecution', { parameters: { ...TRADE, ...parameters }, settings }),
-		message,
-		harmless: (bank) => {
-			nothingSent(...EXECUTION_AREAS)(bank);
-			expect(bank.stats.executions).toBe(0);
-		},
-	};
+	return refusedBefore('fxTradeExecution', category, name, () => ({ parameters: { ...TRADE, ...parameters }, settings }), message, (bank) => {
+		nothingSent(...EXECUTION_AREAS)(bank);
+		expect(bank.stats.executions).toBe(0);
+	});
 }
 
 function mock(category: Category, name: string, parameters: IDataObject, message: RegExp): BadInputCase {
-	return {
-		node: 'bankMockService',
-		category,
-		name,
-		kind: 'before any request',
-		run: async (bank) => await runAction(bank, 'bankMockService', { parameters }),
-		message,
-		harmless: (bank) => expect(requestsIn(bank, 'mock')).toBe(0),
-	};
+	return refusedBefore('bankMockService', category, name, () => ({ parameters }), message, (bank) => expect(requestsIn(bank, 'mock')).toBe(0));
 }
 
 function files(category: Category, name: string, parameters: IDataObject, message: RegExp, credential: (bank: SandboxBank) => Record<string, unknown> = () => ({})): BadInputCase {
-	return {
-		node: 'corporateFileService',
-		category,
-		name,
-		kind: 'before any request',
-		run: async (bank) => await runAction(bank, 'corporateFileService', { parameters, credential: { [FILES]: credential(bank) } }),
-		message,
-		harmless: (bank) => {
-			nothingSent(...FILE_AREAS)(bank);
-			expect(bank.stats.soapCalls).toEqual([]);
-		},
-	};
+	return refusedBefore('corporateFileService', category, name, (bank) => ({ parameters, credential: { [FILES]: credential(bank) } }), message, (bank) => {
+		nothingSent(...FILE_AREAS)(bank);
+		expect(bank.stats.soapCalls).toEqual([]);
+	});
 }
 
 /** Lines of a pasted text long enough to recognise (BEGIN/END lines left out: messages name them), as typed and as JSON writes them. */
@@ -157,19 +123,6 @@ function bankCertificate(name: string, message: RegExp, pasted: (bank: SandboxBa
 			expect(outcome.texts.filter((t) => pieces.some((piece) => t.text.includes(piece))).map((t) => t.where)).toEqual([]);
 		},
 	};
-}
-
-/** The base64 body of a PEM block on one line, and a PEM block around a base64 body. */
-const pemBase64 = (pem: string) => pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, '').replace(/\s+/g, '');
-const pemOf = (base64: string) => `-----BEGIN CERTIFICATE-----\n${base64.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
-
-/** A certificate request for a key, as a customer makes one to get a certificate. */
-function certificateRequest(keyPem: string): string {
-	const csr = forge.pki.createCertificationRequest();
-	csr.publicKey = forge.pki.publicKeyFromPem(createPublicKey(keyPem).export({ format: 'pem', type: 'spki' }).toString());
-	csr.setSubject([{ name: 'commonName', value: 'Catalogue Customer' }]);
-	csr.sign(forge.pki.privateKeyFromPem(keyPem), forge.md.sha256.create());
-	return forge.pki.certificationRequestToPem(csr);
 }
 
 function trigger(category: Category, name: string, parameters: IDataObject, message: RegExp, credential: (bank: SandboxBank) => Record<string, unknown> = () => ({})): BadInputCase {
@@ -262,20 +215,35 @@ async function relaySet(bank: SandboxBank, jws: (jti: string) => string) {
 	return { jti, eventsUrl: relay.eventsUrl, close: relay.close };
 }
 
-function bankEventKey(bank: SandboxBank) {
-	return createPrivateKey(readFileSync(join(bank.tls.certDir, 'event-signing.key'), 'utf8'));
-}
-
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-function setClaims(bank: SandboxBank, jti: string): IDataObject {
-	const now = Math.floor(Date.now() / 1000);
+/** Nothing of the bad answer reached the items. */
+const noItems = (_bank: SandboxBank, outcome: Outcome) => expect(outcome.items.flat()).toEqual([]);
+
+/** The execution requests the bank received and the trades it made. */
+function executions(requests: number, executed: number) {
+	return (bank: SandboxBank) => {
+		expect(requestsIn(bank, 'execution')).toBe(requests);
+		expect(bank.stats.executions).toBe(executed);
+	};
+}
+
+const openTrades = (limit: number) => async (bank: SandboxBank) => await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen', limit } });
+const executeTrade = async (bank: SandboxBank) => await runAction(bank, 'fxTradeExecution', { parameters: TRADE });
+
+/** The bank, with `fault` switched on, answers something bad when `start` runs the node; the node refuses it instead of using it. */
+function badAnswer(node: NodeKind, category: Category, name: string, fault: FaultSpec, start: (bank: SandboxBank) => Promise<Outcome>, message: RegExp, harmless: BadInputCase['harmless'] = noItems): BadInputCase {
 	return {
-		iss: bank.clients.eventsIssuer,
-		aud: bank.clients.eventsAudience,
-		iat: now,
-		jti,
-		events: { 'urn:uk:org:openbanking:events:resource-update': { subject: { subject_type: 'http://openbanking.org.uk/rid_http://openbanking.org.uk/rty' } } },
+		node,
+		category,
+		name,
+		kind: 'instead of harm',
+		run: async (bank) => {
+			bank.faults.add(fault);
+			return await start(bank);
+		},
+		message,
+		harmless,
 	};
 }
 
@@ -353,20 +321,16 @@ export const CATALOGUE: BadInputCase[] = [
 		signingKeyPassphrase: 'a wrong passphrase',
 	})),
 	files('PEM, keys and passphrases', 'signing key of another certificate', { operation: 'getUserInfo' }, /^Credential: Signing Certificate: does not match the Signing Private Key/, (bank) => ({ signingPrivateKey: bank.tls.clientKeyPem })),
-	bankCertificate('malformed bank certificate PEM', /^Credential: Bank Certificate: the PEM certificate cannot be read \(it may be truncated or corrupted\)$/, () => pemOf(Buffer.from('This text is not a certificate at all').toString('base64'))),
+	bankCertificate('malformed bank certificate PEM', /^Credential: Bank Certificate: the PEM certificate cannot be read \(it may be truncated or corrupted\)$/, () => pemBlock(Buffer.from('This text is not a certificate at all').toString('base64'))),
 	bankCertificate('bank certificate with a character missing from its base64 body', /^Credential: Bank Certificate: the PEM certificate cannot be read \(it may be truncated or corrupted\)$/, (bank) => {
-		const body = pemBase64(bank.tls.bankSigningCertPem);
-		return pemOf(body.slice(0, 400) + body.slice(401));
+		const body = pemBody(bank.tls.bankSigningCertPem);
+		return pemBlock(body.slice(0, 400) + body.slice(401));
 	}),
-	bankCertificate('bank certificate cut short inside its body', /^Credential: Bank Certificate: the PEM certificate cannot be read \(it may be truncated or corrupted\)$/, (bank) => pemOf(pemBase64(bank.tls.bankSigningCertPem).slice(0, 512))),
+	bankCertificate('bank certificate cut short inside its body', /^Credential: Bank Certificate: the PEM certificate cannot be read \(it may be truncated or corrupted\)$/, (bank) => pemBlock(pemBody(bank.tls.bankSigningCertPem).slice(0, 512))),
 	bankCertificate('bank certificate cut off before its END line', /^Credential: Bank Certificate: the PEM certificate is incomplete: each -----BEGIN CERTIFICATE----- line needs its -----END CERTIFICATE----- line \(it may be truncated\)$/, (bank) => bank.tls.bankSigningCertPem.slice(0, 700)),
-	bankCertificate('bank CA certificate with a changed character', /^Credential: Bank Certificate: the PEM certificate is corrupted: its signature does not match its content/, (bank) => {
-		const body = pemBase64(bank.tls.caPem);
-		const at = Math.floor(body.length / 2);
-		return pemOf(body.slice(0, at) + (body[at] === 'A' ? 'B' : 'A') + body.slice(at + 1));
-	}),
+	bankCertificate('bank CA certificate with a changed character', /^Credential: Bank Certificate: the PEM certificate is corrupted: its signature does not match its content/, (bank) => changedCharacter(bank.tls.caPem)),
 	bankCertificate('private key instead of the bank certificate', /^Credential: Bank Certificate: a private key was given; paste the bank's certificate \(-----BEGIN CERTIFICATE-----\)$/, (bank) => bank.tls.customerSigningKeyPem),
-	bankCertificate('certificate request instead of the bank certificate', /^Credential: Bank Certificate: a certificate request \(CSR\) was given; paste the certificate the bank issued/, (bank) => certificateRequest(bank.tls.customerSigningKeyPem)),
+	bankCertificate('certificate request instead of the bank certificate', /^Credential: Bank Certificate: a certificate request \(CSR\) was given; paste the certificate the bank issued/, (bank) => certificateRequest(bank.tls.customerSigningKeyPem, 'Catalogue Customer')),
 	bankCertificate('public key instead of the bank certificate', /^Credential: Bank Certificate: a public key was given; paste the bank's certificate/, (bank) => bank.tls.eventSigningPublicKeyPem),
 	bankCertificate('DER bytes pasted as the bank certificate', /^Credential: Bank Certificate: binary \(DER\) data was given; convert it to PEM/, (bank) => new X509Certificate(bank.tls.bankSigningCertPem).raw.toString('latin1')),
 	bankCertificate('DER bytes between the PEM lines of the bank certificate', /^Credential: Bank Certificate: the PEM certificate holds binary \(DER\) data instead of base64 text/, (bank) =>
@@ -379,175 +343,38 @@ export const CATALOGUE: BadInputCase[] = [
 	files('XML and base64', 'raw ApplicationRequest neither XML nor base64', { operation: 'getUserInfo', mode: 'raw', applicationRequest: 'PD94bWwg*not base64' }, /not valid base64/),
 
 	// Corporate File Service: bad answers from the bank.
-	{
-		node: 'corporateFileService',
-		category: 'XML and base64',
-		name: 'answer with a DOCTYPE declaring an external entity (XXE)',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'soapDoctype' });
-			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'downloadFileList' } });
-		},
-		message: /^List files: .*DOCTYPE/,
-		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
-	},
+	badAnswer('corporateFileService', 'XML and base64', 'answer with a DOCTYPE declaring an external entity (XXE)', { kind: 'soapDoctype' }, async (bank) => await runAction(bank, 'corporateFileService', { parameters: { operation: 'downloadFileList' } }), /^List files: .*DOCTYPE/),
 	soapAnswer('answer with entity expansion', 'getUserInfo', (soap) => withDoctype(soap.replace(/<(\w+:)?ResponseText>[^<]*/, '<$1ResponseText>&big;'), '<!DOCTYPE e [<!ENTITY big "expanded text">]>'), /^Get user info: .*(DOCTYPE|ENTITY)/),
 	soapAnswer('answer with a billion laughs', 'downloadFileList', (soap) => withDoctype(soap.replace(/<(\w+:)?ResponseText>[^<]*/, '<$1ResponseText>&lol9;'), billionLaughs('soapenv:Envelope')), /^List files: .*(DOCTYPE|ENTITY)/),
 	soapAnswer('ApplicationResponse (inside the base64) with a billion laughs', 'getUserInfo', (soap) => editApplicationResponseXml(soap, (xml) => withDoctype(xml, billionLaughs('ApplicationResponse'))), /^Get user info: .*(DOCTYPE|ENTITY)/),
 	soapAnswer('truncated base64 in the ApplicationResponse', 'downloadFile', (soap) => editApplicationResponseBase64(soap, (b64) => b64.slice(0, Math.floor(b64.length / 8) * 4 + 3)), /^Download file: .*base64/i, (bank) => ({ fileReference: aDownloadableFile(bank) })),
 	soapAnswer('invalid base64 in the ApplicationResponse', 'downloadFile', (soap) => editApplicationResponseBase64(soap, (b64) => `${b64.slice(0, 400)}*%$${b64.slice(403)}`), /^Download file: .*base64/i, (bank) => ({ fileReference: aDownloadableFile(bank) })),
-	{
-		node: 'corporateFileService',
-		category: 'XML and base64',
-		name: 'answer cut off in the middle',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'malformed', area: 'soap' });
-			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'getUserInfo' } });
-		},
-		message: /^Get user info: .*(not closed|cut off|not well-formed|base64)/,
-		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
-	},
-	{
-		node: 'corporateFileService',
-		category: 'XML and base64',
-		name: 'answer altered after the bank signed it',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'soapTamperedSignature' });
-			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'downloadFileList' } });
-		},
-		message: /^List files: The response signature is invalid/,
-		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
-	},
+	badAnswer('corporateFileService', 'XML and base64', 'answer cut off in the middle', { kind: 'malformed', area: 'soap' }, async (bank) => await runAction(bank, 'corporateFileService', { parameters: { operation: 'getUserInfo' } }), /^Get user info: .*(not closed|cut off|not well-formed|base64)/),
+	badAnswer('corporateFileService', 'XML and base64', 'answer altered after the bank signed it', { kind: 'soapTamperedSignature' }, async (bank) => await runAction(bank, 'corporateFileService', { parameters: { operation: 'downloadFileList' } }), /^List files: The response signature is invalid/),
 
 	// Answers that are not JSON.
-	{
-		node: 'fxTradeReport',
-		category: 'not JSON',
-		name: 'HTML error page instead of JSON (report, after retries)',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'html', status: 503, area: 'report', count: 3 });
-			return await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen', limit: 5 } });
-		},
-		message: /^Get open trades: The bank answered with an HTML page: 502 Bad Gateway/,
-		harmless: (bank, outcome) => {
-			expect(outcome.items.flat()).toEqual([]);
-			expect(outcome.error?.httpCode).toBe('503');
-			expect(requestsIn(bank, 'report')).toBe(3);
-		},
-	},
-	{
-		node: 'fxTradeReport',
-		category: 'not JSON',
-		name: 'non-JSON 200 on a list (report)',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'nonJson200', area: 'report' });
-			return await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen', limit: 5 } });
-		},
-		message: /^Get open trades: the bank's answer is not JSON/,
-		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
-	},
-	{
-		node: 'fxTradeReport',
-		category: 'not JSON',
-		name: 'non-JSON 200 for one trade (report)',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'nonJson200', area: 'report' });
-			return await runAction(bank, 'fxTradeReport', { parameters: { operation: 'get', tradeId: bank.trades.all()[0].tradeId } });
-		},
-		message: /^Get trade: the bank's answer is not JSON/,
-		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
-	},
-	{
-		node: 'fxTradeExecution',
-		category: 'not JSON',
-		name: 'HTML error page instead of JSON (execution): not sent again',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'html', area: 'execution' });
-			return await runAction(bank, 'fxTradeExecution', { parameters: TRADE });
-		},
-		message: /^Execute trade: outcome unknown: The bank answered with an HTML page: 502 Bad Gateway/,
-		harmless: (bank) => {
-			expect(requestsIn(bank, 'execution')).toBe(1);
-			expect(bank.stats.executions).toBe(0);
-		},
-	},
-	{
-		node: 'fxTradeExecution',
-		category: 'not JSON',
-		name: 'non-JSON 200 after the trade was made (execution): outcome unknown, not sent again',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'nonJson200', area: 'execution', phase: 'after' });
-			return await runAction(bank, 'fxTradeExecution', { parameters: TRADE });
-		},
-		message: /^Execute trade: outcome unknown, the bank answered without an execution result/,
-		harmless: (bank) => {
-			expect(requestsIn(bank, 'execution')).toBe(1);
-			expect(bank.stats.executions).toBe(1);
-		},
-	},
-	{
-		node: 'fxTradeReport',
-		category: 'not JSON',
-		name: 'non-JSON 200 from the token endpoint',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'nonJson200', area: 'token' });
-			return await runAction(bank, 'fxTradeReport', { parameters: { operation: 'getOpen', limit: 1 } });
-		},
-		message: /^Get open trades: Could not get an access token: the token endpoint did not answer with JSON/,
-		harmless: (bank) => expect(requestsIn(bank, 'report')).toBe(0),
-	},
-	{
-		node: 'fxTradeExecution',
-		category: 'not JSON',
-		name: 'HTML error page from the token endpoint',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'html', area: 'token' });
-			return await runAction(bank, 'fxTradeExecution', { parameters: TRADE });
-		},
-		message: /Could not get an access token: the bank answered HTTP 502/,
-		harmless: (bank) => {
-			expect(requestsIn(bank, 'execution')).toBe(0);
-			expect(bank.stats.executions).toBe(0);
-		},
-	},
-	{
-		node: 'bankMockService',
-		category: 'not JSON',
-		name: 'non-JSON 200 from the mock service',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.mock.configure({ errorRate: 0 });
-			bank.faults.add({ kind: 'nonJson200', area: 'mock' });
-			return await runAction(bank, 'bankMockService', { parameters: { api: 'report', operation: 'get', tradeId: 'T250711A8787' } });
-		},
-		message: /^Get trade: the bank's answer is not JSON/,
-		harmless: (_bank, outcome) => expect(outcome.items.flat()).toEqual([]),
-	},
-	{
-		node: 'bankEventTrigger',
-		category: 'not JSON',
-		name: 'non-JSON 200 from the events endpoint (Fetch Test Event)',
-		kind: 'instead of harm',
-		run: async (bank) => {
-			bank.events.enqueue(2);
-			bank.faults.add({ kind: 'nonJson200', area: 'events' });
-			return await runTrigger(bank, { mode: 'manual' });
-		},
-		message: /^Fetch events: The bank answered the event poll with something that is not JSON/,
-		harmless: (bank) => {
-			expect(bank.events.pending()).toHaveLength(2);
-			expect(bank.stats.eventsAcked).toEqual([]);
-		},
-	},
+	badAnswer('fxTradeReport', 'not JSON', 'HTML error page instead of JSON (report, after retries)', { kind: 'html', status: 503, area: 'report', count: 3 }, openTrades(5), /^Get open trades: The bank answered with an HTML page: 502 Bad Gateway/, (bank, outcome) => {
+		expect(outcome.items.flat()).toEqual([]);
+		expect(outcome.error?.httpCode).toBe('503');
+		expect(requestsIn(bank, 'report')).toBe(3);
+	}),
+	badAnswer('fxTradeReport', 'not JSON', 'non-JSON 200 on a list (report)', { kind: 'nonJson200', area: 'report' }, openTrades(5), /^Get open trades: the bank's answer is not JSON/),
+	badAnswer('fxTradeReport', 'not JSON', 'non-JSON 200 for one trade (report)', { kind: 'nonJson200', area: 'report' }, async (bank) => await runAction(bank, 'fxTradeReport', { parameters: { operation: 'get', tradeId: bank.trades.all()[0].tradeId } }), /^Get trade: the bank's answer is not JSON/),
+	badAnswer('fxTradeExecution', 'not JSON', 'HTML error page instead of JSON (execution): not sent again', { kind: 'html', area: 'execution' }, executeTrade, /^Execute trade: outcome unknown: The bank answered with an HTML page: 502 Bad Gateway/, executions(1, 0)),
+	badAnswer('fxTradeExecution', 'not JSON', 'non-JSON 200 after the trade was made (execution): outcome unknown, not sent again', { kind: 'nonJson200', area: 'execution', phase: 'after' }, executeTrade, /^Execute trade: outcome unknown, the bank answered without an execution result/, executions(1, 1)),
+	badAnswer('fxTradeReport', 'not JSON', 'non-JSON 200 from the token endpoint', { kind: 'nonJson200', area: 'token' }, openTrades(1), /^Get open trades: Could not get an access token: the token endpoint did not answer with JSON/, (bank) => expect(requestsIn(bank, 'report')).toBe(0)),
+	badAnswer('fxTradeExecution', 'not JSON', 'HTML error page from the token endpoint', { kind: 'html', area: 'token' }, executeTrade, /Could not get an access token: the bank answered HTTP 502/, executions(0, 0)),
+	badAnswer('bankMockService', 'not JSON', 'non-JSON 200 from the mock service', { kind: 'nonJson200', area: 'mock' }, async (bank) => {
+		bank.mock.configure({ errorRate: 0 });
+		return await runAction(bank, 'bankMockService', { parameters: { api: 'report', operation: 'get', tradeId: 'T250711A8787' } });
+	}, /^Get trade: the bank's answer is not JSON/),
+	badAnswer('bankEventTrigger', 'not JSON', 'non-JSON 200 from the events endpoint (Fetch Test Event)', { kind: 'nonJson200', area: 'events' }, async (bank) => {
+		bank.events.enqueue(2);
+		return await runTrigger(bank, { mode: 'manual' });
+	}, /^Fetch events: The bank answered the event poll with something that is not JSON/, (bank) => {
+		expect(bank.events.pending()).toHaveLength(2);
+		expect(bank.stats.eventsAcked).toEqual([]);
+	}),
 
 	// The Bank Event Trigger's settings and its mutual-TLS credential.
 	trigger('node settings', 'Events URL over plain http', { eventsUrl: 'http://127.0.0.1:1/events' }, /^Events URL: must be an https:\/\/ URL/),
@@ -579,7 +406,7 @@ export const CATALOGUE: BadInputCase[] = [
 		await relaySet(bank, (jti) => `${b64url({ alg: 'none', typ: 'secevent+jwt' })}.${b64url(setClaims(bank, jti))}.`),
 	),
 	refusedSet('SET whose jti differs from the one it was delivered under', /^The SET's jti claim "\S+" differs from the jti it was delivered under/, async (bank) =>
-		await relaySet(bank, (jti) => signPs256({ alg: 'PS256', kid: bank.tls.eventKid, typ: 'secevent+jwt' }, setClaims(bank, `${jti}-other`), bankEventKey(bank))),
+		await relaySet(bank, (jti) => bankSigned(bank, setClaims(bank, `${jti}-other`))),
 	),
 	refusedSet('wrong audience', /^The SET's audience "[^"]+" does not include the expected audience/, async (bank) => ({ jti: bank.events.enqueue([{ defect: 'wrongAudience' }])[0] })),
 	refusedSet('wrong issuer', /^The SET's issuer "[^"]+" is not the expected issuer/, async (bank) => ({ jti: bank.events.enqueue([{ defect: 'wrongIssuer' }])[0] })),

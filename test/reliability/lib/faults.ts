@@ -8,10 +8,9 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { sandboxCredentials } from '../../helpers/bank';
+import { sandboxCredentials, TRADE } from '../../helpers/bank';
 import type { FaultSpec, SandboxBank } from '../../sandbox';
-import { TRADE } from './catalogue';
-import type { NodeKind, Outcome } from './run';
+import type { ActionOptions, NodeKind, Outcome } from './run';
 import { requestsIn, runAction, runTrigger } from './run';
 
 export type Fault = 'token expiry' | '5xx' | 'slow' | 'dropped';
@@ -162,6 +161,27 @@ function downloadCase(fault: Fault, name: string, arm: (bank: SandboxBank) => vo
 			expect(requestsIn(bank, 'soap')).toBe(soapRequests);
 			// The file is still on the bank, marked downloaded.
 			expect(bank.files.list().find((d) => d.fileReference === file.reference)?.status).toBe('DLD');
+		},
+	};
+}
+
+const upload = (): ActionOptions => ({ parameters: { operation: 'uploadFile', fileType: 'XL' }, inputItems: fileToUpload() });
+
+/** A file-service request the bank may have acted on, its answer lost: an unknown outcome, sent once only. */
+function sentOnce(fault: Fault, name: string, spec: FaultSpec, action: (bank: SandboxBank) => ActionOptions, message: RegExp, check: (bank: SandboxBank) => void): FaultCase {
+	return {
+		node: 'corporateFileService',
+		fault,
+		name,
+		outcome: 'clear error, nothing lost',
+		run: async (bank) => {
+			bank.faults.add(spec);
+			return await runAction(bank, 'corporateFileService', action(bank));
+		},
+		message,
+		verify: (bank) => {
+			expect(requestsIn(bank, 'soap')).toBe(1);
+			check(bank);
 		},
 	};
 }
@@ -366,53 +386,22 @@ export const FAULTS: FaultCase[] = [
 			expect(newFiles(bank)).toContain(statement(bank).reference);
 		},
 	},
-	{
-		node: 'corporateFileService',
-		fault: '5xx',
-		name: 'upload stored by the bank, then a 503: not sent again',
-		outcome: 'clear error, nothing lost',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'html', status: 503, area: 'soap', phase: 'after' });
-			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'uploadFile', fileType: 'XL' }, inputItems: fileToUpload() });
-		},
-		message: /^Upload file: outcome unknown: /,
-		verify: (bank) => {
-			expect(requestsIn(bank, 'soap')).toBe(1);
-			expect(uploads(bank)).toHaveLength(1);
-		},
-	},
+	sentOnce('5xx', 'upload stored by the bank, then a 503: not sent again', { kind: 'html', status: 503, area: 'soap', phase: 'after' }, upload, /^Upload file: outcome unknown: /, (bank) =>
+		expect(uploads(bank)).toHaveLength(1),
+	),
 	downloadCase('slow', 'slow download', (bank) => slow(bank, { area: 'soap' }), 1),
 	downloadCase('dropped', 'download sent by the bank and lost on the way: fetched again', (bank) => bank.faults.add({ kind: 'drop', area: 'soap', phase: 'after' }), 2),
-	{
-		node: 'corporateFileService',
-		fault: 'dropped',
-		name: 'upload dropped before the bank read it: not sent again',
-		outcome: 'clear error, nothing lost',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'drop', area: 'soap' });
-			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'uploadFile', fileType: 'XL' }, inputItems: fileToUpload() });
-		},
-		message: /^Upload file: outcome unknown: The connection to the bank failed/,
-		verify: (bank) => {
-			expect(requestsIn(bank, 'soap')).toBe(1);
-			expect(uploads(bank)).toHaveLength(0);
-		},
-	},
-	{
-		node: 'corporateFileService',
-		fault: 'dropped',
-		name: 'delete done by the bank, answer lost: not sent again',
-		outcome: 'clear error, nothing lost',
-		run: async (bank) => {
-			bank.faults.add({ kind: 'drop', area: 'soap', phase: 'after' });
-			return await runAction(bank, 'corporateFileService', { parameters: { operation: 'deleteFile', fileReference: statement(bank).reference } });
-		},
-		message: /^Delete file: outcome unknown: The connection to the bank failed/,
-		verify: (bank) => {
-			expect(requestsIn(bank, 'soap')).toBe(1);
-			expect(soapCalls(bank, 'deleteFile')).toBe(1);
-		},
-	},
+	sentOnce('dropped', 'upload dropped before the bank read it: not sent again', { kind: 'drop', area: 'soap' }, upload, /^Upload file: outcome unknown: The connection to the bank failed/, (bank) =>
+		expect(uploads(bank)).toHaveLength(0),
+	),
+	sentOnce(
+		'dropped',
+		'delete done by the bank, answer lost: not sent again',
+		{ kind: 'drop', area: 'soap', phase: 'after' },
+		(bank) => ({ parameters: { operation: 'deleteFile', fileReference: statement(bank).reference } }),
+		/^Delete file: outcome unknown: The connection to the bank failed/,
+		(bank) => expect(soapCalls(bank, 'deleteFile')).toBe(1),
+	),
 
 	// Bank Event Trigger: every event exactly once, acknowledged only after it was emitted.
 	triggerCase(

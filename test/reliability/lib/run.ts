@@ -37,6 +37,9 @@ export interface Outcome {
 
 export type NodeKind = 'fxTradeReport' | 'fxTradeExecution' | 'bankMockService' | 'corporateFileService' | 'bankEventTrigger';
 
+/** The nodes run from a Manual Trigger. */
+export type ActionKind = Exclude<NodeKind, 'bankEventTrigger'>;
+
 export const CREDENTIAL_OF: Partial<Record<NodeKind, string>> = {
 	fxTradeReport: CC,
 	fxTradeExecution: CC,
@@ -76,7 +79,7 @@ export function outcomeOfRun(result: RunResult, store: CredentialStore | undefin
 }
 
 /** Manual Trigger -> the node, with the sandbox's credentials (plus overrides). */
-export async function runAction(bank: SandboxBank, type: Exclude<NodeKind, 'bankEventTrigger'>, options: ActionOptions): Promise<Outcome> {
+export async function runAction(bank: SandboxBank, type: ActionKind, options: ActionOptions): Promise<Outcome> {
 	const credentialType = CREDENTIAL_OF[type];
 	const store = credentialType ? (options.store ?? sandboxCredentials(bank, options.credential ?? {})) : undefined;
 	const parameters =

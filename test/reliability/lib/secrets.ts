@@ -3,9 +3,11 @@
  * the bank issued, client IDs, private keys, passphrases), looked for in everything a run shows:
  * output items, error messages, descriptions and context, and every log line.
  */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { CredentialStore } from '../../harness/engine';
+import { readEnrolmentState } from '../../../nodes/shared/fileServiceCredential';
+import type { CredentialStore, RunResult } from '../../harness/engine';
+import { CREDENTIAL_IDS, FILES } from '../../helpers/nodes';
 import type { SandboxBank } from '../../sandbox';
 
 export interface Secret {
@@ -91,6 +93,33 @@ export class SecretRegistry {
 		}
 		return findings;
 	}
+}
+
+/** Everything a run shows: items, the error's message, description and context, and every log line. */
+export function shownBy(result: RunResult): Array<{ where: string; text: string }> {
+	const texts: Array<{ where: string; text: string }> = [{ where: 'run data', text: JSON.stringify(result.runData) }];
+	const error = result.error as (Error & { description?: string; context?: unknown }) | undefined;
+	if (error) texts.push({ where: 'error', text: `${error.message}\n${error.description ?? ''}\n${JSON.stringify(error.context ?? {})}` });
+	texts.push({ where: 'logs', text: result.logs.join('\n') });
+	return texts;
+}
+
+/**
+ * What a File Service credential enrolled from a PIN must never show: the PIN, the sandbox's
+ * signing key and every private key the credential held (pasted, enrolled before or after a run).
+ */
+export function enrolmentSecrets(bank: SandboxBank, store: CredentialStore, pin?: string): SecretRegistry {
+	const secrets = new SecretRegistry();
+	if (pin) secrets.add('PIN', pin);
+	for (const entry of [...store.history.map((h) => h.data), store.get(CREDENTIAL_IDS[FILES])!.data]) {
+		const state = readEnrolmentState((entry as IDataObject).enrolment);
+		if (state) {
+			secrets.addPem('enrolled signing key', state.privateKeyPem);
+			if (state.encryption) secrets.addPem('enrolled encryption key', state.encryption.privateKeyPem);
+		}
+	}
+	secrets.addPem('signing key', bank.tls.customerSigningKeyPem);
+	return secrets;
 }
 
 /**

@@ -1,0 +1,144 @@
+/**
+ * A File Service credential holding only a PIN from the sandbox bank, in a real n8n: imported,
+ * tested through n8n's REST API as the editor does when the user saves it (n8n's credential test
+ * runs the enrolment), then used by an example that lists and downloads statements. What n8n
+ * stores and shows is checked for the PIN and the private keys.
+ */
+import { readFileSync } from 'node:fs';
+
+import { nodeError, nodeItems, type ExecuteResult } from './n8n';
+import { requireContext, startStack, type Stack } from './stack';
+import { setupOwner } from './ui';
+import { loadExample, PACKAGE_NAME, type WorkflowJson } from './workflows';
+
+export const FILES = 'corporateBankingFileServiceApi';
+
+export interface PinCredential {
+	id: string;
+	name: string;
+	/** The sandbox's enrolment dialect: a bank profile such as 'op', or 'danske'. */
+	bank: string;
+}
+
+/** The stack of a test file and the values of the sandbox enrolment its credential holds. */
+export interface Enrolled {
+	stack: Stack;
+	data: Record<string, unknown>;
+	pin: string;
+}
+
+/**
+ * Before the test file's tests: a stack, and the credential imported holding the values of a
+ * fresh sandbox enrolment (PIN included); after them: the stack stopped. The result reads them.
+ */
+export function usePinCredential(credential: PinCredential): () => Enrolled {
+	let enrolled: Enrolled | undefined;
+	let stack: Stack | undefined;
+	beforeAll(async () => {
+		const { install, pkg } = requireContext();
+		stack = await startStack({ install, pkg });
+		const data = await stack.bank.admin<Record<string, unknown>>('POST', '/enrolment', {
+			bank: credential.bank,
+		});
+		await stack.n8n.importCredentials([
+			{ id: credential.id, name: credential.name, type: FILES, data },
+		]);
+		enrolled = { stack, data, pin: String(data.pin) };
+	}, 600_000);
+
+	afterAll(async () => {
+		await stack?.stop();
+	}, 120_000);
+
+	return () => enrolled!;
+}
+
+/** The credential's values as n8n stores them (decrypted). */
+export async function storedCredential(stack: Stack, id: string): Promise<Record<string, unknown>> {
+	return (await stack.n8n.decryptedCredentials()).find((c) => c.id === id)!.data;
+}
+
+/**
+ * Tests the credential through n8n's REST API as the editor does on save, with n8n started for
+ * it (and stopped after `whileRunning`): n8n answers OK. Returns the credential's values as n8n
+ * stores them afterwards.
+ */
+export async function credentialTestInN8n(
+	{ stack, data }: Enrolled,
+	credential: PinCredential,
+	browserId: string,
+	whileRunning: () => Promise<void> = async () => undefined,
+): Promise<Record<string, unknown>> {
+	await stack.n8n.start();
+	try {
+		const cookie = await setupOwner(stack.n8n.baseUrl);
+		const response = await fetch(`${stack.n8n.baseUrl}/rest/credentials/test`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', cookie, 'browser-id': browserId },
+			body: JSON.stringify({
+				credentials: { id: credential.id, name: credential.name, type: FILES, data },
+			}),
+		});
+		expect(response.status).toBe(200);
+		expect(((await response.json().catch(() => ({}))) as { data?: unknown }).data).toMatchObject({
+			status: 'OK',
+		});
+		await whileRunning();
+	} finally {
+		await stack.n8n.stop();
+	}
+	return await storedCredential(stack, credential.id);
+}
+
+/** n8n's database holds the keys and the PIN encrypted: none of them is readable in its file. */
+export function expectNotInDatabase(stack: Stack, keys: string[], pin: string): void {
+	const database = readFileSync(stack.n8n.databaseFile).toString('latin1');
+	for (const key of keys) expect(database.includes(key.split('\n')[1])).toBe(false);
+	expect(database.includes(pin)).toBe(false);
+}
+
+/**
+ * Imports an example that lists new statements and downloads each, runs it with `n8n execute`
+ * and checks that no node of the package failed and every listed statement came as a file.
+ * Returns the result, everything the run showed (its output and run data) and the credential's
+ * values as n8n stores them afterwards.
+ */
+export async function runStatementExample(
+	stack: Stack,
+	credential: PinCredential,
+	file: string,
+	workflowId: string,
+): Promise<{ result: ExecuteResult; shown: string; stored: Record<string, unknown> }> {
+	const example = loadExample(file) as WorkflowJson;
+	const workflow = {
+		...example,
+		id: workflowId,
+		active: false,
+		settings: { executionOrder: 'v1' },
+	};
+	await stack.n8n.importWorkflows([workflow]);
+	const result = await stack.n8n.execute(workflowId);
+	expect(result.run).toBeDefined();
+	const run = result.run!;
+	for (const node of workflow.nodes.filter((n) => n.type.startsWith(`${PACKAGE_NAME}.`)))
+		expect(nodeError(run, node.name)).toBeUndefined();
+	const listed = nodeItems(run, 'List New Statements');
+	expect(listed.length).toBeGreaterThan(0);
+	const downloaded = nodeItems(run, 'Download Statement');
+	expect(downloaded.length).toBe(listed.length);
+	expect(downloaded[0].binary?.data).toBeDefined();
+	return {
+		result,
+		shown: `${result.output}\n${JSON.stringify(run)}`,
+		stored: await storedCredential(stack, credential.id),
+	};
+}
+
+/** No line of a private key long enough to recognise, and not the PIN, in what a run showed. */
+export function expectNotShown(shown: string, keys: string[], pin: string): void {
+	for (const key of keys) {
+		for (const line of key.split('\n').filter((l) => l.length > 40))
+			expect(shown.includes(line)).toBe(false);
+	}
+	expect(shown.includes(pin)).toBe(false);
+}
