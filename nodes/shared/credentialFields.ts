@@ -27,7 +27,10 @@ export function caCertificateField(signed: string): INodeProperties {
 	};
 }
 
-/** Credential fields for TLS: the bank's CA, an optional client certificate, and the explicit opt-out. */
+/**
+ * Credential fields for TLS: the bank's CA, an optional client certificate, and the explicit
+ * opt-out.
+ */
 export function tlsProperties(options: {
 	clientCertificate: 'optional' | 'required';
 }): INodeProperties[] {

@@ -5,7 +5,8 @@
  * CreateCertificate with the PIN (first enrolment) or RenewCertificate signed with the current
  * key: two new key pairs and two PKCS#10 requests, signing and encryption. The certificates the
  * bank issues are checked (they hold the new keys, are valid, CertificateStatus says good) before
- * anything is stored; a failure stores nothing, so the certificates the credential had keep working.
+ * anything is stored; a failure stores nothing, so the certificates the credential had keep
+ * working.
  */
 import { X509Certificate } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
@@ -67,7 +68,9 @@ interface Context {
 	now: Date;
 }
 
-/** The pinned root, with the credential's SHA-1 choice (Danske's public samples sign with RSA-SHA1). */
+/**
+ * The pinned root, with the credential's SHA-1 choice (Danske's public samples sign with RSA-SHA1).
+ */
 function trustOf(ctx: Context): BankTrust {
 	return { ...bankTrust(ctx.pinnedRoot), acceptSha1: ctx.view.acceptSha1 };
 }
@@ -163,7 +166,9 @@ async function bankCertificates(ctx: Context): Promise<BankCertificates> {
 	return { encryptionPem: encryption.pem, signingPem: signing.pem, rootPem: sentRoot.pem };
 }
 
-/** CertificateStatus of the new certificates, signed with the new signing key: each must be good. */
+/**
+ * CertificateStatus of the new certificates, signed with the new signing key: each must be good.
+ */
 async function checkStatus(
 	ctx: Context,
 	trust: BankTrust,
@@ -297,7 +302,9 @@ function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): stri
 	return `Signing and encryption certificates ${action} ${actionDay(state, action)}; valid until ${state.notAfter} (renewed automatically when they come within the renewal window)`;
 }
 
-/** First enrolment from the PIN. Throws EnrolmentError naming what the bank said; nothing is stored. */
+/**
+ * First enrolment from the PIN. Throws EnrolmentError naming what the bank said; nothing is stored.
+ */
 export async function danskeEnrol(
 	view: FileServiceCredentialView,
 	bankCertificate: unknown,

@@ -112,7 +112,10 @@ function checkError(message: string): Error {
 	return new Error(message);
 }
 
-/** Enrolment or renewal failed; `keptCertificate` says whether the credential still has a working one. */
+/**
+ * Enrolment or renewal failed; `keptCertificate` says whether the credential still has a working
+ * one.
+ */
 export class EnrolmentError extends Error {
 	constructor(
 		message: string,
@@ -137,7 +140,9 @@ export interface EnrolmentState {
 	pinHash?: string;
 	/** Danske Bank: the customer's encryption certificate and key, enrolled with the signing ones. */
 	encryption?: { certificatePem: string; privateKeyPem: string };
-	/** Danske Bank: the bank's certificates from GetBankCertificate, checked against the pinned root. */
+	/**
+	 * Danske Bank: the bank's certificates from GetBankCertificate, checked against the pinned root.
+	 */
 	bankCertificates?: { encryptionPem: string; signingPem: string; rootPem: string };
 }
 
@@ -192,7 +197,10 @@ export function pinHash(customerId: string, pin: string): string {
 		.digest('hex');
 }
 
-/** Reads and checks the credential fields; throws CredentialFieldError naming the field and the rule. */
+/**
+ * Reads and checks the credential fields; throws CredentialFieldError naming the field and the
+ * rule.
+ */
 export function readFileServiceCredential(
 	credentials: ICredentialDataDecryptedObject,
 ): FileServiceCredentialView {
@@ -527,9 +535,14 @@ export function checkIssuedBy(
 
 export type EnrolmentAction = 'enrol' | 'renew' | 'none';
 
-/** Process memory of PINs sent to a bank: a PIN is never sent twice, even when the first try failed. */
+/**
+ * Process memory of PINs sent to a bank: a PIN is never sent twice, even when the first try failed.
+ */
 const sentPins = new Map<string, { at: string; outcome: string }>();
-/** One enrolment per PIN at a time: concurrent runs wait for the first instead of sending the PIN again. */
+/**
+ * One enrolment per PIN at a time: concurrent runs wait for the first instead of sending the PIN
+ * again.
+ */
 const inflight = new Map<string, Promise<IDataObject>>();
 
 /** Forgets the PINs sent by this process (tests). */
@@ -553,7 +566,10 @@ export function enrolmentDue(
 	return 'none';
 }
 
-/** Sends one SOAP message to the certificate service and returns the answer's body (faults included). */
+/**
+ * Sends one SOAP message to the certificate service and returns the answer's body (faults
+ * included).
+ */
 export type CertServiceSender = (request: {
 	url: string;
 	body: Buffer;
@@ -594,7 +610,10 @@ export function certServiceSender(
 	};
 }
 
-/** What the bank said; `withHint` adds what a file-service code usually means (the certificate services' codes differ). */
+/**
+ * What the bank said; `withHint` adds what a file-service code usually means (the certificate
+ * services' codes differ).
+ */
 function describeBankRefusal(error: unknown, withHint = false): string {
 	if (error instanceof BxdResponseCodeError) {
 		const hint = withHint ? responseCodeHint(error.code) : undefined;
@@ -705,7 +724,10 @@ async function oncePerPin(
 	}
 }
 
-/** Danske Bank: the same PIN rules as the other banks (sent once, one at a time), through its PKIFactoryService. */
+/**
+ * Danske Bank: the same PIN rules as the other banks (sent once, one at a time), through its
+ * PKIFactoryService.
+ */
 async function runDanskeEnrolment(
 	view: FileServiceCredentialView,
 	credentials: ICredentialDataDecryptedObject,
@@ -948,7 +970,10 @@ export async function fetchServiceCertificates(
 	return answer.response?.certificates ?? [];
 }
 
-/** The signed request the credential sends to check itself: getUserInfo, or List Files where the bank has no getUserInfo. */
+/**
+ * The signed request the credential sends to check itself: getUserInfo, or List Files where the
+ * bank has no getUserInfo.
+ */
 export function checkRequest(
 	service: ServiceSettings,
 	now = new Date(),
@@ -1031,7 +1056,10 @@ export function checkRequestOptions(
 	};
 }
 
-/** The request as the credential sends it, and for the credential test the judging of the bank's answer. */
+/**
+ * The request as the credential sends it, and for the credential test the judging of the bank's
+ * answer.
+ */
 export interface CheckPlan {
 	options: IHttpRequestOptions;
 	/** Sends the authenticated check itself and judges the answer (credential test only). */
@@ -1048,7 +1076,8 @@ function checkMarker(requestOptions: IHttpRequestOptions): string | undefined {
 /**
  * For a request marked as the credential's check: the signed check request, and (for the
  * credential test, when requests may use pooled connections) a judge that sends it and turns a
- * refusal into an error naming what was sent and what the bank said. Other requests pass as they are.
+ * refusal into an error naming what was sent and what the bank said. Other requests pass as they
+ * are.
  */
 export function planCheck(
 	credentials: ICredentialDataDecryptedObject,

@@ -97,7 +97,10 @@ export async function requestEvents(
 	return parseAnswer(response.body);
 }
 
-/** The resolver for SET signing keys: the JWKS (fetched through the transport with the bank's CA) or the PEM key. */
+/**
+ * The resolver for SET signing keys: the JWKS (fetched through the transport with the bank's CA) or
+ * the PEM key.
+ */
 export function keyResolver(ctx: IPollFunctions, settings: TriggerSettings): KeyResolver {
 	const source = settings.keySource;
 	if (source.kind === 'pem') return new StaticKeyResolver(source.key);
@@ -122,7 +125,10 @@ export function keyResolver(ctx: IPollFunctions, settings: TriggerSettings): Key
 	});
 }
 
-/** A failure in words for the log, without secrets: the bank's message, code and status when it sent them. */
+/**
+ * A failure in words for the log, without secrets: the bank's message, code and status when it sent
+ * them.
+ */
 export function describeError(error: unknown, settings: TriggerSettings): string {
 	if (error instanceof MalformedAnswerError || error instanceof JwksUnavailableError)
 		return redactSecrets(error.message, settings.secrets);

@@ -47,7 +47,10 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 export const NOT_JSON = Symbol('not JSON');
 
-/** A body as JSON: objects pass through, text and buffers are parsed; NOT_JSON when they do not parse. */
+/**
+ * A body as JSON: objects pass through, text and buffers are parsed; NOT_JSON when they do not
+ * parse.
+ */
 export function parseJson(body: unknown): unknown {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
 	if (typeof text !== 'string') return text;
@@ -58,7 +61,10 @@ export function parseJson(body: unknown): unknown {
 	}
 }
 
-/** Reads the signing keys of a JWKS document. Keys that are not for signatures or cannot be imported are skipped. */
+/**
+ * Reads the signing keys of a JWKS document. Keys that are not for signatures or cannot be imported
+ * are skipped.
+ */
 export function parseJwks(body: unknown): Map<string, JwksKey> {
 	const doc = parseJson(body);
 	if (doc === NOT_JSON) throw new JwksUnavailableError('The JWKS URL did not answer with JSON');

@@ -60,7 +60,9 @@ function quote(value: unknown): string {
 	return `"${text.length > 120 ? `${text.slice(0, 120)}…` : text}"`;
 }
 
-/** Maps a failure of the signature check to its RFC 8935 code; rethrows what is not about this SET. */
+/**
+ * Maps a failure of the signature check to its RFC 8935 code; rethrows what is not about this SET.
+ */
 function signatureVerdict(error: unknown): Verdict {
 	if (error instanceof KeyProblem) return refuse('invalid_key', error.message);
 	if (error instanceof errors.JWSSignatureVerificationFailed) {

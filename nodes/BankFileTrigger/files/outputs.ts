@@ -78,7 +78,10 @@ const report: FileOutput = {
 	},
 };
 
-/** The file's content: read back from n8n's binary storage as a stream, or the bytes held in the item. */
+/**
+ * The file's content: read back from n8n's binary storage as a stream, or the bytes held in the
+ * item.
+ */
 async function contentOf(ctx: IPollFunctions, binary: IBinaryData): Promise<Buffer | Readable> {
 	return binary.id
 		? await ctx.helpers.getBinaryStream(binary.id)
@@ -153,7 +156,8 @@ const parse: FileOutput = {
 			}
 		} catch (error) {
 			// A file that cannot be parsed is emitted once as it is, with the reason, so it is neither
-			// lost nor retried forever; none of its entries are emitted (a half-read file would look whole).
+			// lost nor retried forever; none of its entries are emitted (a half-read file would look
+			// whole).
 			const problem = error instanceof BankFileError ? error : undefined;
 			ctx.logger.warn(
 				`Bank File Trigger: file ${fileReference} could not be parsed: ${(error as Error).message}. It is emitted with the error.`,

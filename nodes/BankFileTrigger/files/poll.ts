@@ -118,7 +118,10 @@ async function deliver(
 	return items.length ? [items] : null;
 }
 
-/** The files to emit: NEW ones and downloaded ones of the covered days, never emitted and not in the baseline. */
+/**
+ * The files to emit: NEW ones and downloaded ones of the covered days, never emitted and not in the
+ * baseline.
+ */
 function dueFiles(fresh: ListedFile[], recent: ListedFile[], memory: FileMemory): DueFile[] {
 	const due = new Map<string, DueFile>();
 	for (const file of fresh) {

@@ -10,7 +10,9 @@ import { isOutputMode } from './outputs';
 
 export { FILE_SERVICE_CREDENTIAL as CREDENTIAL_TYPE } from '../../shared/fileServiceCredential';
 
-/** Everything one poll needs, read from the node's parameters and checked before the bank is asked. */
+/**
+ * Everything one poll needs, read from the node's parameters and checked before the bank is asked.
+ */
 export interface FileTriggerSettings {
 	/** File type codes to list, each on its own; empty: every type. */
 	fileTypes: string[];
@@ -25,7 +27,9 @@ export interface FileTriggerSettings {
 	rememberFiles: number;
 	/** How requests are sent (endpoint, signature canonicalization, timeout, compression). */
 	request: CommonOptions;
-	/** What the baseline and the memory of emitted files belong to: file types, target and service. */
+	/**
+	 * What the baseline and the memory of emitted files belong to: file types, target and service.
+	 */
 	scope: string;
 }
 

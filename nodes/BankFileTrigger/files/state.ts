@@ -49,12 +49,18 @@ export class FileMemory {
 		this.emittedFiles = new RememberedIds(data.emitted);
 	}
 
-	/** Whether the trigger has noted its baseline for this scope (else the poll notes it and emits nothing). */
+	/**
+	 * Whether the trigger has noted its baseline for this scope (else the poll notes it and emits
+	 * nothing).
+	 */
 	startedFor(scope: string): boolean {
 		return this.scope === scope && this.coveredFrom !== undefined;
 	}
 
-	/** Notes the files the bank has already handed out; they are never emitted. Emitted files stay remembered. */
+	/**
+	 * Notes the files the bank has already handed out; they are never emitted. Emitted files stay
+	 * remembered.
+	 */
 	start(scope: string, handedOut: string[], today: string, windowStart: string): void {
 		this.scope = scope;
 		this.baseline = new Set(handedOut);
@@ -62,7 +68,10 @@ export class FileMemory {
 		this.coveredFrom = windowStart;
 	}
 
-	/** Moves the covered days with the look-back window (never back), and forgets a baseline no file can match any more. */
+	/**
+	 * Moves the covered days with the look-back window (never back), and forgets a baseline no file
+	 * can match any more.
+	 */
 	advance(windowStart: string): void {
 		if (!this.coveredFrom || windowStart > this.coveredFrom) this.coveredFrom = windowStart;
 		if (this.baselineDay && this.coveredFrom > this.baselineDay) {

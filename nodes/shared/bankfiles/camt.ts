@@ -210,7 +210,10 @@ function txFacts(tx: XNode | undefined, entry: XNode, credit: boolean): TxFacts 
 	};
 }
 
-/** Whether two fact values are the same: strings, numbers, null, or flat objects of those (codes, FX). */
+/**
+ * Whether two fact values are the same: strings, numbers, null, or flat objects of those (codes,
+ * FX).
+ */
 function same(a: unknown, b: unknown): boolean {
 	if (a === b) return true;
 	if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;

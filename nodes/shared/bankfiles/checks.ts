@@ -115,12 +115,17 @@ export function isValidIban(iban: string): boolean {
 	return ibanProblem(iban) === undefined;
 }
 
-/** BIC (ISO 9362): 4 letters or digits (institution), 2 letters (country), 2 location, optional 3 branch. */
+/**
+ * BIC (ISO 9362): 4 letters or digits (institution), 2 letters (country), 2 location, optional 3
+ * branch.
+ */
 export function isValidBic(bic: string): boolean {
 	return /^[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(bic);
 }
 
-/** RF creditor reference (ISO 11649): "RF", 2 check digits, 1 to 21 letters or digits, mod-97 = 1. */
+/**
+ * RF creditor reference (ISO 11649): "RF", 2 check digits, 1 to 21 letters or digits, mod-97 = 1.
+ */
 export function isValidRfReference(input: string): boolean {
 	const ref = input.replace(/\s+/g, '').toUpperCase();
 	if (!/^RF\d{2}[A-Z0-9]{1,21}$/.test(ref)) return false;

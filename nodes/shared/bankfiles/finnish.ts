@@ -184,7 +184,9 @@ export interface RecordReader {
 	end(): void;
 }
 
-/** TITO: one statement per T00 record, one entry per T10 / T80 record (with its T11 / T81 details). */
+/**
+ * TITO: one statement per T00 record, one entry per T10 / T80 record (with its T11 / T81 details).
+ */
 export function titoReader(
 	format: DetectedFormat,
 	options: ParseOptions,
@@ -192,7 +194,9 @@ export function titoReader(
 ): RecordReader {
 	let statement: TitoStatement | undefined;
 	let entry: { value: BankEntry; detail: boolean; line: number } | undefined;
-	/** The last main entry and its itemisations, emitted when the next main entry (or the end) comes. */
+	/**
+	 * The last main entry and its itemisations, emitted when the next main entry (or the end) comes.
+	 */
 	let main: { value: BankEntry; items: BankEntry[] } | undefined;
 
 	const emitMain = (): void => {
@@ -210,7 +214,8 @@ export function titoReader(
 		entry = undefined;
 		if (statement.skipped) return;
 		if (detail) {
-			// An itemisation of the previous entry: an item of its own only when splitting per transaction.
+			// An itemisation of the previous entry: an item of its own only when splitting per
+			// transaction.
 			if (main) {
 				main.items.push(value);
 				value.transactionIndex = main.items.length;

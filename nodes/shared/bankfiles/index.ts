@@ -10,16 +10,24 @@
  *     stream: XML through a SAX parser that builds one entry (Ntry) at a time, never the whole
  *     document tree; TITO / KTL line by line. Events, in file order:
  *       { type: 'format', format: DetectedFormat }          always first
- *       { type: 'entry', entry: BankEntry }                 one per booking entry (or per TxDtls with split: 'transaction')
- *       { type: 'statement', statement: StatementSummary }  after the statement's entries: balances, totals, check
- *       { type: 'paymentStatus', status: PaymentStatus }    pain.002: per payment, else per block / message
- *       { type: 'skippedStatement', key: StatementKey }     a statement options.skipStatement refused
- *       { type: 'warning', warning: ParseWarning }          an entry / record left out (onInvalidRecord: 'warn')
- *     options (ParseOptions): format ('auto' | 'camt.053' | 'camt.054' | 'pain.002' | 'tito' | 'ktl'),
+ *       { type: 'entry', entry: BankEntry }                 one per booking entry (or per TxDtls
+ * with split: 'transaction')
+ *       { type: 'statement', statement: StatementSummary }  after the statement's entries:
+ * balances, totals, check
+ *       { type: 'paymentStatus', status: PaymentStatus }    pain.002: per payment, else per block /
+ * message
+ *       { type: 'skippedStatement', key: StatementKey }     a statement options.skipStatement
+ * refused
+ *       { type: 'warning', warning: ParseWarning }          an entry / record left out
+ * (onInvalidRecord: 'warn')
+ *     options (ParseOptions): format ('auto' | 'camt.053' | 'camt.054' | 'pain.002' | 'tito' |
+ * 'ktl'),
  *     split ('entry' | 'transaction'), keepXml, onInvalidRecord ('fail' | 'warn'),
  *     skipStatement(key) => boolean, encoding ('auto' | 'utf-8' | 'latin1', TITO / KTL).
- *   parseBankFileToArrays(source, options?): Promise<ParsedBankFile>   the same, collected in arrays
- *   detectFormat(head: Buffer, chosen?): DetectedFormat                 format and version from the first bytes
+ *   parseBankFileToArrays(source, options?): Promise<ParsedBankFile>   the same, collected in
+ * arrays
+ *   detectFormat(head: Buffer, chosen?): DetectedFormat                 format and version from the
+ * first bytes
  *
  *   Formats: camt.053 and camt.054 versions .001.02 to .001.08, pain.002 .001.03 to .001.10,
  *   Finnish TITO (konekielinen tiliote) and KTL (viitesiirto), ISO-8859-1 or UTF-8.

@@ -35,7 +35,10 @@ export interface PaymentInput {
 	/** An RF creditor reference (ISO 11649) or a Finnish reference number; or give remittanceText. */
 	creditorReference?: string | null;
 	remittanceText?: string | null;
-	/** Given by the payer, returned by the bank in statements and status reports; generated when empty. */
+	/**
+	 * Given by the payer, returned by the bank in statements and status reports; generated when
+	 * empty.
+	 */
 	endToEndId?: string | null;
 	instructionId?: string | null;
 	/** ISO category purpose code such as SALA (salaries) or SUPP (supplier payment). */
@@ -47,14 +50,19 @@ export interface PaymentFileOptions {
 	/** Unique per file, at most 35 characters. */
 	messageId: string;
 	initiatingPartyName: string;
-	/** Organisation id of the initiating party (e.g. a Finnish business id or the bank's customer id). */
+	/**
+	 * Organisation id of the initiating party (e.g. a Finnish business id or the bank's customer id).
+	 */
 	initiatingPartyId?: string | null;
 	/** Creation time written in the file; now when not given. */
 	created?: Date;
 	/** YYYY-MM-DD: execution dates before it are refused; the current UTC date when not given. */
 	today?: string;
 	batchBooking?: boolean;
-	/** 'sepa': only the SEPA basic Latin characters in texts; 'unicode' (default): any XML text character. */
+	/**
+	 * 'sepa': only the SEPA basic Latin characters in texts; 'unicode' (default): any XML text
+	 * character.
+	 */
 	characterSet?: 'unicode' | 'sepa';
 }
 
@@ -256,7 +264,10 @@ function optionProblems(options: PaymentFileOptions): PaymentProblem[] {
 	return problems;
 }
 
-/** Builds the file; throws PaymentValidationError listing every problem when any payment (or option) is invalid. */
+/**
+ * Builds the file; throws PaymentValidationError listing every problem when any payment (or option)
+ * is invalid.
+ */
 export function buildPaymentFile(
 	payments: PaymentInput[],
 	options: PaymentFileOptions,

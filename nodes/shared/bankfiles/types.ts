@@ -1,4 +1,7 @@
-/** The shapes bank files are parsed into. Plain JSON values only, so they can become n8n items as they are. */
+/**
+ * The shapes bank files are parsed into. Plain JSON values only, so they can become n8n items as
+ * they are.
+ */
 
 export type BankFileFormat = 'camt.053' | 'camt.054' | 'pain.002' | 'tito' | 'ktl';
 
@@ -80,7 +83,9 @@ export interface BankEntry {
 	additionalInfo: string | null;
 	/** How many transactions the entry holds (a batch entry holds several). */
 	transactionCount: number;
-	/** 1-based index of the transaction within the entry when split per transaction detail, else null. */
+	/**
+	 * 1-based index of the transaction within the entry when split per transaction detail, else null.
+	 */
 	transactionIndex: number | null;
 	/** Transaction amount when split per transaction detail (signed like amount), else null. */
 	entryAmount: number | null;
@@ -98,7 +103,9 @@ export interface BalanceInfo {
 
 export type StatementCheck = 'ok' | 'mismatch' | 'notAvailable';
 
-/** One statement, notification or reference payment batch, with its balances and the balance check. */
+/**
+ * One statement, notification or reference payment batch, with its balances and the balance check.
+ */
 export interface StatementSummary {
 	messageType: string;
 	messageId: string | null;
@@ -185,7 +192,10 @@ export interface ParseOptions {
 	split?: 'entry' | 'transaction';
 	/** Keep each entry's XML element in `xml`. */
 	keepXml?: boolean;
-	/** 'fail' (default) stops at a record or entry that cannot be read; 'warn' skips it with a warning. */
+	/**
+	 * 'fail' (default) stops at a record or entry that cannot be read; 'warn' skips it with a
+	 * warning.
+	 */
 	onInvalidRecord?: 'fail' | 'warn';
 	/** Statements to skip (already processed): return true to skip; its entries are not read. */
 	skipStatement?: (key: StatementKey) => boolean;

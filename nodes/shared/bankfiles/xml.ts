@@ -25,7 +25,9 @@ const local = (name: string): string => {
 	return colon === -1 ? name : name.slice(colon + 1);
 };
 
-/** Shared by every element without attributes / children (never changed: a first child replaces it). */
+/**
+ * Shared by every element without attributes / children (never changed: a first child replaces it).
+ */
 const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const NO_CHILDREN: XNode[] = Object.freeze([]) as unknown as XNode[];
 
@@ -48,7 +50,10 @@ export function ownString(value: string): string {
 	return value.length < 13 ? value : (' ' + value).slice(1);
 }
 
-/** How many bytes are decoded and handed to saxes at once: small enough to stay in V8's young generation. */
+/**
+ * How many bytes are decoded and handed to saxes at once: small enough to stay in V8's young
+ * generation.
+ */
 const PIECE = 16 * 1024;
 
 /**

@@ -1,4 +1,6 @@
-/** The outcome of a call that may throw, as a value (keeps error translation out of catch blocks). */
+/**
+ * The outcome of a call that may throw, as a value (keeps error translation out of catch blocks).
+ */
 export type Attempt<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 export function attempt<T>(fn: () => T): Attempt<T> {

@@ -13,7 +13,10 @@ import type { SignatureAlgorithm } from './signature';
 /** The dialect of the certificate service: namespaces and how the PIN is proven. */
 export type CertDialect = 'nordea' | 'op' | 'samlink';
 
-/** How the bank enrols certificates: the bxd certificate service, or Danske Bank's PKIFactoryService. */
+/**
+ * How the bank enrols certificates: the bxd certificate service, or Danske Bank's
+ * PKIFactoryService.
+ */
 export type EnrolmentService = 'certificateService' | 'danskePki';
 
 export type BankId =
@@ -51,7 +54,9 @@ export interface BankProfile {
 	pkiEnvironments?: { production: string; test: string };
 	/** How the one-time code is proven: an HMAC of the request (Nordea) or sent as TransferKey. */
 	pin?: { kind: 'hmac' | 'transferKey' | 'pin'; label: string; pattern: RegExp; rule: string };
-	/** The root certificate the bank's signing certificates chain to (paste it as Bank Certificate). */
+	/**
+	 * The root certificate the bank's signing certificates chain to (paste it as Bank Certificate).
+	 */
 	rootCertificate?: { subject: string; publishedAt: string };
 	signatureAlgorithm: SignatureAlgorithm;
 	/** Whether file requests carry TargetId. */
@@ -66,21 +71,29 @@ export interface BankProfile {
 	fileTypes: Array<{ code: string; label: string }>;
 }
 
-/** OP, Samlink: a 16-digit transfer key (sepafm xml_schemas/op/CertApplicationRequest_200812.xsd, TransferKey). */
+/**
+ * OP, Samlink: a 16-digit transfer key (sepafm xml_schemas/op/CertApplicationRequest_200812.xsd,
+ * TransferKey).
+ */
 const TRANSFER_KEY = {
 	kind: 'transferKey' as const,
 	label: 'Transfer Key',
 	pattern: /^\d{16}$/,
 	rule: 'must be the 16 digits the bank gave (spaces are ignored)',
 };
-/** Samlink: sepafm xml_schemas/samlink/CertApplicationRequest.xsd (TransferKey, no fixed length). */
+/**
+ * Samlink: sepafm xml_schemas/samlink/CertApplicationRequest.xsd (TransferKey, no fixed length).
+ */
 const SAMLINK_KEY = {
 	kind: 'transferKey' as const,
 	label: 'Transfer Key',
 	pattern: /^[0-9A-Za-z]{4,64}$/,
 	rule: 'must be the letters and digits the bank gave (spaces are ignored)',
 };
-/** Nordea: a 10-digit activation code keyed into an HMAC-SHA1 of the PKCS#10 request (sepafm lib/sepa/application_request.rb, utilities.rb#hmac). */
+/**
+ * Nordea: a 10-digit activation code keyed into an HMAC-SHA1 of the PKCS#10 request (sepafm
+ * lib/sepa/application_request.rb, utilities.rb#hmac).
+ */
 const NORDEA_PIN = {
 	kind: 'hmac' as const,
 	label: 'Activation Code (PIN)',
@@ -88,7 +101,10 @@ const NORDEA_PIN = {
 	rule: 'must be the letters and digits the bank gave (spaces are ignored)',
 };
 
-/** Danske Bank: the PIN of CreateCertificateRequest (sepafm lib/sepa/xml_schemas/danske_pki.xsd: PIN is string10). */
+/**
+ * Danske Bank: the PIN of CreateCertificateRequest (sepafm lib/sepa/xml_schemas/danske_pki.xsd: PIN
+ * is string10).
+ */
 const DANSKE_PIN = {
 	kind: 'pin' as const,
 	label: 'PIN',
@@ -96,7 +112,9 @@ const DANSKE_PIN = {
 	rule: 'must be the 4 to 10 letters and digits the bank gave (spaces are ignored)',
 };
 
-/** ISO 20022 names every bank of the family offers (sepafm test/sepa/banks/*\/responses dfl.xml). */
+/**
+ * ISO 20022 names every bank of the family offers (sepafm test/sepa/banks/*\/responses dfl.xml).
+ */
 const ISO_TYPES = [
 	{ code: 'pain.001.001.03', label: 'Credit Transfer Initiation (pain.001), upload' },
 	{ code: 'pain.002.001.03', label: 'Payment Status Report (pain.002), download' },
@@ -110,7 +128,10 @@ const FINNISH_TYPES = [
 	{ code: 'KTL', label: 'Reference payments (KTL), download' },
 ];
 
-/** Samlink platform (sepafm lib/sepa/wsdl/wsdl_samlink_production.xml, wsdl_samlink_test.xml, wsdl_samlink_cert_*.xml). */
+/**
+ * Samlink platform (sepafm lib/sepa/wsdl/wsdl_samlink_production.xml, wsdl_samlink_test.xml,
+ * wsdl_samlink_cert_*.xml).
+ */
 const SAMLINK_BASE: Omit<BankProfile, 'id' | 'name'> = {
 	platform: 'samlink',
 	fileService: {
@@ -134,7 +155,8 @@ const SAMLINK_BASE: Omit<BankProfile, 'id' | 'name'> = {
 	signatureAlgorithm: 'sha1',
 	// sepafm lib/sepa/application_request.rb adds TargetId only for Nordea.
 	sendsTargetId: false,
-	// REFERENCES "Bank quirks": Samlink has no getUserInfo (sepafm lib/sepa/wsdl/wsdl_samlink_production.xml has it, but sepafm never calls it for Samlink).
+	// REFERENCES "Bank quirks": Samlink has no getUserInfo (sepafm
+	// lib/sepa/wsdl/wsdl_samlink_production.xml has it, but sepafm never calls it for Samlink).
 	hasGetUserInfo: false,
 	// sepafm wsdl_samlink_*.xml: soapAction="".
 	soapAction: '""',
@@ -151,7 +173,8 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
 		name: 'Nordea',
 		platform: 'nordea',
 		// sepafm lib/sepa/wsdl/wsdl_nordea_sha2.xml (commit f1879bf, 2024: Nordea's SHA-256 addresses).
-		// Nordea's test environment is the same address with Environment TEST (sepafm application_request.rb).
+		// Nordea's test environment is the same address with Environment TEST (sepafm
+		// application_request.rb).
 		fileService: {
 			production: 'https://filetransfer.nordea.com/services/CorporateFileService/sha2',
 			test: 'https://filetransfer.nordea.com/services/CorporateFileService/sha2',
@@ -163,7 +186,8 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
 		},
 		certDialect: 'nordea',
 		pin: NORDEA_PIN,
-		// sepafm lib/sepa/certificates/nordea_root_certificate.pem (its 2012 copy expired in 2022: fetch the current one from Nordea).
+		// sepafm lib/sepa/certificates/nordea_root_certificate.pem (its 2012 copy expired in 2022:
+		// fetch the current one from Nordea).
 		rootCertificate: {
 			subject: 'CN=Nordea Corporate Server CA 01, O=Nordea Bank AB (publ), C=SE',
 			publishedAt:
@@ -189,7 +213,8 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
 		id: 'op',
 		name: 'OP Financial Group',
 		platform: 'op',
-		// sepafm lib/sepa/wsdl/wsdl_op_production.xml, wsdl_op_test.xml; pankkiyhteys src/cert-services.ts.
+		// sepafm lib/sepa/wsdl/wsdl_op_production.xml, wsdl_op_test.xml; pankkiyhteys
+		// src/cert-services.ts.
 		fileService: {
 			production: 'https://wsk.op.fi/services/CorporateFileService',
 			test: 'https://wsk.asiakastesti.op.fi/services/CorporateFileService',
@@ -201,7 +226,8 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
 		},
 		certDialect: 'op',
 		pin: TRANSFER_KEY,
-		// sepafm lib/sepa/certificates/op_root_certificate.pem (that copy expired in 2024); pankkiyhteys src/cacerts/OP-Pohjola.ts.
+		// sepafm lib/sepa/certificates/op_root_certificate.pem (that copy expired in 2024);
+		// pankkiyhteys src/cacerts/OP-Pohjola.ts.
 		rootCertificate: {
 			subject: 'CN=OP Services CA V2 (now its successor), C=FI',
 			publishedAt:
@@ -243,20 +269,24 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
 			publishedAt:
 				'Danske Bank "Web Services" instructions; sepafm lib/sepa/certificates/danske_root_certificate.pem',
 		},
-		// sepafm's Danske requests and the bank's own answers in test/sepa/banks/danske/responses/ use RSA-SHA1.
+		// sepafm's Danske requests and the bank's own answers in test/sepa/banks/danske/responses/ use
+		// RSA-SHA1.
 		signatureAlgorithm: 'sha1',
 		sendsTargetId: false,
-		// REFERENCES "Bank quirks": Danske has no getUserInfo (sepafm soap_danske.rb's own todo says so).
+		// REFERENCES "Bank quirks": Danske has no getUserInfo (sepafm soap_danske.rb's own todo says
+		// so).
 		hasGetUserInfo: false,
 		// sepafm lib/sepa/wsdl/wsdl_danske.xml: soapAction="".
 		soapAction: '""',
 		environments: { production: 'PRODUCTION', test: 'TEST' },
-		// sepafm soap_danske.rb#set_cert_contents: test becomes customertest; danske_pki.xsd EnvironmentType.
+		// sepafm soap_danske.rb#set_cert_contents: test becomes customertest; danske_pki.xsd
+		// EnvironmentType.
 		pkiEnvironments: { production: 'production', test: 'customertest' },
 		fileTypes: ISO_TYPES,
 	},
 	samlink: { id: 'samlink', name: 'Samlink', ...SAMLINK_BASE },
-	// TatuUlmanen/BankWS lists Aktia, Säästöpankki, POP Pankki and Handelsbanken as reached through Samlink.
+	// TatuUlmanen/BankWS lists Aktia, Säästöpankki, POP Pankki and Handelsbanken as reached through
+	// Samlink.
 	aktia: { id: 'aktia', name: 'Aktia (Samlink)', ...SAMLINK_BASE },
 	pop: { id: 'pop', name: 'POP Bank (Samlink)', ...SAMLINK_BASE },
 	saastopankki: { id: 'saastopankki', name: 'Säästöpankki (Samlink)', ...SAMLINK_BASE },
@@ -264,7 +294,8 @@ export const BANK_PROFILES: Record<Exclude<BankId, 'custom'>, BankProfile> & {
 		id: 'handelsbanken',
 		name: 'Handelsbanken Finland (Samlink)',
 		...SAMLINK_BASE,
-		// REFERENCES "Bank quirks": Handelsbanken has its own file-type codes; ISO names work everywhere.
+		// REFERENCES "Bank quirks": Handelsbanken has its own file-type codes; ISO names work
+		// everywhere.
 		fileTypes: ISO_TYPES,
 	},
 	custom: {

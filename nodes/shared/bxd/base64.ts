@@ -325,7 +325,9 @@ export function decodePayload(raw: Buffer | string, what: string): Buffer {
 	throw base64Error(decoded.error, what);
 }
 
-/** Base64Decoder that also skips line-break character references, including ones cut between chunks. */
+/**
+ * Base64Decoder that also skips line-break character references, including ones cut between chunks.
+ */
 class ElementTextDecoder extends Base64Decoder {
 	private reference = '';
 
@@ -355,7 +357,10 @@ class ElementTextDecoder extends Base64Decoder {
 	}
 }
 
-/** Decodes the base64 text of an element as it arrives, as strictly as decodePayload; errors name `what`. */
+/**
+ * Decodes the base64 text of an element as it arrives, as strictly as decodePayload; errors name
+ * `what`.
+ */
 export class Base64DecodeStream extends Base64Decode {
 	constructor(private readonly what: string) {
 		super(new ElementTextDecoder());

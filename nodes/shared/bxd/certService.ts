@@ -44,7 +44,8 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 
 /** Namespaces of each dialect: the SOAP service and the CertApplicationRequest document. */
 export const CERT_NAMESPACES: Record<CertDialect, { service: string; data: string }> = {
-	// sepafm lib/sepa/xml_templates/soap/nordea/get_certificate.xml, application_request/nordea/get_certificate.xml
+	// sepafm lib/sepa/xml_templates/soap/nordea/get_certificate.xml,
+	// application_request/nordea/get_certificate.xml
 	nordea: {
 		service: 'http://bxd.fi/CertificateService',
 		data: 'http://filetransfer.nordea.com/xmldata/',
@@ -122,7 +123,10 @@ export async function createKeyAndRequest(
 	return { privateKeyPem, publicKey, csrDer, csrPem: forge.pki.certificationRequestToPem(csr) };
 }
 
-/** Nordea's proof of the activation code: base64 HMAC-SHA1 of the DER request keyed with the code (sepafm utilities.rb#hmac). */
+/**
+ * Nordea's proof of the activation code: base64 HMAC-SHA1 of the DER request keyed with the code
+ * (sepafm utilities.rb#hmac).
+ */
 export function nordeaHmac(pin: string, csrDer: Buffer): string {
 	return createHmac('sha1', Buffer.from(pin, 'utf8')).update(csrDer).digest('base64');
 }
@@ -200,7 +204,8 @@ export function buildCertApplicationRequest(fields: CertRequestFields): string {
 			pin && fields.csrDer ? element('HMAC', nordeaHmac(pin, fields.csrDer)) : '',
 		];
 	} else {
-		// Service MATU names the payment-service certificate (sepafm application_request.rb; the schemas' default).
+		// Service MATU names the payment-service certificate (sepafm application_request.rb; the
+		// schemas' default).
 		body = [
 			'<Compression>false</Compression>',
 			element('Service', 'MATU'),
@@ -220,7 +225,10 @@ export interface CertSoapRequest {
 	body: Buffer;
 }
 
-/** Wraps a CertApplicationRequest in the service's SOAP envelope (the envelope itself is not signed). */
+/**
+ * Wraps a CertApplicationRequest in the service's SOAP envelope (the envelope itself is not
+ * signed).
+ */
 export function buildCertEnvelope(
 	dialect: CertDialect,
 	command: CertCommand,

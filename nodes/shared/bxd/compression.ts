@@ -39,7 +39,9 @@ export async function gzipStream(
 	return { compressed: Buffer.concat(chunks), inputBytes };
 }
 
-/** Gzips a stream into a file, never holding more than a chunk; returns the sizes before and after. */
+/**
+ * Gzips a stream into a file, never holding more than a chunk; returns the sizes before and after.
+ */
 export async function gzipToFile(
 	source: Readable,
 	path: string,

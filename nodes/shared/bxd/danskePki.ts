@@ -49,7 +49,9 @@ export class PkiFaultError extends BxdError {
 	}
 }
 
-/** An answer of the PKIFactoryService that cannot be used (unreadable, unsigned, not the bank's). */
+/**
+ * An answer of the PKIFactoryService that cannot be used (unreadable, unsigned, not the bank's).
+ */
 export class PkiAnswerError extends BxdError {
 	constructor(message: string) {
 		super(message);
@@ -97,7 +99,10 @@ export function buildPkiEnvelope(
 	return Buffer.from(xml, 'utf8');
 }
 
-/** The SOAPAction header of an operation (sepafm wsdl_danske_cert.xml: soapAction="CreateCertificate" and so on). */
+/**
+ * The SOAPAction header of an operation (sepafm wsdl_danske_cert.xml:
+ * soapAction="CreateCertificate" and so on).
+ */
 export function pkiSoapAction(operation: PkiOperation): string {
 	return `"${operation}"`;
 }
@@ -161,7 +166,9 @@ export function certificateRequest(
 	return documentBytes(encrypted).toString('utf8');
 }
 
-/** CertificateStatusRequest or GetOwnCertificateListRequest, signed with the current signing key. */
+/**
+ * CertificateStatusRequest or GetOwnCertificateListRequest, signed with the current signing key.
+ */
 export function signedQuery(
 	operation: 'CertificateStatus' | 'GetOwnCertificateList',
 	customerId: string,
@@ -214,7 +221,9 @@ function parse(text: string, what: string): Document {
 	return doc;
 }
 
-/** The text of an element as it appears in `source` (the bank signs it as a document of its own). */
+/**
+ * The text of an element as it appears in `source` (the bank signs it as a document of its own).
+ */
 function rawElement(source: string, element: Element): string {
 	const name = element.tagName;
 	const start = source.search(new RegExp(`<${name.replace(/[.]/g, '\\.')}[\\s>/]`));
@@ -338,7 +347,9 @@ export interface CertificateStatusEntry {
 	revocationDate?: string;
 }
 
-/** The CertificateStatus entries of a CertificateStatusResponse or GetOwnCertificateListResponse. */
+/**
+ * The CertificateStatus entries of a CertificateStatusResponse or GetOwnCertificateListResponse.
+ */
 export function certificateStatuses(response: Element): CertificateStatusEntry[] {
 	return elements(response)
 		.filter((e) => e.localName === 'CertificateStatus')
@@ -356,7 +367,10 @@ export function certificateStatuses(response: Element): CertificateStatusEntry[]
 		});
 }
 
-/** The serial number of a certificate as the PKI service writes it (hexadecimal, as X509Certificate gives it). */
+/**
+ * The serial number of a certificate as the PKI service writes it (hexadecimal, as X509Certificate
+ * gives it).
+ */
 export function serialOf(pem: string): string {
 	const [first] = pemCertificates(pem);
 	const read = attempt(() => new X509Certificate(first ?? pem));

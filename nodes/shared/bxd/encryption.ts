@@ -2,7 +2,8 @@
  * XML Encryption of bxd documents as Danske Bank uses it (W3C xmlenc, Element type): the
  * document is encrypted with a fresh 3DES-CBC content key (the 8-byte IV in front of the
  * ciphertext, PKCS#5 padding) and that key is wrapped with RSA PKCS#1 v1.5 under the recipient's
- * encryption certificate. Requests go to the bank's certificate (recipient `name:DanskeBankCryptCERT`);
+ * encryption certificate. Requests go to the bank's certificate (recipient
+ * `name:DanskeBankCryptCERT`);
  * answers come encrypted to the customer's encryption key.
  *
  * Decryption works on a stream: the EncryptedData text before its CipherValue is read and
@@ -46,7 +47,10 @@ export const XMLENC_NS = 'http://www.w3.org/2001/04/xmlenc#';
 export const XMLENC_ELEMENT = `${XMLENC_NS}Element`;
 export const TRIPLEDES_CBC = `${XMLENC_NS}tripledes-cbc`;
 export const RSA_1_5 = `${XMLENC_NS}rsa-1_5`;
-/** Danske Bank's name for its encryption certificate (sepafm xml_templates/application_request/encrypted_request.xml). */
+/**
+ * Danske Bank's name for its encryption certificate (sepafm
+ * xml_templates/application_request/encrypted_request.xml).
+ */
 export const DANSKE_RECIPIENT = 'name:DanskeBankCryptCERT';
 
 const KEY_BYTES = 24;
@@ -55,7 +59,10 @@ const BLOCK = 8;
 /** The EncryptedData text before the encrypted document's CipherValue is kept up to this size. */
 const ENCRYPTED_HEAD_LIMIT = 256 * 1024;
 
-/** The answer or request cannot be encrypted or decrypted; the message says why, never with key material. */
+/**
+ * The answer or request cannot be encrypted or decrypted; the message says why, never with key
+ * material.
+ */
 export class BxdEncryptionError extends BxdError {
 	constructor(message: string) {
 		super(message);
@@ -197,7 +204,9 @@ export function encryptDocument(
 	};
 }
 
-/** Yields the EncryptedData document of a plaintext stream, chunk by chunk, with a session's key. */
+/**
+ * Yields the EncryptedData document of a plaintext stream, chunk by chunk, with a session's key.
+ */
 export async function* encryptedChunks(
 	session: EncryptionSession,
 	plain: AsyncIterable<Buffer>,
@@ -221,10 +230,16 @@ export async function* encryptedChunks(
 const ANOTHER_KEY =
 	"The bank's answer is encrypted to another key: it cannot be decrypted with the credential's encryption key. Check that the encryption certificate the bank holds for you is the one in the credential (enrol again if the bank issued new certificates)";
 
-/** Whether this node:crypto refuses RSA PKCS#1 v1.5 private decryption (Node 20's OpenSSL 3.0 builds). */
+/**
+ * Whether this node:crypto refuses RSA PKCS#1 v1.5 private decryption (Node 20's OpenSSL 3.0
+ * builds).
+ */
 let nodeRefusesPkcs1: boolean | undefined;
 
-/** Unwraps an RSA-1.5 wrapped key: node:crypto where its OpenSSL does implicit rejection, node-forge where node:crypto refuses. */
+/**
+ * Unwraps an RSA-1.5 wrapped key: node:crypto where its OpenSSL does implicit rejection, node-forge
+ * where node:crypto refuses.
+ */
 export function unwrapKey(wrapped: Buffer, key: KeyObject): Buffer | undefined {
 	if (nodeRefusesPkcs1 !== true) {
 		try {
@@ -268,7 +283,10 @@ interface OpenedEncryption {
 	key: Buffer;
 }
 
-/** Reads the EncryptedData text up to its CipherValue (closed here to parse it) and unwraps the content key. */
+/**
+ * Reads the EncryptedData text up to its CipherValue (closed here to parse it) and unwraps the
+ * content key.
+ */
 function openEncryptedData(
 	head: string,
 	material: DecryptionMaterial | undefined,
@@ -343,7 +361,10 @@ function openEncryptedData(
 	return { key };
 }
 
-/** Deciphers IV + 3DES-CBC ciphertext as it arrives; a bad last block (wrong key, damage) fails the stream. */
+/**
+ * Deciphers IV + 3DES-CBC ciphertext as it arrives; a bad last block (wrong key, damage) fails the
+ * stream.
+ */
 class TripleDesDecipher extends Transform {
 	private decipher?: Decipher;
 	private iv: Buffer = Buffer.alloc(0);
@@ -405,7 +426,8 @@ export function decryptionStages(material: DecryptionMaterial | undefined): Tran
 		what: 'The EncryptedData',
 		maxHead: ENCRYPTED_HEAD_LIMIT,
 		maxTail: 64 * 1024,
-		// The document's CipherValue: EncryptedData > CipherData > CipherValue (not the EncryptedKey's).
+		// The document's CipherValue: EncryptedData > CipherData > CipherValue (not the
+		// EncryptedKey's).
 		accept: (before) => {
 			const open = openElements(before).map((name) => name.slice(name.indexOf(':') + 1));
 			return open.length === 2 && open[0] === 'EncryptedData' && open[1] === 'CipherData';
@@ -421,7 +443,8 @@ export function decryptionStages(material: DecryptionMaterial | undefined): Tran
 		flush(done) {
 			if (!cut.found) {
 				const whole = (cut.whole ?? Buffer.alloc(0)).toString('utf8');
-				// Opening the head names the real problem (not XML, algorithm, no key) before "no CipherValue".
+				// Opening the head names the real problem (not XML, algorithm, no key) before "no
+				// CipherValue".
 				const named = attempt(() => openEncryptedData(whole, material));
 				done(
 					named.ok
@@ -464,7 +487,8 @@ export function decryptDocument(
 			text,
 		);
 	if (!match) {
-		// Name the real problem when the document says it (not XML, algorithm, recipient), else the shape.
+		// Name the real problem when the document says it (not XML, algorithm, recipient), else the
+		// shape.
 		openEncryptedData(text, material);
 		throw new BxdEncryptionError(
 			'The EncryptedData is damaged: it has no CipherValue with the encrypted document',

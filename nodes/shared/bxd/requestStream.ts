@@ -178,7 +178,10 @@ export async function prepareStreamingRequest(
 	};
 }
 
-/** The ApplicationRequest around its Content, signed when the settings have signing material (one pass over the file). */
+/**
+ * The ApplicationRequest around its Content, signed when the settings have signing material (one
+ * pass over the file).
+ */
 async function signedSlot(
 	settings: FileServiceSettings,
 	slot: { head: string; tail: string },

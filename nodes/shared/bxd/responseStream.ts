@@ -34,11 +34,17 @@ import { closingTags, Coalesce, ElementCut, openElements } from './streams';
 
 /** The text before the ApplicationResponse, and after it, is kept up to this size. */
 const SOAP_PART_LIMIT = 1024 * 1024;
-/** An ApplicationResponse without Content (or its part before the Content) is kept up to this size. */
+/**
+ * An ApplicationResponse without Content (or its part before the Content) is kept up to this size.
+ */
 const DOCUMENT_HEAD_LIMIT = 16 * 1024 * 1024;
-/** The part of the ApplicationResponse after the Content (its signature) is kept up to this size. */
+/**
+ * The part of the ApplicationResponse after the Content (its signature) is kept up to this size.
+ */
 const DOCUMENT_TAIL_LIMIT = 1024 * 1024;
-/** The file is passed on in pieces of about this size (fewer, larger writes to the binary store). */
+/**
+ * The file is passed on in pieces of about this size (fewer, larger writes to the binary store).
+ */
 const OUTPUT_CHUNK = 128 * 1024;
 
 export interface StreamedAnswer {
@@ -60,7 +66,10 @@ export interface StreamedAnswer {
 	unpacked: boolean;
 	/** Bytes `content` has given so far (all of them once it has ended). */
 	contentBytes(): number;
-	/** The whole ApplicationResponse, signature checked; settles once `content` has been read to the end. */
+	/**
+	 * The whole ApplicationResponse, signature checked; settles once `content` has been read to the
+	 * end.
+	 */
 	done: Promise<ApplicationResponse>;
 	/** Stops reading the answer (when the file is not wanted after all). */
 	abort(): void;
@@ -254,14 +263,17 @@ export async function readResponseStream(
 	});
 
 	const front = new Promise<void>((resolve, reject) => {
-		// An ApplicationResponse that came as an EncryptedData is decrypted as it arrives (Danske Bank).
+		// An ApplicationResponse that came as an EncryptedData is decrypted as it arrives (Danske
+		// Bank).
 		const decrypt = settings.encryption ? [new MaybeDecrypt(settings.encryption.decryption)] : [];
 		pipeline([body, soapCut, decoder, ...decrypt, documentCut], (error) =>
 			error ? reject(error) : resolve(),
 		);
 	});
 
-	/** The text before the Content is complete: judge the answer so far and start passing the file on. */
+	/**
+	 * The text before the Content is complete: judge the answer so far and start passing the file on.
+	 */
 	function begin(headBytes: Buffer, contentName: string): StreamedAnswer {
 		const soapHead = (soapCut.found as { head: Buffer }).head.toString('utf8');
 		const envelope = readEnvelopeSkeleton(

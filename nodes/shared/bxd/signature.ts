@@ -404,7 +404,10 @@ function checkBankCertificateText(text: string): void {
 	}
 }
 
-/** A self-signed certificate whose signature does not verify with its own key was changed after it was made. */
+/**
+ * A self-signed certificate whose signature does not verify with its own key was changed after it
+ * was made.
+ */
 function damagedSelfSigned(cert: X509Certificate): boolean {
 	const checked = attempt(() => cert.checkIssued(cert) && !cert.verify(cert.publicKey));
 	return checked.ok && checked.value;

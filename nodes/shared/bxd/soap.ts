@@ -171,7 +171,9 @@ export function draftRequestEnvelope(
 	};
 }
 
-/** Builds the SOAP request around an ApplicationRequest held in memory (see draftRequestEnvelope). */
+/**
+ * Builds the SOAP request around an ApplicationRequest held in memory (see draftRequestEnvelope).
+ */
 export function buildRequestEnvelope(options: EnvelopeOptions): RequestEnvelope {
 	const draft = draftRequestEnvelope(options);
 	const payload = Buffer.from(

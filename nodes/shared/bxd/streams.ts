@@ -87,7 +87,10 @@ export interface ElementCutOptions {
 	maxHead: number;
 	/** Most bytes kept after the content. */
 	maxTail: number;
-	/** Whether this occurrence is the one (for example a child of the root), given the text before it (latin1). */
+	/**
+	 * Whether this occurrence is the one (for example a child of the root), given the text before it
+	 * (latin1).
+	 */
 	accept?: (before: string, qname: string) => boolean;
 	/** Called with the head before any content is passed on; throwing stops the stream. */
 	onHead?: (head: CutHead) => void;

@@ -146,7 +146,10 @@ interface ErrorLike {
 	context?: { data?: unknown };
 }
 
-/** The error and what it wraps, outermost first: n8n's errors keep the original as `cause` or `errorResponse`. */
+/**
+ * The error and what it wraps, outermost first: n8n's errors keep the original as `cause` or
+ * `errorResponse`.
+ */
 function* errorChain(error: unknown): Generator<ErrorLike> {
 	const seen = new Set<unknown>();
 	let current: unknown = error;
@@ -158,7 +161,10 @@ function* errorChain(error: unknown): Generator<ErrorLike> {
 	}
 }
 
-/** What a failed request got back, as found in whatever n8n's request helpers threw: the first of each along the chain. */
+/**
+ * What a failed request got back, as found in whatever n8n's request helpers threw: the first of
+ * each along the chain.
+ */
 export interface ErrorResponse {
 	status?: number;
 	/** The answer's body as the helper gave it (parsed JSON, text or bytes). */

@@ -37,7 +37,10 @@ export interface PooledResponse {
 	body: unknown;
 }
 
-/** Idle connections are closed after this long, or sooner when the bank announces a shorter keep-alive. */
+/**
+ * Idle connections are closed after this long, or sooner when the bank announces a shorter
+ * keep-alive.
+ */
 const IDLE_MS = 30_000;
 /** Agents kept at most; the least recently used one is closed beyond that. */
 const MAX_AGENTS = 32;
@@ -252,7 +255,10 @@ function sendOnce(url: URL, options: PooledRequestOptions): Promise<Attempt> {
 	});
 }
 
-/** The request n8n's helper would send for these options, for a pooled connection: query, headers and body serialised. */
+/**
+ * The request n8n's helper would send for these options, for a pooled connection: query, headers
+ * and body serialised.
+ */
 export function pooledOptionsFrom(
 	options: IHttpRequestOptions,
 	signal?: AbortSignal,

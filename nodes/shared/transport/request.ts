@@ -104,7 +104,8 @@ function tokenDue(data: ICredentialDataDecryptedObject): boolean {
 /**
  * Hands the credential, read once, to n8n's authenticated helper, so it is not decrypted a second
  * time. With `renew`, the token is blanked: n8n renews an expirable credential field only when it
- * is empty or after a 401, and then runs the credential's preAuthentication and stores the new token
+ * is empty or after a 401, and then runs the credential's preAuthentication and stores the new
+ * token
  * in the credential, where every worker reading it sees it.
  */
 function credentialsFor(

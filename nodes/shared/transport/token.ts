@@ -28,7 +28,9 @@ export interface TokenRequest {
 
 export interface IssuedToken {
 	accessToken: string;
-	/** Epoch milliseconds after which the token is renewed instead of used (before it really expires). */
+	/**
+	 * Epoch milliseconds after which the token is renewed instead of used (before it really expires).
+	 */
 	expiresAt: number;
 }
 
@@ -85,7 +87,9 @@ export function clearTokenMemo(): void {
 	memo.clear();
 }
 
-/** Forgets a token the bank has refused, so the next renewal asks the bank instead of reusing it. */
+/**
+ * Forgets a token the bank has refused, so the next renewal asks the bank instead of reusing it.
+ */
 export function forgetToken(accessToken: string): void {
 	for (const entry of memo.values()) {
 		if (entry.token?.accessToken === accessToken) entry.token = undefined;
