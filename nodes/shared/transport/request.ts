@@ -252,8 +252,6 @@ export async function bankRequest<T = unknown>(
 	credential: BankCredential | undefined,
 	req: BankRequestOptions,
 ): Promise<BankResponse<T>> {
-	const known = credential;
-	const credentialType = credential?.type;
 	// A stream body is consumed by the first attempt: it is never sent twice.
 	const policy =
 		req.idempotent && !(req.body instanceof Readable) ? (req.retry ?? NO_RETRY) : NO_RETRY;
@@ -274,7 +272,7 @@ export async function bankRequest<T = unknown>(
 		},
 		async (attempt) => {
 			const options = toHttpOptions(req);
-			if (!credentialType) {
+			if (!credential) {
 				if (poolable(req)) {
 					const response = await pooled(options, attempt);
 					return toResponse<T>(response, attempt + resent);
@@ -282,10 +280,11 @@ export async function bankRequest<T = unknown>(
 				const raw: unknown = await ctx.helpers.httpRequest(options);
 				return await checkStreamedStatus(toResponse<T>(raw, attempt + resent), req);
 			}
+			const credentialType = credential.type;
 			const data = await readCredentials(ctx, credentialType);
 			let renew = tokenDue(data);
-			if (!renew && known && poolable(req)) {
-				const authenticated = known.authenticate(data, options);
+			if (!renew && poolable(req)) {
+				const authenticated = credential.authenticate(data, options);
 				const outcome = await pooled(authenticated, attempt).then(
 					(response) => ({ ok: true as const, response }),
 					(error: unknown) => ({ ok: false as const, error }),
