@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { FX_CREDENTIAL } from './fx/api';
-import { cachedOriginOf, originOf } from './transport/origin';
+import { cachedOriginOf, originOf, webAddressProblem } from './transport/origin';
 import type { BankCredential } from './transport/request';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions } from './transport/tls';
@@ -230,8 +230,8 @@ export async function fetchTokenFields(
 	tokenUrl: string,
 	options: { requireClientCertificate: boolean; tokenUrlField: string },
 ): Promise<IDataObject> {
-	if (!originOf(tokenUrl))
-		throw new Error(`${options.tokenUrlField}: must be an absolute https:// URL`);
+	const problem = webAddressProblem(options.tokenUrlField, tokenUrl);
+	if (problem) throw new Error(problem);
 	const clientId = String(credentials.clientId ?? '').trim();
 	if (!clientId) throw new Error('Client ID: required');
 	const scope = String(credentials.scope ?? '').trim() || 'accounts';

@@ -57,6 +57,7 @@ import {
 import { tlsOptionsOf, withCredentialAuth } from './credentialFields';
 import { errorResponseOf } from './transport/errors';
 import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/pool';
+import { webAddressProblem } from './transport/origin';
 import type { BankCredential } from './transport/request';
 import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions, describeTlsError, normalizePem, TlsConfigError } from './transport/tls';
@@ -220,10 +221,8 @@ export function readFileServiceCredential(
 		['Large File Service URL', largeFileUrl],
 		['Certificate Service URL', certificateServiceUrl],
 	] as const) {
-		if (value && !/^https?:\/\/[^\s/]+/i.test(value))
-			throw new CredentialFieldError(
-				`${name}: must be a web address starting with https:// (or http:// for a test bank on your own network)`,
-			);
+		const problem = value ? webAddressProblem(name, value) : undefined;
+		if (problem) throw new CredentialFieldError(problem);
 	}
 	const senderId = text(credentials.senderId);
 	const customerId = text(credentials.customerId);

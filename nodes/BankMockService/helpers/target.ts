@@ -5,7 +5,7 @@ import { InputError } from '../../shared/errors';
 import type { FxRequest, FxTarget } from '../../shared/fx/target';
 import { FxValidator } from '../../shared/fx/validation';
 import { extractErrorInfo, isNetworkFailure } from '../../shared/transport/errors';
-import { originOf } from '../../shared/transport/origin';
+import { webAddressProblem } from '../../shared/transport/origin';
 import type { BankResponse } from '../../shared/transport/request';
 import { bankRequest } from '../../shared/transport/request';
 import type { RetryPolicy } from '../../shared/transport/retry';
@@ -84,9 +84,8 @@ function checkSegment(field: string, value: string, itemIndex: number): void {
 export function mockTarget(ctx: IExecuteFunctions, itemIndex: number, api: MockApi): MockTarget {
 	const defaults = MOCK_APIS[api];
 	const base = trimUrl(ctx.getNodeParameter('mockBaseUrl', itemIndex));
-	if (!/^https?:\/\//.test(originOf(base) ?? '')) {
-		throw new InputError('Mock Base URL: must be an absolute http(s) URL', { itemIndex });
-	}
+	const problem = webAddressProblem('Mock Base URL', base);
+	if (problem) throw new InputError(problem, { itemIndex });
 	const version =
 		String(ctx.getNodeParameter('apiVersion', itemIndex, defaults.version)).trim() ||
 		defaults.version;

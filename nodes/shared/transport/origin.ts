@@ -20,3 +20,13 @@ export function cachedOriginOf(url: string): string | undefined {
 	knownOrigins.set(url, origin);
 	return origin;
 }
+
+/**
+ * The one rule for an address a user gives (a credential's or a node's URL field): a web address
+ * with a host, over https, or http for a test server on the user's own network. Returns what to
+ * tell the user, naming the field, or undefined when the address is fine.
+ */
+export function webAddressProblem(field: string, url: string): string | undefined {
+	if (/^https?:\/\/[^\s/]/i.test(url) && originOf(url)) return undefined;
+	return `${field}: must be a web address starting with https:// (or http:// for a test bank on your own network)`;
+}

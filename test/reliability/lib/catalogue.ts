@@ -310,7 +310,7 @@ export const CATALOGUE: BadInputCase[] = [
 	mock('amounts, currencies, maturity', 'same buy and sell currency (mock)', { api: 'execution', ...TRADE, sellCurrency: 'DKK' }, /^Sell Currency: must differ from the Buy Currency/),
 	mock('trade ID and counterparts', 'Trade ID of 11 characters (mock)', { api: 'report', operation: 'get', tradeId: 'T250711A878' }, /^Trade ID: must be exactly 12 characters, got 11/),
 	mock('dates and paging', 'future start date (mock)', { api: 'report', operation: 'getMany', startDate: inDays(3) }, /^Start Date: \S+ is in the future/),
-	mock('node settings', 'Mock Base URL not http(s)', { mockBaseUrl: 'ftp://mock.bank.example', api: 'report', operation: 'getOpen' }, /^Mock Base URL: must be an absolute http\(s\) URL/),
+	mock('node settings', 'Mock Base URL not http(s)', { mockBaseUrl: 'ftp://mock.bank.example', api: 'report', operation: 'getOpen' }, /^Mock Base URL: must be a web address starting with https:\/\/ \(or http:\/\/ for a test bank on your own network\)/),
 	mock('node settings', 'API Version with a path in it', { api: 'report', apiVersion: '../1.0.0', operation: 'getOpen' }, /^API Version: may contain only letters, digits, dots and dashes/),
 	mock('PEM, keys and passphrases', 'malformed CA certificate PEM (mock)', { api: 'report', operation: 'getOpen', connection: { caCertificate: '-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----' } }, /^CA Certificate: the PEM certificate cannot be read/),
 
