@@ -10,3 +10,12 @@ export function attempt<T>(fn: () => T): Attempt<T> {
 		return { ok: false, error };
 	}
 }
+
+/** attempt for a promise: its value or what it rejected with. */
+export async function attemptAsync<T>(fn: () => Promise<T>): Promise<Attempt<T>> {
+	try {
+		return { ok: true, value: await fn() };
+	} catch (error) {
+		return { ok: false, error };
+	}
+}

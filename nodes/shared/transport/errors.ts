@@ -349,3 +349,45 @@ export function outcomeUnknown(error: unknown): boolean {
 		return false;
 	return true;
 }
+
+/**
+ * Network failures in words. n8n replaces a message that names a common network code (ECONNREFUSED,
+ * ENOTFOUND and the like, in any case) with a generic text of its own, so messages that must reach
+ * the user as written (the credential test's) say what happened without the code.
+ */
+const CONNECTION_WORDS: Record<string, string> = {
+	ECONNREFUSED: 'the connection was refused: nothing accepts connections at that address and port',
+	ENOTFOUND: 'its host name was not found',
+	EAI_AGAIN: 'its host name could not be looked up (the name server did not answer)',
+	EHOSTUNREACH: 'the host cannot be reached from this network',
+	ENETUNREACH: 'the host cannot be reached from this network',
+	EADDRNOTAVAIL: 'the address cannot be used from this host',
+	ECONNRESET: 'the connection was closed before an answer came',
+	EPIPE: 'the connection was closed while the request was being sent',
+	ERR_STREAM_PREMATURE_CLOSE: 'the connection was closed before an answer came',
+	UND_ERR_SOCKET: 'the connection was closed before an answer came',
+	ETIMEDOUT: 'no answer came in time',
+	ECONNABORTED: 'no answer came in time',
+	ESOCKETTIMEDOUT: 'no answer came in time',
+	UND_ERR_HEADERS_TIMEOUT: 'no answer came in time',
+	UND_ERR_BODY_TIMEOUT: 'the answer stopped coming',
+};
+
+/**
+ * What went wrong with a request that got no HTTP answer, in words n8n shows as they are: a TLS
+ * problem as describeTlsError words it, a network code in words, otherwise the error's message.
+ */
+export function describeConnectionFailure(error: unknown): string {
+	const info = extractErrorInfo(error);
+	const tls =
+		describeTlsError(error) ??
+		(info.networkCode
+			? describeTlsError({ code: info.networkCode, message: info.networkMessage })
+			: undefined);
+	if (tls) return tls.replace(/\.$/, '');
+	if (info.networkCode)
+		return CONNECTION_WORDS[info.networkCode] ?? `the connection failed (${info.networkCode})`;
+	if (/socket hang up/i.test((error as Error)?.message ?? ''))
+		return 'the connection was closed before an answer came';
+	return (error as Error)?.message ?? 'the request failed';
+}
