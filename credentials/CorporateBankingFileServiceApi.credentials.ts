@@ -343,8 +343,9 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 
 	/**
 	 * Adds the client TLS material. A request marked as the credential's check becomes a signed
-	 * getUserInfo (List Files where the bank has none); for the credential test it is also sent
-	 * and judged here, so a failure says what was sent and what the bank answered.
+	 * getUserInfo (List Files where the bank has none); for the credential test it is sent and
+	 * judged here, so a failure says what was sent and what the bank answered, and what n8n sends
+	 * afterwards only carries the verdict (the bank gets the check once).
 	 */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
@@ -352,8 +353,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 	): Promise<IHttpRequestOptions> {
 		const plan = planCheck(credentials, requestOptions);
 		const authenticated = FILE_SERVICE_AUTH.authenticate(credentials, plan.options);
-		if (plan.judge) await plan.judge(authenticated);
-		return authenticated;
+		return plan.judge ? await plan.judge(authenticated) : authenticated;
 	}
 
 	test: ICredentialTestRequest = {

@@ -34,6 +34,7 @@ import {
 	PkiFaultError,
 	readPkiAnswer,
 	readPkiFault,
+	sameSerial,
 	serialOf,
 	signedQuery,
 	signingMaterial,
@@ -42,16 +43,18 @@ import type {
 	CertServiceSender,
 	EnrolmentState,
 	FileServiceCredentialView,
+	PinCarrier,
 } from './fileServiceCredential';
 import {
 	actionDay,
+	CertServiceUnreachable,
 	checkIssuedBy,
-	CredentialFieldError,
 	EnrolmentError,
+	pinnedRoot,
 	storedEnrolment,
+	unansweredEnrolment,
 } from './fileServiceCredential';
 import type { ClientTlsOptions } from './transport/tls';
-import { normalizePem } from './transport/tls';
 import { redactSecrets } from './transport/redact';
 
 interface BankCertificates {
@@ -65,6 +68,8 @@ interface Context {
 	pinnedRoot: string;
 	tls?: ClientTlsOptions;
 	send: CertServiceSender;
+	/** Sends the one request that carries the PIN (CreateCertificate). */
+	pin?: PinCarrier;
 	now: Date;
 }
 
@@ -80,17 +85,6 @@ function pkiEnvironment(view: FileServiceCredentialView): string {
 	return view.environment === 'TEST' ? values.test : values.production;
 }
 
-/** The pinned root (Bank Certificate), required to enrol with Danske Bank. */
-export function pinnedRoot(view: FileServiceCredentialView, bankCertificate: unknown): string {
-	const pem = normalizePem(bankCertificate);
-	if (!pem) {
-		throw new CredentialFieldError(
-			`Bank Certificate: required to enrol with ${view.profile.name}: paste the bank's root certificate (${view.profile.rootCertificate?.subject ?? 'its root'}), which the certificates it sends must chain to`,
-		);
-	}
-	return pem;
-}
-
 async function exchange(
 	ctx: Context,
 	operation: PkiOperation,
@@ -98,6 +92,7 @@ async function exchange(
 	trust: BankTrust,
 	decryption?: DecryptionMaterial,
 ) {
+	const send = operation === 'CreateCertificate' && ctx.pin ? ctx.pin.send : ctx.send;
 	const requestId = pkiRequestId();
 	const body = buildPkiEnvelope(
 		operation,
@@ -110,7 +105,7 @@ async function exchange(
 		payload,
 		ctx.now,
 	);
-	const reply = await ctx.send({
+	const reply = await send({
 		url: ctx.view.certificateServiceUrl!,
 		body,
 		headers: {
@@ -136,7 +131,7 @@ async function bankCertificates(ctx: Context): Promise<BankCertificates> {
 	const answer = await exchange(
 		ctx,
 		'GetBankCertificate',
-		getBankCertificateRequest(root.serialNumber, pkiRequestId(), ctx.now),
+		getBankCertificateRequest(serialOf(root), pkiRequestId(), ctx.now),
 		rootTrust,
 	);
 	const encryption = certificateElement(answer.response, 'BankEncryptionCert');
@@ -173,7 +168,7 @@ async function checkStatus(
 	ctx: Context,
 	trust: BankTrust,
 	signing: SigningMaterial,
-	serials: string[],
+	certificates: X509Certificate[],
 ): Promise<CertificateStatusEntry[]> {
 	const answer = await exchange(
 		ctx,
@@ -181,7 +176,7 @@ async function checkStatus(
 		signedQuery(
 			'CertificateStatus',
 			ctx.view.customerId,
-			serials,
+			certificates.map((certificate) => serialOf(certificate)),
 			pkiRequestId(),
 			signing,
 			ctx.now,
@@ -189,8 +184,9 @@ async function checkStatus(
 		trust,
 	);
 	const entries = certificateStatuses(answer.response);
-	for (const serial of serials) {
-		const entry = entries.find((e) => e.serialNumber.toLowerCase() === serial.toLowerCase());
+	for (const certificate of certificates) {
+		const serial = serialOf(certificate);
+		const entry = entries.find((e) => sameSerial(e.serialNumber, certificate));
 		if (!entry)
 			throw new EnrolmentError(`CertificateStatus: the bank did not report certificate ${serial}`);
 		// good and expires_soon are valid certificates; expired and revoked (or anything else) are not.
@@ -278,7 +274,7 @@ async function issue(
 			...signingMaterial(signingCert.pem, signingKeys.privateKeyPem),
 			algorithm: ctx.view.signatureAlgorithm,
 		},
-		[signingCert.x509.serialNumber, encryptionCert.x509.serialNumber],
+		[signingCert.x509, encryptionCert.x509],
 	);
 	const notAfter = Math.min(
 		new Date(signingCert.x509.validTo).getTime(),
@@ -304,6 +300,8 @@ function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): stri
 
 /**
  * First enrolment from the PIN. Throws EnrolmentError naming what the bank said; nothing is stored.
+ * The PIN counts as spent only once CreateCertificate may have reached the bank: a failure before
+ * (GetBankCertificate refused, the service unreachable) leaves it usable and says so.
  */
 export async function danskeEnrol(
 	view: FileServiceCredentialView,
@@ -311,20 +309,37 @@ export async function danskeEnrol(
 	hash: string,
 	tls: ClientTlsOptions | undefined,
 	send: CertServiceSender,
+	pin: PinCarrier,
 	now: Date,
 ): Promise<IDataObject> {
-	const ctx: Context = { view, pinnedRoot: pinnedRoot(view, bankCertificate), tls, send, now };
+	const ctx: Context = { view, pinnedRoot: pinnedRoot(view, bankCertificate), tls, send, pin, now };
+	const label = view.profile.pin?.label ?? 'PIN';
 	let state: EnrolmentState;
 	try {
 		state = await issue(ctx, 'CreateCertificate', view.pin, undefined);
 	} catch (error) {
+		if (error instanceof CertServiceUnreachable) {
+			const unanswered = pin.spent ? error : new CertServiceUnreachable(error.reason, false);
+			throw unansweredEnrolment(view, 'PIN', 'CreateCertificate', unanswered);
+		}
+		const said = describe(error).replace(/\.$/, '');
+		if (!pin.spent) {
+			throw failure(
+				redactSecrets(
+					`Enrolment stopped before the ${label} was sent: ${said}. The ${label} was not sent and still works: correct this and save the credential again. Nothing was stored`,
+					view.secrets,
+				),
+			);
+		}
+		pin.settle(said);
 		throw failure(
 			redactSecrets(
-				`Enrolment failed: sent the ${view.profile.pin?.label ?? 'PIN'} to ${view.certificateServiceUrl}; ${describe(error).replace(/\.$/, '')}. Nothing was stored. A PIN works once: if the bank may have used it, ask the bank for a new one`,
+				`Enrolment failed: sent the ${label} to ${view.certificateServiceUrl}; ${said}. Nothing was stored. A PIN works once: if the bank may have used it, ask the bank for a new one`,
 				view.secrets,
 			),
 		);
 	}
+	pin.settle('the bank issued the certificates');
 	state.pinHash = hash;
 	return storedEnrolment(state, 'enrolled', statusText(state, 'enrolled'));
 }
@@ -391,8 +406,7 @@ export async function danskeCertificates(
 			['OwnEncryptionCert', state.encryption?.certificatePem],
 		] as const) {
 			if (!pem) continue;
-			const serial = serialOf(pem);
-			const entry = statuses.find((e) => e.serialNumber.toLowerCase() === serial.toLowerCase());
+			const entry = statuses.find((e) => sameSerial(e.serialNumber, pem));
 			out.push({
 				name,
 				pem,

@@ -13,7 +13,7 @@
  * renewal is due. A failed enrolment or renewal returns nothing, so nothing is stored and the
  * certificate the credential had keeps working.
  */
-import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
+import { createHash, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -24,6 +24,9 @@ import type {
 import type {
 	BankId,
 	BankProfile,
+	BankTrust,
+	CertCommand,
+	CertServiceAnswer,
 	BxdOperation,
 	DecryptionMaterial,
 	EncryptionSettings,
@@ -33,6 +36,8 @@ import type {
 	SigningMaterial,
 } from './bxd';
 import {
+	attempt,
+	attemptAsync,
 	BankCertificateError,
 	bankProfile,
 	BxdError,
@@ -44,6 +49,7 @@ import {
 	CertificateServiceError,
 	decryptionMaterial,
 	pemCertificates,
+	certServiceHint,
 	cleanPin,
 	createKeyAndRequest,
 	parseSoapFault,
@@ -55,14 +61,14 @@ import {
 	signingMaterial,
 } from './bxd';
 import { tlsOptionsOf, withCredentialAuth } from './credentialFields';
-import { errorResponseOf } from './transport/errors';
+import { describeConnectionFailure, errorResponseOf, outcomeUnknown } from './transport/errors';
 import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/pool';
 import { webAddressProblem } from './transport/origin';
 import type { BankCredential } from './transport/request';
 import type { ClientTlsOptions } from './transport/tls';
-import { buildTlsOptions, describeTlsError, normalizePem, TlsConfigError } from './transport/tls';
+import { buildTlsOptions, normalizePem, TlsConfigError } from './transport/tls';
 import { redactSecrets } from './transport/redact';
-import { danskeCertificates, danskeEnrol, danskeRenew, pinnedRoot } from './danskeEnrolment';
+import { danskeCertificates, danskeEnrol, danskeRenew } from './danskeEnrolment';
 
 export const FILE_SERVICE_CREDENTIAL = 'corporateBankingFileServiceApi';
 /** Hidden, encrypted: the enrolled key pair and certificate (JSON). */
@@ -503,22 +509,36 @@ function attemptCertificate(pem: string): X509Certificate | undefined {
 	}
 }
 
-/** Checks that `pem` is issued by (or is) one of the certificates in `pinned` and is valid now. */
+/**
+ * Checks that `pem` is one of the certificates in `pinned`, or is issued by one of them directly or
+ * through one of `intermediates` (certificates the bank sent with it) that one of them issued, and
+ * is valid now.
+ */
 export function checkIssuedBy(
 	pem: string,
 	pinned: string,
 	field: string,
 	now: Date,
+	intermediates: X509Certificate[] = [],
 ): X509Certificate {
 	const cert = attemptCertificate(pem);
 	if (!cert) throw new CredentialFieldError(`${field}: the PEM certificate cannot be read`);
 	const anchors = pemCertificates(pinned)
 		.map(attemptCertificate)
 		.filter((c): c is X509Certificate => !!c);
+	const issuedBy = (child: X509Certificate, parent: X509Certificate) =>
+		child.checkIssued(parent) && child.verify(parent.publicKey);
 	const trusted = anchors.some(
 		(anchor) =>
 			anchor.fingerprint256 === cert.fingerprint256 ||
-			(cert.checkIssued(anchor) && cert.verify(anchor.publicKey)),
+			issuedBy(cert, anchor) ||
+			intermediates.some(
+				(middle) =>
+					middle.fingerprint256 !== cert.fingerprint256 &&
+					issuedBy(cert, middle) &&
+					issuedBy(middle, anchor) &&
+					new Date(middle.validTo).getTime() > now.getTime(),
+			),
 	);
 	if (!trusted) {
 		throw new CredentialFieldError(
@@ -532,10 +552,62 @@ export function checkIssuedBy(
 	return cert;
 }
 
+/** The pinned root (Bank Certificate), required to enrol or renew with a PIN-enrolled credential. */
+export function pinnedRoot(view: FileServiceCredentialView, bankCertificate: unknown): string {
+	const pem = normalizePem(bankCertificate);
+	if (!pem) {
+		throw new CredentialFieldError(
+			`Bank Certificate: required to enrol with ${view.profile.name}: paste the bank's root certificate (${view.profile.rootCertificate?.subject ?? 'the CA that issues its certificates'}), which the certificates it sends must chain to`,
+		);
+	}
+	return pem;
+}
+
+/**
+ * What the certificate service's answers are checked against: the pinned root (required), read
+ * and valid, with the credential's SHA-1 choice.
+ */
+function certServiceTrust(
+	view: FileServiceCredentialView,
+	bankCertificate: unknown,
+	now: Date,
+): { pinned: string; trust: BankTrust } {
+	const pinned = pinnedRoot(view, bankCertificate);
+	try {
+		return { pinned, trust: { ...readBankCertificate(pinned, now), acceptSha1: view.acceptSha1 } };
+	} catch (error) {
+		throw fieldError(
+			`Bank Certificate: ${error instanceof BankCertificateError ? error.message : 'the PEM certificate cannot be read (it may be truncated or corrupted)'}`,
+		);
+	}
+}
+
+/**
+ * The certificate the bank issued for the new key, checked against the pinned root (with the other
+ * certificates of the answer as possible intermediates).
+ */
+function issuedCertificate(
+	answer: CertServiceAnswer,
+	keys: { publicKey: KeyObject },
+	pinned: string,
+	now: Date,
+): IssuedCertificate {
+	const issued = certificateForKey(answer.response, keys.publicKey, now);
+	const others = (answer.response?.certificates ?? [])
+		.map((c) => c.x509)
+		.filter((c) => c.fingerprint256 !== issued.x509.fingerprint256);
+	const checked = attempt(() =>
+		checkIssuedBy(issued.pem, pinned, 'The certificate the bank issued', now, others),
+	);
+	if (!checked.ok) throw new CertificateServiceError((checked.error as Error).message);
+	return issued;
+}
+
 export type EnrolmentAction = 'enrol' | 'renew' | 'none';
 
 /**
- * Process memory of PINs sent to a bank: a PIN is never sent twice, even when the first try failed.
+ * Process memory of the one-time codes this process spent: a code the bank may have received is
+ * never sent again, and pasting it again says what became of it.
  */
 const sentPins = new Map<string, { at: string; outcome: string }>();
 /**
@@ -543,6 +615,48 @@ const sentPins = new Map<string, { at: string; outcome: string }>();
  * again.
  */
 const inflight = new Map<string, Promise<IDataObject>>();
+
+/** The sender of the one request that carries a one-time code, and what became of the code. */
+export interface PinCarrier {
+	/**
+	 * Sends the request that carries the code. The code counts as spent once the bank may have
+	 * received it: it answered, or the connection broke after the request went out. A connection
+	 * that failed before anything was sent leaves it unspent.
+	 */
+	send: CertServiceSender;
+	/** Whether the request carrying the code may have reached the bank. */
+	readonly spent: boolean;
+	/** Records what the bank did with the code (said when the code is pasted again). */
+	settle(outcome: string): void;
+}
+
+function pinCarrier(hash: string, send: CertServiceSender, now: Date): PinCarrier {
+	const spend = (outcome: string) => sentPins.set(hash, { at: now.toISOString(), outcome });
+	const carrier = {
+		spent: false,
+		send: async (request: Parameters<CertServiceSender>[0]) => {
+			const reply = await attemptAsync(async () => await send(request));
+			const unsent =
+				!reply.ok &&
+				reply.error instanceof CertServiceUnreachable &&
+				reply.error.delivered === false;
+			if (!unsent) {
+				carrier.spent = true;
+				spend(
+					reply.ok
+						? 'the bank answered'
+						: 'the connection broke after it was sent, so whether the bank used it is unknown',
+				);
+			}
+			if (!reply.ok) throw reply.error;
+			return reply.value;
+		},
+		settle: (outcome: string) => {
+			if (carrier.spent) spend(outcome);
+		},
+	};
+	return carrier;
+}
 
 /** Forgets the PINs sent by this process (tests). */
 export function forgetSentPins(): void {
@@ -577,26 +691,52 @@ export type CertServiceSender = (request: {
 }) => Promise<{ status: number; body: Buffer | string }>;
 
 /**
+ * A request to a certificate service that got no answer. `delivered` says whether it may have
+ * reached the bank: false when the connection failed before anything was sent (refused, unknown
+ * host, TLS handshake), 'unknown' when it broke after the request went out.
+ */
+export class CertServiceUnreachable extends Error {
+	constructor(
+		readonly reason: string,
+		readonly delivered: false | 'unknown',
+	) {
+		super(reason);
+		this.name = 'CertServiceUnreachable';
+	}
+}
+
+/**
  * The sender the certificate services are called with, over n8n's HTTP helper (a node's or a
- * credential's): one POST, no redirects, the answer's bytes whatever its status.
+ * credential's): one POST, no redirects, the answer's bytes whatever its status. A request that
+ * gets no answer throws CertServiceUnreachable.
  */
 export function certServiceSender(
 	httpRequest: (options: IHttpRequestOptions) => Promise<unknown>,
 ): CertServiceSender {
 	return async ({ url, body, headers, tls }) => {
-		const response = (await httpRequest({
-			method: 'POST',
-			url,
-			body,
-			headers,
-			json: false,
-			encoding: 'arraybuffer',
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			disableFollowRedirect: true,
-			timeout: 60000,
-			...(tls ? { agentOptions: tls } : {}),
-		})) as IN8nHttpFullResponse;
+		const sent = await attemptAsync(
+			async () =>
+				(await httpRequest({
+					method: 'POST',
+					url,
+					body,
+					headers,
+					json: false,
+					encoding: 'arraybuffer',
+					returnFullResponse: true,
+					ignoreHttpStatusErrors: true,
+					disableFollowRedirect: true,
+					timeout: 60000,
+					...(tls ? { agentOptions: tls } : {}),
+				})) as IN8nHttpFullResponse,
+		);
+		if (!sent.ok) {
+			throw new CertServiceUnreachable(
+				describeConnectionFailure(sent.error),
+				outcomeUnknown(sent.error) ? 'unknown' : false,
+			);
+		}
+		const response = sent.value;
 		const raw = response.body as unknown;
 		return {
 			status: response.statusCode,
@@ -610,18 +750,37 @@ export function certServiceSender(
 }
 
 /**
- * What the bank said; `withHint` adds what a file-service code usually means (the certificate
- * services' codes differ).
+ * What the bank said, with what its code means: the file service's codes (`'fileService'`) and
+ * the certificate services' (`'certService'`) mean different things.
  */
-function describeBankRefusal(error: unknown, withHint = false): string {
+function describeBankRefusal(error: unknown, service?: 'fileService' | CertCommand): string {
 	if (error instanceof BxdResponseCodeError) {
-		const hint = withHint ? responseCodeHint(error.code) : undefined;
-		return `code ${error.code}${error.text ? `: ${error.text}` : ''}${hint ? ` (${hint})` : ''}`;
+		const hint =
+			service === 'fileService'
+				? responseCodeHint(error.code)
+				: service
+					? certServiceHint(error.code, error.text, service)
+					: undefined;
+		const text = hint ? error.text?.replace(/\.$/, '') : error.text;
+		return `code ${error.code}${text ? `: ${text}` : ''}${hint ? ` (${hint.replace(/\.$/, '')})` : ''}`;
 	}
 	if (error instanceof BxdFaultError) {
 		return `a SOAP fault: ${error.faultString}${error.code ? ` (code ${error.code})` : ''}${error.category ? ` [${error.category}]` : ''}`;
 	}
 	return (error as Error)?.message ?? String(error);
+}
+
+/**
+ * What came back from a certificate service: "the bank answered ..." (its code and what it means,
+ * or why its answer was refused), or that no answer came and why.
+ */
+function certServiceOutcome(error: unknown, command: CertCommand): string {
+	if (error instanceof CertServiceUnreachable) return `no answer came: ${error.reason}`;
+	if (error instanceof BxdResponseCodeError || error instanceof BxdFaultError)
+		return `the bank answered ${describeBankRefusal(error, command).replace(/\.$/, '')}`;
+	// The answer came, and a check of ours refused it.
+	const message = (error as Error)?.message ?? String(error);
+	return `the bank answered, but ${message.charAt(0).toLowerCase()}${message.slice(1).replace(/\.$/, '')}`;
 }
 
 function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): string {
@@ -685,19 +844,35 @@ export async function runEnrolment(
 			'Certificate Service URL: required to enrol when the Bank is Custom',
 		);
 	const tls = credentialTls(credentials);
-	if (action === 'enrol')
-		return await oncePerPin(view, 'code', (hash) => enrol(view, dialect, hash, tls, send, now));
-	return await renew(view, dialect, tls, send, now);
+	const checks = certServiceTrust(view, credentials.bankCertificate, now);
+	if (action === 'renew') return await renew(view, dialect, tls, send, checks, now);
+	if (view.signatureAlgorithm === 'sha1' && !view.acceptSha1) {
+		// The bank signs with SHA-1 (its profile or the credential says so): the answer that carries
+		// the certificate would be refused after the code is spent.
+		throw new CredentialFieldError(
+			`Accept SHA-1 Signatures From the Bank: required to enrol with ${view.profile.name} while the Signature Algorithm is RSA-SHA1, since the bank's answer carrying the new certificate is signed with SHA-1 and would be refused after the ${view.profile.pin?.label ?? 'PIN'} is used. Switch it on, or set the Signature Algorithm to RSA-SHA256 if the bank signs with SHA-256`,
+		);
+	}
+	return await oncePerPin(
+		view,
+		'code',
+		send,
+		now,
+		async (hash, carrier) => await enrol(view, dialect, hash, tls, carrier, checks, now),
+	);
 }
 
 /**
- * The PIN rules every bank shares: a PIN is required, is sent to the bank once, and one enrolment
- * at a time runs per PIN (a second caller waits for the first one's outcome).
+ * The PIN rules every bank shares: a PIN is required, is sent to the bank once (a code the bank
+ * may have received is refused before anything is sent), and one enrolment at a time runs per PIN
+ * (a second caller waits for the first one's outcome).
  */
 async function oncePerPin(
 	view: FileServiceCredentialView,
 	word: 'code' | 'PIN',
-	start: (hash: string) => Promise<IDataObject>,
+	send: CertServiceSender,
+	now: Date,
+	start: (hash: string, carrier: PinCarrier) => Promise<IDataObject>,
 ): Promise<IDataObject> {
 	const label = view.profile.pin?.label ?? 'PIN';
 	if (!view.pin) {
@@ -711,10 +886,10 @@ async function oncePerPin(
 	const sent = sentPins.get(hash);
 	if (sent) {
 		throw new EnrolmentError(
-			`${label}: this code was already sent to the bank (${sent.at}; the bank answered ${sent.outcome}). A ${word} works once: ask the bank for a new one and paste it into the credential`,
+			`${label}: this ${word} was already sent to the bank (${sent.at}: ${sent.outcome}). A ${word} works once: ask the bank for a new one and paste it into the credential`,
 		);
 	}
-	const work = start(hash);
+	const work = start(hash, pinCarrier(hash, send, now));
 	inflight.set(hash, work);
 	try {
 		return await work;
@@ -724,8 +899,27 @@ async function oncePerPin(
 }
 
 /**
+ * The failure of an enrolment whose request with the one-time code got no answer: the code is
+ * unspent when nothing was sent, and its fate unknown when the connection broke after sending.
+ */
+export function unansweredEnrolment(
+	view: FileServiceCredentialView,
+	word: 'code' | 'PIN',
+	request: string,
+	error: CertServiceUnreachable,
+): EnrolmentError {
+	const label = view.profile.pin?.label ?? 'PIN';
+	const url = view.certificateServiceUrl;
+	return enrolmentError(
+		error.delivered === false
+			? `Enrolment failed: the certificate service at ${url} could not be reached: ${error.reason}. The ${label} was not sent and still works: correct the address or the connection and save the credential again. Nothing was stored`
+			: `Enrolment failed: ${request} with the ${label} was sent to ${url}, but ${error.reason}, so whether the bank used the ${word} is unknown. Nothing was stored. A ${word} works once: ask the bank for a new one (and whether this one was used)`,
+	);
+}
+
+/**
  * Danske Bank: the same PIN rules as the other banks (sent once, one at a time), through its
- * PKIFactoryService.
+ * PKIFactoryService; only CreateCertificate carries the PIN.
  */
 async function runDanskeEnrolment(
 	view: FileServiceCredentialView,
@@ -738,19 +932,14 @@ async function runDanskeEnrolment(
 	pinnedRoot(view, credentials.bankCertificate);
 	if (action === 'renew')
 		return await danskeRenew(view, credentials.bankCertificate, tls, send, now);
-	return await oncePerPin(view, 'PIN', async (hash) => {
-		sentPins.set(hash, { at: now.toISOString(), outcome: 'nothing yet' });
-		return await danskeEnrol(view, credentials.bankCertificate, hash, tls, send, now).then(
-			(stored) => {
-				sentPins.set(hash, { at: now.toISOString(), outcome: 'certificates' });
-				return stored;
-			},
-			(error: unknown) => {
-				sentPins.set(hash, { at: now.toISOString(), outcome: 'a refusal' });
-				throw error;
-			},
-		);
-	});
+	return await oncePerPin(
+		view,
+		'PIN',
+		send,
+		now,
+		async (hash, carrier) =>
+			await danskeEnrol(view, credentials.bankCertificate, hash, tls, send, carrier, now),
+	);
 }
 
 function credentialTls(credentials: ICredentialDataDecryptedObject): ClientTlsOptions | undefined {
@@ -768,7 +957,7 @@ async function exchangeCert(
 	applicationRequest: string,
 	tls: ClientTlsOptions | undefined,
 	send: CertServiceSender,
-	trust: ReturnType<typeof readBankCertificate> | undefined,
+	trust: BankTrust | undefined,
 ) {
 	const envelope = buildCertEnvelope(dialect, command, view.senderId, applicationRequest);
 	const reply = await send({
@@ -798,7 +987,8 @@ async function enrol(
 	dialect: NonNullable<BankProfile['certDialect']>,
 	hash: string,
 	tls: ClientTlsOptions | undefined,
-	send: CertServiceSender,
+	carrier: PinCarrier,
+	checks: { pinned: string; trust: BankTrust },
 	now: Date,
 ): Promise<IDataObject> {
 	const label = view.profile.pin?.label ?? 'PIN';
@@ -813,30 +1003,39 @@ async function enrol(
 		pin: view.pin,
 		timestamp: now,
 	});
-	sentPins.set(hash, { at: now.toISOString(), outcome: 'nothing yet' });
 	let answer;
 	try {
-		answer = await exchangeCert(view, dialect, 'GetCertificate', request, tls, send, undefined);
+		answer = await exchangeCert(
+			view,
+			dialect,
+			'GetCertificate',
+			request,
+			tls,
+			carrier.send,
+			checks.trust,
+		);
 	} catch (error) {
-		const said = describeBankRefusal(error);
-		sentPins.set(hash, { at: now.toISOString(), outcome: said });
+		if (error instanceof CertServiceUnreachable)
+			throw unansweredEnrolment(view, 'code', 'GetCertificate', error);
+		const said = certServiceOutcome(error, 'GetCertificate');
+		carrier.settle(said);
 		throw enrolmentError(
 			redactSecrets(
-				`Enrolment failed: sent GetCertificate with the ${label} to ${view.certificateServiceUrl}; the bank answered ${said.replace(/\.$/, '')}. Nothing was stored. A code works once: if the bank may have used it, ask the bank for a new one`,
+				`Enrolment failed: sent GetCertificate with the ${label} to ${view.certificateServiceUrl}; ${said}. Nothing was stored. A code works once: if the bank may have used it, ask the bank for a new one`,
 				view.secrets,
 			),
 		);
 	}
 	let issued;
 	try {
-		issued = certificateForKey(answer.response, keys.publicKey, now);
+		issued = issuedCertificate(answer, keys, checks.pinned, now);
 	} catch (error) {
-		sentPins.set(hash, { at: now.toISOString(), outcome: (error as Error).message });
+		carrier.settle(`the bank's answer was refused: ${(error as Error).message}`);
 		throw enrolmentError(
 			`Enrolment failed: ${(error as Error).message.replace(/\.$/, '')}. Ask the bank for a new ${label}`,
 		);
 	}
-	sentPins.set(hash, { at: now.toISOString(), outcome: 'a certificate' });
+	carrier.settle('the bank issued a certificate');
 	const state: EnrolmentState = {
 		v: 1,
 		bank: view.profile.id,
@@ -855,6 +1054,7 @@ async function renew(
 	dialect: NonNullable<BankProfile['certDialect']>,
 	tls: ClientTlsOptions | undefined,
 	send: CertServiceSender,
+	checks: { pinned: string; trust: BankTrust },
 	now: Date,
 ): Promise<IDataObject> {
 	const current = view.enrolment!;
@@ -876,16 +1076,24 @@ async function renew(
 			signing,
 			timestamp: now,
 		});
-		answer = await exchangeCert(view, dialect, 'RenewCertificate', request, tls, send, undefined);
+		answer = await exchangeCert(
+			view,
+			dialect,
+			'RenewCertificate',
+			request,
+			tls,
+			send,
+			checks.trust,
+		);
 	} catch (error) {
 		throw enrolmentError(
-			`Renewal failed: sent RenewCertificate to ${view.certificateServiceUrl}; the bank answered ${describeBankRefusal(error).replace(/\.$/, '')}. ${kept}`,
+			`Renewal failed: sent RenewCertificate to ${view.certificateServiceUrl}; ${certServiceOutcome(error, 'RenewCertificate')}. ${kept}`,
 			true,
 		);
 	}
 	let issued;
 	try {
-		issued = certificateForKey(answer.response, keys.publicKey, now);
+		issued = issuedCertificate(answer, keys, checks.pinned, now);
 	} catch (error) {
 		throw enrolmentError(
 			`Renewal failed: ${(error as Error).message.replace(/\.$/, '')}. ${kept}`,
@@ -963,7 +1171,7 @@ export async function fetchServiceCertificates(
 		);
 	} catch (error) {
 		throw checkError(
-			`Sent GetServiceCertificates to ${view.certificateServiceUrl}; the bank answered ${describeBankRefusal(error).replace(/\.$/, '')}`,
+			`Sent GetServiceCertificates to ${view.certificateServiceUrl}; ${certServiceOutcome(error, 'GetServiceCertificates')}`,
 		);
 	}
 	return answer.response?.certificates ?? [];
@@ -1010,7 +1218,7 @@ export function judgeCheck(
 	if (status >= 300) {
 		const fault = raw ? parseSoapFault(raw) : undefined;
 		throw new Error(
-			`${tried}; the bank answered HTTP ${status}${fault ? ` with ${describeBankRefusal(fault, true)}` : ''}`,
+			`${tried}; the bank answered HTTP ${status}${fault ? ` with ${describeBankRefusal(fault, 'fileService')}` : ''}`,
 		);
 	}
 	if (!raw) throw new Error(`${tried}; the answer was not XML`);
@@ -1018,7 +1226,9 @@ export function judgeCheck(
 		readResponse(service.settings, operation, raw);
 	} catch (error) {
 		const said =
-			error instanceof BxdError ? describeBankRefusal(error, true) : (error as Error).message;
+			error instanceof BxdError
+				? describeBankRefusal(error, 'fileService')
+				: (error as Error).message;
 		throw checkError(`${tried}; the bank answered ${said}`);
 	}
 }
@@ -1061,9 +1271,19 @@ export function checkRequestOptions(
  */
 export interface CheckPlan {
 	options: IHttpRequestOptions;
-	/** Sends the authenticated check itself and judges the answer (credential test only). */
-	judge?: (authenticated: IHttpRequestOptions) => Promise<void>;
+	/**
+	 * Sends the authenticated check itself and judges the answer (credential test only); returns the
+	 * request n8n sends after it, which carries the verdict without reaching the bank again.
+	 */
+	judge?: (authenticated: IHttpRequestOptions) => Promise<IHttpRequestOptions>;
 }
+
+/**
+ * What n8n's credential test sends once the check has been sent and judged here: a data: address
+ * (answered by n8n's HTTP client itself, HTTP 200, no network), so that the bank gets the signed
+ * check once.
+ */
+export const CHECK_PASSED_URL = 'data:text/plain,the%20bank%20accepted%20the%20signed%20check';
 
 function checkMarker(requestOptions: IHttpRequestOptions): string | undefined {
 	for (const [name, value] of Object.entries(requestOptions.headers ?? {})) {
@@ -1100,11 +1320,7 @@ export function planCheck(
 			} catch (error) {
 				const answer = errorResponseOf(error);
 				if (!answer.status) {
-					const reason =
-						describeTlsError(error) ??
-						(answer.networkCode
-							? `the connection failed (${answer.networkCode})`
-							: (error as Error).message);
+					const reason = describeConnectionFailure(error);
 					throw checkError(
 						`Sent a signed ${OPERATION_TEXT[operation]} request to ${service.view.url}; ${reason}`,
 					);
@@ -1113,6 +1329,7 @@ export function planCheck(
 				body = answer.body;
 			}
 			judgeCheck(service, operation, status, body);
+			return { url: CHECK_PASSED_URL, method: 'GET', json: false };
 		},
 	};
 }

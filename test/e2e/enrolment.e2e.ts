@@ -8,8 +8,9 @@
  */
 import { X509Certificate } from 'node:crypto';
 
-import { credentialTestInN8n, expectNotInDatabase, expectNotShown, FILES, runStatementExample, usePinCredential, type PinCredential } from './lib/enrolment';
+import { credentialTestInN8n, expectNotInDatabase, expectNotShown, FILES, runStatementExample, usePinCredential, withCredentialTests, type PinCredential } from './lib/enrolment';
 import { packageManifest } from './lib/workflows';
+import { closedPortUrl } from '../helpers/net';
 
 const CREDENTIAL: PinCredential = { id: 'enrolled-from-pin-0001', name: 'Bank File Service (enrolled from a PIN)', bank: 'op' };
 const EXAMPLE = 'file-service-enrol.json';
@@ -18,11 +19,28 @@ const skipReason = packageManifest().credentials.includes(FILES) ? undefined : `
 (skipReason ? describe.skip : describe)(`enrolment from a PIN in real n8n${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
 	const enrolled = usePinCredential(CREDENTIAL);
 
-	test('the credential test in n8n enrols: key and certificate stored in the credential, PIN cleared', async () => {
+	test('saved with an unreachable certificate service: the editor gets the product\'s message, nothing reaches the bank and the PIN is kept (the next test enrols with it)', async () => {
+		const { stack, data } = enrolled();
+		const closed = await closedPortUrl();
+		await withCredentialTests(stack, CREDENTIAL, 'e2e-enrolment-refused', async (test) => {
+			const refused = await test({ ...data, certificateServiceUrl: closed });
+			expect(refused.status).toBe('Error');
+			expect(refused.message).toMatch(
+				/Enrolment failed: the certificate service at https:\/\/127\.0\.0\.1:\d+\/services\/CertificateService could not be reached: the connection was refused: nothing accepts connections at that address and port\. The Transfer Key was not sent and still works/,
+			);
+			expect(refused.message).not.toMatch(/perhaps it is offline/);
+			expect(((await stack.bank.admin('GET', '/enrolment')) as { records: unknown[] }).records).toEqual([]);
+		});
+	}, 300_000);
+
+	test('the credential test in n8n enrols: key and certificate stored in the credential, PIN cleared; the bank gets the signed check once', async () => {
 		const { stack, pin } = enrolled();
+		await stack.bank.admin('POST', '/reset', {});
 		const data = await credentialTestInN8n(enrolled(), CREDENTIAL, 'e2e-enrolment', async () => {
 			const records = (await stack.bank.admin('GET', '/enrolment')) as { records: Array<{ command: string; responseCode: string }> };
 			expect(records.records.map((r) => [r.command, r.responseCode])).toEqual([['GetCertificate', '00']]);
+			const stats = (await stack.bank.admin('GET', '/stats')) as { soapCalls: Array<{ operation: string; signature: string }> };
+			expect(stats.soapCalls.map((c) => [c.operation, c.signature])).toEqual([['getUserInfo', 'valid']]);
 		});
 		expect(data.pin).toBe('');
 		expect(String(data.enrolmentStatus)).toMatch(/^Certificate enrolled \d{4}-\d\d-\d\d; valid until /);

@@ -9,7 +9,7 @@
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
-import { CHECK_HEADER, CHECK_PLACEHOLDER_URL, forgetSentPins, readEnrolmentState } from '../../nodes/shared/fileServiceCredential';
+import { CHECK_HEADER, CHECK_PASSED_URL, CHECK_PLACEHOLDER_URL, forgetSentPins, readEnrolmentState } from '../../nodes/shared/fileServiceCredential';
 import type { ChainStep, CredentialStore, RunResult } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, fileServiceStore, useSandbox } from '../helpers/bank';
 import { INSPECT_FILE, MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
@@ -207,6 +207,31 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 		expect(bank().danske.records.filter((r) => r.operation === 'CreateCertificate')).toHaveLength(1);
 	});
 
+	test('SHA-1 answers while SHA-1 is not accepted: stopped before the PIN is sent, which then enrols once SHA-1 is accepted', async () => {
+		bank().danske.switches.sha1Answers = true;
+		const values = bank().danskeCredential({ pin: 'new' });
+		const store = fileServiceStore(values);
+		const refused = await chain([list], store);
+		expect(refused.status).toBe('error');
+		expect(nodeErrorText(refused, 'List')).toMatch(
+			/Enrolment stopped before the PIN was sent: The response signature uses RSA-SHA1 .*switch on "Accept SHA-1 Signatures From the Bank".*\. The PIN was not sent and still works: correct this and save the credential again\. Nothing was stored/,
+		);
+		expect(nodeErrorText(refused, 'List')).not.toMatch(/already sent|ask the bank for a new one/);
+		expect(bank().danske.records.map((r) => r.operation)).toEqual(['GetBankCertificate']);
+
+		store.set({ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: { ...stored(store), acceptSha1: true } as unknown as Record<string, string> });
+		const enrolled = await chain([list], store);
+		expect(enrolled.error?.message).toBeUndefined();
+		expect(bank().danske.records.map((r) => [r.operation, r.returnCode])).toEqual([
+			['GetBankCertificate', '00'],
+			['GetBankCertificate', '00'],
+			['CreateCertificate', '00'],
+			['CertificateStatus', '00'],
+		]);
+		expect(readEnrolmentState(stored(store).enrolment)).toBeDefined();
+		expectNoSecrets(enrolled, store, String(values.pin));
+	});
+
 	test('a bank encryption certificate from another root is refused before the PIN is sent', async () => {
 		bank().danske.switches.foreignBankCertificate = true;
 		const values = bank().danskeCredential({ pin: 'new' });
@@ -260,7 +285,7 @@ describe('Danske Bank: the credential test', () => {
 
 	test('pasted certificates: an encrypted, signed List Files (Danske has no getUserInfo) whose encrypted answer is judged', async () => {
 		const options = await credentialType.authenticate(bank().danskeCredential() as ICredentialDataDecryptedObject, testRequest());
-		expect(options.url).toBe(bank().urls.danske.soap);
+		expect(options.url).toBe(CHECK_PASSED_URL);
 		expect(bank().stats.soapCalls.map((c) => [c.operation, c.signature])).toEqual([['downloadFileList', 'valid']]);
 	});
 

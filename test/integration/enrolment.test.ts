@@ -13,6 +13,7 @@ import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBanki
 import { prepareRequest } from '../../nodes/shared/bxd';
 import {
 	CHECK_HEADER,
+	CHECK_PASSED_URL,
 	CHECK_PLACEHOLDER_URL,
 	forgetSentPins,
 	readEnrolmentState,
@@ -24,6 +25,7 @@ import { NODE_NAME, runNode } from '../helpers/nodes';
 import { useXmlsec } from '../helpers/xmlsec';
 import { enrolmentSecrets, shownBy } from '../reliability/lib/secrets';
 import type { SandboxBank } from '../sandbox';
+import { closedPortUrl } from '../helpers/net';
 
 const sandbox = useSandbox({ seed: 42 });
 const xmlsec = useXmlsec('enrolment-');
@@ -139,8 +141,8 @@ describe('bad input: a clear error, nothing stored, no PIN or key shown', () => 
 
 	test.each([
 		['a certificate for another key', 'otherKey', /does not match the key pair generated for this request; it was not stored/],
-		['a truncated certificate', 'truncated', /Certificate 1 in the bank's answer is truncated/],
-		['a PKCS#7 bundle instead of a certificate', 'pkcs7', /Certificate 1 in the bank's answer is a PKCS#7 bundle, not an X\.509 certificate/],
+		['a truncated certificate', 'truncated', /the bank answered, but certificate 1 in the bank's answer is truncated/],
+		['a PKCS#7 bundle instead of a certificate', 'pkcs7', /the bank answered, but certificate 1 in the bank's answer is a PKCS#7 bundle, not an X\.509 certificate/],
 	] as const)('the bank answers %s', async (_name, broken, message) => {
 		bank().certService.switches.brokenCertificate = broken;
 		const values = bank().enrolmentCredential('op');
@@ -158,7 +160,21 @@ describe('bad input: a clear error, nothing stored, no PIN or key shown', () => 
 		const values = bank().enrolmentCredential('samlink');
 		const store = fileServiceStore(values);
 		const result = await run(store);
-		expect(errorText(result)).toMatch(/the bank answered code 12: Certificate request rejected: subject not allowed\./);
+		expect(errorText(result)).toMatch(
+			/the bank answered code 12: Certificate request rejected: subject not allowed \(The bank refused the content of the request \(its schema or content check\): check that the Customer ID is the web services user ID of the contract .*ask the bank which subject it expects\)\. Nothing was stored/,
+		);
+		expect(store.updates).toBe(0);
+		expectNoSecrets(result, store, String(values.pin));
+	});
+
+	test("Samlink's code 30 in Finnish: the error says what it means and what to do", async () => {
+		bank().certService.switches.rejectCsr = { code: '30', text: 'Asiakkaan palvelusopimuksen tarkistuksessa virhe:A00' };
+		const values = bank().enrolmentCredential('pop');
+		const store = fileServiceStore(values);
+		const result = await run(store);
+		expect(errorText(result)).toMatch(
+			/the bank answered code 30: Asiakkaan palvelusopimuksen tarkistuksessa virhe:A00 \(Finnish for: the check of the customer's web services contract failed\. The bank did not accept the one-time code or the contract check: .*Check the Customer ID, then ask the bank for a new code\)\. Nothing was stored/,
+		);
 		expect(store.updates).toBe(0);
 		expectNoSecrets(result, store, String(values.pin));
 	});
@@ -174,6 +190,113 @@ describe('bad input: a clear error, nothing stored, no PIN or key shown', () => 
 		const store = fileServiceStore({ ...bank().enrolmentCredential('nordea'), pin: '' });
 		const result = await run(store);
 		expect(errorText(result)).toMatch(/Activation Code \(PIN\): required/);
+		expect(bank().certService.records).toHaveLength(0);
+	});
+});
+
+/** n8n replaces a message naming one of these (in any case) with a generic text of its own. */
+const N8N_REWORDED = /ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EADDRNOTAVAIL|ECONNABORTED|EHOSTUNREACH|EAI_AGAIN|GETADDRINFO/i;
+
+describe('a PIN is spent only when the bank has received it', () => {
+	test('certificate service unreachable: the PIN was not sent, the message says so, and after fixing the URL the same PIN enrols', async () => {
+		const values = bank().enrolmentCredential('op');
+		const store = fileServiceStore({ ...values, certificateServiceUrl: await closedPortUrl() });
+		const refused = await run(store);
+		expect(refused.status).toBe('error');
+		expect(errorText(refused)).toMatch(
+			/^Credential: Enrolment failed: the certificate service at https:\/\/127\.0\.0\.1:\d+\/services\/CertificateService could not be reached: the connection was refused: nothing accepts connections at that address and port\. The Transfer Key was not sent and still works: correct the address or the connection and save the credential again\. Nothing was stored/,
+		);
+		expect(errorText(refused)).not.toMatch(N8N_REWORDED);
+		expect(bank().certService.records).toHaveLength(0);
+		expect(store.updates).toBe(0);
+
+		store.set({ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: { ...stored(store), certificateServiceUrl: values.certificateServiceUrl } as Record<string, string> });
+		const enrolled = await run(store);
+		expect(enrolled.status).toBe('success');
+		expect(bank().certService.records.map((r) => [r.command, r.responseCode])).toEqual([['GetCertificate', '00']]);
+		expect(readEnrolmentState(stored(store).enrolment)).toBeDefined();
+		expectNoSecrets(refused, store, String(values.pin));
+	});
+
+	test('the connection breaks after the request went out: the outcome is unknown, said so, and the PIN is not sent again', async () => {
+		bank().certService.switches.dropAfterRequest = true;
+		const values = bank().enrolmentCredential('samlink');
+		const store = fileServiceStore(values);
+		const broken = await run(store);
+		expect(broken.status).toBe('error');
+		expect(errorText(broken)).toMatch(
+			/^Credential: Enrolment failed: GetCertificate with the Transfer Key was sent to https:\/\/\S+, but the connection was closed before an answer came, so whether the bank used the code is unknown\. Nothing was stored\. A code works once: ask the bank for a new one \(and whether this one was used\)/,
+		);
+		expect(errorText(broken)).not.toMatch(N8N_REWORDED);
+		expect(bank().certService.records).toHaveLength(1);
+		const again = await run(store);
+		expect(errorText(again)).toMatch(
+			/Transfer Key: this code was already sent to the bank \(\S+: the connection broke after it was sent, so whether the bank used it is unknown\)\. A code works once: ask the bank for a new one/,
+		);
+		expect(bank().certService.records).toHaveLength(1);
+		expectNoSecrets(again, store, String(values.pin));
+	});
+
+	test('a bank refusal spends the PIN: pasted again, it is refused before anything is sent, naming what the bank answered', async () => {
+		const values = bank().enrolmentCredential('op', '1234567890123456');
+		const store = fileServiceStore(values);
+		expect((await run(store)).status).toBe('error');
+		const again = await run(store);
+		expect(errorText(again)).toMatch(/this code was already sent to the bank \(\S+: the bank answered code 30: Authentication failed: the PIN \(transfer key\) is not valid/);
+		expect(bank().certService.records).toHaveLength(1);
+	});
+});
+
+describe("certificate-service answers are checked: the bank's signature and the pinned root", () => {
+	test('Nordea: an answer whose signature does not verify is refused, naming that check; nothing is stored', async () => {
+		bank().certService.switches.answerSignature = 'tampered';
+		const values = bank().enrolmentCredential('nordea');
+		const store = fileServiceStore(values);
+		const result = await run(store);
+		expect(errorText(result)).toMatch(/^Credential: Enrolment failed: sent GetCertificate with the Activation Code \(PIN\) to \S+; the bank answered, but the certificate service's answer failed the signature check against the Bank Certificate: /);
+		expect(store.updates).toBe(0);
+		expectNoSecrets(result, store, String(values.pin));
+	});
+
+	test('Samlink: an answer signed with RSA-SHA1 is refused while SHA-1 is not accepted, and accepted once it is', async () => {
+		bank().certService.switches.answerSignature = 'sha1';
+		const store = fileServiceStore(bank().enrolmentCredential('samlink'));
+		const refused = await run(store);
+		expect(errorText(refused)).toMatch(/failed the signature check against the Bank Certificate: The response signature uses RSA-SHA1 .*switch on "Accept SHA-1 Signatures From the Bank"/);
+		expect(store.updates).toBe(0);
+
+		bank().certService.switches.answerSignature = 'sha1';
+		const accepting = fileServiceStore({ ...bank().enrolmentCredential('samlink'), acceptSha1: true });
+		expect((await run(accepting)).status).toBe('success');
+		expect(readEnrolmentState(stored(accepting).enrolment)).toBeDefined();
+	});
+
+	test('OP (unsigned answers): a certificate not issued by the pinned root is refused, naming that check', async () => {
+		bank().certService.switches.forgedIssuer = true;
+		const values = bank().enrolmentCredential('op');
+		const store = fileServiceStore(values);
+		const result = await run(store);
+		expect(errorText(result)).toMatch(
+			/^Credential: Enrolment failed: The certificate the bank issued: it does not match the pinned Bank Certificate \(.*CN=11111111 is not issued by .*Sandbox Corporate Bank Test CA.*\)\. Check that the Bank Certificate is the bank's root certificate\. Ask the bank for a new Transfer Key/,
+		);
+		expect(store.updates).toBe(0);
+		expectNoSecrets(result, store, String(values.pin));
+	});
+
+	test('without a Bank Certificate nothing is sent: the error names the field and the root to paste', async () => {
+		const store = fileServiceStore({ ...bank().enrolmentCredential('op'), bankCertificate: '' });
+		const result = await run(store);
+		expect(errorText(result)).toMatch(/^Credential: Bank Certificate: required to enrol with OP Financial Group: paste the bank's root certificate \(/);
+		expect(bank().certService.records).toHaveLength(0);
+	});
+
+	test("a bank that signs with SHA-1 (the Samlink profile) while SHA-1 is not accepted: refused before the code is used", async () => {
+		const values = bank().enrolmentCredential('pop');
+		const store = fileServiceStore({ ...values, signatureAlgorithm: 'profile' });
+		const result = await run(store);
+		expect(errorText(result)).toMatch(
+			/^Credential: Accept SHA-1 Signatures From the Bank: required to enrol with POP Bank \(Samlink\) while the Signature Algorithm is RSA-SHA1, since the bank's answer carrying the new certificate is signed with SHA-1 and would be refused after the Transfer Key is used/,
+		);
 		expect(bank().certService.records).toHaveLength(0);
 	});
 });
@@ -222,7 +345,9 @@ describe('renewal', () => {
 		expect(result.status).toBe('success');
 		expect(stored(store).enrolment).toBe(old);
 		const hints = JSON.stringify(result.runData[NODE_NAME][0].hints ?? []);
-		expect(hints).toMatch(/Renewal failed: sent RenewCertificate to .+; the bank answered code 30: Renewal not allowed for this contract\. The current certificate \(valid until [^)]+\) keeps being used/);
+		expect(hints).toMatch(
+			/Renewal failed: sent RenewCertificate to .+; the bank answered code 30: Renewal not allowed for this contract \(The bank refused the renewal: the contract may not allow renewal from this software, or the current certificate is no longer accepted\. Ask the bank; if it stays, enrol again with a new one-time code\)\. The current certificate \(valid until [^)]+\) keeps being used/,
+		);
 		expect(result.logs.join('\n')).toMatch(/Renewal failed/);
 		expect(hints).toMatch(/expires in (9|10) days/);
 		expectNoSecrets(result, store, '');
@@ -261,12 +386,13 @@ describe('credential test', () => {
 	const credentialType = new CorporateBankingFileServiceApi();
 	const testRequest = () => ({ method: 'POST' as const, url: CHECK_PLACEHOLDER_URL, headers: { [CHECK_HEADER]: 'test' }, json: false });
 
-	test('an enrolled credential: a signed getUserInfo the bank answers', async () => {
+	test('an enrolled credential: one signed getUserInfo the bank answers; what n8n sends after it stays local', async () => {
 		const store = fileServiceStore(bank().enrolmentCredential('op'));
 		expect((await run(store)).status).toBe('success');
 		bank().resetStats();
 		const options = await credentialType.authenticate(stored(store), testRequest());
-		expect(options.url).toBe(bank().urls.soap);
+		expect(options.url).toBe(CHECK_PASSED_URL);
+		expect(options.body).toBeUndefined();
 		expect(bank().stats.soapCalls.map((c) => [c.operation, c.signature])).toEqual([['getUserInfo', 'valid']]);
 	});
 
@@ -283,13 +409,14 @@ describe('credential test', () => {
 		expect((await run(store)).status).toBe('success');
 		const data = { ...stored(store), receiverId: 'NOBODY' };
 		await expect(credentialType.authenticate(data, testRequest())).rejects.toThrow(
-			/^Sent a signed getUserInfo request to https:\/\/\S+; the bank answered code 29: Invalid parameters: unknown ReceiverId NOBODY\./,
+			/^Sent a signed getUserInfo request to https:\/\/\S+; the bank answered code 29: Invalid parameters: unknown ReceiverId NOBODY \(A parameter is not valid \(file reference, target ID or receiver ID\)\)$/,
 		);
 	});
 
 	test('the pasted-certificate credential of the sandbox passes', async () => {
 		const values = bank().credentialValues()[FILES] as ICredentialDataDecryptedObject;
-		await expect(credentialType.authenticate(values, testRequest())).resolves.toMatchObject({ url: bank().urls.soap });
+		await expect(credentialType.authenticate(values, testRequest())).resolves.toMatchObject({ url: CHECK_PASSED_URL });
+		expect(bank().stats.soapCalls.map((c) => c.operation)).toEqual(['getUserInfo']);
 	});
 
 	test('not enrolled yet: the test names what to do', async () => {

@@ -62,6 +62,15 @@ export interface CertServiceSwitches {
 	refuseRenewal?: { code: string; text: string };
 	/** Answer the next GetCertificate/RenewCertificate with a broken certificate. */
 	brokenCertificate?: 'otherKey' | 'truncated' | 'pkcs7';
+	/**
+	 * Sign the next answer (Nordea, Samlink) with RSA-SHA1, or change it after signing so its
+	 * signature no longer verifies.
+	 */
+	answerSignature?: 'sha1' | 'tampered';
+	/** Issue the next certificate under the CA's name but signed with another key (a forgery). */
+	forgedIssuer?: boolean;
+	/** Take the next request (a PIN is used) and close the connection without answering. */
+	dropAfterRequest?: boolean;
 }
 
 export interface SandboxCertServiceOptions {
@@ -184,6 +193,11 @@ export class SandboxCertService {
 			text = error.message;
 		}
 		record.responseCode = code;
+		if (this.switches.dropAfterRequest) {
+			delete this.switches.dropAfterRequest;
+			ctx.req.socket.destroy();
+			return;
+		}
 		const xml = this.renderSoap(dialect, parsed.operation, parsed.requestId, code, text, this.renderApplicationResponse(dialect, code, text, certificates));
 		send(ctx, 200, { 'content-type': 'text/xml; charset=utf-8' }, xml);
 	}
@@ -279,7 +293,9 @@ export class SandboxCertService {
 			throw new CertRequestError('12', `Certificate request rejected: ${(error as Error).message.replace(/^Cannot read .*/, 'not a PKCS#10 request')}.`);
 		}
 		const now = this.now();
-		let pem = issueCustomerCertificate(this.options.pki, { commonName }, createPublicKey(publicKeyPem), new Date(now.getTime() - 60 * 60 * 1000), new Date(now.getTime() + this.validityDays * DAY));
+		const issuer = this.switches.forgedIssuer ? { ...this.options.pki, caKeyPem: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() } : this.options.pki;
+		delete this.switches.forgedIssuer;
+		let pem = issueCustomerCertificate(issuer, { commonName }, createPublicKey(publicKeyPem), new Date(now.getTime() - 60 * 60 * 1000), new Date(now.getTime() + this.validityDays * DAY));
 		const broken = this.switches.brokenCertificate;
 		delete this.switches.brokenCertificate;
 		if (broken === 'otherKey') {
@@ -325,20 +341,28 @@ export class SandboxCertService {
 				? `<bxd:Certificates>${certificates.map((c) => `<bxd:Certificate><bxd:Name>${c.name}</bxd:Name><bxd:Certificate>${certificateContent(c.pem)}</bxd:Certificate><bxd:CertificateFormat>X509v3</bxd:CertificateFormat></bxd:Certificate>`).join('')}</bxd:Certificates>`
 				: '';
 			const xml = `<bxd:CertApplicationResponse xmlns:bxd="${NS.nordea.data}"><bxd:CustomerId>${this.options.customerId}</bxd:CustomerId><bxd:Timestamp>${now}</bxd:Timestamp><bxd:ResponseCode>${code}</bxd:ResponseCode><bxd:ResponseText>${text}</bxd:ResponseText>${certs}</bxd:CertApplicationResponse>`;
-			return signApplicationRequest(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem);
+			return this.signAnswer(xml);
 		}
 		if (dialect === 'samlink') {
 			const certs = certificates.length
 				? `<Certificates xmlns="${NS.samlink.data}">${certificates.map((c) => `<Certificate><Name>${c.name}</Name><Certificate>${certificateContent(c.pem)}</Certificate><CertificateFormat>X509</CertificateFormat></Certificate>`).join('')}</Certificates>`
 				: '';
 			const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<ns2:CertApplicationResponse xmlns:ns2="${NS.samlink.data}"><ns2:CustomerId>${this.options.customerId}</ns2:CustomerId><Timestamp xmlns="${NS.samlink.data}">${now}</Timestamp><ResponseCode xmlns="${NS.samlink.data}">${code === '00' ? '0' : code}</ResponseCode><ResponseText xmlns="${NS.samlink.data}">${text}</ResponseText>${certs}</ns2:CertApplicationResponse>`;
-			return signApplicationRequest(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem);
+			return this.signAnswer(xml);
 		}
 		// OP leaves its certificate answers unsigned (sepafm lib/sepa/banks/op/op_response.rb).
 		const certs = certificates.length
 			? `<Certificates>${certificates.map((c) => `<Certificate><Name>${c.name}</Name><Certificate>${certificateContent(c.pem)}</Certificate><CertificateFormat>X509v3</CertificateFormat></Certificate>`).join('')}</Certificates>`
 			: '';
 		return `<?xml version="1.0" encoding="UTF-8"?><CertApplicationResponse xmlns="${NS.op.data}"><CustomerId>${this.options.customerId}</CustomerId><Timestamp>${now}</Timestamp><ResponseCode>${code}</ResponseCode><ResponseText>${text}</ResponseText><Compressed>false</Compressed>${certs}</CertApplicationResponse>`;
+	}
+
+	/** The bank's signature on a CertApplicationResponse, as the switches want it. */
+	private signAnswer(xml: string): string {
+		const how = this.switches.answerSignature;
+		delete this.switches.answerSignature;
+		const signed = signApplicationRequest(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem, how === 'sha1' ? 'sha1' : 'sha256');
+		return how === 'tampered' ? signed.replace(/<CustomerId|<bxd:CustomerId|<ns2:CustomerId/, (open) => `${open} data-changed="after signing"`) : signed;
 	}
 
 	private renderSoap(dialect: CertDialect, operation: string, requestId: string, code: string, text: string, applicationResponse: string): string {

@@ -50,6 +50,8 @@ export interface DanskeSwitches {
 	status?: 'good' | 'expires_soon' | 'expired' | 'revoked';
 	/** Refuse the next RenewCertificate with this code. */
 	refuseRenewal?: { code: string; text: string };
+	/** Sign the PKI service's answers with RSA-SHA1, as Danske Bank's public samples are signed. */
+	sha1Answers?: boolean;
 }
 
 interface Pin {
@@ -92,7 +94,8 @@ export class PkiError extends Error {
 }
 
 const esc = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const serialOf = (pem: string): string => new X509Certificate(pem).serialNumber;
+/** Serial numbers in decimal, as the PKI service writes them (a hexadecimal serial is not found). */
+const serialOf = (pem: string): string => BigInt(`0x${new X509Certificate(pem).serialNumber}`).toString(10);
 const fingerprint = (pem: string): string => createHash('sha256').update(new X509Certificate(pem).raw).digest('hex');
 
 function elements(parent: Element): Element[] {
@@ -496,13 +499,17 @@ export class SandboxDanske {
 	/** A response element signed by the bank (enveloped, Reference to its xml:id, as Danske Bank signs). */
 	private signed(name: string, inner: string): string {
 		const xml = `<elem:${name} xmlns:elem="${ELEM}">${inner}</elem:${name}>`;
-		return signRootById(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem);
+		return signRootById(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem, this.switches.sha1Answers ? 'sha1' : 'sha256');
 	}
 
 	private answer(operation: string, payload: Element | undefined, body: string): string {
 		switch (operation) {
 			case 'GetBankCertificate': {
 				if (!payload || payload.localName !== 'GetBankCertificateRequest') throw new PkiError('07', 'Schema validation error.', 'GetBankCertificateRequest is required');
+				const rootSerial = textOf(payload, 'BankRootCertificateSerialNo') ?? '';
+				if (rootSerial !== serialOf(this.options.pki.caCertPem)) {
+					throw new PkiError('09', 'Bank root certificate not found.', `No root certificate with serial number ${esc(rootSerial)}`);
+				}
 				const encryption = this.switches.foreignBankCertificate ? this.foreignCertPem : this.bankEncryptionCertPem;
 				return this.signed(
 					'GetBankCertificateResponse',

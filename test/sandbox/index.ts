@@ -576,7 +576,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				signingMode: 'enrol',
 				pin: pin ?? certService.newPin(dialect),
 				caCertificate: pki.caCertPem,
-				bankCertificate: pki.bankSigningCertPem,
+				// The bank's root, pinned: the sandbox CA issues the bank's signing certificate and the
+				// certificates its certificate services issue.
+				bankCertificate: pki.caCertPem,
+				// The sandbox signs its answers with RSA-SHA256 (Samlink's own still use SHA-1).
+				signatureAlgorithm: 'sha256',
 			};
 		},
 		danske,

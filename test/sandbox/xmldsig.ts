@@ -19,6 +19,8 @@ export const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
 export const EXC_C14N = 'http://www.w3.org/2001/10/xml-exc-c14n#';
 export const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
 export const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
+export const RSA_SHA1 = 'http://www.w3.org/2000/09/xmldsig#rsa-sha1';
+export const SHA1 = 'http://www.w3.org/2000/09/xmldsig#sha1';
 export const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
 
 /** Escapes character data the way Canonical XML writes it. */
@@ -127,34 +129,35 @@ export function verifyEnvelopedSignature(xml: string, certPem: string): Signatur
  * Signs a document the way Danske Bank signs its PKI answers: the root element carries
  * `xml:id="response"` and the one Reference names it (`URI="#response"`), enveloped, exclusive C14N.
  */
-export function signRootById(xml: string, keyPem: string, certPem: string): string {
+export function signRootById(xml: string, keyPem: string, certPem: string, algorithm: 'sha256' | 'sha1' = 'sha256'): string {
 	const withId = xml.replace(/^(<[\w.:-]+)/, '$1 xml:id="response"');
 	const signer = new SignedXml({
 		privateKey: keyPem,
 		publicCert: certPem,
-		signatureAlgorithm: RSA_SHA256,
+		signatureAlgorithm: algorithm === 'sha1' ? RSA_SHA1 : RSA_SHA256,
 		canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
 	});
 	signer.addReference({
 		xpath: '/*',
 		transforms: [ENVELOPED, 'http://www.w3.org/2001/10/xml-exc-c14n#'],
-		digestAlgorithm: SHA256,
+		digestAlgorithm: algorithm === 'sha1' ? SHA1 : SHA256,
 	});
 	signer.computeSignature(withId, { location: { reference: '/*', action: 'append' } });
 	return signer.getSignedXml();
 }
 
-export function signApplicationRequest(xml: string, keyPem: string, certPem: string): string {
+/** Enveloped signature over the whole document, RSA-SHA256 (or RSA-SHA1, as older banks still sign). */
+export function signApplicationRequest(xml: string, keyPem: string, certPem: string, algorithm: 'sha256' | 'sha1' = 'sha256'): string {
 	const signer = new SignedXml({
 		privateKey: keyPem,
 		publicCert: certPem,
-		signatureAlgorithm: RSA_SHA256,
+		signatureAlgorithm: algorithm === 'sha1' ? RSA_SHA1 : RSA_SHA256,
 		canonicalizationAlgorithm: 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315',
 	});
 	signer.addReference({
 		xpath: '/*',
 		transforms: [ENVELOPED, 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315'],
-		digestAlgorithm: SHA256,
+		digestAlgorithm: algorithm === 'sha1' ? SHA1 : SHA256,
 		isEmptyUri: true,
 	});
 	signer.computeSignature(xml, { location: { reference: '/*', action: 'append' } });

@@ -17,11 +17,16 @@ import {
 	buildCertEnvelope,
 	certificateForKey,
 	createKeyAndRequest,
+	decimalSerial,
+	getBankCertificateRequest,
 	nordeaHmac,
 	readApplicationResponse,
 	readBankCertificate,
 	readCertApplicationResponse,
+	verifyCertAnswer,
 	readCertServiceAnswer,
+	sameSerial,
+	serialOf,
 	signingMaterial,
 	verifyEnvelopedSignature,
 } from '../../nodes/shared/bxd';
@@ -111,8 +116,10 @@ describe('CertApplicationResponse in the shapes of the banks public samples', ()
 		expect(read.certificates[0].format).toBe('X509v3');
 		expect(read.certificates[0].x509.fingerprint256).toBe(new X509Certificate(issued).fingerprint256);
 		const trust = readBankCertificate(testPki().ca.certPem);
-		expect(() => readCertApplicationResponse(signed, trust)).toThrow(/uses RSA-SHA1 .*switch on "Accept SHA-1 Signatures From the Bank"/);
-		expect(readCertApplicationResponse(signed, { ...trust, acceptSha1: true }).signature).toBe('valid');
+		expect(() => verifyCertAnswer(signed, trust)).toThrow(
+			/^The certificate service's answer failed the signature check against the Bank Certificate: The response signature uses RSA-SHA1 .*switch on "Accept SHA-1 Signatures From the Bank"/,
+		);
+		expect(verifyCertAnswer(signed, { ...trust, acceptSha1: true })).toBe('valid');
 	});
 
 	test('Samlink (mixed prefixes, one-digit code, PEM text encoded in base64): the certificate is read', () => {
@@ -278,5 +285,46 @@ describe('File Service credential addresses', () => {
 				`${name}: must be a web address starting with https:// (or http:// for a test bank on your own network)`,
 			);
 		}
+	});
+});
+
+describe('Danske Bank PKI: certificate serial numbers in decimal, as the public record writes them', () => {
+	/** A self-signed certificate with the serial number `hex`. */
+	function withSerial(hex: string): string {
+		const keys = forge.pki.rsa.generateKeyPair(1024);
+		const cert = forge.pki.createCertificate();
+		cert.publicKey = keys.publicKey;
+		cert.serialNumber = hex;
+		cert.validity.notBefore = new Date('2020-01-01T00:00:00Z');
+		cert.validity.notAfter = new Date('2038-06-09T00:00:00Z');
+		cert.setSubject([{ name: 'commonName', value: 'DBGROOT' }]);
+		cert.setIssuer([{ name: 'commonName', value: 'DBGROOT' }]);
+		cert.sign(keys.privateKey, forge.md.sha256.create());
+		return forge.pki.certificateToPem(cert);
+	}
+
+	test("DBGROOT's serial 0x423A3173 is 1111110003, the number in its CRL address DBGROOT_1111110003.crl", () => {
+		const root = withSerial('423a3173');
+		expect(new X509Certificate(root).serialNumber).toBe('423A3173');
+		expect(serialOf(root)).toBe('1111110003');
+		expect(decimalSerial('423A3173')).toBe('1111110003');
+		// GetBankCertificateRequest carries the decimal number.
+		expect(getBankCertificateRequest(serialOf(root), 'abcdef0123', new Date('2026-11-26T10:00:00Z'))).toContain(
+			'<elem:BankRootCertificateSerialNo>1111110003</elem:BankRootCertificateSerialNo>',
+		);
+	});
+
+	test('a 128-bit serial with a leading zero byte stays exact (no floating point)', () => {
+		const cert = withSerial('00f1e2d3c4b5a6978877665544332211');
+		expect(serialOf(cert)).toBe(BigInt('0xf1e2d3c4b5a6978877665544332211').toString(10));
+	});
+
+	test('a serial the bank reports is matched in decimal, and in hexadecimal should an answer carry it so', () => {
+		const cert = withSerial('423a3173');
+		expect(sameSerial('1111110003', cert)).toBe(true);
+		expect(sameSerial(' 1111110003 ', cert)).toBe(true);
+		expect(sameSerial('423A3173', cert)).toBe(true);
+		expect(sameSerial('1111110004', cert)).toBe(false);
+		expect(sameSerial('', cert)).toBe(false);
 	});
 });

@@ -77,6 +77,58 @@ export class CertificateServiceError extends BxdError {
 	}
 }
 
+/**
+ * What the certificate services' codes mean and what to do about them: they share the file
+ * service's numbering (bxd), but a refusal here concerns the one-time code, the contract or the
+ * certificate being renewed. OP's generic code 26 hides most refusals (REFERENCES: bank quirks).
+ */
+const CERT_SERVICE_HINTS: Record<string, string> = {
+	'05': 'The certificate service does not know this command: check the Certificate Service URL and, for a Custom bank, the Certificate Service Dialect',
+	'06': 'The certificate service does not allow this command for this contract: ask the bank whether certificates can be enrolled for it',
+	'07': 'The Sender ID is not known to the certificate service: check Sender ID and Customer ID against the web services contract',
+	'12': 'The bank refused the content of the request (its schema or content check): check that the Customer ID is the web services user ID of the contract and that the Environment (Test or Production) matches it; if the text names the certificate request, ask the bank which subject it expects',
+	'13': 'The Customer ID is not known to the certificate service: use the web services user ID the contract gives',
+	'16': 'The certificate that signed the renewal is not valid for this bank or was revoked: enrol again with a new one-time code from the bank',
+	'18': "The bank could not verify the renewal's signature with the current certificate: enrol again with a new one-time code from the bank",
+	'19': 'The certificate that signed the renewal is not valid: enrol again with a new one-time code from the bank',
+	'26': "A technical error at the bank, or (OP) a refusal it does not explain: try again later; if it stays, ask the bank's support about the attempt and whether the one-time code is still valid",
+	'29': 'A value in the request is not valid: check the Customer ID and the Environment (Test or Production) against the contract',
+	'30': 'The bank did not accept the one-time code or the contract check: the code may be mistyped, already used or expired, or the Customer ID may not match the web services contract. Check the Customer ID, then ask the bank for a new code',
+};
+
+/** Texts the certificate services answer in Finnish, in English (Samlink answers in Finnish). */
+const FINNISH_TEXTS: Array<[RegExp, string]> = [
+	[
+		/palvelusopimuksen tarkistuksessa virhe/i,
+		"Finnish for: the check of the customer's web services contract failed",
+	],
+];
+
+/** A refusal of RenewCertificate means something else than one of the one-time code. */
+const RENEWAL_HINTS: Record<string, string> = {
+	'30': 'The bank refused the renewal: the contract may not allow renewal from this software, or the current certificate is no longer accepted. Ask the bank; if it stays, enrol again with a new one-time code',
+};
+
+/**
+ * What a certificate-service refusal means and what to do: the text in English where the bank
+ * answered in Finnish, then the code's meaning for the command that was refused.
+ */
+export function certServiceHint(
+	code: string,
+	text?: string,
+	command: CertCommand = 'GetCertificate',
+): string | undefined {
+	const parts: string[] = [];
+	const translated = text ? FINNISH_TEXTS.find(([pattern]) => pattern.test(text)) : undefined;
+	if (translated) parts.push(translated[1]);
+	const normalized = normalizeResponseCode(code) ?? code;
+	const meaning =
+		(command === 'RenewCertificate' ? RENEWAL_HINTS[normalized] : undefined) ??
+		CERT_SERVICE_HINTS[normalized];
+	if (meaning) parts.push(meaning);
+	return parts.length ? parts.join('. ') : undefined;
+}
+
 /** A new key pair and the PKCS#10 request for it. The private key never leaves the credential. */
 export interface KeyAndRequest {
 	privateKeyPem: string;
@@ -325,15 +377,10 @@ export function readIssuedCertificate(
 }
 
 /**
- * Reads a decoded CertApplicationResponse (any of the three namespaces, prefixed or not). The
- * enveloped signature is verified when `trust` is given and the document is signed; banks leave
- * some certificate answers unsigned (sepafm op_response.rb), and the issued certificate is then
- * checked against the key it was requested for instead.
+ * Reads a decoded CertApplicationResponse (any of the three namespaces, prefixed or not). Its
+ * signature is checked by verifyCertAnswer.
  */
-export function readCertApplicationResponse(
-	bytes: Buffer,
-	trust?: BankTrust,
-): CertApplicationResponse {
+export function readCertApplicationResponse(bytes: Buffer): CertApplicationResponse {
 	const xml = bytes.toString('utf8').replace(/^\uFEFF/, '');
 	const parsed = parseBankXml(xml, 'The CertApplicationResponse');
 	const rootName = Object.keys(parsed).find((key) => !key.startsWith('@_') && key !== '#text');
@@ -344,9 +391,7 @@ export function readCertApplicationResponse(
 		);
 	}
 	const namespace = rootNamespace(xml);
-	const signature: SignatureCheck = trust
-		? verifyEnvelopedSignature({ head: xml, tail: '' }, trust)
-		: 'notChecked';
+	const signature: SignatureCheck = 'notChecked';
 	const entries = asArray(xmlObject(root.Certificates)?.Certificate as unknown[] | undefined);
 	const certificates = entries.map((entry, index) => {
 		const e = xmlObject(entry) ?? {};
@@ -365,6 +410,29 @@ export function readCertApplicationResponse(
 		signature,
 		namespace,
 	};
+}
+
+/** The certificate service's answer is signed, but its signature does not pass the check. */
+export class CertAnswerSignatureError extends CertificateServiceError {
+	constructor(detail: string) {
+		super(
+			`The certificate service's answer failed the signature check against the Bank Certificate: ${detail.replace(/\.$/, '')}`,
+		);
+		this.name = 'CertAnswerSignatureError';
+	}
+}
+
+/**
+ * Verifies the enveloped signature of a decoded CertApplicationResponse against the pinned Bank
+ * Certificate, with the credential's SHA-1 choice. Banks leave some certificate answers unsigned
+ * (sepafm lib/sepa/banks/op/op_response.rb): those are 'unsigned', and the certificate they carry
+ * is checked against the pinned root instead (and always).
+ */
+export function verifyCertAnswer(bytes: Buffer, trust: BankTrust): SignatureCheck {
+	const xml = bytes.toString('utf8').replace(/^\uFEFF/, '');
+	const checked = attempt(() => verifyEnvelopedSignature({ head: xml, tail: '' }, trust));
+	if (!checked.ok) throw new CertAnswerSignatureError((checked.error as Error).message);
+	return checked.value;
 }
 
 export interface CertServiceAnswer {
@@ -421,26 +489,19 @@ export function readCertServiceAnswer(
 		requestId: xmlValue(headerXml.RequestId),
 	};
 	const encoded = xmlValue(out.ApplicationResponse);
-	const decode = (): CertApplicationResponse | undefined =>
-		encoded
-			? readCertApplicationResponse(
-					decodePayload(encoded, 'The ApplicationResponse in the answer'),
-					trust,
-				)
-			: undefined;
+	const decoded = encoded
+		? decodePayload(encoded, 'The ApplicationResponse in the answer')
+		: undefined;
 	if (header.responseCode && !isSuccessCode(header.responseCode)) {
-		const inner = attempt(() =>
-			encoded
-				? readCertApplicationResponse(decodePayload(encoded, 'ApplicationResponse'))
-				: undefined,
-		);
+		const inner = attempt(() => (decoded ? readCertApplicationResponse(decoded) : undefined));
 		throw new BxdResponseCodeError(
 			header.responseCode,
 			header.responseText ?? (inner.ok ? inner.value?.responseText : undefined),
 			'ResponseHeader',
 		);
 	}
-	const response = decode();
+	// The bank's code first (a refusal is reported as the bank worded it), then its signature.
+	const response = decoded ? readCertApplicationResponse(decoded) : undefined;
 	if (response?.responseCode && !isSuccessCode(response.responseCode)) {
 		throw new BxdResponseCodeError(
 			response.responseCode,
@@ -448,6 +509,7 @@ export function readCertServiceAnswer(
 			'ApplicationResponse',
 		);
 	}
+	if (response && decoded && trust) response.signature = verifyCertAnswer(decoded, trust);
 	if (!header.responseCode && !response?.responseCode)
 		throw new BxdFormatError("The certificate service's answer has no response code");
 	return { operation: name, header, response };

@@ -368,12 +368,33 @@ export function certificateStatuses(response: Element): CertificateStatusEntry[]
 }
 
 /**
- * The serial number of a certificate as the PKI service writes it (hexadecimal, as X509Certificate
- * gives it).
+ * A certificate serial number as the PKI service writes it: the decimal integer. django-jbank
+ * (jbank/wspki.py) sends `str(cert.serial_number)` and writes the integer in its
+ * CertificateStatus template; sepafm's Danske example sends `bank_root_cert_serial: '1111110002'`;
+ * DBGROOT's serial 0x423A3173 is 1111110003, the number in its own CRL address
+ * (DBGROOT_1111110003.crl). Node's X509Certificate gives the serial in hexadecimal.
  */
-export function serialOf(pem: string): string {
+export function decimalSerial(hex: string): string {
+	return BigInt(`0x${hex.replace(/[^0-9a-f]/gi, '') || '0'}`).toString(10);
+}
+
+/** The decimal serial number (see decimalSerial) of a certificate. */
+export function serialOf(pem: string | X509Certificate): string {
+	if (pem instanceof X509Certificate) return decimalSerial(pem.serialNumber);
 	const [first] = pemCertificates(pem);
 	const read = attempt(() => new X509Certificate(first ?? pem));
 	if (!read.ok) throw new BxdFormatError('The certificate cannot be read');
-	return read.value.serialNumber;
+	return decimalSerial(read.value.serialNumber);
+}
+
+/**
+ * Whether a serial number the bank reports is the certificate's: written in decimal as the
+ * service does, or in hexadecimal as some answers may carry it.
+ */
+export function sameSerial(reported: string, certificate: X509Certificate | string): boolean {
+	const decimal = serialOf(certificate);
+	const text = reported.trim();
+	if (/^\d+$/.test(text) && BigInt(text).toString(10) === decimal) return true;
+	const hex = text.replace(/^0x/i, '').replace(/:/g, '');
+	return /^[0-9a-f]+$/i.test(hex) && decimalSerial(hex) === decimal;
 }

@@ -58,6 +58,43 @@ export async function storedCredential(stack: Stack, id: string): Promise<Record
 	return (await stack.n8n.decryptedCredentials()).find((c) => c.id === id)!.data;
 }
 
+/** What n8n's credential test answers the editor: OK, or an error with the message it shows. */
+export interface CredentialTestAnswer {
+	status: 'OK' | 'Error';
+	message?: string;
+}
+
+/** Tests credential values through n8n's REST API, as the editor does when the user saves them. */
+export type CredentialTester = (values: Record<string, unknown>) => Promise<CredentialTestAnswer>;
+
+/**
+ * Starts n8n, signs the owner in and hands `use` a tester for the credential (stopping n8n after).
+ */
+export async function withCredentialTests(
+	stack: Stack,
+	credential: PinCredential,
+	browserId: string,
+	use: (test: CredentialTester) => Promise<void>,
+): Promise<void> {
+	await stack.n8n.start();
+	try {
+		const cookie = await setupOwner(stack.n8n.baseUrl);
+		await use(async (values) => {
+			const response = await fetch(`${stack.n8n.baseUrl}/rest/credentials/test`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', cookie, 'browser-id': browserId },
+				body: JSON.stringify({
+					credentials: { id: credential.id, name: credential.name, type: FILES, data: values },
+				}),
+			});
+			expect(response.status).toBe(200);
+			return ((await response.json().catch(() => ({}))) as { data: CredentialTestAnswer }).data;
+		});
+	} finally {
+		await stack.n8n.stop();
+	}
+}
+
 /**
  * Tests the credential through n8n's REST API as the editor does on save, with n8n started for
  * it (and stopped after `whileRunning`): n8n answers OK. Returns the credential's values as n8n
@@ -69,24 +106,10 @@ export async function credentialTestInN8n(
 	browserId: string,
 	whileRunning: () => Promise<void> = async () => undefined,
 ): Promise<Record<string, unknown>> {
-	await stack.n8n.start();
-	try {
-		const cookie = await setupOwner(stack.n8n.baseUrl);
-		const response = await fetch(`${stack.n8n.baseUrl}/rest/credentials/test`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', cookie, 'browser-id': browserId },
-			body: JSON.stringify({
-				credentials: { id: credential.id, name: credential.name, type: FILES, data },
-			}),
-		});
-		expect(response.status).toBe(200);
-		expect(((await response.json().catch(() => ({}))) as { data?: unknown }).data).toMatchObject({
-			status: 'OK',
-		});
+	await withCredentialTests(stack, credential, browserId, async (test) => {
+		expect(await test(data)).toMatchObject({ status: 'OK' });
 		await whileRunning();
-	} finally {
-		await stack.n8n.stop();
-	}
+	});
 	return await storedCredential(stack, credential.id);
 }
 
