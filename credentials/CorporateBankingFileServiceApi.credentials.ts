@@ -17,9 +17,9 @@ import {
 	ENROLMENT_CHECK_FIELD,
 	ENROLMENT_FIELD,
 	FILE_SERVICE_AUTH,
-	runEnrolment,
-	certServiceSender,
 } from '../nodes/shared/fileServiceCredential';
+import { runEnrolment } from '../nodes/shared/fileServiceEnrolment';
+import { keyServiceSender } from '../nodes/shared/keys';
 
 export class CorporateBankingFileServiceApi implements ICredentialType {
 	name = 'corporateBankingFileServiceApi';
@@ -337,7 +337,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 		const helpers = this.helpers;
 		return await runEnrolment(
 			credentials,
-			certServiceSender(async (options) => await helpers.httpRequest(options)),
+			keyServiceSender(async (options) => await helpers.httpRequest(options)),
 		);
 	}
 

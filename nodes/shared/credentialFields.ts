@@ -13,6 +13,14 @@ import type { ClientTlsOptions } from './transport/tls';
 import { buildTlsOptions } from './transport/tls';
 import { getClientCredentialsToken } from './transport/token';
 
+/** A credential field is missing or breaks its rule; the message starts with the field's name. */
+export class CredentialFieldError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'CredentialFieldError';
+	}
+}
+
 /** The CA certificate field: the authority that signed the server's certificate, when private. */
 export function caCertificateField(signed: string): INodeProperties {
 	return {

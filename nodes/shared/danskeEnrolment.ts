@@ -1,6 +1,6 @@
 /**
  * Enrolment and renewal with Danske Bank's PKIFactoryService, run from the credential's
- * preAuthentication like the other banks' (see fileServiceCredential.ts): GetBankCertificate
+ * preAuthentication like the other banks' (see fileServiceEnrolment.ts): GetBankCertificate
  * (the bank's encryption and signing certificates, checked against the pinned root), then
  * CreateCertificate with the PIN (first enrolment) or RenewCertificate signed with the current
  * key: two new key pairs and two PKCS#10 requests, signing and encryption. The certificates the
@@ -25,10 +25,8 @@ import {
 	certificateElement,
 	certificateRequest,
 	certificateStatuses,
-	createKeyAndRequest,
 	decryptionMaterial,
 	getBankCertificateRequest,
-	holdsKey,
 	pkiRequestId,
 	pkiSoapAction,
 	PkiFaultError,
@@ -39,21 +37,19 @@ import {
 	signedQuery,
 	signingMaterial,
 } from './bxd';
-import type {
-	CertServiceSender,
-	EnrolmentState,
-	FileServiceCredentialView,
-	PinCarrier,
-} from './fileServiceCredential';
+import type { EnrolmentState, FileServiceCredentialView } from './fileServiceCredential';
+import { bankRoot, FILE_SERVICE_KEY_FIELDS, oneTimeCode } from './fileServiceCredential';
+import type { CodeCarrier, KeyServiceSender } from './keys';
 import {
 	actionDay,
-	CertServiceUnreachable,
 	checkIssuedBy,
+	createKeyAndRequest,
 	EnrolmentError,
-	pinnedRoot,
-	storedEnrolment,
+	holdsKey,
+	KeyServiceUnreachable,
+	storedKeys,
 	unansweredEnrolment,
-} from './fileServiceCredential';
+} from './keys';
 import type { ClientTlsOptions } from './transport/tls';
 import { redactSecrets } from './transport/redact';
 
@@ -67,9 +63,9 @@ interface Context {
 	view: FileServiceCredentialView;
 	pinnedRoot: string;
 	tls?: ClientTlsOptions;
-	send: CertServiceSender;
+	send: KeyServiceSender;
 	/** Sends the one request that carries the PIN (CreateCertificate). */
-	pin?: PinCarrier;
+	pin?: CodeCarrier;
 	now: Date;
 }
 
@@ -308,19 +304,19 @@ export async function danskeEnrol(
 	bankCertificate: unknown,
 	hash: string,
 	tls: ClientTlsOptions | undefined,
-	send: CertServiceSender,
-	pin: PinCarrier,
+	send: KeyServiceSender,
+	pin: CodeCarrier,
 	now: Date,
 ): Promise<IDataObject> {
-	const ctx: Context = { view, pinnedRoot: pinnedRoot(view, bankCertificate), tls, send, pin, now };
+	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, pin, now };
 	const label = view.profile.pin?.label ?? 'PIN';
 	let state: EnrolmentState;
 	try {
 		state = await issue(ctx, 'CreateCertificate', view.pin, undefined);
 	} catch (error) {
-		if (error instanceof CertServiceUnreachable) {
-			const unanswered = pin.spent ? error : new CertServiceUnreachable(error.reason, false);
-			throw unansweredEnrolment(view, 'PIN', 'CreateCertificate', unanswered);
+		if (error instanceof KeyServiceUnreachable) {
+			const unanswered = pin.spent ? error : new KeyServiceUnreachable(error.reason, false);
+			throw unansweredEnrolment(oneTimeCode(view), 'CreateCertificate', unanswered);
 		}
 		const said = describe(error).replace(/\.$/, '');
 		if (!pin.spent) {
@@ -341,7 +337,13 @@ export async function danskeEnrol(
 	}
 	pin.settle('the bank issued the certificates');
 	state.pinHash = hash;
-	return storedEnrolment(state, 'enrolled', statusText(state, 'enrolled'));
+	return storedKeys(
+		FILE_SERVICE_KEY_FIELDS,
+		state,
+		state.notAfter,
+		statusText(state, 'enrolled'),
+		true,
+	);
 }
 
 /** Renewal signed with the current certificate. A failure keeps the current certificates. */
@@ -349,11 +351,11 @@ export async function danskeRenew(
 	view: FileServiceCredentialView,
 	bankCertificate: unknown,
 	tls: ClientTlsOptions | undefined,
-	send: CertServiceSender,
+	send: KeyServiceSender,
 	now: Date,
 ): Promise<IDataObject> {
 	const current = view.enrolment!;
-	const ctx: Context = { view, pinnedRoot: pinnedRoot(view, bankCertificate), tls, send, now };
+	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, now };
 	let state: EnrolmentState;
 	try {
 		state = await issue(ctx, 'RenewCertificate', undefined, current);
@@ -363,7 +365,7 @@ export async function danskeRenew(
 			true,
 		);
 	}
-	return storedEnrolment(state, 'renewed', statusText(state, 'renewed'));
+	return storedKeys(FILE_SERVICE_KEY_FIELDS, state, state.notAfter, statusText(state, 'renewed'));
 }
 
 /**
@@ -374,10 +376,10 @@ export async function danskeCertificates(
 	view: FileServiceCredentialView,
 	bankCertificate: unknown,
 	tls: ClientTlsOptions | undefined,
-	send: CertServiceSender,
+	send: KeyServiceSender,
 	now = new Date(),
 ): Promise<IssuedCertificate[]> {
-	const ctx: Context = { view, pinnedRoot: pinnedRoot(view, bankCertificate), tls, send, now };
+	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, now };
 	const bank = await bankCertificates(ctx);
 	const out: IssuedCertificate[] = [
 		{

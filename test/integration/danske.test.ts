@@ -9,7 +9,8 @@
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
-import { CHECK_HEADER, CHECK_PASSED_URL, CHECK_PLACEHOLDER_URL, forgetSentPins, readEnrolmentState } from '../../nodes/shared/fileServiceCredential';
+import { CHECK_HEADER, CHECK_PASSED_URL, CHECK_PLACEHOLDER_URL, readEnrolmentState } from '../../nodes/shared/fileServiceCredential';
+import { forgetSpentCodes } from '../../nodes/shared/keys';
 import type { ChainStep, CredentialStore, RunResult } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, fileServiceStore, useSandbox } from '../helpers/bank';
 import { INSPECT_FILE, MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
@@ -22,7 +23,7 @@ const sandbox = useSandbox({ seed: 42 });
 const bank = (): SandboxBank => sandbox.bank();
 const MB = 1_000_000;
 
-beforeEach(() => forgetSentPins());
+beforeEach(() => forgetSpentCodes());
 
 async function chain(steps: ChainStep[], store: CredentialStore, inputItems?: INodeExecutionData[]): Promise<RunResult> {
 	return await runFileServiceChain(steps, { store, nodeTypes: streamedFileNodes(), inputItems });

@@ -15,10 +15,10 @@ import {
 	CHECK_HEADER,
 	CHECK_PASSED_URL,
 	CHECK_PLACEHOLDER_URL,
-	forgetSentPins,
 	readEnrolmentState,
 	serviceSettings,
 } from '../../nodes/shared/fileServiceCredential';
+import { forgetSpentCodes } from '../../nodes/shared/keys';
 import type { CredentialStore, RunResult } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, fileServiceStore, useSandbox } from '../helpers/bank';
 import { NODE_NAME, runNode } from '../helpers/nodes';
@@ -35,7 +35,7 @@ const DAY = 24 * 60 * 60 * 1000;
 type Profile = 'nordea' | 'op' | 'samlink' | 'aktia' | 'pop' | 'saastopankki' | 'handelsbanken';
 const dialectOf = (profile: Profile) => (profile === 'nordea' ? 'nordea' : profile === 'op' ? 'op' : 'samlink');
 
-beforeEach(() => forgetSentPins());
+beforeEach(() => forgetSpentCodes());
 
 async function run(store: CredentialStore, parameters: IDataObject = { operation: 'downloadFileList' }): Promise<RunResult> {
 	return await runNode({ type: 'corporateFileService', parameters, credentials: { [FILES]: CREDENTIAL_IDS[FILES] }, store });

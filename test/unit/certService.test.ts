@@ -16,7 +16,6 @@ import {
 	buildCertApplicationRequest,
 	buildCertEnvelope,
 	certificateForKey,
-	createKeyAndRequest,
 	decimalSerial,
 	getBankCertificateRequest,
 	nordeaHmac,
@@ -32,6 +31,7 @@ import {
 } from '../../nodes/shared/bxd';
 import { testPki } from '../fixtures/bxd/keys';
 import { readFileServiceCredential } from '../../nodes/shared/fileServiceCredential';
+import { createKeyAndRequest } from '../../nodes/shared/keys';
 
 const NORDEA_DATA = 'http://filetransfer.nordea.com/xmldata/';
 const OP_DATA = 'http://op.fi/mlp/xmldata/';

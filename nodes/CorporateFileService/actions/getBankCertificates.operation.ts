@@ -1,11 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { InputError } from '../../shared/errors';
-import {
-	certServiceSender,
-	fetchServiceCertificates,
-	FILE_SERVICE_CREDENTIAL,
-} from '../../shared/fileServiceCredential';
+import { FILE_SERVICE_CREDENTIAL } from '../../shared/fileServiceCredential';
+import { fetchServiceCertificates } from '../../shared/fileServiceEnrolment';
+import { keyServiceSender } from '../../shared/keys';
 import type { CredentialOperation } from '../helpers/serviceContext';
 
 /** Get Bank Certificates has no fields: the certificate service is the credential's. */
@@ -20,7 +18,7 @@ export const execute: CredentialOperation = async (ctx, itemIndex) => {
 	const credentials = await ctx.getCredentials(FILE_SERVICE_CREDENTIAL);
 	const certificates = await fetchServiceCertificates(
 		credentials,
-		certServiceSender(async (options) => await ctx.helpers.httpRequest(options)),
+		keyServiceSender(async (options) => await ctx.helpers.httpRequest(options)),
 	).catch(async (error: unknown) =>
 		Promise.reject(
 			new InputError(`Get Bank Certificates: ${(error as Error).message}`, { itemIndex }),

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ApplicationResponse, BxdOperation, FileServiceResult } from '../../shared/bxd';
-import { attempt, decodePayload, prepareRawRequest } from '../../shared/bxd';
+import { attempt } from '../../shared/attempt';
+import { decodePayload, prepareRawRequest } from '../../shared/bxd';
 import { InputError } from '../../shared/errors';
 import type { FileItemSpec } from '../helpers/bankFiles';
 import { downloadItem, wholeAnswerItem } from '../helpers/bankFiles';

@@ -8,7 +8,8 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 import type { ApplicationResponse, StreamedAnswer } from '../../shared/bxd';
-import { attempt, decompress, peekStream } from '../../shared/bxd';
+import { attempt } from '../../shared/attempt';
+import { decompress, peekStream } from '../../shared/bxd';
 import { InputError } from '../../shared/errors';
 
 /** The contexts that emit files: a node run, or a polling trigger. */

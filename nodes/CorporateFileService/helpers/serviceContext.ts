@@ -10,12 +10,10 @@ import type {
 
 import type { BankProfile, FileServiceSettings } from '../../shared/bxd';
 import type { CertificateFacts } from '../../shared/fileServiceCredential';
+import { CredentialFieldError } from '../../shared/credentialFields';
 import {
 	CHECK_HEADER,
 	CHECK_PLACEHOLDER_URL,
-	CredentialFieldError,
-	enrolmentDue,
-	EnrolmentError,
 	ENROLMENT_CHECK_FIELD,
 	ENROLMENT_FIELD,
 	expiredMessage,
@@ -27,6 +25,8 @@ import {
 	RENEW_NOW_FIELD,
 	serviceSettings,
 } from '../../shared/fileServiceCredential';
+import { enrolmentDue } from '../../shared/fileServiceEnrolment';
+import { EnrolmentError } from '../../shared/keys';
 import { redactSecrets } from '../../shared/transport/redact';
 import type { BankContext } from '../../shared/transport/request';
 import { credentialError } from './failures';

@@ -10,20 +10,12 @@
  * op/CertApplication*_200812.xsd, samlink/CertApplication*.xsd, lib/sepa/wsdl/wsdl_*_cert*.xml and
  * test/sepa/banks/{nordea,samlink}/responses/{gc,rc,gc_error_30}.xml.
  */
-import {
-	createHmac,
-	generateKeyPair,
-	randomBytes,
-	X509Certificate,
-	type KeyObject,
-} from 'node:crypto';
-import { promisify } from 'node:util';
-import forge from 'node-forge';
+import { createHmac, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 
 import type { XmlObject } from './xml';
 import { asArray, escapeXml, xmlObject, xmlValue } from './xml';
 import { bxdTimestamp } from './applicationRequest';
-import { attempt } from './attempt';
+import { attempt } from '../attempt';
 import { decodePayload } from './base64';
 import type { CertDialect } from './bankProfiles';
 import { isSuccessCode, normalizeResponseCode } from './codes';
@@ -39,8 +31,6 @@ import {
 import type { SignatureCheck } from './applicationResponse';
 import type { BankTrust, SigningMaterial } from './signature';
 import { pemBase64, signApplicationRequest, verifyEnvelopedSignature } from './signature';
-
-const generateKeyPairAsync = promisify(generateKeyPair);
 
 /** Namespaces of each dialect: the SOAP service and the CertApplicationRequest document. */
 export const CERT_NAMESPACES: Record<CertDialect, { service: string; data: string }> = {
@@ -127,52 +117,6 @@ export function certServiceHint(
 		CERT_SERVICE_HINTS[normalized];
 	if (meaning) parts.push(meaning);
 	return parts.length ? parts.join('. ') : undefined;
-}
-
-/** A new key pair and the PKCS#10 request for it. The private key never leaves the credential. */
-export interface KeyAndRequest {
-	privateKeyPem: string;
-	publicKey: KeyObject;
-	csrDer: Buffer;
-	csrPem: string;
-}
-
-export interface CsrSubject {
-	/** Usually the company name or the customer id. */
-	commonName: string;
-	/** The customer id, as the banks' own clients put it in serialNumber. */
-	serialNumber?: string;
-	country?: string;
-}
-
-/** Makes an RSA key pair (2048 bits) and a PKCS#10 request signed with SHA-256. */
-export async function createKeyAndRequest(
-	subject: CsrSubject,
-	modulusLength = 2048,
-): Promise<KeyAndRequest> {
-	const { privateKey, publicKey } = await generateKeyPairAsync('rsa', {
-		modulusLength,
-		publicExponent: 0x10001,
-	});
-	const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-	const csr = forge.pki.createCertificationRequest();
-	csr.publicKey = forge.pki.publicKeyFromPem(
-		publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-	);
-	const attributes: forge.pki.CertificateField[] = [{ shortName: 'CN', value: subject.commonName }];
-	if (subject.serialNumber) attributes.push({ name: 'serialNumber', value: subject.serialNumber });
-	if (subject.country) attributes.push({ shortName: 'C', value: subject.country });
-	csr.setSubject(attributes);
-	// forge signs with its own key object: read the PKCS#8 key into it for this one use.
-	csr.sign(
-		forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()),
-		forge.md.sha256.create(),
-	);
-	const csrDer = Buffer.from(
-		forge.asn1.toDer(forge.pki.certificationRequestToAsn1(csr)).getBytes(),
-		'binary',
-	);
-	return { privateKeyPem, publicKey, csrDer, csrPem: forge.pki.certificationRequestToPem(csr) };
 }
 
 /**

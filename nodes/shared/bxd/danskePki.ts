@@ -11,11 +11,11 @@
  *
  * This module builds and reads the messages; it sends nothing.
  */
-import { randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 
 import { assertSafeXml, escapeXml } from './xml';
-import { attempt } from './attempt';
+import { attempt } from '../attempt';
 import { bxdTimestamp } from './applicationRequest';
 import { DSIG_NS, SOAP_ENV_NS } from './constants';
 import type { DecryptionMaterial } from './encryption';
@@ -329,13 +329,6 @@ export function certificateElement(
 		.replace(/(.{64})/g, '$1\n')
 		.replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 	return { pem, x509: read.value };
-}
-
-/** Whether a certificate holds this public key. */
-export function holdsKey(cert: X509Certificate, key: KeyObject): boolean {
-	return cert.publicKey
-		.export({ type: 'spki', format: 'der' })
-		.equals(key.export({ type: 'spki', format: 'der' }));
 }
 
 export interface CertificateStatusEntry {

@@ -34,7 +34,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import forge from 'node-forge';
 
 import { assertSafeXml, UnsafeXmlError } from './xml';
-import { attempt } from './attempt';
+import { attempt } from '../attempt';
 import { Base64DecodeStream, Base64Encoder, base64Length, decodePayload } from './base64';
 import { DSIG_NS } from './constants';
 import type { PayloadDocument } from './document';

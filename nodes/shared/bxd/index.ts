@@ -1,5 +1,4 @@
 export * from './applicationRequest';
-export * from './attempt';
 export * from './applicationResponse';
 export * from './base64';
 export * from './codes';
@@ -18,3 +17,4 @@ export * from './certService';
 export * from './encryption';
 export * from './danskePki';
 export * from './xml';
+export * from './refusals';

@@ -8,8 +8,8 @@ import {
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 
-import { normalizePem } from '../transport/tls';
-import { attempt } from './attempt';
+import { normalizePem, pemCertificates } from '../transport/tls';
+import { attempt } from '../attempt';
 import { canonicalPayloadText } from './base64';
 import {
 	C14N,
@@ -50,12 +50,8 @@ export type Canonicalization = 'inclusive' | 'exclusive';
 
 const C14N_URI: Record<Canonicalization, string> = { inclusive: C14N, exclusive: EXC_C14N };
 
-const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
-
 /** Every PEM certificate in a text (a chain or a bundle), in order. */
-export function pemCertificates(pem: string): string[] {
-	return pem.match(PEM_CERT) ?? [];
-}
+export { pemCertificates };
 
 /** The base64 body of a PEM block on one line. */
 export function pemBase64(pem: string): string {

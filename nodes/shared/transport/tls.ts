@@ -75,9 +75,14 @@ function readPrivateKey(pem: string, passphrase: string): { key?: KeyObject; rea
 	}
 }
 
+/** The PEM certificate blocks of a text, in order. */
+export function pemCertificates(pem: string): string[] {
+	return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+}
+
 function certificates(pem: string, field: string): X509Certificate[] {
-	const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g);
-	if (!blocks) {
+	const blocks = pemCertificates(pem);
+	if (!blocks.length) {
 		throw new TlsConfigError(
 			field,
 			`${field}: not a PEM certificate (expected "-----BEGIN CERTIFICATE-----")`,

@@ -1,0 +1,105 @@
+/**
+ * The layout rule that code is easy to follow: no module of the product (nodes/, credentials/)
+ * reaches itself through its runtime imports, and a protocol folder never imports another. Type-only
+ * imports do not count (they vanish from the build).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function sources(dir: string): string[] {
+	const out: string[] = [];
+	for (const name of readdirSync(dir)) {
+		const file = path.join(dir, name);
+		if (statSync(file).isDirectory()) out.push(...sources(file));
+		else if (file.endsWith('.ts') && !file.endsWith('.d.ts')) out.push(file);
+	}
+	return out;
+}
+
+/** The product files each file imports at run time (relative imports, `import type` left out). */
+function runtimeImports(file: string): string[] {
+	const text = readFileSync(file, 'utf8');
+	const out: string[] = [];
+	for (const match of text.matchAll(/^(?:import|export)\s+(type\s+)?(?:[^;'"]*?\sfrom\s+)?'(\.[^']+)'/gms)) {
+		if (match[1]) continue;
+		const target = path.resolve(path.dirname(file), match[2]);
+		const found = [`${target}.ts`, path.join(target, 'index.ts')].find((candidate) => existsSync(candidate));
+		if (found) out.push(found);
+	}
+	return out;
+}
+
+/** Strongly connected groups of more than one file (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+	let counter = 0;
+	const index = new Map<string, number>();
+	const low = new Map<string, number>();
+	const stack: string[] = [];
+	const onStack = new Set<string>();
+	const found: string[][] = [];
+	const visit = (v: string): void => {
+		index.set(v, counter);
+		low.set(v, counter++);
+		stack.push(v);
+		onStack.add(v);
+		for (const w of graph.get(v) ?? []) {
+			if (!index.has(w)) {
+				visit(w);
+				low.set(v, Math.min(low.get(v)!, low.get(w)!));
+			} else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+		}
+		if (low.get(v) === index.get(v)) {
+			const group: string[] = [];
+			let w: string;
+			do {
+				w = stack.pop()!;
+				onStack.delete(w);
+				group.push(path.relative(ROOT, w));
+			} while (w !== v);
+			if (group.length > 1) found.push(group.sort());
+		}
+	};
+	for (const v of graph.keys()) if (!index.has(v)) visit(v);
+	return found;
+}
+
+const files = [...sources(path.join(ROOT, 'nodes')), ...sources(path.join(ROOT, 'credentials'))];
+const graph = new Map(files.map((file) => [file, runtimeImports(file)]));
+
+test('no product module imports itself through others (type-only imports aside)', () => {
+	expect(graph.size).toBeGreaterThan(50);
+	expect(cycles(graph)).toEqual([]);
+});
+
+test('the detector finds a cycle when there is one', () => {
+	const a = '/x/a.ts';
+	const b = '/x/b.ts';
+	expect(cycles(new Map([[a, [b]], [b, [a]]])).length).toBe(1);
+	expect(cycles(new Map([[a, [b]], [b, []]]))).toEqual([]);
+});
+
+test('a protocol folder never imports another (bxd, ebics)', () => {
+	const protocols = ['bxd', 'ebics'].map((name) => path.join(ROOT, 'nodes', 'shared', name) + path.sep);
+	const crossings: string[] = [];
+	for (const [file, imports] of graph) {
+		const home = protocols.find((dir) => file.startsWith(dir));
+		if (!home) continue;
+		for (const target of imports) {
+			const other = protocols.find((dir) => dir !== home && target.startsWith(dir));
+			if (other) crossings.push(`${path.relative(ROOT, file)} -> ${path.relative(ROOT, target)}`);
+		}
+	}
+	expect(crossings).toEqual([]);
+});
+
+test('the credential reading, the enrolment and the key management import in one direction', () => {
+	const rel = (file: string) => path.relative(ROOT, file);
+	const importsOf = (file: string) => (graph.get(path.join(ROOT, file)) ?? []).map(rel);
+	expect(importsOf('nodes/shared/fileServiceCredential.ts')).not.toContain('nodes/shared/fileServiceEnrolment.ts');
+	expect(importsOf('nodes/shared/fileServiceCredential.ts')).not.toContain('nodes/shared/danskeEnrolment.ts');
+	expect(importsOf('nodes/shared/danskeEnrolment.ts')).not.toContain('nodes/shared/fileServiceEnrolment.ts');
+	for (const file of files.filter((f) => rel(f).startsWith('nodes/shared/keys/')))
+		expect(importsOf(rel(file)).filter((t) => /fileService|danske|ebics|bxd\//.test(t))).toEqual([]);
+});
