@@ -1,22 +1,12 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 
-/** XML refused before it is parsed: it declares a document type or entities. */
-export class UnsafeXmlError extends Error {
-	override name = 'UnsafeXmlError';
-}
+import { assertSafeXml } from '../xmlSafety';
+
+export { assertSafeXml, UnsafeXmlError } from '../xmlSafety';
 
 /** XML that is not well-formed. */
 export class MalformedXmlError extends Error {
 	override name = 'MalformedXmlError';
-}
-
-/**
- * Refuses XML that declares a document type or entities. Banks never need them, and they are
- * how entity-expansion ("billion laughs") and external-entity attacks get in.
- */
-export function assertSafeXml(xml: string): void {
-	if (/<!DOCTYPE/i.test(xml)) throw new UnsafeXmlError('XML with a DOCTYPE declaration is refused');
-	if (/<!ENTITY/i.test(xml)) throw new UnsafeXmlError('XML with an ENTITY declaration is refused');
 }
 
 const parser = new XMLParser({
