@@ -214,6 +214,15 @@ describe('a strict bank', () => {
 		expect(replayed).toContain('EBICS_TX_MESSAGE_REPLAY');
 	});
 
+	it('refuses a request that is not valid against the H005 schema with 091010', async () => {
+		const log: Array<{ step: string; request: string; answer: string }> = [];
+		const client = sandboxClient(bank, 'PARTNER1', 'USER1', keys, { bank: bankKeys, send: sandboxSend(bank, log) });
+		await client.htd();
+		const request = log[0].request.replace('<SecurityMedium>', '<Unexpected/><SecurityMedium>');
+		const answer = await sandboxSend(bank)(request, 'invalid');
+		expect(answer).toMatch(/<ReturnCode>091010<\/ReturnCode><ReportText>\[EBICS_INVALID_XML\] Request not valid against the H005 schema/);
+	});
+
 	it('refuses bank key digests that are not its keys (091008), in the EBICS 2.5 form unless switched to accept it', async () => {
 		const client = sandboxClient(bank, 'PARTNER1', 'USER1', keys, { bank: bankKeys, bankKeyDigestForm: 'publicKey' });
 		expect(await rejection(client.btd(mt940))).toMatchObject({ code: '091008', info: expect.objectContaining({ name: 'EBICS_BANK_PUBKEY_UPDATE_REQUIRED' }) });
