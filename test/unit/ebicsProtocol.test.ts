@@ -144,10 +144,13 @@ describe('E002 encryption', () => {
 	it('refuses data that is not whole blocks, or does not end in valid padding', () => {
 		const key = newTransactionKey();
 		expect(() => decryptE002(randomBytes(15), key)).toThrow(/not a whole number of AES blocks/);
-		const decryptor = new E002Decryptor(newTransactionKey());
-		const encrypted = encryptE002(Buffer.alloc(32, 7), key);
-		decryptor.update(encrypted);
-		expect(() => decryptor.final()).toThrow(EbicsDataError);
+		// A last block whose final byte is 0 is no padding at all (a count of 1 to 16 is).
+		const { createCipheriv } = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+		const cipher = createCipheriv('aes-128-cbc', key, Buffer.alloc(16)).setAutoPadding(false);
+		const unpadded = Buffer.concat([cipher.update(Buffer.alloc(32, 0)), cipher.final()]);
+		const decryptor = new E002Decryptor(key);
+		decryptor.update(unpadded);
+		expect(() => decryptor.final()).toThrow(new EbicsDataError('The encrypted order data does not decrypt to valid padding: it was encrypted with another transaction key, or it is damaged'));
 	});
 });
 

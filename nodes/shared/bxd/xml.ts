@@ -2,7 +2,7 @@ import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 
 import { assertSafeXml } from '../xmlSafety';
 
-export { assertSafeXml, UnsafeXmlError } from '../xmlSafety';
+export { assertSafeXml, escapeXml, UnsafeXmlError } from '../xmlSafety';
 
 /** XML that is not well-formed. */
 export class MalformedXmlError extends Error {
@@ -83,16 +83,6 @@ const builder = new XMLBuilder({
 /** Builds XML from the object form `parseXml` returns (attributes under '@_name'). */
 export function buildXml(obj: Record<string, unknown>): string {
 	return builder.build(obj) as string;
-}
-
-/** Escapes text for use inside an XML element or attribute. */
-export function escapeXml(text: string): string {
-	return text
-		.replace(/&/g, '&amp;')
-		.replace(/</g, '&lt;')
-		.replace(/>/g, '&gt;')
-		.replace(/"/g, '&quot;')
-		.replace(/'/g, '&apos;');
 }
 
 /** Returns the value at a path of element names, or undefined. Arrays take their first element. */

@@ -100,13 +100,51 @@ function identityXml(subscriber: EbicsSubscriber): string[] {
 	];
 }
 
-function x509Data(certificateDer: Buffer): string {
-	return el('ds:X509Data', {}, leaf('ds:X509Certificate', certificateDer.toString('base64')));
-}
-
 /** HEV: which EBICS versions the bank speaks (no signature, version-independent namespace). */
 export function hevRequest(hostId: string): string {
 	return DECLARATION + el('ebicsHEVRequest', { xmlns: H000_NS }, leaf('HostID', hostId));
+}
+
+/**
+ * A public key info element (SignaturePubKeyInfo, AuthenticationPubKeyInfo, EncryptionPubKeyInfo):
+ * the key (an X509Data in H005, a PubKeyValue in H004) and its version element.
+ */
+export function pubKeyInfo(
+	element: string,
+	key: string,
+	versionElement: string,
+	version: string,
+): string {
+	return el(element, {}, key, leaf(versionElement, version));
+}
+
+/** The authentication and encryption key infos, then the owner, in a namespace (HIA, HPB). */
+export function keyPairOrderData(
+	root: string,
+	ns: string,
+	keys: { authentication: string; encryption: string },
+	owner: string[],
+): string {
+	return (
+		DECLARATION +
+		el(
+			root,
+			{ xmlns: ns, 'xmlns:ds': DSIG_NS },
+			pubKeyInfo(
+				'AuthenticationPubKeyInfo',
+				keys.authentication,
+				'AuthenticationVersion',
+				AUTHENTICATION_VERSION,
+			),
+			pubKeyInfo('EncryptionPubKeyInfo', keys.encryption, 'EncryptionVersion', ENCRYPTION_VERSION),
+			owner,
+		)
+	);
+}
+
+/** An X509Data element holding one DER certificate. */
+export function x509Data(certificateDer: Buffer): string {
+	return el('ds:X509Data', {}, leaf('ds:X509Certificate', certificateDer.toString('base64')));
 }
 
 /** The order data of INI: the signature certificate (S002 SignaturePubKeyOrderData). */
@@ -116,11 +154,11 @@ export function iniOrderData(subscriber: EbicsSubscriber, signatureCertificateDe
 		el(
 			'SignaturePubKeyOrderData',
 			{ xmlns: S002_NS, 'xmlns:ds': DSIG_NS },
-			el(
+			pubKeyInfo(
 				'SignaturePubKeyInfo',
-				{},
 				x509Data(signatureCertificateDer),
-				leaf('SignatureVersion', SIGNATURE_VERSION),
+				'SignatureVersion',
+				SIGNATURE_VERSION,
 			),
 			leaf('PartnerID', subscriber.partnerId),
 			leaf('UserID', subscriber.userId),
@@ -134,26 +172,33 @@ export function hiaOrderData(
 	authenticationCertificateDer: Buffer,
 	encryptionCertificateDer: Buffer,
 ): string {
-	return (
-		DECLARATION +
+	return keyPairOrderData(
+		'HIARequestOrderData',
+		H005_NS,
+		{
+			authentication: x509Data(authenticationCertificateDer),
+			encryption: x509Data(encryptionCertificateDer),
+		},
+		[leaf('PartnerID', subscriber.partnerId), leaf('UserID', subscriber.userId)],
+	);
+}
+
+/** The header of INI, HIA (no nonce, no timestamp) and HPB (with them). */
+function keyManagementHeader(s: EbicsSubscriber, orderType: string, time?: RequestTime): string {
+	return el(
+		'header',
+		{ authenticate: 'true' },
 		el(
-			'HIARequestOrderData',
-			{ xmlns: H005_NS, 'xmlns:ds': DSIG_NS },
-			el(
-				'AuthenticationPubKeyInfo',
-				{},
-				x509Data(authenticationCertificateDer),
-				leaf('AuthenticationVersion', AUTHENTICATION_VERSION),
-			),
-			el(
-				'EncryptionPubKeyInfo',
-				{},
-				x509Data(encryptionCertificateDer),
-				leaf('EncryptionVersion', ENCRYPTION_VERSION),
-			),
-			leaf('PartnerID', subscriber.partnerId),
-			leaf('UserID', subscriber.userId),
-		)
+			'static',
+			{},
+			leaf('HostID', s.hostId),
+			time && leaf('Nonce', time.nonce ?? newNonce()),
+			time && leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
+			identityXml(s),
+			el('OrderDetails', {}, leaf('AdminOrderType', orderType)),
+			leaf('SecurityMedium', s.securityMedium ?? DEFAULT_SECURITY_MEDIUM),
+		),
+		empty('mutable'),
 	);
 }
 
@@ -169,19 +214,7 @@ export function unsecuredRequest(
 		el(
 			'ebicsUnsecuredRequest',
 			{ xmlns: H005_NS, 'xmlns:ds': DSIG_NS, Version: H005, Revision: 1 },
-			el(
-				'header',
-				{ authenticate: 'true' },
-				el(
-					'static',
-					{},
-					leaf('HostID', s.hostId),
-					identityXml(s),
-					el('OrderDetails', {}, leaf('AdminOrderType', orderType)),
-					leaf('SecurityMedium', s.securityMedium ?? DEFAULT_SECURITY_MEDIUM),
-				),
-				empty('mutable'),
-			),
+			keyManagementHeader(s, orderType),
 			el(
 				'body',
 				{},
@@ -212,21 +245,7 @@ export function hpbRequest(
 	const xml = el(
 		'ebicsNoPubKeyDigestsRequest',
 		ROOT_ATTRIBUTES,
-		el(
-			'header',
-			{ authenticate: 'true' },
-			el(
-				'static',
-				{},
-				leaf('HostID', s.hostId),
-				leaf('Nonce', time.nonce ?? newNonce()),
-				leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
-				identityXml(s),
-				el('OrderDetails', {}, leaf('AdminOrderType', 'HPB')),
-				leaf('SecurityMedium', s.securityMedium ?? DEFAULT_SECURITY_MEDIUM),
-			),
-			empty('mutable'),
-		),
+		keyManagementHeader(s, 'HPB', time),
 		authSignatureTemplate(),
 		empty('body'),
 	);
@@ -311,7 +330,7 @@ function orderParamsXml(params: OrderParams): string {
 
 const ADMIN_ORDER_TYPE = /^[A-Z0-9]{3}$/;
 
-function initialisationStatic(
+function initialisationHeader(
 	s: EbicsSubscriber,
 	orderType: string,
 	params: OrderParams,
@@ -325,27 +344,32 @@ function initialisationStatic(
 			`Order type "${orderType}" is not valid: three upper-case letters or digits`,
 		);
 	return el(
-		'static',
-		{},
-		leaf('HostID', s.hostId),
-		leaf('Nonce', time.nonce ?? newNonce()),
-		leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
-		identityXml(s),
-		el('OrderDetails', {}, leaf('AdminOrderType', orderType), orderParamsXml(params)),
+		'header',
+		{ authenticate: 'true' },
 		el(
-			'BankPubKeyDigests',
+			'static',
 			{},
-			leaf('Authentication', digests.authentication.toString('base64'), {
-				Version: AUTHENTICATION_VERSION,
-				Algorithm: SHA256_URI,
-			}),
-			leaf('Encryption', digests.encryption.toString('base64'), {
-				Version: ENCRYPTION_VERSION,
-				Algorithm: SHA256_URI,
-			}),
+			leaf('HostID', s.hostId),
+			leaf('Nonce', time.nonce ?? newNonce()),
+			leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
+			identityXml(s),
+			el('OrderDetails', {}, leaf('AdminOrderType', orderType), orderParamsXml(params)),
+			el(
+				'BankPubKeyDigests',
+				{},
+				leaf('Authentication', digests.authentication.toString('base64'), {
+					Version: AUTHENTICATION_VERSION,
+					Algorithm: SHA256_URI,
+				}),
+				leaf('Encryption', digests.encryption.toString('base64'), {
+					Version: ENCRYPTION_VERSION,
+					Algorithm: SHA256_URI,
+				}),
+			),
+			leaf('SecurityMedium', s.securityMedium ?? DEFAULT_SECURITY_MEDIUM),
+			numSegments !== undefined && leaf('NumSegments', numSegments),
 		),
-		leaf('SecurityMedium', s.securityMedium ?? DEFAULT_SECURITY_MEDIUM),
-		numSegments !== undefined && leaf('NumSegments', numSegments),
+		el('mutable', {}, leaf('TransactionPhase', 'Initialisation')),
 	);
 }
 
@@ -367,12 +391,7 @@ export function downloadInitRequest(
 ): string {
 	const s = checkSubscriber(subscriber);
 	return ebicsRequest(
-		el(
-			'header',
-			{ authenticate: 'true' },
-			initialisationStatic(s, orderType, params, digests, time),
-			el('mutable', {}, leaf('TransactionPhase', 'Initialisation')),
-		),
+		initialisationHeader(s, orderType, params, digests, time),
 		empty('body'),
 		authenticationKey,
 	);
@@ -403,6 +422,24 @@ function transactionHeader(
 	);
 }
 
+function transferRequest(
+	hostId: string,
+	transactionId: string,
+	segmentNumber: number,
+	lastSegment: boolean,
+	body: string,
+	authenticationKey: KeyObject,
+): string {
+	return ebicsRequest(
+		transactionHeader(hostId, transactionId, 'Transfer', {
+			number: segmentNumber,
+			last: lastSegment,
+		}),
+		body,
+		authenticationKey,
+	);
+}
+
 /** Transfer of a download: asks for segment `segmentNumber` (2 and up). */
 export function downloadTransferRequest(
 	hostId: string,
@@ -411,11 +448,11 @@ export function downloadTransferRequest(
 	lastSegment: boolean,
 	authenticationKey: KeyObject,
 ): string {
-	return ebicsRequest(
-		transactionHeader(hostId, transactionId, 'Transfer', {
-			number: segmentNumber,
-			last: lastSegment,
-		}),
+	return transferRequest(
+		hostId,
+		transactionId,
+		segmentNumber,
+		lastSegment,
 		empty('body'),
 		authenticationKey,
 	);
@@ -462,12 +499,7 @@ export function uploadInitRequest(
 ): string {
 	const s = checkSubscriber(subscriber);
 	return ebicsRequest(
-		el(
-			'header',
-			{ authenticate: 'true' },
-			initialisationStatic(s, orderType, params, digests, time, data.numSegments),
-			el('mutable', {}, leaf('TransactionPhase', 'Initialisation')),
-		),
+		initialisationHeader(s, orderType, params, digests, time, data.numSegments),
 		el(
 			'body',
 			{},
@@ -504,11 +536,11 @@ export function uploadTransferRequest(
 	orderDataBase64: string,
 	authenticationKey: KeyObject,
 ): string {
-	return ebicsRequest(
-		transactionHeader(hostId, transactionId, 'Transfer', {
-			number: segmentNumber,
-			last: lastSegment,
-		}),
+	return transferRequest(
+		hostId,
+		transactionId,
+		segmentNumber,
+		lastSegment,
 		el('body', {}, el('DataTransfer', {}, `<OrderData>${orderDataBase64}</OrderData>`)),
 		authenticationKey,
 	);

@@ -5,18 +5,10 @@
  */
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 
-import { assertSafeXml, UnsafeXmlError } from '../xmlSafety';
-import { EbicsFormatError, rethrowAs } from './errors';
+import { assertSafeXml, escapeXml, UnsafeXmlError } from '../xmlSafety';
 
-/** Escapes text for an XML element or attribute value. */
-export function escapeXml(text: string): string {
-	return text
-		.replace(/&/g, '&amp;')
-		.replace(/</g, '&lt;')
-		.replace(/>/g, '&gt;')
-		.replace(/"/g, '&quot;')
-		.replace(/\r/g, '&#xD;');
-}
+export { escapeXml };
+import { EbicsFormatError, rethrowAs } from './errors';
 
 export type Attributes = Record<string, string | number | boolean | undefined>;
 /** Child content: XML text already built, or nothing. */

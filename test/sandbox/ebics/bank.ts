@@ -26,6 +26,8 @@ import {
 	empty,
 	ENCRYPTION_VERSION,
 	formatHash,
+	keyPairOrderData,
+	x509Data,
 	H000_NS,
 	H005_NS,
 	leaf,
@@ -572,16 +574,7 @@ export class SandboxEbicsBank {
 	private hpb(doc: Document, staticHeader: Element | undefined): string {
 		const subscriber = this.knownSubscriber(staticHeader, H005_NS);
 		this.authenticate(doc, subscriber, staticHeader, H005_NS);
-		const x509 = (der: Buffer): string => el('ds:X509Data', {}, leaf('ds:X509Certificate', der.toString('base64')));
-		const orderData =
-			'<?xml version="1.0" encoding="UTF-8"?>' +
-			el(
-				'HPBResponseOrderData',
-				{ xmlns: H005_NS, 'xmlns:ds': DSIG_NS },
-				el('AuthenticationPubKeyInfo', {}, x509(this.bankAuthentication.certificateDer), leaf('AuthenticationVersion', 'X002')),
-				el('EncryptionPubKeyInfo', {}, x509(this.bankEncryption.certificateDer), leaf('EncryptionVersion', 'E002')),
-				leaf('HostID', this.hostId),
-			);
+		const orderData = keyPairOrderData('HPBResponseOrderData', H005_NS, { authentication: x509Data(this.bankAuthentication.certificateDer), encryption: x509Data(this.bankEncryption.certificateDer) }, [leaf('HostID', this.hostId)]);
 		const { encryptionInfo, segments } = this.encryptFor(subscriber, Buffer.from(orderData), H005_NS, (key) => certificateDigest(key.certificateDer as Buffer));
 		return this.keyManagementResponse(
 			{ technical: '000000', business: '000000' },
@@ -721,7 +714,7 @@ export class SandboxEbicsBank {
 	}
 
 	/** Opens a download transaction and answers its first segment. */
-	startDownload(subscriber: SandboxSubscriber, orderType: string, found: { data: Buffer; fileIds: number[] }, protocol: 'H004' | 'H005', answer?: (tx: Transaction, encryptionInfo: string) => string): string {
+	startDownload(subscriber: SandboxSubscriber, orderType: string, found: { data: Buffer; fileIds: number[] }, protocol: 'H004' | 'H005', ns = H005_NS): string {
 		const { transactionKey, encryptionInfo, segments } = this.encryptFor(subscriber, found.data, H005_NS, (key) =>
 			protocol === 'H005' && key.certificateDer ? certificateDigest(key.certificateDer) : publicKeyDigest(key.publicKey),
 		);
@@ -740,7 +733,6 @@ export class SandboxEbicsBank {
 			finished: false,
 		};
 		this.transactions.set(tx.id, tx);
-		if (answer) return answer(tx, encryptionInfo);
 		return this.response({
 			phase: 'Initialisation',
 			technical: '000000',
@@ -750,6 +742,7 @@ export class SandboxEbicsBank {
 			segment: { number: 1, last: tx.numSegments === 1 },
 			orderId: tx.orderId,
 			dataTransfer: el('DataTransfer', {}, encryptionInfo, leaf('OrderData', this.segmentText(tx, 0))),
+			ns,
 		});
 	}
 
@@ -806,27 +799,25 @@ export class SandboxEbicsBank {
 			subscriber.uploads.push({ orderId, orderType, data: Buffer.alloc(0), signatureFlag: flag, signer: { partnerId: subscriber.partnerId, userId: subscriber.userId }, receivedAt: this.options.now().toISOString() });
 			return this.response({ phase: 'Initialisation', technical: '000000', business: '000000', orderId });
 		}
-		const tx: Transaction = {
-			id: randomBytes(16).toString('hex').toUpperCase(),
-			kind: 'upload',
-			protocol: 'H005',
-			subscriber,
-			orderType,
-			orderId,
-			numSegments,
-			segments: [],
-			transactionKey,
-			fileIds: [],
-			lastDelivered: 0,
-			upload: { service, fileName: btu?.getAttribute('fileName') ?? undefined, dataDigest, flag, signer: { partnerId: subscriber.partnerId, userId: subscriber.userId } },
-			finished: false,
-		};
-		this.transactions.set(tx.id, tx);
+		const tx = this.openUpload(subscriber, 'H005', orderType, orderId, numSegments, transactionKey, {
+			service,
+			fileName: btu?.getAttribute('fileName') ?? undefined,
+			dataDigest,
+			flag,
+			signer: { partnerId: subscriber.partnerId, userId: subscriber.userId },
+		});
 		if (this.takeFault('headerOkBodyError')) {
 			this.transactions.delete(tx.id);
 			return this.response({ phase: 'Initialisation', technical: '000000', business: '091116', text: 'Erreur de traitement de la remise' });
 		}
 		return this.response({ phase: 'Initialisation', technical: '000000', business: '000000', transactionId: tx.id, orderId });
+	}
+
+	/** Opens an upload transaction; its segments come in the transfer phase. */
+	openUpload(subscriber: SandboxSubscriber, protocol: 'H004' | 'H005', orderType: string, orderId: string, numSegments: number, transactionKey: Buffer, upload: NonNullable<Transaction['upload']>): Transaction {
+		const tx: Transaction = { id: randomBytes(16).toString('hex').toUpperCase(), kind: 'upload', protocol, subscriber, orderType, orderId, numSegments, segments: [], transactionKey, fileIds: [], lastDelivered: 0, upload, finished: false };
+		this.transactions.set(tx.id, tx);
+		return tx;
 	}
 
 	/** Transfer and receipt phases of an open transaction (H005, or H004 with `ns`). */

@@ -10,7 +10,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 
-import { child, children, decryptE002, DSIG_NS, el, leaf, orderDataDigest, parseDocument, path, publicKeyDigest, text, unwrapTransactionKey, verifyA006, type BtfService } from '../../../nodes/shared/ebics';
+import { child, children, decryptE002, DSIG_NS, el, keyPairOrderData, leaf, orderDataDigest, parseDocument, path, publicKeyDigest, text, unwrapTransactionKey, verifyA006, type BtfService } from '../../../nodes/shared/ebics';
 import { EbicsRefusal, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
 
 export const H004_NS = 'urn:org:ebics:H004';
@@ -88,15 +88,7 @@ function keyManagement(bank: SandboxEbicsBank, subscriber: SandboxSubscriber, or
 }
 
 function hpb(bank: SandboxEbicsBank, subscriber: SandboxSubscriber): string {
-	const orderData =
-		'<?xml version="1.0" encoding="UTF-8"?>' +
-		el(
-			'HPBResponseOrderData',
-			{ xmlns: H004_NS, 'xmlns:ds': DSIG_NS },
-			el('AuthenticationPubKeyInfo', {}, rsaKeyValue(bank.bankAuthentication.publicKey), leaf('AuthenticationVersion', 'X002')),
-			el('EncryptionPubKeyInfo', {}, rsaKeyValue(bank.bankEncryption.publicKey), leaf('EncryptionVersion', 'E002')),
-			leaf('HostID', bank.hostId),
-		);
+	const orderData = keyPairOrderData('HPBResponseOrderData', H004_NS, { authentication: rsaKeyValue(bank.bankAuthentication.publicKey), encryption: rsaKeyValue(bank.bankEncryption.publicKey) }, [leaf('HostID', bank.hostId)]);
 	const { encryptionInfo, segments } = bank.encryptFor(subscriber, Buffer.from(orderData), H004_NS, (key) => publicKeyDigest(key.publicKey));
 	return bank.keyManagementResponse({ technical: '000000', business: '000000' }, { orderId: bank.newOrderId(), ns: H004_NS, dataTransfer: el('DataTransfer', {}, encryptionInfo, leaf('OrderData', segments.join(''))) });
 }
@@ -133,28 +125,13 @@ function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: Sandb
 		const numSegments = Number(text(child(staticHeader, H004_NS, 'NumSegments')) ?? '0');
 		if (!Number.isInteger(numSegments) || numSegments < 1) throw new EbicsRefusal('091113', 'technical');
 		const orderId = bank.newOrderId();
-		const tx = {
-			id: Array.from({ length: 32 }, () => '0123456789ABCDEF'[Math.floor(Math.random() * 16)]).join(''),
-			kind: 'upload' as const,
-			protocol: 'H004' as const,
-			subscriber,
-			orderType,
-			orderId,
-			numSegments,
-			segments: [],
-			transactionKey,
-			fileIds: [],
-			lastDelivered: 0,
-			upload: {
-				service,
-				dataDigest: Buffer.alloc(32),
-				flag: 'authorise' as const,
-				signer: { partnerId: subscriber.partnerId, userId: subscriber.userId },
-				verify: (data: Buffer) => !!signatureKey && verifyA006(orderDataDigest(data), signature, signatureKey),
-			},
-			finished: false,
-		};
-		bank.transactions.set(tx.id, tx);
+		const tx = bank.openUpload(subscriber, 'H004', orderType, orderId, numSegments, transactionKey, {
+			service,
+			dataDigest: Buffer.alloc(32),
+			flag: 'authorise',
+			signer: { partnerId: subscriber.partnerId, userId: subscriber.userId },
+			verify: (data: Buffer) => !!signatureKey && verifyA006(orderDataDigest(data), signature, signatureKey),
+		});
 		return bank.response({ phase: 'Initialisation', technical: '000000', business: '000000', transactionId: tx.id, orderId, ns: H004_NS });
 	}
 	const params = child(details, H004_NS, 'StandardOrderParams');
@@ -163,19 +140,7 @@ function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: Sandb
 	const service = DOWNLOADS[orderType];
 	const found = bank.downloadData(subscriber, service ? 'BTD' : orderType, service, dateRange);
 	if (!found) throw new EbicsRefusal('090005', 'business');
-	return bank.startDownload(subscriber, orderType, found, 'H004', (tx, encryptionInfo) =>
-		bank.response({
-			phase: 'Initialisation',
-			technical: '000000',
-			business: '000000',
-			transactionId: tx.id,
-			numSegments: tx.numSegments,
-			segment: { number: 1, last: tx.numSegments === 1 },
-			orderId: tx.orderId,
-			dataTransfer: el('DataTransfer', {}, encryptionInfo, leaf('OrderData', bank.segmentText(tx, 0))),
-			ns: H004_NS,
-		}),
-	);
+	return bank.startDownload(subscriber, orderType, found, 'H004', H004_NS);
 }
 
 /** Answers one H004 request. */
