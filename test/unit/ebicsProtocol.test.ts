@@ -369,11 +369,13 @@ describe('return codes', () => {
 		expect(returnCodeInfo('091301', 'technical')?.level).toBe('business');
 	});
 
-	it('checks both levels: an error in the body under an OK header is an error; notes pass; 090005 only where allowed', () => {
+	it('checks both levels: an error in the body under an OK header is an error; notes and warnings pass; 090005 only where allowed', () => {
 		expect(() => checkReturnCodes({ technical: '000000', business: '091116', reportText: 'Erreur' }, 'BTU initialisation')).toThrow(
 			new EbicsReturnCodeError('091116', 'business', BUSINESS_RETURN_CODES.get('091116'), 'Erreur', 'BTU initialisation'),
 		);
 		expect(() => checkReturnCodes({ technical: '011000', business: '000000' }, 'receipt')).not.toThrow();
+		// A warning means the order was processed: no error (that would invite a second submission).
+		expect(() => checkReturnCodes({ technical: '031001', business: '011301' }, 'BTU initialisation')).not.toThrow();
 		expect(() => checkReturnCodes({ technical: '000000', business: '090005' }, 'BTD')).toThrow(/EBICS_NO_DOWNLOAD_DATA_AVAILABLE/);
 		expect(() => checkReturnCodes({ technical: '000000', business: '090005' }, 'BTD', { allowNoData: true })).not.toThrow();
 		expect(() => checkReturnCodes({ technical: '061001', business: '000000' }, 'HPB')).toThrow(/HPB: the bank answered 061001 EBICS_AUTHENTICATION_FAILED/);
@@ -401,6 +403,7 @@ describe('initialisation letters', () => {
 		]);
 		for (const hash of Object.values(letters.hashes)) expect(letters.html).toContain(hash);
 		expect(letters.html).toContain('<td>PARTNER1</td>');
+		expect(letters.html).toContain(keys.encryption.certificatePem.trim().split('\n')[1]);
 		const pdf = await PDFDocument.load(letters.pdf);
 		expect(pdf.getPageCount()).toBe(2);
 		expect(pdf.getTitle()).toBe('EBICS initialisation letters PARTNER1 USER1');

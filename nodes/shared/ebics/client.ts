@@ -9,9 +9,9 @@
  *   await client.ini(); await client.hia();              // then the letters, then the bank
  *   const bank = await client.hpb({ authentication: '..', encryption: '..' });   // pinned hashes
  *   // keep bank.keys in the credential: new EbicsClient({ subscriber, keys: { ...keys, bank: bank.keys }, send })
- *   const download = await client.download({ kind: 'BTD', service, dateRange });
+ *   const download = await client.btd(service, dateRange);
  *   if (download) { store(download.files()); await download.acknowledge(); }
- *   const { orderId } = await client.upload({ kind: 'BTU', service }, painXml);
+ *   const { orderId } = await client.btu(service, painXml, 'authorise');
  */
 import { checkService, serviceLabel, type BtfService } from './btf';
 import { H005 } from './constants';
@@ -295,8 +295,8 @@ export class EbicsClient {
 	 * caller sends the receipt with `acknowledge()` once the data is kept, or `reject()`.
 	 */
 	async download(
+		orderType: string,
 		params: OrderParams & { kind: 'BTD' | 'standard' },
-		orderType = params.kind === 'BTD' ? 'BTD' : 'HAC',
 	): Promise<Download | undefined> {
 		const bank = this.bankKeys(orderType);
 		const label =
@@ -382,14 +382,14 @@ export class EbicsClient {
 
 	/** BTD: downloads a business service; undefined when there is nothing to fetch (090005). */
 	async btd(service: BtfService, dateRange?: DateRange): Promise<Download | undefined> {
-		return await this.download({ kind: 'BTD', service, dateRange }, 'BTD');
+		return await this.download('BTD', { kind: 'BTD', service, dateRange });
 	}
 
 	private async adminDownload(
 		orderType: string,
 		dateRange?: DateRange,
 	): Promise<Download | undefined> {
-		return await this.download({ kind: 'standard', dateRange }, orderType);
+		return await this.download(orderType, { kind: 'standard', dateRange });
 	}
 
 	/** HTD: what the subscriber may do (customer, accounts, orders, this user's permissions). */
@@ -448,9 +448,9 @@ export class EbicsClient {
 	 * segments; initialisation then one transfer per segment. Resolves with the bank's order ID.
 	 */
 	async upload(
+		orderType: string,
 		params: OrderParams & { kind: 'BTU' | 'standard' },
 		orderData: Buffer,
-		orderType = params.kind === 'BTU' ? 'BTU' : 'SPR',
 	): Promise<UploadResult> {
 		const bank = this.bankKeys(orderType);
 		const label =
@@ -511,15 +511,15 @@ export class EbicsClient {
 		options: UploadOptions = {},
 	): Promise<UploadResult> {
 		return await this.upload(
+			'BTU',
 			{ kind: 'BTU', service, signatureFlag, fileName: options.fileName },
 			orderData,
-			'BTU',
 		);
 	}
 
 	/** SPR: suspends the subscriber at the bank (the keys stop working until the bank re-activates). */
 	async spr(): Promise<KeyManagementResult> {
-		const result = await this.upload({ kind: 'standard' }, Buffer.from(' '), 'SPR');
+		const result = await this.upload('SPR', { kind: 'standard' }, Buffer.from(' '));
 		return { orderId: result.orderId, codes: result.codes };
 	}
 }

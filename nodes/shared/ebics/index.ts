@@ -16,7 +16,7 @@
  * `send(xml, step) => Promise<xml>` posts to the bank's EBICS URL through the node's transport.
  * - `hev()`, `ini()`, `hia()`, `hpb(pinnedHashes)` (EbicsBankKeyError with the bank's hashes when
  *   they are not pinned or differ), `letterHashes()`
- * - `btd(service, dateRange?)` / `download(params, orderType)`: a `Download` (data, files(),
+ * - `btd(service, dateRange?)` / `download(orderType, params)`: a `Download` (data, files(),
  *   acknowledge(), reject()) or undefined for 090005; the receipt is the caller's to send.
  * - `btu(service, data, signatureFlag, { fileName })` / `upload(...)`: the order ID.
  * - `htd()`, `hkd()`, `haa()` (parsed, receipts sent), `hac(range?)`, `ptk(range?)` (Downloads),

@@ -4,9 +4,11 @@
  * encryption E002 certificates) with the SHA-256 hash of each certificate, which the bank
  * compares with what it received before it activates the subscriber. The layout follows the
  * spec's letters: date, time, recipient, user ID, customer ID, order, the key's version, then the
- * hash as upper-case hex byte pairs, 16 a line, and the lines to sign. H005 letters carry the
- * hash of the certificate (not of exponent and modulus as EBICS 2.5 letters did); the
- * certificate's subject, issuer, serial number and validity are printed to identify it.
+ * hash as upper-case hex byte pairs, 16 a line (two lines, as ebics-java-client's H005 letters
+ * print them), and the lines to sign. H005 letters carry the hash of the certificate (not of
+ * exponent and modulus as EBICS 2.5 letters did); the certificate's subject, issuer, serial number
+ * and validity identify it, and the HTML letter prints the certificate itself too (as
+ * ebics-java-client and ebics-client-php do).
  *
  * Output: the hashes as plain fields, one HTML document (both letters, a page each when printed)
  * and the same as PDF (pdf-lib, bundled; standard fonts, so no font files are read).
@@ -30,6 +32,8 @@ export interface LetterKey {
 	validFrom: string;
 	validTo: string;
 	bits: number;
+	/** The certificate itself (printed in the HTML letter). */
+	certificatePem: string;
 }
 
 export interface Letter {
@@ -75,6 +79,7 @@ function letterKey(title: string, version: string, certificatePem: string): Lett
 		validFrom: new Date(certificate.validFrom).toISOString().slice(0, 10),
 		validTo: new Date(certificate.validTo).toISOString().slice(0, 10),
 		bits: certificate.publicKey.asymmetricKeyDetails?.modulusLength ?? 0,
+		certificatePem: certificate.toString(),
 	};
 }
 
@@ -145,7 +150,9 @@ ${letter.keys
 		(key) => `<h2>${escapeXml(key.title)} (${key.version})</h2>
 <table>${rows(keyRows(key))}</table>
 <p>Hash value of the certificate (SHA-256):</p>
-<pre class="hash">${escapeXml(key.hash)}</pre>`,
+<pre class="hash">${escapeXml(key.hash)}</pre>
+<p>Certificate:</p>
+<pre class="certificate">${escapeXml(key.certificatePem.trim())}</pre>`,
 	)
 	.join('\n')}
 <p>${escapeXml(letter.confirmation)}</p>
@@ -160,6 +167,7 @@ body{font-family:Helvetica,Arial,sans-serif;font-size:11pt;margin:2cm}
 .letter{page-break-after:always}
 th{text-align:left;padding-right:1em;font-weight:normal;color:#444}
 .hash{font-family:"Courier New",monospace;font-size:12pt;font-weight:bold}
+.certificate{font-family:"Courier New",monospace;font-size:7pt}
 .sign td{padding-right:2em;padding-top:2.5em}
 </style></head><body>
 ${pages.join('\n')}

@@ -4,8 +4,8 @@
  * codes must carry the bank's X002 signature, verified with the bank's authentication key.
  *
  * Return codes are read at both levels: the header's (technical) and the body's (business). A
- * code of kind success or note passes; anything else is an EbicsReturnCodeError, the technical one
- * first. Some French banks put the error in the body while the header says 000000
+ * code of kind success, note or warning passes (the order was processed); an error is an
+ * EbicsReturnCodeError, the technical one first. Some French banks put the error in the body while the header says 000000
  * (ebics-client-php issue #29): the body is always checked. 090005 (no download data) is not an
  * error for downloads: `noData` says so.
  */
@@ -59,7 +59,9 @@ export function checkReturnCodes(
 	for (const level of ['technical', 'business'] as const) {
 		const code = codes[level];
 		const kind = returnCodeKind(code);
-		if (kind === 'success' || kind === 'note') continue;
+		// A warning (03xxxx, e.g. 031001 order parameters ignored) means the order was processed:
+		// throwing would invite a second submission. It stays visible in the codes returned.
+		if (kind !== 'error') continue;
 		if (options.allowNoData && code === NO_DOWNLOAD_DATA) continue;
 		throw new EbicsReturnCodeError(
 			code,
