@@ -403,7 +403,7 @@ describe('initialisation letters', () => {
 		]);
 		for (const hash of Object.values(letters.hashes)) expect(letters.html).toContain(hash);
 		expect(letters.html).toContain('<td>PARTNER1</td>');
-		expect(letters.html).toContain(keys.encryption.certificatePem.trim().split('\n')[1]);
+		expect(letters.html).toContain(keys.encryption.certificatePem.trim().split(/\r?\n/)[1]);
 		const pdf = await PDFDocument.load(letters.pdf);
 		expect(pdf.getPageCount()).toBe(2);
 		expect(pdf.getTitle()).toBe('EBICS initialisation letters PARTNER1 USER1');
