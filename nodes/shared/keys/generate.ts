@@ -88,7 +88,7 @@ export function selfSignedCertificate(privateKeyPem: string, options: SelfSigned
 		{ name: 'subjectKeyIdentifier' },
 	]);
 	certificate.sign(key, forge.md.sha256.create());
-	return forge.pki.certificateToPem(certificate);
+	return forge.pki.certificateToPem(certificate).replace(/\r\n/g, '\n');
 }
 
 /** A fresh key pair and its self-signed certificate. */
