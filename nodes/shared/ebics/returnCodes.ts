@@ -199,6 +199,12 @@ const TECHNICAL: Row[] = [
 		'Report it to the bank.',
 	],
 	[
+		'091122',
+		'EBICS_ORDER_ALREADY_EXISTS',
+		'The bank already has this order (the same order was submitted before).',
+		'Do not submit it again: check the customer protocol (HAC or PTK) for the first submission.',
+	],
+	[
 		'091219',
 		'EBICS_CERTIFICATES_VALIDATION_ERROR',
 		"The bank could not validate the subscriber's certificates.",
@@ -242,6 +248,12 @@ const BUSINESS: Row[] = [
 		'091001',
 		'EBICS_DOWNLOAD_SIGNED_ONLY',
 		'The bank only delivers signed downloads.',
+		'Contact the bank.',
+	],
+	[
+		'091002',
+		'EBICS_DOWNLOAD_UNSIGNED_ONLY',
+		'The bank only delivers unsigned downloads.',
 		'Contact the bank.',
 	],
 	[
