@@ -64,7 +64,8 @@ describe('a new subscriber, from INI and HIA to the first statement and payment'
 
 	it('is refused before the bank has its keys and has activated it, with what to do', async () => {
 		const keys = await testSubscriberKeys();
-		const client = sandboxClient(bank, 'PARTNER1', 'USER1', keys);
+		const log: Array<{ step: string; request: string; answer: string }> = [];
+		const client = sandboxClient(bank, 'PARTNER1', 'USER1', keys, { send: sandboxSend(bank, log) });
 		expect((await client.hev()).map((v) => v.protocol)).toEqual(['H004', 'H005']);
 		const early = await rejection(client.hpb({}));
 		expect(early).toBeInstanceOf(EbicsReturnCodeError);
@@ -77,6 +78,12 @@ describe('a new subscriber, from INI and HIA to the first statement and payment'
 		expect(bank.ebics.subscriber('PARTNER1', 'USER1')?.state).toBe('initialised');
 		expect(await rejection(client.ini())).toMatchObject({ code: '091002' });
 		expect(await rejection(client.hpb({}))).toMatchObject({ code: '091002' });
+		// Every request and every answer of the bank is valid against the official schemas.
+		for (const { step, request, answer } of log) {
+			const schema = step === 'HEV' ? 'ebics_hev.xsd' : 'ebics_H005.xsd';
+			expect({ step, ...validateEbics(request, schema) }).toMatchObject({ step, valid: true });
+			expect({ step, ...validateEbics(answer, schema) }).toMatchObject({ step, valid: true });
+		}
 	});
 
 	it('after activation fetches the bank keys and refuses them until the pinned hashes match', async () => {
@@ -167,6 +174,8 @@ describe('a new subscriber, from INI and HIA to the first statement and payment'
 		expect(result.numSegments).toBeGreaterThan(3);
 		expect(log.filter((l) => l.step.includes('transfer of segment'))).toHaveLength(result.numSegments);
 		expect(log.every((l) => validateEbics(l.request).valid)).toBe(true);
+		// The bank's answers are valid against the same schemas.
+		for (const { step, answer } of log) expect({ step, ...validateEbics(answer) }).toMatchObject({ step, valid: true });
 		expect(bank.ebics.subscriber('PARTNER1', 'USER1')!.uploads.find((u) => u.orderId === result.orderId)!.data.equals(file)).toBe(true);
 
 		await ebicsAdmin(bank, '/switches', { segmentBytes: 3000 });
