@@ -6,6 +6,13 @@
  */
 import { buildPaymentFile } from '../../nodes/shared/bankfiles/pain001';
 import {
+	certificateDigest,
+	downloadInitRequest,
+	loadBankKeys,
+	loadSubscriberKeys,
+	prepareUpload,
+	uploadInitRequest,
+	uploadTransferRequest,
 	EbicsBankKeyError,
 	EbicsDataError,
 	EbicsFormatError,
@@ -221,6 +228,27 @@ describe('a strict bank', () => {
 		const replayed = await sandboxSend(bank)(first.request, 'replay');
 		expect(replayed).toMatch(/<ReturnCode>091103<\/ReturnCode>/);
 		expect(replayed).toContain('EBICS_TX_MESSAGE_REPLAY');
+	});
+
+	it('refuses an old timestamp (091103), segments out of order (011101) or beyond the declared number (091104)', async () => {
+		const loaded = loadSubscriberKeys(keys);
+		const bankLoaded = loadBankKeys(bankKeys);
+		const digests = { authentication: certificateDigest(bankLoaded.authentication.certificateDer), encryption: certificateDigest(bankLoaded.encryption.certificateDer) };
+		const subscriber = { hostId: 'SBXEBICS', partnerId: 'PARTNER1', userId: 'USER1' };
+		const send = sandboxSend(bank);
+		const code = (answer: string): string | undefined => /<ReturnCode>(\d{6})<\/ReturnCode>/.exec(answer)?.[1];
+		const old = downloadInitRequest(subscriber, 'HTD', { kind: 'standard' }, digests, loaded.authentication.privateKey, { timestamp: new Date(Date.now() - 3_600_000) });
+		expect(code(await send(old, 'old'))).toBe('091103');
+
+		const prepared = prepareUpload(painFile('MSG-ORDER', 200), { signatureKey: loaded.signature.privateKey, signer: subscriber, bankEncryptionKey: bankLoaded.encryption.publicKey, segmentBytes: 999 });
+		expect(prepared.segments.length).toBeGreaterThan(2);
+		const init = await send(uploadInitRequest(subscriber, 'BTU', { kind: 'BTU', service: sct }, digests, { ...prepared, numSegments: prepared.segments.length }, loaded.authentication.privateKey), 'init');
+		const transactionId = /<TransactionID>([0-9A-F]{32})</.exec(init)?.[1] ?? '';
+		const transfer = (index: number, last = index === prepared.segments.length): string =>
+			uploadTransferRequest('SBXEBICS', transactionId, index, last, prepared.segments[Math.min(index, prepared.segments.length) - 1], loaded.authentication.privateKey);
+		expect(code(await send(transfer(2), 'segment 2 first'))).toBe('011101');
+		expect(code(await send(transfer(1), 'segment 1'))).toBe('000000');
+		expect(code(await send(transfer(prepared.segments.length + 1, true), 'beyond'))).toBe('091104');
 	});
 
 	it('refuses a request that is not valid against the H005 schema with 091010', async () => {
