@@ -22,6 +22,7 @@ import {
 	formatHash,
 	keyDigest,
 	parseHash,
+	publicKeyDigest,
 	type BankKeyDigestForm,
 } from './digests';
 import {
@@ -237,18 +238,23 @@ export class EbicsClient {
 				`No hashes of the bank's keys are pinned: ${shown}\nCompare them with the hashes printed in the bank's letter (or on its EBICS page) and enter them in the credential before using these keys`,
 				hashes,
 			);
+		// A letter of EBICS 3.0 prints the certificate's hash; a bank still migrating may print the
+		// EBICS 2.5 hash of the key (exponent and modulus). Either binds the same key.
+		const matches = (
+			pin: string,
+			field: string,
+			key: LoadedBankKeys['authentication'],
+		): boolean => {
+			const pinnedHash = parseHash(pin, field);
+			return (
+				pinnedHash.equals(certificateDigest(key.certificateDer)) ||
+				pinnedHash.equals(publicKeyDigest(key.publicKey))
+			);
+		};
 		const differs: string[] = [];
-		if (
-			!parseHash(pinned.authentication, 'Bank authentication key hash').equals(
-				certificateDigest(loaded.authentication.certificateDer),
-			)
-		)
+		if (!matches(pinned.authentication, 'Bank authentication key hash', loaded.authentication))
 			differs.push('authentication (X002)');
-		if (
-			!parseHash(pinned.encryption, 'Bank encryption key hash').equals(
-				certificateDigest(loaded.encryption.certificateDer),
-			)
-		)
+		if (!matches(pinned.encryption, 'Bank encryption key hash', loaded.encryption))
 			differs.push('encryption (E002)');
 		if (differs.length)
 			throw new EbicsBankKeyError(
