@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { arriveFiles } from './bankfiles';
+import { handleEbicsAdmin } from './ebics';
 import { isRecord, readBody } from './http';
 import type { EventSpec, FaultSpec, PutFileOptions, SandboxBank, SandboxSwitches } from './types';
 
@@ -60,6 +61,10 @@ export async function handleAdmin(
 ): Promise<void> {
 	const method = req.method ?? 'GET';
 	const route = `${method} ${subPath.replace(/\/+$/, '') || '/'}`;
+	if (/^\w+ \/ebics(\/|$)/.test(route)) {
+		await handleEbicsAdmin(req, res, route, bank.ebics, (subscriber) => bank.ebicsClient(subscriber.partnerId, subscriber.userId));
+		return;
+	}
 	try {
 		switch (route) {
 			case 'GET /':
@@ -81,6 +86,14 @@ export async function handleAdmin(
 						'GET|POST /__sandbox/files {fileType, content | contentBase64 | contentPath, userFilename?, status?}',
 						'POST /__sandbox/files/arrive {count?, fileType?: XT | XP}',
 						'GET /__sandbox/credentials',
+						'GET /__sandbox/ebics/subscribers',
+						'POST /__sandbox/ebics/subscribers {partnerId, userId, name?, downloadServices?, uploadServices?, authorisationLevel?}',
+						'POST /__sandbox/ebics/subscribers/{partnerId}/{userId}/activate | suspend',
+						'POST /__sandbox/ebics/files {partnerId, userId, serviceName, msgName, name?, content | contentBase64, date?}',
+						'GET|POST /__sandbox/ebics/switches {acceptKeyDigests?, segmentBytes?, validateSchema?, timestampToleranceSeconds?}',
+						'POST /__sandbox/ebics/faults {kind: tamperSignature | unsignedResponse | damageSegment | truncateZip | headerOkBodyError}',
+						'GET /__sandbox/ebics/records',
+						'POST /__sandbox/ebics/reset',
 					],
 				});
 				return;

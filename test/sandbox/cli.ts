@@ -10,7 +10,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 
-import { startSandbox, type SandboxOptions } from './index';
+import { startSandbox, STATE_TEXT, type SandboxOptions } from './index';
 
 interface CliArgs {
 	options: SandboxOptions;
@@ -79,6 +79,8 @@ async function main(): Promise<void> {
 		// Danske Bank: a credential with pasted certificates, and one that enrols from a fresh PIN.
 		danske: { paste: bank.danskeCredential(), enrol: bank.danskeCredential({ pin: 'new' }) },
 		certDir: bank.tls.certDir,
+		// EBICS: what a client of each sandbox subscriber needs (the READY1 subscriber's keys included).
+		ebics: [...bank.ebics.subscribers.values()].map((subscriber) => bank.ebicsClient(subscriber.partnerId, subscriber.userId)),
 	};
 	if (args.stateFile)
 		writeFileSync(args.stateFile, JSON.stringify(state, null, '\t'), { mode: 0o600 });
@@ -99,6 +101,24 @@ async function main(): Promise<void> {
 		}
 		lines.push(`  ${'danske'.padEnd(14)} PIN ${String(state.danske.enrol.pin).padEnd(18)} Certificate Service URL ${String(state.danske.enrol.certificateServiceUrl)} (Service URL ${bank.urls.danske.soap}; Bank Certificate: the sandbox CA, ca.pem)`);
 		lines.push('  More: curl -k -X POST ' + `${bank.urls.admin}/enrolment -H 'content-type: application/json' -d '{"bank": "op"}'` + ' (or "danske")');
+		const hashes = bank.ebics.letterHashes();
+		lines.push(
+			'',
+			`EBICS bank (EBICS 3.0 H005, and 2.5 H004): URL ${bank.urls.ebics}  Host ID ${bank.ebics.hostId}`,
+			"  The bank's key hashes, as its letter prints them (pin them in the credential):",
+			`    authentication (X002): ${hashes.authentication.replace(/\n/g, ' ')}`,
+			`    encryption (E002):     ${hashes.encryption.replace(/\n/g, ' ')}`,
+			'  Subscribers (Partner ID / User ID: state):',
+		);
+		for (const subscriber of bank.ebics.subscribers.values()) {
+			lines.push(`    ${`${subscriber.partnerId} / ${subscriber.userId}`.padEnd(22)} ${STATE_TEXT[subscriber.state]}`);
+		}
+		lines.push(
+			'  After INI, HIA and the letters, activate a subscriber as the bank would:',
+			`    curl -k -X POST ${bank.urls.admin}/ebics/subscribers/PARTNER1/USER1/activate`,
+			`  Subscribers and their state: curl -k ${bank.urls.admin}/ebics/subscribers`,
+			'  PARTNER2 / READY1 is active already; its keys (to import) are in the state file (--state-file) under "ebics".',
+		);
 		lines.push('', `Certificates and keys (PEM files): ${bank.tls.certDir}`);
 		for (const [type, values] of Object.entries(state.credentials)) {
 			lines.push('', `Credential ${type}:`);

@@ -15,6 +15,7 @@ import { FileStore } from './bankfiles';
 import { DEFAULT_CERT_DIR, loadOrCreatePki, tlsFields } from './certs';
 import { CERT_DIALECTS, CERT_SERVICE_PATH, SandboxCertService, type CertDialect } from './certService';
 import { DANSKE_PKI_PATH, DANSKE_SOAP_PATH, SandboxDanske } from './danske';
+import { clientSettings, EBICS_PATH, handleEbics, loadOrCreateEbicsKeys, SandboxEbicsBank } from './ebics';
 import { EventService } from './events';
 import { FaultEngine, PHASED_KINDS } from './faults';
 import {
@@ -52,6 +53,8 @@ export { STANDARD_LIMIT, LARGE_LIMIT, RESPONSE_TEXTS, XMLDATA_NS } from './soap'
 export { CERT_DIALECTS, CERT_SERVICE_PATH, SandboxCertService } from './certService';
 export { DANSKE_PKI_PATH, DANSKE_SOAP_PATH, SandboxDanske } from './danske';
 export type { CertDialect } from './certService';
+export { EBICS_PATH, SANDBOX_HOST_ID, SandboxEbicsBank, STATE_TEXT } from './ebics';
+export type { EbicsClientSettings, EbicsFaultKind, EbicsRecord, EbicsSwitches, SandboxSubscriber, SubscriberState } from './ebics';
 
 export const REPORT_BASE_PATH = '/v1/open-trades-service';
 export const EXECUTION_BASE_PATH = '/v1/trade-service';
@@ -137,6 +140,7 @@ function classifyMain(path: string): Area {
 	if (path.startsWith(`${CERT_SERVICE_PATH}/`)) return 'certService';
 	if (path === DANSKE_SOAP_PATH) return 'danske';
 	if (path === DANSKE_PKI_PATH) return 'danskePki';
+	if (path === EBICS_PATH) return 'ebics';
 	if (path === ADMIN_PATH || path.startsWith(`${ADMIN_PATH}/`)) return 'admin';
 	return 'unknown';
 }
@@ -232,6 +236,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			samlink: `${base}${CERT_SERVICE_PATH}/samlink`,
 		},
 		danske: { soap: `${base}${DANSKE_SOAP_PATH}`, pki: `${base}${DANSKE_PKI_PATH}` },
+		ebics: `${base}${EBICS_PATH}`,
 		jwks: `${base}${JWKS_PATH}`,
 		mtlsBase,
 		mtlsToken: `${mtlsBase}/oauth2/token`,
@@ -262,6 +267,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		customerId: CLIENTS.fileService.customerId,
 		now,
 	});
+	const ebicsKeys = await loadOrCreateEbicsKeys(certDir);
+	const ebics = new SandboxEbicsBank({ keys: ebicsKeys, seed, now });
+	const ebicsClient = (partnerId: string, userId: string): ReturnType<SandboxBank['ebicsClient']> => {
+		const subscriber = ebics.subscriber(partnerId, userId);
+		if (!subscriber) throw new Error(`The sandbox EBICS bank has no subscriber ${partnerId}/${userId}`);
+		return clientSettings(ebics, base, subscriber, ebicsKeys.readySubscriber);
+	};
 	const fileDeps: FileServiceDeps = {
 		store: files,
 		stats,
@@ -343,6 +355,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				return;
 			case 'danskePki':
 				await danske.handlePki(ctx);
+				return;
+			case 'ebics':
+				await handleEbics(ctx, ebics);
 				return;
 			case 'certService': {
 				const dialect = path.slice(CERT_SERVICE_PATH.length + 1) as CertDialect;
@@ -584,6 +599,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			};
 		},
 		danske,
+		ebics,
+		ebicsClient,
 		danskeCredential: (options = {}) => {
 			const common = {
 				bank: 'danske',
@@ -662,6 +679,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			files.reset();
 			certService.reset();
 			danske.reset();
+			ebics.reset();
 			if (book.generatedCount() !== tradeCount) book.setCount(tradeCount);
 			else book.resetExecuted();
 			mock.configure({ seed, errorRate: options.mockErrorRate ?? 0.2 });

@@ -47,6 +47,7 @@ export type Area =
 	| 'certService'
 	| 'danske'
 	| 'danskePki'
+	| 'ebics'
 	| 'foreign'
 	| 'unknown';
 
@@ -356,6 +357,8 @@ export interface SandboxUrls {
 	certService: { nordea: string; op: string; samlink: string };
 	/** Danske Bank: the file service that takes and answers only encrypted documents, and its PKIFactoryService. */
 	danske: { soap: string; pki: string };
+	/** EBICS 3.0 (H005) and 2.5 (H004) bank: POST XML requests here. */
+	ebics: string;
 	jwks: string;
 	mtlsBase: string;
 	mtlsToken: string;
@@ -429,6 +432,10 @@ export interface SandboxBank {
 	certService: import('./certService').SandboxCertService;
 	/** Danske Bank: PINs, issued certificates, switches, the bank's and the customer's encryption material. */
 	danske: import('./danske').SandboxDanske;
+	/** The EBICS bank: subscribers (activate, suspend), their files and uploads, switches, one-shot faults. */
+	ebics: import('./ebics').SandboxEbicsBank;
+	/** What an EBICS client of a sandbox subscriber needs (URL, IDs, the bank's letter hashes; keys for PARTNER2/READY1). */
+	ebicsClient(partnerId: string, userId: string): import('./ebics').EbicsClientSettings;
 	/** Ready-to-paste n8n credential values, keyed by credential type name. */
 	credentialValues(): Record<string, Record<string, unknown>>;
 	/**

@@ -10,12 +10,9 @@
  * checked (algorithms, recipient, the wrapped key), then the CipherValue is base64-decoded and
  * deciphered as it arrives, so a file of any size is never held whole.
  *
- * Unwrapping the key needs RSA PKCS#1 v1.5 private decryption. Node 20's OpenSSL 3.0 build
- * refuses it in node:crypto (the Marvin attack fix, CVE-2023-46809, revertible only with a
- * process flag); Node 22.13+/24 (OpenSSL 3.2+) allow it because OpenSSL does implicit rejection
- * there (a bad block gives random bytes instead of an error). So node:crypto is used where it
- * works, and node-forge's RSAES-PKCS1-V1_5 (bundled) where node:crypto refuses. Either way the
- * result is accepted only as a 24-byte 3DES key that deciphers to padded, well-formed XML.
+ * Unwrapping the key needs RSA PKCS#1 v1.5 private decryption, which Node 20's node:crypto
+ * refuses: `rsaPkcs1Decrypt` (keys/rsaPkcs1.ts) falls back to node-forge there. The result is
+ * accepted only as a 24-byte 3DES key that deciphers to padded, well-formed XML.
  */
 import {
 	constants as cryptoConstants,
@@ -24,14 +21,13 @@ import {
 	createPrivateKey,
 	type Decipher,
 	type KeyObject,
-	privateDecrypt,
 	publicEncrypt,
 	randomBytes,
 	X509Certificate,
 } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { DOMParser } from '@xmldom/xmldom';
-import forge from 'node-forge';
+import { rsaPkcs1Decrypt } from '../keys/rsaPkcs1';
 
 import { assertSafeXml, UnsafeXmlError } from './xml';
 import { attempt } from '../attempt';
@@ -231,34 +227,11 @@ const ANOTHER_KEY =
 	"The bank's answer is encrypted to another key: it cannot be decrypted with the credential's encryption key. Check that the encryption certificate the bank holds for you is the one in the credential (enrol again if the bank issued new certificates)";
 
 /**
- * Whether this node:crypto refuses RSA PKCS#1 v1.5 private decryption (Node 20's OpenSSL 3.0
- * builds).
- */
-let nodeRefusesPkcs1: boolean | undefined;
-
-/**
  * Unwraps an RSA-1.5 wrapped key: node:crypto where its OpenSSL does implicit rejection, node-forge
- * where node:crypto refuses.
+ * where node:crypto refuses (see keys/rsaPkcs1.ts).
  */
 export function unwrapKey(wrapped: Buffer, key: KeyObject): Buffer | undefined {
-	if (nodeRefusesPkcs1 !== true) {
-		try {
-			const out = privateDecrypt({ key, padding: cryptoConstants.RSA_PKCS1_PADDING }, wrapped);
-			nodeRefusesPkcs1 = false;
-			return out;
-		} catch (error) {
-			const code = (error as { code?: string }).code;
-			if (code !== 'ERR_INVALID_ARG_VALUE') return undefined;
-			nodeRefusesPkcs1 = true;
-		}
-	}
-	try {
-		const pem = key.export({ type: 'pkcs1', format: 'pem' }) as string;
-		const forgeKey = forge.pki.privateKeyFromPem(pem);
-		return Buffer.from(forgeKey.decrypt(wrapped.toString('binary'), 'RSAES-PKCS1-V1_5'), 'binary');
-	} catch {
-		return undefined;
-	}
+	return rsaPkcs1Decrypt(wrapped, key);
 }
 
 function childElements(element: Element): Element[] {

@@ -1,22 +1,12 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 
-/** XML refused before it is parsed: it declares a document type or entities. */
-export class UnsafeXmlError extends Error {
-	override name = 'UnsafeXmlError';
-}
+import { assertSafeXml } from '../xmlSafety';
+
+export { assertSafeXml, escapeXml, UnsafeXmlError } from '../xmlSafety';
 
 /** XML that is not well-formed. */
 export class MalformedXmlError extends Error {
 	override name = 'MalformedXmlError';
-}
-
-/**
- * Refuses XML that declares a document type or entities. Banks never need them, and they are
- * how entity-expansion ("billion laughs") and external-entity attacks get in.
- */
-export function assertSafeXml(xml: string): void {
-	if (/<!DOCTYPE/i.test(xml)) throw new UnsafeXmlError('XML with a DOCTYPE declaration is refused');
-	if (/<!ENTITY/i.test(xml)) throw new UnsafeXmlError('XML with an ENTITY declaration is refused');
 }
 
 const parser = new XMLParser({
@@ -93,16 +83,6 @@ const builder = new XMLBuilder({
 /** Builds XML from the object form `parseXml` returns (attributes under '@_name'). */
 export function buildXml(obj: Record<string, unknown>): string {
 	return builder.build(obj) as string;
-}
-
-/** Escapes text for use inside an XML element or attribute. */
-export function escapeXml(text: string): string {
-	return text
-		.replace(/&/g, '&amp;')
-		.replace(/</g, '&lt;')
-		.replace(/>/g, '&gt;')
-		.replace(/"/g, '&quot;')
-		.replace(/'/g, '&apos;');
 }
 
 /** Returns the value at a path of element names, or undefined. Arrays take their first element. */

@@ -9,5 +9,6 @@
 export * from './certificates';
 export * from './generate';
 export * from './oneTimeCode';
+export * from './rsaPkcs1';
 export * from './sender';
 export * from './state';

@@ -1,0 +1,533 @@
+/**
+ * The EBICS 3.0 client core, independent of any transport: every function takes a `send` that
+ * posts one XML request to the bank's EBICS URL and resolves with the answer's text (the node
+ * plugs in the project's transport, tests the sandbox or a stub). Requests are built and signed
+ * by requests.ts, answers checked by responses.ts; nothing here holds key material beyond the
+ * call, and no error carries any.
+ *
+ *   const client = new EbicsClient({ subscriber, keys, send });
+ *   await client.ini(); await client.hia();              // then the letters, then the bank
+ *   const bank = await client.hpb({ authentication: '..', encryption: '..' });   // pinned hashes
+ *   // keep bank.keys in the credential: new EbicsClient({ subscriber, keys: { ...keys, bank: bank.keys }, send })
+ *   const download = await client.btd(service, dateRange);
+ *   if (download) { store(download.files()); await download.acknowledge(); }
+ *   const { orderId } = await client.btu(service, painXml, 'authorise');
+ */
+import { checkService, serviceLabel, type BtfService } from './btf';
+import { H005 } from './constants';
+import { unwrapTransactionKey } from './e002';
+import { EbicsBankKeyError, EbicsFormatError, EbicsKeyError } from './errors';
+import {
+	certificateDigest,
+	formatHash,
+	keyDigest,
+	parseHash,
+	publicKeyDigest,
+	type BankKeyDigestForm,
+} from './digests';
+import {
+	loadBankKeys,
+	loadSubscriberKeys,
+	type EbicsBankKeys,
+	type EbicsKeyMaterial,
+	type LoadedBankKeys,
+	type LoadedSubscriberKeys,
+} from './keys';
+import {
+	readAvailableServices,
+	readCustomerInfo,
+	readHpbOrderData,
+	type CustomerInfo,
+	type HpbKeys,
+} from './orderData';
+import {
+	checkSubscriber,
+	downloadInitRequest,
+	downloadTransferRequest,
+	hevRequest,
+	hiaOrderData,
+	hpbRequest,
+	iniOrderData,
+	receiptRequest,
+	unsecuredRequest,
+	uploadInitRequest,
+	uploadTransferRequest,
+	type BankKeyDigests,
+	type DateRange,
+	type EbicsSubscriber,
+	type OrderParams,
+	type SignatureFlag,
+} from './requests';
+import {
+	readHevResponse,
+	readResponse,
+	type EbicsResponse,
+	type HevVersion,
+	type ReturnCodes,
+} from './responses';
+import { decodeDownload, DownloadDecoder, inflateOrderData, prepareUpload } from './segments';
+import { openContainer, type ContainerFile } from './zip';
+
+/**
+ * Posts one request and resolves with the bank's answer (the response body as text). `step`
+ * names the request for logs ("BTD initialisation"); the body is the XML to send with
+ * Content-Type text/xml; charset=UTF-8.
+ */
+export type EbicsSend = (xml: string, step: string) => Promise<string>;
+
+export interface EbicsClientOptions {
+	subscriber: EbicsSubscriber;
+	/** The subscriber's keys; `bank` once HPB has fetched and the pinned hashes accepted them. */
+	keys: EbicsKeyMaterial;
+	send: EbicsSend;
+	/** How requests carry the bank key digests (default the spec's: certificate hash). */
+	bankKeyDigestForm?: BankKeyDigestForm;
+	/** Bytes per segment before base64 (default the spec's maximum; tests use less). */
+	segmentBytes?: number;
+}
+
+export interface KeyManagementResult {
+	orderId?: string;
+	codes: ReturnCodes;
+}
+
+/** The bank's hashes as its letter prints them, and whether they match what was pinned. */
+export interface HpbResult {
+	/** Keep in the credential (EbicsKeyMaterial.bank). */
+	keys: EbicsBankKeys;
+	hashes: { authentication: string; encryption: string };
+	hostId?: string;
+}
+
+/** Hashes pinned from the bank's letter (hex, as printed), one per bank key. */
+export interface PinnedBankHashes {
+	authentication?: string;
+	encryption?: string;
+}
+
+/** A download held until its receipt is sent. */
+export interface Download {
+	orderType: string;
+	service?: BtfService;
+	transactionId: string;
+	orderId?: string;
+	numSegments: number;
+	/** The decrypted, decompressed order data. */
+	data: Buffer;
+	/** The data opened into files (a ZIP container gives one file per entry). */
+	files(): ContainerFile[];
+	/** Positive receipt: the bank marks the data as delivered (send only once it is stored). */
+	acknowledge(): Promise<ReturnCodes>;
+	/** Negative receipt: the bank delivers the same data again next time. */
+	reject(): Promise<ReturnCodes>;
+}
+
+export interface UploadOptions {
+	/** Name of the file at the bank (BTU fileName attribute). */
+	fileName?: string;
+}
+
+export interface UploadResult {
+	orderId?: string;
+	transactionId: string;
+	numSegments: number;
+	codes: ReturnCodes;
+}
+
+const DOWNLOAD_NAMES: Record<string, string> = {
+	HTD: 'htd.xml',
+	HKD: 'hkd.xml',
+	HAA: 'haa.xml',
+	HAC: 'hac.xml',
+	PTK: 'ptk.txt',
+};
+
+function fileNameFor(orderType: string, service?: BtfService): string {
+	if (service)
+		return `${service.msgName}${service.msgVersion ? `.${service.msgVersion}` : ''}${/^mt/.test(service.msgName) ? '.txt' : '.xml'}`;
+	return DOWNLOAD_NAMES[orderType] ?? `${orderType.toLowerCase()}.dat`;
+}
+
+export class EbicsClient {
+	readonly subscriber: EbicsSubscriber;
+	private readonly keys: LoadedSubscriberKeys;
+	private readonly bank?: LoadedBankKeys;
+	private readonly send: EbicsSend;
+	private readonly digestForm: BankKeyDigestForm;
+	private readonly segmentBytes?: number;
+
+	constructor(options: EbicsClientOptions) {
+		this.subscriber = checkSubscriber(options.subscriber);
+		if (options.keys?.version !== 1)
+			throw new EbicsKeyError('key material', 'The EBICS key material has an unknown version');
+		this.keys = loadSubscriberKeys(options.keys.subscriber);
+		this.bank = options.keys.bank ? loadBankKeys(options.keys.bank) : undefined;
+		this.send = options.send;
+		this.digestForm = options.bankKeyDigestForm ?? 'certificate';
+		this.segmentBytes = options.segmentBytes;
+	}
+
+	/** The subscriber's certificate hashes as the initialisation letters print them. */
+	letterHashes(): { signature: string; authentication: string; encryption: string } {
+		return {
+			signature: formatHash(certificateDigest(this.keys.signature.certificateDer)),
+			authentication: formatHash(certificateDigest(this.keys.authentication.certificateDer)),
+			encryption: formatHash(certificateDigest(this.keys.encryption.certificateDer)),
+		};
+	}
+
+	/** HEV: the EBICS versions the bank speaks. */
+	async hev(): Promise<HevVersion[]> {
+		return readHevResponse(await this.send(hevRequest(this.subscriber.hostId), 'HEV'));
+	}
+
+	/** Whether the bank speaks EBICS 3.0 (H005), by HEV. */
+	async supportsH005(): Promise<boolean> {
+		return (await this.hev()).some((v) => v.protocol === H005);
+	}
+
+	/** INI: sends the signature certificate (A006). */
+	async ini(): Promise<KeyManagementResult> {
+		const xml = unsecuredRequest(
+			this.subscriber,
+			'INI',
+			iniOrderData(this.subscriber, this.keys.signature.certificateDer),
+		);
+		const response = readResponse(await this.send(xml, 'INI'), 'INI');
+		return { orderId: response.orderId, codes: response.codes };
+	}
+
+	/** HIA: sends the authentication (X002) and encryption (E002) certificates. */
+	async hia(): Promise<KeyManagementResult> {
+		const xml = unsecuredRequest(
+			this.subscriber,
+			'HIA',
+			hiaOrderData(
+				this.subscriber,
+				this.keys.authentication.certificateDer,
+				this.keys.encryption.certificateDer,
+			),
+		);
+		const response = readResponse(await this.send(xml, 'HIA'), 'HIA');
+		return { orderId: response.orderId, codes: response.codes };
+	}
+
+	/**
+	 * HPB: fetches the bank's certificates and checks them against the hashes pinned from the
+	 * bank's letter. EbicsBankKeyError (with the bank's hashes) when none are pinned or one differs.
+	 */
+	async hpb(pinned: PinnedBankHashes): Promise<HpbResult> {
+		const response = readResponse(
+			await this.send(hpbRequest(this.subscriber, this.keys.authentication.privateKey), 'HPB'),
+			'HPB',
+		);
+		if (!response.transactionKey || response.orderData === undefined)
+			throw new EbicsFormatError(
+				"The bank's answer to HPB carries no order data with the bank's keys",
+			);
+		const key = unwrapTransactionKey(response.transactionKey, this.keys.encryption.privateKey);
+		const keys: HpbKeys = readHpbOrderData(decodeDownload([response.orderData], key));
+		const loaded = loadBankKeys(keys);
+		const hashes = {
+			authentication: formatHash(certificateDigest(loaded.authentication.certificateDer)),
+			encryption: formatHash(certificateDigest(loaded.encryption.certificateDer)),
+		};
+		const shown = `the bank's authentication key (X002) hash is\n${hashes.authentication}\nand its encryption key (E002) hash is\n${hashes.encryption}`;
+		if (!pinned?.authentication?.trim() || !pinned?.encryption?.trim())
+			throw new EbicsBankKeyError(
+				`No hashes of the bank's keys are pinned: ${shown}\nCompare them with the hashes printed in the bank's letter (or on its EBICS page) and enter them in the credential before using these keys`,
+				hashes,
+			);
+		// A letter of EBICS 3.0 prints the certificate's hash; a bank still migrating may print the
+		// EBICS 2.5 hash of the key (exponent and modulus). Either binds the same key.
+		const matches = (
+			pin: string,
+			field: string,
+			key: LoadedBankKeys['authentication'],
+		): boolean => {
+			const pinnedHash = parseHash(pin, field);
+			return (
+				pinnedHash.equals(certificateDigest(key.certificateDer)) ||
+				pinnedHash.equals(publicKeyDigest(key.publicKey))
+			);
+		};
+		const differs: string[] = [];
+		if (!matches(pinned.authentication, 'Bank authentication key hash', loaded.authentication))
+			differs.push('authentication (X002)');
+		if (!matches(pinned.encryption, 'Bank encryption key hash', loaded.encryption))
+			differs.push('encryption (E002)');
+		if (differs.length)
+			throw new EbicsBankKeyError(
+				`The bank's ${differs.join(' and ')} key does not match the hash pinned from the bank's letter: ${shown}\nDo not use these keys until the bank confirms the hashes of its letter; if the bank has new keys, enter the hashes of its new letter`,
+				hashes,
+			);
+		return {
+			keys: {
+				authenticationCertificatePem: keys.authenticationCertificatePem,
+				encryptionCertificatePem: keys.encryptionCertificatePem,
+			},
+			hashes,
+			hostId: keys.hostId,
+		};
+	}
+
+	private bankKeys(step: string): LoadedBankKeys {
+		if (!this.bank)
+			throw new EbicsKeyError(
+				"bank's keys",
+				`${step} needs the bank's keys: fetch them with HPB first (after the bank has activated the subscriber)`,
+			);
+		return this.bank;
+	}
+
+	private digests(bank: LoadedBankKeys): BankKeyDigests {
+		return {
+			authentication: keyDigest(bank.authentication, this.digestForm),
+			encryption: keyDigest(bank.encryption, this.digestForm),
+		};
+	}
+
+	private async exchange(xml: string, step: string, allowNoData = false): Promise<EbicsResponse> {
+		const bank = this.bankKeys(step);
+		return readResponse(await this.send(xml, step), step, {
+			bankAuthenticationKey: bank.authentication.publicKey,
+			allowNoData,
+		});
+	}
+
+	/**
+	 * A download transaction: initialisation, one transfer per further segment, the data
+	 * decrypted and inflated. Resolves undefined when the bank has no data (090005); otherwise the
+	 * caller sends the receipt with `acknowledge()` once the data is kept, or `reject()`.
+	 */
+	async download(
+		orderType: string,
+		params: OrderParams & { kind: 'BTD' | 'standard' },
+	): Promise<Download | undefined> {
+		const bank = this.bankKeys(orderType);
+		const label =
+			params.kind === 'BTD' ? `BTD ${serviceLabel(checkService(params.service))}` : orderType;
+		const init = await this.exchange(
+			downloadInitRequest(
+				this.subscriber,
+				orderType,
+				params,
+				this.digests(bank),
+				this.keys.authentication.privateKey,
+			),
+			`${label} initialisation`,
+			true,
+		);
+		if (init.noData) return undefined;
+		if (!init.transactionId || !init.transactionKey || init.orderData === undefined)
+			throw new EbicsFormatError(
+				`The bank's answer to ${label} initialisation lacks the transaction ID, the transaction key or the order data`,
+			);
+		const transactionId = init.transactionId;
+		const numSegments = init.numSegments ?? 1;
+		if (numSegments < 1)
+			throw new EbicsFormatError(`The bank's answer to ${label} declares ${numSegments} segments`);
+		const decoder = new DownloadDecoder(
+			unwrapTransactionKey(init.transactionKey, this.keys.encryption.privateKey),
+		);
+		const parts: Buffer[] = [decoder.segment(init.orderData)];
+		for (let number = 2; number <= numSegments; number++) {
+			const step = `${label} transfer of segment ${number} of ${numSegments}`;
+			const answer = await this.exchange(
+				downloadTransferRequest(
+					this.subscriber.hostId,
+					transactionId,
+					number,
+					number === numSegments,
+					this.keys.authentication.privateKey,
+				),
+				step,
+			);
+			if (answer.segmentNumber !== undefined && answer.segmentNumber !== number)
+				throw new EbicsFormatError(`${step}: the bank answered segment ${answer.segmentNumber}`);
+			if (answer.orderData === undefined)
+				throw new EbicsFormatError(`${step}: the bank's answer has no order data`);
+			parts.push(decoder.segment(answer.orderData));
+		}
+		parts.push(decoder.end());
+		const data = inflateOrderData(Buffer.concat(parts));
+		const service = params.kind === 'BTD' ? params.service : undefined;
+		let receiptSent = false;
+		const receipt = async (code: 0 | 1): Promise<ReturnCodes> => {
+			if (receiptSent) throw new EbicsFormatError(`The receipt of ${label} was already sent`);
+			receiptSent = true;
+			const step = `${label} receipt (${code === 0 ? 'positive' : 'negative'})`;
+			return (
+				await this.exchange(
+					receiptRequest(
+						this.subscriber.hostId,
+						transactionId,
+						code,
+						this.keys.authentication.privateKey,
+					),
+					step,
+				)
+			).codes;
+		};
+		return {
+			orderType,
+			service,
+			transactionId,
+			orderId: init.orderId,
+			numSegments,
+			data,
+			files: () =>
+				openContainer(data, {
+					container: service?.container,
+					name: fileNameFor(orderType, service),
+				}),
+			acknowledge: async () => await receipt(0),
+			reject: async () => await receipt(1),
+		};
+	}
+
+	/** BTD: downloads a business service; undefined when there is nothing to fetch (090005). */
+	async btd(service: BtfService, dateRange?: DateRange): Promise<Download | undefined> {
+		return await this.download('BTD', { kind: 'BTD', service, dateRange });
+	}
+
+	private async adminDownload(
+		orderType: string,
+		dateRange?: DateRange,
+	): Promise<Download | undefined> {
+		return await this.download(orderType, { kind: 'standard', dateRange });
+	}
+
+	/** HTD: what the subscriber may do (customer, accounts, orders, this user's permissions). */
+	async htd(): Promise<CustomerInfo> {
+		return await this.readAdmin('HTD', (data) => readCustomerInfo(data, 'HTD'));
+	}
+
+	/** HKD: the customer's data and every user's permissions. */
+	async hkd(): Promise<CustomerInfo> {
+		return await this.readAdmin('HKD', (data) => readCustomerInfo(data, 'HKD'));
+	}
+
+	/** HAA: the services that have data to download now. */
+	async haa(): Promise<BtfService[]> {
+		return (await this.readAdmin('HAA', readAvailableServices, true)) ?? [];
+	}
+
+	private async readAdmin<T>(
+		orderType: string,
+		read: (data: Buffer) => T,
+		emptyIsNone = false,
+	): Promise<T> {
+		const download = await this.adminDownload(orderType);
+		if (!download) {
+			if (emptyIsNone) return undefined as T;
+			throw new EbicsFormatError(`The bank has no ${orderType} data for the subscriber`);
+		}
+		let outcome: { ok: true; value: T } | { ok: false; error: unknown };
+		try {
+			outcome = { ok: true, value: read(download.data) };
+		} catch (error) {
+			outcome = { ok: false, error };
+		}
+		if (!outcome.ok) {
+			// The bank keeps the data (negative receipt) when it cannot be read here.
+			await download.reject();
+			throw outcome.error;
+		}
+		const value = outcome.value;
+		await download.acknowledge();
+		return value;
+	}
+
+	/** HAC: the customer acknowledgement (pain.002) of the date range; the caller sends the receipt. */
+	async hac(dateRange?: DateRange): Promise<Download | undefined> {
+		return await this.adminDownload('HAC', dateRange);
+	}
+
+	/** PTK: the customer protocol (text) of the date range; the caller sends the receipt. */
+	async ptk(dateRange?: DateRange): Promise<Download | undefined> {
+		return await this.adminDownload('PTK', dateRange);
+	}
+
+	/**
+	 * An upload transaction: the order data signed with A006, compressed, encrypted, cut into
+	 * segments; initialisation then one transfer per segment. Resolves with the bank's order ID.
+	 */
+	async upload(
+		orderType: string,
+		params: OrderParams & { kind: 'BTU' | 'standard' },
+		orderData: Buffer,
+	): Promise<UploadResult> {
+		const bank = this.bankKeys(orderType);
+		const label =
+			params.kind === 'BTU' ? `BTU ${serviceLabel(checkService(params.service))}` : orderType;
+		const prepared = prepareUpload(orderData, {
+			signatureKey: this.keys.signature.privateKey,
+			signer: { partnerId: this.subscriber.partnerId, userId: this.subscriber.userId },
+			bankEncryptionKey: bank.encryption.publicKey,
+			segmentBytes: this.segmentBytes,
+		});
+		const segments = orderType === 'SPR' ? [] : prepared.segments;
+		const init = await this.exchange(
+			uploadInitRequest(
+				this.subscriber,
+				orderType,
+				params,
+				this.digests(bank),
+				{ ...prepared, numSegments: segments.length },
+				this.keys.authentication.privateKey,
+			),
+			`${label} initialisation`,
+		);
+		if (segments.length && !init.transactionId)
+			throw new EbicsFormatError(
+				`The bank's answer to ${label} initialisation has no transaction ID`,
+			);
+		let codes = init.codes;
+		let orderId = init.orderId;
+		for (let index = 0; index < segments.length; index++) {
+			const number = index + 1;
+			const answer = await this.exchange(
+				uploadTransferRequest(
+					this.subscriber.hostId,
+					init.transactionId as string,
+					number,
+					number === segments.length,
+					segments[index],
+					this.keys.authentication.privateKey,
+				),
+				`${label} transfer of segment ${number} of ${segments.length}`,
+			);
+			codes = answer.codes;
+			orderId = answer.orderId ?? orderId;
+		}
+		return {
+			orderId,
+			transactionId: init.transactionId ?? '',
+			numSegments: segments.length,
+			codes,
+		};
+	}
+
+	/** BTU: uploads a file for a business service, signed with A006 as `signatureFlag` says. */
+	async btu(
+		service: BtfService,
+		orderData: Buffer,
+		signatureFlag: SignatureFlag = 'authorise',
+		options: UploadOptions = {},
+	): Promise<UploadResult> {
+		return await this.upload(
+			'BTU',
+			{ kind: 'BTU', service, signatureFlag, fileName: options.fileName },
+			orderData,
+		);
+	}
+
+	/** SPR: suspends the subscriber at the bank (the keys stop working until the bank re-activates). */
+	async spr(): Promise<KeyManagementResult> {
+		const result = await this.upload('SPR', { kind: 'standard' }, Buffer.from(' '));
+		return { orderId: result.orderId, codes: result.codes };
+	}
+}
+
+export type { ContainerFile, CustomerInfo, HevVersion, ReturnCodes };

@@ -1,0 +1,115 @@
+/**
+ * Errors of the EBICS protocol layer. The node turns them into n8n errors (InputError for
+ * EbicsValidationError, BankFailure for the others); messages never carry key material.
+ */
+import type { ReturnCodeInfo } from './returnCodes';
+
+/** Base of every error the EBICS layer raises. */
+export class EbicsError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'EbicsError';
+	}
+}
+
+/** A value given for a request breaks a rule of the H005 schema or of the spec; nothing was sent. */
+export class EbicsValidationError extends EbicsError {
+	constructor(
+		/** The field the value belongs to, as the caller named it (e.g. "userId", "service.msgName"). */
+		readonly field: string,
+		message: string,
+	) {
+		super(message);
+		this.name = 'EbicsValidationError';
+	}
+}
+
+/** Key material that cannot be used (not RSA, too short, certificate and key not a pair). */
+export class EbicsKeyError extends EbicsError {
+	constructor(
+		/** Which key: "signature (A006)", "authentication (X002)", "encryption (E002)", "bank ...". */
+		readonly key: string,
+		message: string,
+	) {
+		super(message);
+		this.name = 'EbicsKeyError';
+	}
+}
+
+/** The bank's answer cannot be read: not XML, a DOCTYPE, not EBICS, a missing element, bad base64. */
+export class EbicsFormatError extends EbicsError {
+	constructor(message: string) {
+		super(message);
+		this.name = 'EbicsFormatError';
+	}
+}
+
+/** The bank's X002 authentication signature is missing or does not verify. */
+export class EbicsSignatureError extends EbicsError {
+	constructor(message: string) {
+		super(message);
+		this.name = 'EbicsSignatureError';
+	}
+}
+
+/** Order data that cannot be decrypted, unzipped or reassembled (wrong key, damaged segment). */
+export class EbicsDataError extends EbicsError {
+	constructor(message: string) {
+		super(message);
+		this.name = 'EbicsDataError';
+	}
+}
+
+/**
+ * The bank's keys from HPB do not match the hashes pinned from the bank's letter (or none are
+ * pinned). Carries the bank's hashes as the letter prints them, for the user to compare.
+ */
+export class EbicsBankKeyError extends EbicsError {
+	constructor(
+		message: string,
+		readonly bankHashes: { authentication: string; encryption: string },
+	) {
+		super(message);
+		this.name = 'EbicsBankKeyError';
+	}
+}
+
+/**
+ * A return code other than success, from the header (technical) or the body (business). Carries
+ * the code's name in the spec, its meaning and what the user should do, and the bank's own text.
+ */
+export class EbicsReturnCodeError extends EbicsError {
+	constructor(
+		readonly code: string,
+		readonly level: 'technical' | 'business',
+		readonly info: ReturnCodeInfo | undefined,
+		readonly reportText: string | undefined,
+		/** Which request got it, e.g. "BTU initialisation". */
+		readonly step: string,
+	) {
+		super(
+			`${step}: the bank answered ${code}${info ? ` ${info.name}` : ''}${reportText ? ` (${reportText})` : ''}${info ? `: ${info.meaning}` : ''}`,
+		);
+		this.name = 'EbicsReturnCodeError';
+	}
+
+	/** What the user should do about it, in words a treasurer understands. */
+	get action(): string | undefined {
+		return this.info?.action;
+	}
+}
+
+/**
+ * Runs `fn`; when it throws, throws what `fail` makes of that error instead (an EBICS error with
+ * a clear message; `fail` may return the error itself to pass it on).
+ */
+export function rethrowAs<T>(fn: () => T, fail: (error: unknown) => Error): T {
+	let outcome: { ok: true; value: T } | { ok: false; error: unknown };
+	try {
+		outcome = { ok: true, value: fn() };
+	} catch (error) {
+		outcome = { ok: false, error };
+	}
+	if (!outcome.ok) throw fail(outcome.error);
+	return outcome.value;
+}

@@ -1,0 +1,179 @@
+/**
+ * Reading the bank's answers: ebicsResponse (transactions), ebicsKeyManagementResponse (INI, HIA,
+ * HPB) and ebicsHEVResponse. Parsing refuses a DOCTYPE or ENTITY; an ebicsResponse with success
+ * codes must carry the bank's X002 signature, verified with the bank's authentication key.
+ *
+ * Return codes are read at both levels: the header's (technical) and the body's (business). A
+ * code of kind success, note or warning passes (the order was processed); an error is an
+ * EbicsReturnCodeError, the technical one first. Some French banks put the error in the body while the header says 000000
+ * (ebics-client-php issue #29): the body is always checked. 090005 (no download data) is not an
+ * error for downloads: `noData` says so.
+ */
+import type { KeyObject } from 'node:crypto';
+
+import { H000_NS, H005_NS } from './constants';
+import { EbicsFormatError, EbicsReturnCodeError } from './errors';
+import { NO_DOWNLOAD_DATA, returnCodeInfo, returnCodeKind } from './returnCodes';
+import { verifyAuthSignature } from './x002';
+import { child, parseDocument, path, text } from './xml';
+
+export interface ReturnCodes {
+	technical: string;
+	business: string;
+	reportText?: string;
+}
+
+export interface EbicsResponse {
+	root: 'ebicsResponse' | 'ebicsKeyManagementResponse';
+	codes: ReturnCodes;
+	transactionId?: string;
+	numSegments?: number;
+	phase?: string;
+	segmentNumber?: number;
+	lastSegment?: boolean;
+	orderId?: string;
+	/** DataEncryptionInfo of a download's first answer (or HPB's). */
+	transactionKey?: Buffer;
+	encryptionPubKeyDigest?: Buffer;
+	/** The OrderData text (base64) of this answer's segment. */
+	orderData?: string;
+	/** 090005 at either level: no download data. */
+	noData: boolean;
+	/** Whether the X002 signature was verified. */
+	signed: boolean;
+}
+
+function integer(value: string | undefined, what: string): number | undefined {
+	if (value === undefined) return undefined;
+	if (!/^\d+$/.test(value))
+		throw new EbicsFormatError(`The bank's answer has a ${what} that is not a number: "${value}"`);
+	return Number(value);
+}
+
+/** Throws EbicsReturnCodeError for the first non-success code (technical, then business). */
+export function checkReturnCodes(
+	codes: ReturnCodes,
+	step: string,
+	options: { allowNoData?: boolean } = {},
+): void {
+	for (const level of ['technical', 'business'] as const) {
+		const code = codes[level];
+		const kind = returnCodeKind(code);
+		// A warning (03xxxx, e.g. 031001 order parameters ignored) means the order was processed:
+		// throwing would invite a second submission. It stays visible in the codes returned.
+		if (kind !== 'error') continue;
+		if (options.allowNoData && code === NO_DOWNLOAD_DATA) continue;
+		throw new EbicsReturnCodeError(
+			code,
+			level,
+			returnCodeInfo(code, level),
+			codes.reportText,
+			step,
+		);
+	}
+}
+
+export interface ReadOptions {
+	/** The bank's X002 public key: required for ebicsResponse, not used for key management. */
+	bankAuthenticationKey?: KeyObject;
+	/** Download initialisation: 090005 is an empty result. */
+	allowNoData?: boolean;
+}
+
+/**
+ * Parses and checks an answer: XML safety, the root, the return codes (both levels), then the
+ * bank's signature when the codes say success. EbicsFormatError, EbicsReturnCodeError or
+ * EbicsSignatureError name what is wrong.
+ */
+export function readResponse(xml: string, step: string, options: ReadOptions = {}): EbicsResponse {
+	const doc = parseDocument(xml, `The bank's answer to ${step}`);
+	const root = doc.documentElement;
+	if (
+		root.namespaceURI !== H005_NS ||
+		(root.localName !== 'ebicsResponse' && root.localName !== 'ebicsKeyManagementResponse')
+	) {
+		throw new EbicsFormatError(
+			`The bank's answer to ${step} is not an EBICS 3.0 response: its root is ${root.localName}${root.namespaceURI ? ` in ${root.namespaceURI}` : ' without namespace'}${root.namespaceURI === 'urn:org:ebics:H004' ? ' (EBICS 2.5: check the EBICS version the bank offers with HEV)' : ''}`,
+		);
+	}
+	const header = child(root, H005_NS, 'header');
+	const body = child(root, H005_NS, 'body');
+	const mutable = child(header, H005_NS, 'mutable');
+	const staticHeader = child(header, H005_NS, 'static');
+	const technical = text(child(mutable, H005_NS, 'ReturnCode'));
+	const business = text(child(body, H005_NS, 'ReturnCode'));
+	if (!technical || !/^\d{6}$/.test(technical))
+		throw new EbicsFormatError(
+			`The bank's answer to ${step} has no technical return code (header/mutable/ReturnCode)`,
+		);
+	if (!business || !/^\d{6}$/.test(business))
+		throw new EbicsFormatError(
+			`The bank's answer to ${step} has no business return code (body/ReturnCode)`,
+		);
+	const codes: ReturnCodes = {
+		technical,
+		business,
+		reportText: text(child(mutable, H005_NS, 'ReportText')),
+	};
+	checkReturnCodes(codes, step, { allowNoData: options.allowNoData });
+	let signed = false;
+	if (root.localName === 'ebicsResponse') {
+		if (!options.bankAuthenticationKey)
+			throw new EbicsFormatError(
+				`${step}: the bank's authentication key is needed to check its answer (fetch the bank keys with HPB first)`,
+			);
+		verifyAuthSignature(doc, options.bankAuthenticationKey, `The bank's answer to ${step}`);
+		signed = true;
+	}
+	const segment = child(mutable, H005_NS, 'SegmentNumber');
+	const dataTransfer = child(body, H005_NS, 'DataTransfer');
+	const encryptionInfo = child(dataTransfer, H005_NS, 'DataEncryptionInfo');
+	const transactionKey = text(child(encryptionInfo, H005_NS, 'TransactionKey'));
+	const keyDigest = text(child(encryptionInfo, H005_NS, 'EncryptionPubKeyDigest'));
+	const orderData = child(dataTransfer, H005_NS, 'OrderData');
+	return {
+		root: root.localName,
+		codes,
+		transactionId: text(child(staticHeader, H005_NS, 'TransactionID')),
+		numSegments: integer(text(child(staticHeader, H005_NS, 'NumSegments')), 'NumSegments'),
+		phase: text(child(mutable, H005_NS, 'TransactionPhase')),
+		segmentNumber: integer(text(segment), 'SegmentNumber'),
+		lastSegment: segment ? segment.getAttribute('lastSegment') === 'true' : undefined,
+		orderId: text(child(mutable, H005_NS, 'OrderID')),
+		transactionKey: transactionKey ? Buffer.from(transactionKey, 'base64') : undefined,
+		encryptionPubKeyDigest: keyDigest ? Buffer.from(keyDigest, 'base64') : undefined,
+		orderData: orderData ? (orderData.textContent ?? '') : undefined,
+		noData: technical === NO_DOWNLOAD_DATA || business === NO_DOWNLOAD_DATA,
+		signed,
+	};
+}
+
+export interface HevVersion {
+	/** The protocol version, e.g. H005. */
+	protocol: string;
+	/** The spec version, e.g. 03.00. */
+	version: string;
+}
+
+/** Reads an ebicsHEVResponse: the versions the bank speaks; a return code other than 000000 throws. */
+export function readHevResponse(xml: string): HevVersion[] {
+	const doc = parseDocument(xml, "The bank's answer to HEV");
+	const root = doc.documentElement;
+	if (root.namespaceURI !== H000_NS || root.localName !== 'ebicsHEVResponse')
+		throw new EbicsFormatError(
+			`The bank's answer to HEV is not an ebicsHEVResponse (its root is ${root.localName})`,
+		);
+	const code = text(path(root, H000_NS, 'SystemReturnCode', 'ReturnCode')) ?? '';
+	const report = text(path(root, H000_NS, 'SystemReturnCode', 'ReportText'));
+	checkReturnCodes({ technical: code, business: '000000', reportText: report }, 'HEV');
+	const out: HevVersion[] = [];
+	for (let node = root.firstChild; node; node = node.nextSibling) {
+		const element = node as Element;
+		if (node.nodeType === 1 && element.localName === 'VersionNumber')
+			out.push({
+				protocol: element.getAttribute('ProtocolVersion') ?? '',
+				version: text(element) ?? '',
+			});
+	}
+	return out;
+}

@@ -1,0 +1,127 @@
+/**
+ * XML for EBICS: requests are written as text from escaped parts (no pretty-printing, so what is
+ * signed is what is sent); answers are parsed into a DOM (@xmldom/xmldom) after the safety rule
+ * (no DOCTYPE, no ENTITY) and read with the namespace-aware helpers below.
+ */
+import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
+
+import { assertSafeXml, escapeXml, UnsafeXmlError } from '../xmlSafety';
+
+export { escapeXml };
+import { EbicsFormatError, rethrowAs } from './errors';
+
+export type Attributes = Record<string, string | number | boolean | undefined>;
+/** Child content: XML text already built, or nothing. */
+export type Content = string | undefined | false | Content[];
+
+function attributeText(attributes: Attributes): string {
+	return Object.entries(attributes)
+		.filter(([, value]) => value !== undefined)
+		.map(([name, value]) => ` ${name}="${escapeXml(String(value))}"`)
+		.join('');
+}
+
+function contentText(content: Content[]): string {
+	return content.map((c) => (Array.isArray(c) ? contentText(c) : c || '')).join('');
+}
+
+/** An element with attributes and children (children are XML text already built). */
+export function el(name: string, attributes: Attributes = {}, ...children: Content[]): string {
+	const inner = contentText(children);
+	return `<${name}${attributeText(attributes)}>${inner}</${name}>`;
+}
+
+/** An element holding text (escaped here). */
+export function leaf(name: string, text: string | number, attributes: Attributes = {}): string {
+	return `<${name}${attributeText(attributes)}>${escapeXml(String(text))}</${name}>`;
+}
+
+/** An empty element. */
+export function empty(name: string, attributes: Attributes = {}): string {
+	return `<${name}${attributeText(attributes)}/>`;
+}
+
+/** Parses an XML document after the safety rule; EbicsFormatError names what is wrong. */
+export function parseDocument(xml: string | Buffer, what: string): Document {
+	const text = (Buffer.isBuffer(xml) ? xml.toString('utf8') : xml).replace(/^[\uFEFF\s]+(?=<)/, '');
+	rethrowAs(
+		() => assertSafeXml(text),
+		(error) =>
+			error instanceof UnsafeXmlError
+				? new EbicsFormatError(`${what} is refused: ${error.message}`)
+				: (error as Error),
+	);
+	const errors: string[] = [];
+	const doc = new DOMParser({
+		errorHandler: (level: string, message: unknown) => {
+			if (level !== 'warning') errors.push(String(message));
+		},
+	}).parseFromString(text, 'text/xml') as unknown as Document;
+	const root = doc?.documentElement as Element | null;
+	if (errors.length || !root) {
+		const first = (errors[0] ?? 'no root element')
+			.split('\n')[0]
+			.replace(/^\[xmldom [^\]]*\]\s*/, '');
+		throw new EbicsFormatError(`${what} is not well-formed XML (${first})`);
+	}
+	return doc;
+}
+
+/** Serialises a DOM node back to text. */
+export function serialize(node: Node): string {
+	return new XMLSerializer().serializeToString(node);
+}
+
+/** The element children of an element. */
+export function elements(parent: Element | Document): Element[] {
+	const out: Element[] = [];
+	for (let node = parent.firstChild; node; node = node.nextSibling)
+		if (node.nodeType === 1) out.push(node as Element);
+	return out;
+}
+
+/** The first child element with this namespace and local name. */
+export function child(
+	parent: Element | undefined,
+	ns: string,
+	localName: string,
+): Element | undefined {
+	return parent
+		? elements(parent).find((e) => e.namespaceURI === ns && e.localName === localName)
+		: undefined;
+}
+
+/** Every child element with this namespace and local name. */
+export function children(parent: Element | undefined, ns: string, localName: string): Element[] {
+	return parent
+		? elements(parent).filter((e) => e.namespaceURI === ns && e.localName === localName)
+		: [];
+}
+
+/** Follows a path of local names in one namespace from an element. */
+export function path(
+	parent: Element | undefined,
+	ns: string,
+	...names: string[]
+): Element | undefined {
+	let current = parent;
+	for (const name of names) current = child(current, ns, name);
+	return current;
+}
+
+/** The trimmed text of an element, or undefined when absent or empty. */
+export function text(element: Element | undefined): string | undefined {
+	const value = element?.textContent?.trim();
+	return value ? value : undefined;
+}
+
+/** Every element of a document in document order (depth first). */
+export function allElements(root: Element): Element[] {
+	const out: Element[] = [];
+	const walk = (element: Element): void => {
+		out.push(element);
+		for (const e of elements(element)) walk(e);
+	};
+	walk(root);
+	return out;
+}

@@ -1,0 +1,183 @@
+/**
+ * EBICS 2.5 (H004) in the sandbox bank, so that clients written by others (the npm package
+ * ebics-client 5.x speaks only H004) can run against it: INI and HIA with bare RSA keys
+ * (PubKeyValue/RSAKeyValue), HPB, downloads by order type (STA, C52, C53, C54, Z01, HAC, PTK,
+ * HTD, HKD, HAA) and uploads (CCT, CDD, CDB, XCT) with an A006 signature over the order data.
+ * Same checks as H005: state, X002 signature, nonce and timestamp, bank key digests (the H004
+ * form: SHA-256 of "exponent modulus"), segments, receipts. Schema validation is not run for
+ * H004 (the H004 schemas are not among the fixtures).
+ */
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { inflateSync } from 'node:zlib';
+
+import { child, children, decryptE002, DSIG_NS, el, keyPairOrderData, leaf, orderDataDigest, parseDocument, path, publicKeyDigest, text, unwrapTransactionKey, verifyA006, type BtfService } from '../../../nodes/shared/ebics';
+import { EbicsRefusal, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
+
+export const H004_NS = 'urn:org:ebics:H004';
+const S001_NS = 'http://www.ebics.org/S001';
+
+/** H004 order types and the H005 services they stand for (DK mapping of EBICS 3.0). */
+const DOWNLOADS: Record<string, BtfService> = {
+	STA: { serviceName: 'EOP', msgName: 'mt940' },
+	C53: { serviceName: 'EOP', msgName: 'camt.053', container: 'ZIP' },
+	C52: { serviceName: 'STM', msgName: 'camt.052', container: 'ZIP' },
+	C54: { serviceName: 'REP', msgName: 'camt.054', container: 'ZIP' },
+	Z01: { serviceName: 'PSR', msgName: 'pain.002', container: 'ZIP' },
+};
+const UPLOADS: Record<string, BtfService> = {
+	CCT: { serviceName: 'SCT', msgName: 'pain.001' },
+	CDD: { serviceName: 'SDD', serviceOption: 'COR', msgName: 'pain.008' },
+	CDB: { serviceName: 'SDD', serviceOption: 'B2B', msgName: 'pain.008' },
+	XCT: { serviceName: 'XCT', msgName: 'pain.001' },
+};
+
+function rsaKey(info: Element | undefined, ns: string): KeyObject {
+	const value = path(info, ns, 'PubKeyValue');
+	const modulus = text(path(value, DSIG_NS, 'RSAKeyValue', 'Modulus'));
+	const exponent = text(path(value, DSIG_NS, 'RSAKeyValue', 'Exponent'));
+	if (!modulus || !exponent) throw new EbicsRefusal('090004', 'business', 'The key has no RSAKeyValue');
+	try {
+		return createPublicKey({ key: { kty: 'RSA', n: Buffer.from(modulus, 'base64').toString('base64url'), e: Buffer.from(exponent, 'base64').toString('base64url') }, format: 'jwk' });
+	} catch {
+		throw new EbicsRefusal('090004', 'business', 'The RSAKeyValue is not an RSA key');
+	}
+}
+
+function rsaKeyValue(key: KeyObject): string {
+	const jwk = key.export({ format: 'jwk' });
+	return el('PubKeyValue', {}, el('ds:RSAKeyValue', {}, leaf('ds:Modulus', Buffer.from(jwk.n as string, 'base64url').toString('base64')), leaf('ds:Exponent', Buffer.from(jwk.e as string, 'base64url').toString('base64'))));
+}
+
+function keyManagement(bank: SandboxEbicsBank, subscriber: SandboxSubscriber, orderType: string, root: Element): string {
+	let data: Buffer;
+	try {
+		data = inflateSync(Buffer.from(text(path(root, H004_NS, 'body', 'DataTransfer', 'OrderData')) ?? '', 'base64'));
+	} catch {
+		throw new EbicsRefusal('090004', 'business');
+	}
+	const orderRoot = parseDocument(data, 'order data').documentElement;
+	const length = (key: KeyObject, code: string): void => {
+		if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new EbicsRefusal(code, 'business');
+	};
+	if (orderType === 'INI') {
+		if (!['new', 'hiaReceived'].includes(subscriber.state)) throw new EbicsRefusal('091002', 'technical');
+		if (orderRoot.namespaceURI !== S001_NS || orderRoot.localName !== 'SignaturePubKeyOrderData') throw new EbicsRefusal('090004', 'business');
+		const info = child(orderRoot, S001_NS, 'SignaturePubKeyInfo');
+		if (text(child(info, S001_NS, 'SignatureVersion')) !== 'A006') throw new EbicsRefusal('091201', 'business');
+		const key = rsaKey(info, S001_NS);
+		length(key, '091204');
+		subscriber.keys.signature = { publicKey: key, version: 'A006' };
+		subscriber.state = subscriber.state === 'hiaReceived' ? 'initialised' : 'iniReceived';
+	} else if (orderType === 'HIA') {
+		if (!['new', 'iniReceived'].includes(subscriber.state)) throw new EbicsRefusal('091002', 'technical');
+		if (orderRoot.namespaceURI !== H004_NS || orderRoot.localName !== 'HIARequestOrderData') throw new EbicsRefusal('090004', 'business');
+		const authInfo = child(orderRoot, H004_NS, 'AuthenticationPubKeyInfo');
+		const encInfo = child(orderRoot, H004_NS, 'EncryptionPubKeyInfo');
+		if (text(child(authInfo, H004_NS, 'AuthenticationVersion')) !== 'X002') throw new EbicsRefusal('091202', 'business');
+		if (text(child(encInfo, H004_NS, 'EncryptionVersion')) !== 'E002') throw new EbicsRefusal('091203', 'business');
+		const authentication = rsaKey(authInfo, H004_NS);
+		const encryption = rsaKey(encInfo, H004_NS);
+		length(authentication, '091205');
+		length(encryption, '091206');
+		subscriber.keys.authentication = { publicKey: authentication, version: 'X002' };
+		subscriber.keys.encryption = { publicKey: encryption, version: 'E002' };
+		subscriber.state = subscriber.state === 'iniReceived' ? 'initialised' : 'hiaReceived';
+	} else throw new EbicsRefusal('091006', 'technical');
+	subscriber.protocol = 'H004';
+	return bank.keyManagementResponse({ technical: '000000', business: '000000' }, { orderId: bank.newOrderId(), ns: H004_NS });
+}
+
+function hpb(bank: SandboxEbicsBank, subscriber: SandboxSubscriber): string {
+	const orderData = keyPairOrderData('HPBResponseOrderData', H004_NS, { authentication: rsaKeyValue(bank.bankAuthentication.publicKey), encryption: rsaKeyValue(bank.bankEncryption.publicKey) }, [leaf('HostID', bank.hostId)]);
+	const { encryptionInfo, segments } = bank.encryptFor(subscriber, Buffer.from(orderData), H004_NS, (key) => publicKeyDigest(key.publicKey));
+	return bank.keyManagementResponse({ technical: '000000', business: '000000' }, { orderId: bank.newOrderId(), ns: H004_NS, dataTransfer: el('DataTransfer', {}, encryptionInfo, leaf('OrderData', segments.join(''))) });
+}
+
+function checkH004Digest(value: string | undefined, key: KeyObject): void {
+	if (!publicKeyDigest(key).equals(Buffer.from(value ?? '', 'base64'))) throw new EbicsRefusal('091008', 'technical');
+}
+
+function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: SandboxSubscriber, staticHeader: Element | undefined, root: Element): string {
+	bank.authenticate(doc, subscriber, staticHeader, H004_NS);
+	const digests = child(staticHeader, H004_NS, 'BankPubKeyDigests');
+	checkH004Digest(text(child(digests, H004_NS, 'Authentication')), bank.bankAuthentication.publicKey);
+	checkH004Digest(text(child(digests, H004_NS, 'Encryption')), bank.bankEncryption.publicKey);
+	const details = child(staticHeader, H004_NS, 'OrderDetails');
+	const orderType = text(child(details, H004_NS, 'OrderType')) ?? '';
+	const dataTransfer = path(root, H004_NS, 'body', 'DataTransfer');
+	if (child(dataTransfer, H004_NS, 'SignatureData')) {
+		const service = UPLOADS[orderType];
+		if (!service) throw new EbicsRefusal('091006', 'technical');
+		if (!subscriber.uploadServices.includes(service.serviceName)) throw new EbicsRefusal('090003', 'business');
+		const info = child(dataTransfer, H004_NS, 'DataEncryptionInfo');
+		checkH004Digest(text(child(info, H004_NS, 'EncryptionPubKeyDigest')), bank.bankEncryption.publicKey);
+		const transactionKey = unwrapTransactionKey(Buffer.from(text(child(info, H004_NS, 'TransactionKey')) ?? '', 'base64'), bank.bankEncryption.privateKey);
+		let signatureRoot: Element;
+		try {
+			signatureRoot = parseDocument(inflateSync(decryptE002(Buffer.from(text(child(dataTransfer, H004_NS, 'SignatureData')) ?? '', 'base64'), transactionKey)), 'signature data').documentElement;
+		} catch {
+			throw new EbicsRefusal('091111', 'business');
+		}
+		const mine = children(signatureRoot, S001_NS, 'OrderSignatureData').find((s) => text(child(s, S001_NS, 'PartnerID')) === subscriber.partnerId && text(child(s, S001_NS, 'UserID')) === subscriber.userId);
+		if (!mine) throw new EbicsRefusal('091304', 'business');
+		const signature = Buffer.from(text(child(mine, S001_NS, 'SignatureValue')) ?? '', 'base64');
+		const signatureKey = subscriber.keys.signature?.publicKey;
+		const numSegments = Number(text(child(staticHeader, H004_NS, 'NumSegments')) ?? '0');
+		if (!Number.isInteger(numSegments) || numSegments < 1) throw new EbicsRefusal('091113', 'technical');
+		const orderId = bank.newOrderId();
+		const tx = bank.openUpload(subscriber, 'H004', orderType, orderId, numSegments, transactionKey, {
+			service,
+			dataDigest: Buffer.alloc(32),
+			flag: 'authorise',
+			signer: { partnerId: subscriber.partnerId, userId: subscriber.userId },
+			verify: (data: Buffer) => !!signatureKey && verifyA006(orderDataDigest(data), signature, signatureKey),
+		});
+		return bank.response({ phase: 'Initialisation', technical: '000000', business: '000000', transactionId: tx.id, orderId, ns: H004_NS });
+	}
+	const params = child(details, H004_NS, 'StandardOrderParams');
+	const range = child(params, H004_NS, 'DateRange');
+	const dateRange = range ? { start: text(child(range, H004_NS, 'Start')) ?? '', end: text(child(range, H004_NS, 'End')) ?? '' } : undefined;
+	const service = DOWNLOADS[orderType];
+	const found = bank.downloadData(subscriber, service ? 'BTD' : orderType, service, dateRange);
+	if (!found) throw new EbicsRefusal('090005', 'business');
+	return bank.startDownload(subscriber, orderType, found, 'H004', H004_NS);
+}
+
+/** Answers one H004 request. */
+export function handleH004(bank: SandboxEbicsBank, doc: Document): string {
+	const root = doc.documentElement;
+	const header = child(root, H004_NS, 'header');
+	const staticHeader = child(header, H004_NS, 'static');
+	const phase = text(path(header, H004_NS, 'mutable', 'TransactionPhase'));
+	const info = {
+		protocol: 'H004' as const,
+		root: root.localName,
+		orderType: text(path(staticHeader, H004_NS, 'OrderDetails', 'OrderType')),
+		phase,
+		partnerId: text(child(staticHeader, H004_NS, 'PartnerID')),
+		userId: text(child(staticHeader, H004_NS, 'UserID')),
+	};
+	const keyManagementRoot = root.localName !== 'ebicsRequest';
+	try {
+		if (text(child(staticHeader, H004_NS, 'HostID')) !== bank.hostId) throw new EbicsRefusal('091011', 'technical');
+		let answer: string;
+		const transactionId = text(child(staticHeader, H004_NS, 'TransactionID'));
+		if (transactionId) answer = bank.continueTransaction(doc, root, transactionId.toUpperCase(), phase ?? '', H004_NS);
+		else {
+			const subscriber = bank.subscriber(info.partnerId ?? '', info.userId ?? '');
+			if (!subscriber) throw new EbicsRefusal('091003', 'technical');
+			if (root.localName === 'ebicsUnsecuredRequest') answer = keyManagement(bank, subscriber, info.orderType ?? '', root);
+			else if (root.localName === 'ebicsNoPubKeyDigestsRequest') {
+				bank.authenticate(doc, subscriber, staticHeader, H004_NS);
+				answer = hpb(bank, subscriber);
+			} else answer = initialisation(bank, doc, subscriber, staticHeader, root);
+		}
+		bank.record({ ...info, technical: /<ReturnCode>(\d{6})</.exec(answer)?.[1] ?? '000000', business: '000000' });
+		return answer;
+	} catch (error) {
+		if (!(error instanceof EbicsRefusal)) throw error;
+		const codes = { technical: error.level === 'technical' ? error.code : '000000', business: error.level === 'business' ? error.code : '000000', text: error.message };
+		bank.record({ ...info, technical: codes.technical, business: codes.business });
+		return keyManagementRoot ? bank.keyManagementResponse(codes, { ns: H004_NS }) : bank.response({ phase: phase ?? 'Initialisation', ...codes, ns: H004_NS });
+	}
+}

@@ -1,0 +1,174 @@
+/**
+ * The sandbox EBICS bank on the sandbox server: POST {base}/ebics takes H005 (EBICS 3.0), H004
+ * (EBICS 2.5, for independent clients) and HEV requests; the admin API under
+ * {base}/__sandbox/ebics manages subscribers (activate, suspend), their files and faults.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { H000_NS, H005_NS, parseDocument, type EbicsSubscriberKeys } from '../../../nodes/shared/ebics';
+import { isRecord, readBody, send, type RequestContext } from '../http';
+import { EBICS_PATH, SandboxEbicsBank, STATE_TEXT, type EbicsFaultKind, type EbicsSwitches, type SandboxSubscriber } from './bank';
+import { H004_NS, handleH004 } from './h004';
+
+export { EBICS_PATH, SANDBOX_HOST_ID, SandboxEbicsBank, STATE_TEXT } from './bank';
+export type { EbicsFaultKind, EbicsRecord, EbicsSwitches, SandboxSubscriber, SubscriberState } from './bank';
+export { loadOrCreateEbicsKeys } from './keys';
+
+/** Largest request body the EBICS URL reads: a 1 MB segment and its envelope. */
+const BODY_LIMIT = 4 * 1024 * 1024;
+
+/** Answers one POST to the EBICS URL. */
+export async function handleEbics(ctx: RequestContext, bank: SandboxEbicsBank): Promise<void> {
+	if (ctx.req.method !== 'POST') {
+		send(ctx, 405, { 'content-type': 'text/plain', allow: 'POST' }, 'EBICS requests are POSTed as text/xml.\n');
+		return;
+	}
+	const xml = (await readBody(ctx.req, BODY_LIMIT)).toString('utf8');
+	let doc: Document | undefined;
+	try {
+		doc = parseDocument(xml, 'The request');
+	} catch {
+		doc = undefined;
+	}
+	let answer: string;
+	const ns = doc?.documentElement.namespaceURI;
+	if (!doc || (ns !== H005_NS && ns !== H000_NS && ns !== H004_NS)) {
+		bank.record({ protocol: '?', root: doc?.documentElement.localName ?? '(not XML)', technical: '091010', business: '000000' });
+		answer = bank.response({ phase: 'Initialisation', technical: '091010', business: '000000', text: doc ? 'Not an EBICS request' : 'The request is not well-formed XML (or declares a DOCTYPE)' });
+	} else if (ns === H004_NS) answer = handleH004(bank, doc);
+	else answer = await bank.handleH005(doc, xml);
+	send(ctx, 200, { 'content-type': 'text/xml; charset=UTF-8' }, answer);
+}
+
+/** What a client of a sandbox subscriber needs: the URL, IDs, the bank's letter hashes (and keys for READY1). */
+export interface EbicsClientSettings {
+	url: string;
+	hostId: string;
+	partnerId: string;
+	userId: string;
+	state: string;
+	bankHashes: { authentication: string; encryption: string };
+	/** Only for the subscriber the sandbox initialised itself (PARTNER2/READY1): its keys, to import. */
+	subscriberKeys?: EbicsSubscriberKeys;
+}
+
+export function clientSettings(bank: SandboxEbicsBank, baseUrl: string, subscriber: SandboxSubscriber, readyKeys: EbicsSubscriberKeys): EbicsClientSettings {
+	return {
+		url: `${baseUrl}${EBICS_PATH}`,
+		hostId: bank.hostId,
+		partnerId: subscriber.partnerId,
+		userId: subscriber.userId,
+		state: STATE_TEXT[subscriber.state],
+		bankHashes: bank.letterHashes(),
+		subscriberKeys: subscriber.partnerId === 'PARTNER2' && subscriber.userId === 'READY1' ? readyKeys : undefined,
+	};
+}
+
+function reply(res: ServerResponse, status: number, value: unknown): void {
+	const body = Buffer.from(JSON.stringify(value, null, '\t'));
+	res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length, 'cache-control': 'no-store' });
+	res.end(body);
+}
+
+function describe(subscriber: SandboxSubscriber): Record<string, unknown> {
+	return {
+		partnerId: subscriber.partnerId,
+		userId: subscriber.userId,
+		name: subscriber.name,
+		state: subscriber.state,
+		next: STATE_TEXT[subscriber.state],
+		protocol: subscriber.protocol ?? null,
+		downloadServices: subscriber.downloadServices,
+		uploadServices: subscriber.uploadServices,
+		authorisationLevel: subscriber.authorisationLevel,
+		files: subscriber.files.map((f) => ({ id: f.id, serviceName: f.serviceName, msgName: f.msgName, name: f.name, date: f.date, delivered: f.delivered, bytes: f.content.length })),
+		uploads: subscriber.uploads.map((u) => ({ orderId: u.orderId, orderType: u.orderType, service: u.service ?? null, fileName: u.fileName ?? null, bytes: u.data.length, signatureFlag: u.signatureFlag, receivedAt: u.receivedAt })),
+	};
+}
+
+const FAULTS: EbicsFaultKind[] = ['tamperSignature', 'unsignedResponse', 'damageSegment', 'truncateZip', 'headerOkBodyError'];
+
+/**
+ * Admin routes under /__sandbox/ebics (JSON): GET subscribers; POST subscribers {partnerId, userId,
+ * name?, downloadServices?, uploadServices?, authorisationLevel?}; POST
+ * subscribers/{partnerId}/{userId}/activate | suspend; POST files {partnerId, userId, serviceName,
+ * msgName, name, content | contentBase64, date?}; GET|POST switches; POST faults {kind} ;
+ * GET records; POST reset.
+ */
+export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse, route: string, bank: SandboxEbicsBank, settings: (s: SandboxSubscriber) => EbicsClientSettings): Promise<void> {
+	const body = async (): Promise<Record<string, unknown>> => {
+		const raw = await readBody(req, 32 * 1024 * 1024);
+		if (!raw.length) return {};
+		const parsed: unknown = JSON.parse(raw.toString('utf8'));
+		if (!isRecord(parsed)) throw new Error('Send a JSON object.');
+		return parsed;
+	};
+	try {
+		const action = /^POST \/ebics\/subscribers\/([^/]+)\/([^/]+)\/(activate|suspend)$/.exec(route);
+		if (action) {
+			const [, partnerId, userId, verb] = action;
+			const subscriber = verb === 'activate' ? bank.activate(decodeURIComponent(partnerId), decodeURIComponent(userId)) : bank.suspend(decodeURIComponent(partnerId), decodeURIComponent(userId));
+			reply(res, 200, describe(subscriber));
+			return;
+		}
+		switch (route) {
+			case 'GET /ebics':
+			case 'GET /ebics/subscribers':
+				reply(res, 200, { hostId: bank.hostId, bankHashes: bank.letterHashes(), subscribers: [...bank.subscribers.values()].map((s) => ({ ...describe(s), client: { ...settings(s), subscriberKeys: undefined } })) });
+				return;
+			case 'POST /ebics/subscribers': {
+				const input = await body();
+				if (typeof input.partnerId !== 'string' || typeof input.userId !== 'string') throw new Error('partnerId and userId are required.');
+				const subscriber = bank.addSubscriber({
+					partnerId: input.partnerId,
+					userId: input.userId,
+					name: typeof input.name === 'string' ? input.name : undefined,
+					downloadServices: Array.isArray(input.downloadServices) ? (input.downloadServices as string[]) : undefined,
+					uploadServices: Array.isArray(input.uploadServices) ? (input.uploadServices as string[]) : undefined,
+					authorisationLevel: typeof input.authorisationLevel === 'string' ? (input.authorisationLevel as SandboxSubscriber['authorisationLevel']) : undefined,
+				});
+				reply(res, 200, describe(subscriber));
+				return;
+			}
+			case 'POST /ebics/files': {
+				const input = await body();
+				const content = typeof input.contentBase64 === 'string' ? Buffer.from(input.contentBase64, 'base64') : typeof input.content === 'string' ? Buffer.from(input.content) : undefined;
+				if (!content || typeof input.serviceName !== 'string' || typeof input.msgName !== 'string') throw new Error('serviceName, msgName and content (or contentBase64) are required.');
+				const file = bank.addFile(String(input.partnerId), String(input.userId), { serviceName: input.serviceName, msgName: input.msgName, name: typeof input.name === 'string' ? input.name : `${input.msgName}.xml`, content, date: typeof input.date === 'string' ? input.date : undefined });
+				reply(res, 200, { id: file.id });
+				return;
+			}
+			case 'GET /ebics/switches':
+				reply(res, 200, bank.switches);
+				return;
+			case 'POST /ebics/switches': {
+				const input = await body();
+				for (const [key, value] of Object.entries(input)) {
+					if (!(key in bank.switches)) throw new Error(`Unknown switch ${key}.`);
+					if (typeof value !== typeof bank.switches[key as keyof EbicsSwitches]) throw new Error(`${key} must be a ${typeof bank.switches[key as keyof EbicsSwitches]}.`);
+					(bank.switches as unknown as Record<string, unknown>)[key] = value;
+				}
+				reply(res, 200, bank.switches);
+				return;
+			}
+			case 'POST /ebics/faults': {
+				const input = await body();
+				if (!FAULTS.includes(input.kind as EbicsFaultKind)) throw new Error(`kind must be one of ${FAULTS.join(', ')}.`);
+				bank.faults.push(input.kind as EbicsFaultKind);
+				reply(res, 200, { faults: bank.faults });
+				return;
+			}
+			case 'GET /ebics/records':
+				reply(res, 200, bank.records);
+				return;
+			case 'POST /ebics/reset':
+				bank.reset();
+				reply(res, 200, { ok: true });
+				return;
+			default:
+				reply(res, 404, { error: `No admin route ${route}.` });
+		}
+	} catch (error) {
+		reply(res, 400, { error: (error as Error).message });
+	}
+}
