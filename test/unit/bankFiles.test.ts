@@ -613,3 +613,47 @@ describe('pain.001 payment files', () => {
 		expect(validateWithXsd(built.xml, 'pain.001.001.09.xsd').valid).toBe(true);
 	});
 });
+
+describe('defects seen with real files', () => {
+	it('a pain.002 transaction that takes its status from its payment block carries the block\'s reason', async () => {
+		const xml =
+			'<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.03"><CstmrPmtStsRpt><GrpHdr><MsgId>S2</MsgId><CreDtTm>2026-11-20T10:00:00</CreDtTm></GrpHdr>' +
+			'<OrgnlGrpInfAndSts><OrgnlMsgId>P2</OrgnlMsgId><OrgnlMsgNmId>pain.001.001.03</OrgnlMsgNmId><GrpSts>PART</GrpSts></OrgnlGrpInfAndSts>' +
+			'<OrgnlPmtInfAndSts><OrgnlPmtInfId>P2-1</OrgnlPmtInfId><PmtInfSts>RJCT</PmtInfSts><StsRsnInf><Rsn><Cd>DT01</Cd></Rsn><AddtlInf>Invalid date</AddtlInf></StsRsnInf>' +
+			'<TxInfAndSts><OrgnlEndToEndId>E2E-1</OrgnlEndToEndId></TxInfAndSts>' +
+			'<TxInfAndSts><OrgnlEndToEndId>E2E-2</OrgnlEndToEndId><TxSts>ACCP</TxSts></TxInfAndSts>' +
+			'<TxInfAndSts><OrgnlEndToEndId>E2E-3</OrgnlEndToEndId><StsRsnInf><Rsn><Cd>AC04</Cd></Rsn></StsRsnInf></TxInfAndSts>' +
+			'</OrgnlPmtInfAndSts></CstmrPmtStsRpt></Document>';
+		const { paymentStatuses } = await parse(xml);
+		expect(paymentStatuses.map((s) => [s.originalEndToEndId, s.status, s.reasonCode, s.additionalInfo])).toEqual([
+			['E2E-1', 'RJCT', 'DT01', 'Invalid date'],
+			['E2E-2', 'ACCP', null, null],
+			['E2E-3', 'RJCT', 'AC04', null],
+		]);
+	});
+
+	it.each([
+		['an entity the file uses', '<!DOCTYPE Document [<!ENTITY x "boom">]>'],
+		['an entity the file does not use', '<!DOCTYPE Document [<!ENTITY unused "boom">]>'],
+		['a SYSTEM document type', '<!DOCTYPE Document SYSTEM "http://example.com/evil.dtd">'],
+	])('a DOCTYPE is refused by name: %s', async (_label, doctype) => {
+		let camt = fixture('camt.053.001.02.xml').toString().replace('<Document', `${doctype}\n<Document`);
+		if (doctype.includes('ENTITY x')) camt = camt.replace('<MsgId>', '<MsgId>&x;');
+		const error = await failure(camt);
+		expect(error.code).toBe('UNSAFE_XML');
+		expect(error.message).toBe('The XML declares a document type (DOCTYPE), which bank files never need; it is refused (line 3)');
+	});
+
+	it('TITO and KTL: an all-zero reference field is no reference', async () => {
+		const tito = fixture('tito-latin1.txt').toString('latin1').split('\r\n');
+		const t10 = tito.findIndex((l) => l.startsWith('T10'));
+		tito[t10] = tito[t10].slice(0, 159) + '0'.repeat(20) + tito[t10].slice(179);
+		const { entries } = await parse(Buffer.from(tito.join('\r\n'), 'latin1'));
+		expect(entries[0]).toMatchObject({ creditorReference: null, creditorReferenceType: null });
+		const ktl = fixture('ktl-latin1.txt').toString('latin1').split('\r\n');
+		const payment = ktl.findIndex((l) => l.startsWith('3'));
+		ktl[payment] = ktl[payment].slice(0, 43) + '0'.repeat(20) + ktl[payment].slice(63);
+		const ktlEntries = (await parse(Buffer.from(ktl.join('\r\n'), 'latin1'))).entries;
+		expect(ktlEntries[0]).toMatchObject({ creditorReference: null, creditorReferenceType: null });
+	});
+});

@@ -5,6 +5,7 @@ export type BankFileErrorCode =
 	| 'UNKNOWN_VERSION'
 	| 'TRUNCATED'
 	| 'INVALID_XML'
+	| 'UNSAFE_XML'
 	| 'NOT_DECODABLE'
 	| 'MISSING_AMOUNT'
 	| 'MIXED_CURRENCIES'

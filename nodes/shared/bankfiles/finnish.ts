@@ -356,7 +356,8 @@ export function titoReader(
 				return;
 			}
 			const entryType = field(record, 49, 1);
-			const reference = field(record, 160, 20).replace(/^0+(?=\d)/, '');
+			// Leading zeros are padding: a field of zeros only is no reference.
+			const reference = field(record, 160, 20).replace(/^0+/, '');
 			const level = record.slice(187, 188);
 			entry = {
 				line: number,
@@ -609,7 +610,8 @@ export function ktlReader(
 				if (correction) batch.correctionUnits += units;
 			}
 			if (batch.skipped) return;
-			const reference = field(line, 44, 20).replace(/^0+(?=\d)/, '');
+			// Leading zeros are padding: a field of zeros only is no reference.
+			const reference = field(line, 44, 20).replace(/^0+/, '');
 			const amount = (correction ? -cents : cents) / 100;
 			if (failed) {
 				// listed for follow-up, left out of the counts and totals
