@@ -58,6 +58,8 @@ const empty = {
 	transactionId: null,
 	paymentInformationId: null,
 	mandateId: null,
+	creditorId: null,
+	ultimateCounterpartyName: null,
 	creditorReference: null,
 	creditorReferenceType: null,
 	remittanceText: null,
@@ -314,7 +316,7 @@ describe('Finnish TITO statements', () => {
 		accountIban: 'FI2112345600000785', accountId: '12345600000785', accountCurrency: 'EUR', accountServicerBic: 'SBXBFIHH',
 		entryReference: '000001', bookingDate: '2026-11-20', valueDate: '2026-11-20', amount: 1500, currency: 'EUR', creditDebit: 'CRDT',
 		status: 'BOOK', reversal: false, bankTransactionCode: { ...noCode, proprietary: '705', proprietaryIssuer: 'FI-TITO' },
-		accountServicerReference: '261120AAA0001', endToEndId: 'INV-1001', instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null,
+		accountServicerReference: '261120AAA0001', endToEndId: 'INV-1001', instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null, creditorId: null, ultimateCounterpartyName: null,
 		creditorReference: '1232', creditorReferenceType: 'FI', remittanceText: null, documents: null, counterpartyName: 'Åkerlund Förvaltning AB',
 		counterpartyIban: 'SE4550000000058398257466', counterpartyAccount: null, counterpartyBic: 'ESSESESS', fx: null, purpose: null, returnReason: null,
 		additionalInfo: 'Viitesiirto', transactionCount: 1, transactionIndex: null, entryAmount: null,
@@ -389,7 +391,7 @@ describe('Finnish KTL reference payments', () => {
 			accountCurrency: 'EUR', accountServicerBic: null, entryReference: null, bookingDate: '2026-11-20', valueDate: '2026-11-19', amount: 120,
 			currency: 'EUR', creditDebit: 'CRDT', status: 'BOOK', reversal: false,
 			bankTransactionCode: { domain: 'PMNT', family: 'RCDT', subFamily: null, proprietary: 'KTL-3', proprietaryIssuer: 'FI-KTL' },
-			accountServicerReference: '2611205AAA000001', endToEndId: null, instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null,
+			accountServicerReference: '2611205AAA000001', endToEndId: null, instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null, creditorId: null, ultimateCounterpartyName: null,
 			creditorReference: '1232', creditorReferenceType: 'FI', remittanceText: null, documents: null, counterpartyName: 'Meikäläinen', counterpartyIban: null,
 			counterpartyAccount: null, counterpartyBic: null, fx: null, purpose: null, returnReason: null, additionalInfo: null, transactionCount: 1,
 			transactionIndex: null, entryAmount: null,
@@ -655,5 +657,26 @@ describe('defects seen with real files', () => {
 		ktl[payment] = ktl[payment].slice(0, 43) + '0'.repeat(20) + ktl[payment].slice(63);
 		const ktlEntries = (await parse(Buffer.from(ktl.join('\r\n'), 'latin1'))).entries;
 		expect(ktlEntries[0]).toMatchObject({ creditorReference: null, creditorReferenceType: null });
+	});
+});
+
+describe('items put what an accountant reads first', () => {
+	const ENTRY_LEAD = ['bookingDate', 'valueDate', 'amount', 'currency', 'creditDebit', 'counterpartyName', 'counterpartyIban', 'counterpartyAccount', 'counterpartyBic', 'creditorReference', 'creditorReferenceType', 'remittanceText', 'documents', 'endToEndId'];
+	const STATEMENT_LEAD = ['accountIban', 'accountId', 'accountCurrency', 'accountOwner', 'periodFrom', 'periodTo', 'openingBalance', 'openingBalanceDate', 'closingBalance', 'closingBalanceDate', 'check', 'warning'];
+	const STATUS_LEAD = ['originalEndToEndId', 'status', 'reasonCode', 'reasonProprietary', 'additionalInfo', 'amount', 'currency', 'requestedExecutionDate', 'creditorName', 'creditorIban'];
+
+	it.each(['camt.053.001.02.xml', 'camt.054.001.08.xml', 'tito-latin1.txt', 'ktl-latin1.txt'])('%s: entries and statements', async (file) => {
+		for (const split of ['entry', 'transaction'] as const) {
+			const { entries, statements } = await parse(fixture(file), { split });
+			expect(entries.length).toBeGreaterThan(0);
+			for (const entry of entries) expect(Object.keys(entry).slice(0, ENTRY_LEAD.length)).toEqual(ENTRY_LEAD);
+			expect(statements.length).toBeGreaterThan(0);
+			for (const statement of statements) expect(Object.keys(statement).slice(0, STATEMENT_LEAD.length)).toEqual(STATEMENT_LEAD);
+		}
+	});
+
+	it('pain.002: which payment, its status and why', async () => {
+		const { paymentStatuses } = await parse(fixture('pain.002.001.03.xml'));
+		for (const status of paymentStatuses) expect(Object.keys(status).slice(0, STATUS_LEAD.length)).toEqual(STATUS_LEAD);
 	});
 });

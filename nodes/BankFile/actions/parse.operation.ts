@@ -158,7 +158,7 @@ export async function execute(
 			case 'statement': {
 				const s = event.statement;
 				statements.push({
-					json: { kind: 'statement', fileName, ...s } as unknown as IDataObject,
+					json: { kind: 'statement', ...s, fileName } as unknown as IDataObject,
 					pairedItem,
 				});
 				if (s.statementId)
@@ -167,7 +167,7 @@ export async function execute(
 			}
 			case 'warning':
 				statements.push({
-					json: { kind: 'warning', fileName, ...event.warning } as unknown as IDataObject,
+					json: { kind: 'warning', ...event.warning, fileName } as unknown as IDataObject,
 					pairedItem,
 				});
 				break;

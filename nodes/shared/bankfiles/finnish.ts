@@ -7,6 +7,8 @@
 import { fromUnits, minorToUnits } from './amounts';
 import { referenceKind } from './checks';
 import { BankFileError } from './errors';
+import type { PaymentFacts } from './items';
+import { contextOf, entryOf, NO_PAYMENT_FACTS } from './items';
 import type {
 	BankEntry,
 	BankFileFormat,
@@ -118,20 +120,21 @@ const clean = (value: string): string | null =>
 	value.trim() === '' ? null : value.trim().replace(/\s+/g, ' ');
 
 /**
- * What a TITO or KTL entry says about its payment: the reference (RF or Finnish) and nothing else,
- * no payment IDs and no message.
+ * What a TITO or KTL entry says about its payment: the reference (RF or Finnish) and the
+ * counterparty, no payment IDs and no message.
  */
-function referenceOnly(reference: string) {
+function referenceOnly(
+	reference: string,
+	counterparty: Pick<PaymentFacts, 'counterpartyName' | 'counterpartyAccount'>,
+	returnReason: string | null = null,
+): PaymentFacts {
 	return {
-		endToEndId: null,
-		instructionId: null,
-		transactionId: null,
-		paymentInformationId: null,
-		mandateId: null,
+		...NO_PAYMENT_FACTS,
 		creditorReference: reference || null,
 		creditorReferenceType: reference ? (referenceKind(reference) ?? ('OTHER' as const)) : null,
-		remittanceText: null,
-		documents: null,
+		counterpartyName: counterparty.counterpartyName,
+		counterpartyAccount: counterparty.counterpartyAccount,
+		returnReason,
 	};
 }
 
@@ -362,46 +365,36 @@ export function titoReader(
 			entry = {
 				line: number,
 				detail: level.trim() !== '' && level !== '0',
-				value: {
-					messageType: format.messageType,
-					messageId: null,
-					statementId: s.statementId,
-					statementSequence: s.statementSequence,
-					legalSequence: null,
-					statementCreated: s.created,
-					periodFrom: s.periodFrom,
-					periodTo: s.periodTo,
-					accountIban: s.accountIban,
-					accountId: s.accountId,
-					accountCurrency: s.accountCurrency,
-					accountServicerBic: s.accountServicerBic,
-					entryReference: field(record, 7, 6) || null,
-					bookingDate: date6(field(record, 31, 6)),
-					valueDate: date6(field(record, 37, 6)) ?? date6(field(record, 31, 6)),
-					amount: cents / 100,
-					currency: s.accountCurrency ?? 'EUR',
-					creditDebit: cents >= 0 ? 'CRDT' : 'DBIT',
-					status: entryType === '9' ? 'RJCT' : 'BOOK',
-					reversal: entryType === '3' || entryType === '4',
-					bankTransactionCode: {
-						...emptyCode,
-						proprietary: field(record, 50, 3) || null,
-						proprietaryIssuer: 'FI-TITO',
+				value: entryOf(
+					contextOf(s),
+					{
+						entryReference: field(record, 7, 6) || null,
+						bookingDate: date6(field(record, 31, 6)),
+						valueDate: date6(field(record, 37, 6)) ?? date6(field(record, 31, 6)),
+						amount: cents / 100,
+						currency: s.accountCurrency ?? 'EUR',
+						creditDebit: cents >= 0 ? 'CRDT' : 'DBIT',
+						status: entryType === '9' ? 'RJCT' : 'BOOK',
+						reversal: entryType === '3' || entryType === '4',
+						transactionCount: 1,
 					},
-					accountServicerReference: field(record, 13, 18) || null,
-					...referenceOnly(reference),
-					counterpartyName: clean(field(record, 109, 35)),
-					counterpartyIban: null,
-					counterpartyAccount: field(record, 145, 14) || null,
-					counterpartyBic: null,
-					fx: null,
-					purpose: null,
-					returnReason: null,
-					additionalInfo: clean(field(record, 53, 35)),
-					transactionCount: 1,
-					transactionIndex: null,
-					entryAmount: null,
-				},
+					referenceOnly(reference, {
+						counterpartyName: clean(field(record, 109, 35)),
+						counterpartyAccount: field(record, 145, 14) || null,
+					}),
+					{
+						bankTransactionCode: {
+							...emptyCode,
+							proprietary: field(record, 50, 3) || null,
+							proprietaryIssuer: 'FI-TITO',
+						},
+						accountServicerReference: field(record, 13, 18) || null,
+						fx: null,
+						additionalInfo: clean(field(record, 53, 35)),
+						transactionIndex: null,
+						entryAmount: null,
+					},
+				),
 			};
 		} else if (type === 'T11' || type === 'T81') {
 			if (!entry) {
@@ -625,50 +618,39 @@ export function ktlReader(
 			s.entryCount++;
 			emit({
 				type: 'entry',
-				entry: {
-					messageType: format.messageType,
-					messageId: null,
-					statementId: s.statementId,
-					statementSequence: null,
-					legalSequence: null,
-					statementCreated: s.created,
-					periodFrom: s.periodFrom,
-					periodTo: s.periodTo,
-					accountIban: null,
-					accountId: account || null,
-					accountCurrency: s.accountCurrency,
-					accountServicerBic: null,
-					entryReference: null,
-					bookingDate: date6(field(line, 16, 6)),
-					valueDate: date6(field(line, 22, 6)),
-					amount,
-					currency: s.accountCurrency ?? 'EUR',
-					creditDebit: correction ? 'DBIT' : 'CRDT',
-					status: failed ? 'INFO' : 'BOOK',
-					reversal: correction,
-					bankTransactionCode: {
-						domain: 'PMNT',
-						family: 'RCDT',
-						subFamily: type === '5' ? 'RDDT' : null,
-						proprietary: type === '5' ? 'KTL-5' : 'KTL-3',
-						proprietaryIssuer: 'FI-KTL',
+				entry: entryOf(
+					{ ...contextOf(s), accountId: account || null },
+					{
+						entryReference: null,
+						bookingDate: date6(field(line, 16, 6)),
+						valueDate: date6(field(line, 22, 6)),
+						amount,
+						currency: s.accountCurrency ?? 'EUR',
+						creditDebit: correction ? 'DBIT' : 'CRDT',
+						status: failed ? 'INFO' : 'BOOK',
+						reversal: correction,
+						transactionCount: 1,
 					},
-					accountServicerReference: field(line, 28, 16) || null,
-					...referenceOnly(reference),
-					counterpartyName: clean(field(line, 64, 12)),
-					counterpartyIban: null,
-					counterpartyAccount: null,
-					counterpartyBic: null,
-					fx: null,
-					purpose: null,
-					returnReason: failed
-						? `KTL feedback code ${feedback}: the direct debit was not collected`
-						: null,
-					additionalInfo: null,
-					transactionCount: 1,
-					transactionIndex: null,
-					entryAmount: null,
-				},
+					referenceOnly(
+						reference,
+						{ counterpartyName: clean(field(line, 64, 12)), counterpartyAccount: null },
+						failed ? `KTL feedback code ${feedback}: the direct debit was not collected` : null,
+					),
+					{
+						bankTransactionCode: {
+							domain: 'PMNT',
+							family: 'RCDT',
+							subFamily: type === '5' ? 'RDDT' : null,
+							proprietary: type === '5' ? 'KTL-5' : 'KTL-3',
+							proprietaryIssuer: 'FI-KTL',
+						},
+						accountServicerReference: field(line, 28, 16) || null,
+						fx: null,
+						additionalInfo: null,
+						transactionIndex: null,
+						entryAmount: null,
+					},
+				),
 			});
 		} else if (type === '9') {
 			const s = batch.summary;

@@ -1,6 +1,7 @@
 import { CamtReader } from './camt';
 import { detectFormat } from './detect';
 import { ktlReader, lines, titoReader } from './finnish';
+import { paymentStatusOf, statementOf } from './items';
 import { Pain002Reader } from './pain002';
 import type { BankFileSource } from './source';
 import { peek } from './source';
@@ -34,6 +35,10 @@ export async function* parseBankFile(
 	yield { type: 'format', format };
 	let queue: ParseEvent[] = [];
 	const emit = (event: ParseEvent): void => {
+		// Statements and payment statuses leave in reading order, whichever reader made them
+		// (entries are built in that order from the start: see items.ts).
+		if (event.type === 'statement') event.statement = statementOf(event.statement);
+		else if (event.type === 'paymentStatus') event.status = paymentStatusOf(event.status);
 		queue.push(event);
 	};
 	/** The events found so far, handed over (the queue starts anew). */
