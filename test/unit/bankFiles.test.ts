@@ -447,10 +447,10 @@ describe('bad input gets a clear error naming what was found', () => {
 	const camt = fixture('camt.053.001.02.xml').toString();
 
 	it.each([
-		['not XML', 'Date;Amount\n2026-11-20;100\n', 'NOT_XML', 'The file is neither XML (camt, pain.002) nor a Finnish TITO or KTL file: it starts with "Date;Amount"'],
+		['not XML', 'Date;Amount\n2026-11-20;100\n', 'NOT_XML', 'The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942 nor a Finnish TITO or KTL file: it starts with "Date;Amount"'],
 		['an empty file', '', 'NOT_A_BANK_FILE', 'The file is empty'],
-		['XML that is no bank file', '<?xml version="1.0"?><invoice><id>1</id></invoice>', 'NOT_A_BANK_FILE', 'The XML is not an ISO 20022 statement, notification or payment status report: its root element is <invoice>'],
-		['a payment initiation', '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.03"><CstmrCdtTrfInitn/></Document>', 'NOT_A_BANK_FILE', 'The XML is a payment initiation (pain.001), which is built, not parsed (pain.001.001.03), not a camt.053 statement, camt.054 notification or pain.002 status report'],
+		['XML that is no bank file', '<?xml version="1.0"?><invoice><id>1</id></invoice>', 'NOT_A_BANK_FILE', 'The XML is not an ISO 20022 account report, statement, notification or payment status report: its root element is <invoice>'],
+		['a payment initiation', '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.03"><CstmrCdtTrfInitn/></Document>', 'NOT_A_BANK_FILE', 'The XML is a payment initiation (pain.001), which is built, not parsed (pain.001.001.03), not a camt.052 account report, camt.053 statement, camt.054 notification or pain.002 status report'],
 		['an unknown version', camt.replace('camt.053.001.02', 'camt.053.001.13'), 'UNKNOWN_VERSION', 'camt.053.001.13 is not a supported version (supported: camt.053.001.02, camt.053.001.03, camt.053.001.04, camt.053.001.05, camt.053.001.06, camt.053.001.07, camt.053.001.08)'],
 		['a truncated file', camt.slice(0, camt.indexOf('<NtryRef>4</NtryRef>')), 'TRUNCATED', 'The file is truncated: it ends inside <Document/BkToCstmrStmt/Stmt/Ntry>'],
 		['malformed XML', camt.replace('<Sts>BOOK</Sts>', '<Sts>BOOK</Stat>'), 'INVALID_XML', expect.stringContaining('The XML is not well-formed:')],

@@ -251,7 +251,8 @@ export class CamtReader implements SubtreeHandler {
 		private readonly options: ParseOptions,
 		private readonly emit: (event: ParseEvent) => void,
 	) {
-		this.container = format.format === 'camt.053' ? 'Stmt' : 'Ntfctn';
+		this.container =
+			format.format === 'camt.053' ? 'Stmt' : format.format === 'camt.052' ? 'Rpt' : 'Ntfctn';
 	}
 
 	capture(path: readonly string[]): boolean {
@@ -494,7 +495,8 @@ export class CamtReader implements SubtreeHandler {
 		const find = (...types: string[]): BalanceInfo | undefined =>
 			types.map((t) => balances.find((b) => b.type === t)).find(Boolean);
 		const opening = find('OPBD', 'PRCD', 'OPAV');
-		const closing = find('CLBD');
+		// An intraday report (camt.052) closes on its interim booked balance when it has no closing one.
+		const closing = find('CLBD') ?? (this.format.format === 'camt.052' ? find('ITBD') : undefined);
 		const available = find('CLAV', 'ITAV');
 		let check: StatementSummary['check'] = 'notAvailable';
 		let warning: string | null = null;

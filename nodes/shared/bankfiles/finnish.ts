@@ -7,98 +7,20 @@
 import { fromUnits, minorToUnits } from './amounts';
 import { referenceKind } from './checks';
 import { BankFileError } from './errors';
+import type { RecordReader } from './records';
+import { notYetCounted, skipOrFail, unknownType } from './records';
 import type { PaymentFacts } from './items';
 import { contextOf, entryOf, NO_PAYMENT_FACTS } from './items';
 import type {
 	BankEntry,
 	BankFileFormat,
+	BankTransactionCode,
 	DetectedFormat,
 	FxDetails,
 	ParseEvent,
 	ParseOptions,
 	StatementSummary,
 } from './types';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const latin1 = new TextDecoder('latin1');
-
-/** Lines of the file, decoded, with their numbers (1-based). */
-export async function* lines(
-	chunks: AsyncIterable<Buffer>,
-	encoding: ParseOptions['encoding'] = 'auto',
-): AsyncGenerator<{ line: string; number: number; last: boolean }> {
-	let rest: Buffer = Buffer.alloc(0);
-	let number = 0;
-	const decode = (bytes: Buffer): string => {
-		if (encoding === 'latin1') return latin1.decode(bytes);
-		if (encoding === 'utf-8') return utf8.decode(bytes);
-		try {
-			return utf8.decode(bytes);
-		} catch {
-			return latin1.decode(bytes);
-		}
-	};
-	let pending: string | undefined;
-	for await (const chunk of chunks) {
-		let buffer = rest.length ? Buffer.concat([rest, chunk]) : chunk;
-		let start = 0;
-		for (;;) {
-			const end = buffer.indexOf(0x0a, start);
-			if (end === -1) break;
-			let line = buffer.subarray(start, end);
-			if (line.length && line[line.length - 1] === 0x0d) line = line.subarray(0, -1);
-			if (pending !== undefined) yield { line: pending, number, last: false };
-			number++;
-			pending = decode(line);
-			start = end + 1;
-		}
-		buffer = buffer.subarray(start);
-		rest = Buffer.from(buffer);
-	}
-	if (rest.length) {
-		if (pending !== undefined) yield { line: pending, number, last: false };
-		number++;
-		pending = decode(rest.subarray(0, rest[rest.length - 1] === 0x0d ? -1 : undefined));
-	}
-	if (pending !== undefined) yield { line: pending, number, last: true };
-}
-
-/**
- * The part of a TITO statement or KTL batch that its later records fill in: no closing balance
- * yet, nothing counted, no check made.
- */
-function notYetCounted(): Pick<
-	StatementSummary,
-	| 'closingBalance'
-	| 'closingBalanceDate'
-	| 'availableBalance'
-	| 'availableBalanceDate'
-	| 'balances'
-	| 'entryCount'
-	| 'creditCount'
-	| 'creditTotal'
-	| 'debitCount'
-	| 'debitTotal'
-	| 'netTotal'
-	| 'check'
-	| 'warning'
-> {
-	return {
-		closingBalance: null,
-		closingBalanceDate: null,
-		availableBalance: null,
-		availableBalanceDate: null,
-		balances: [],
-		entryCount: 0,
-		creditCount: 0,
-		creditTotal: 0,
-		debitCount: 0,
-		debitTotal: 0,
-		netTotal: 0,
-		check: 'notAvailable',
-		warning: null,
-	};
-}
 
 /** 1-based, inclusive field positions as the format descriptions give them. */
 const field = (line: string, from: number, length: number): string =>
@@ -138,35 +60,13 @@ function referenceOnly(
 	};
 }
 
-const emptyCode = {
+const emptyCode: BankTransactionCode = {
 	domain: null,
 	family: null,
 	subFamily: null,
 	proprietary: null,
 	proprietaryIssuer: null,
 };
-
-function skipOrFail(
-	options: ParseOptions,
-	emit: (event: ParseEvent) => void,
-	code: 'UNKNOWN_RECORD' | 'INVALID_RECORD',
-	message: string,
-	location: string,
-): void {
-	if (options.onInvalidRecord === 'warn') {
-		emit({
-			type: 'warning',
-			warning: { code, message: `${message}; the record was skipped`, location },
-		});
-		return;
-	}
-	throw new BankFileError(code, message, location);
-}
-
-/** The message for a record type the format does not have (unprintable characters shown as ?). */
-function unknownType(formatName: string, type: string): string {
-	return `Unknown ${formatName} record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`;
-}
 
 interface TitoStatement {
 	summary: StatementSummary;
@@ -176,15 +76,6 @@ interface TitoStatement {
 	debitUnits: number;
 	sawBalance: boolean;
 	line: number;
-}
-
-/**
- * Reads a fixed-width file line by line, emitting what each line completes; `end` after the last
- * line checks that the file is complete and emits what is still open.
- */
-export interface RecordReader {
-	line(line: string, number: number, last: boolean): void;
-	end(): void;
 }
 
 /**

@@ -1,12 +1,16 @@
 import { CamtReader } from './camt';
 import { detectFormat } from './detect';
-import { ktlReader, lines, titoReader } from './finnish';
+import { ktlReader, titoReader } from './finnish';
 import { paymentStatusOf, statementOf } from './items';
 import { Pain002Reader } from './pain002';
 import type { BankFileSource } from './source';
+import { swiftReader } from './mt940';
+import type { RecordReader } from './records';
+import { lines } from './records';
 import { peek } from './source';
 import type {
 	BankEntry,
+	BankFileFormat,
 	DetectedFormat,
 	ParseEvent,
 	ParseOptions,
@@ -16,6 +20,18 @@ import type {
 	StatementSummary,
 } from './types';
 import { SubtreeReader } from './xml';
+
+/** The formats read line by line, and their readers. */
+const LINE_READERS: Partial<
+	Record<
+		BankFileFormat,
+		(
+			format: DetectedFormat,
+			options: ParseOptions,
+			emit: (event: ParseEvent) => void,
+		) => RecordReader
+	>
+> = { tito: titoReader, ktl: ktlReader, mt940: swiftReader, mt942: swiftReader };
 
 /** Bytes parsed before the events they gave are handed over. */
 const PIECE = 16 * 1024;
@@ -47,11 +63,9 @@ export async function* parseBankFile(
 		queue = [];
 		return events;
 	};
-	if (format.format === 'tito' || format.format === 'ktl') {
-		const records =
-			format.format === 'tito'
-				? titoReader(format, options, emit)
-				: ktlReader(format, options, emit);
+	const lineReader = LINE_READERS[format.format];
+	if (lineReader) {
+		const records = lineReader(format, options, emit);
 		// A line at a time, so that what one line gives is handed over before the next is read.
 		for await (const { line, number, last } of lines(chunks, options.encoding)) {
 			records.line(line, number, last);

@@ -3,13 +3,21 @@
  * they are.
  */
 
-export type BankFileFormat = 'camt.053' | 'camt.054' | 'pain.002' | 'tito' | 'ktl';
+export type BankFileFormat =
+	| 'camt.052'
+	| 'camt.053'
+	| 'camt.054'
+	| 'mt940'
+	| 'mt942'
+	| 'pain.002'
+	| 'tito'
+	| 'ktl';
 
 export interface DetectedFormat {
 	format: BankFileFormat;
-	/** ISO 20022 message version ("001.02"), "TITO" / "KTL" for the Finnish formats. */
+	/** ISO 20022 message version ("001.02"); "MT940" / "MT942" for SWIFT, "TITO" / "KTL". */
 	version: string;
-	/** The full message name, e.g. "camt.053.001.02", or "TITO" / "KTL". */
+	/** The full message name, e.g. "camt.053.001.02", or "MT940", "MT942", "TITO", "KTL". */
 	messageType: string;
 }
 
