@@ -665,7 +665,7 @@ describe('items put what an accountant reads first', () => {
 	const STATEMENT_LEAD = ['accountIban', 'accountId', 'accountCurrency', 'accountOwner', 'periodFrom', 'periodTo', 'openingBalance', 'openingBalanceDate', 'closingBalance', 'closingBalanceDate', 'check', 'warning'];
 	const STATUS_LEAD = ['originalEndToEndId', 'status', 'reasonCode', 'reasonProprietary', 'additionalInfo', 'amount', 'currency', 'requestedExecutionDate', 'creditorName', 'creditorIban'];
 
-	it.each(['camt.053.001.02.xml', 'camt.054.001.08.xml', 'tito-latin1.txt', 'ktl-latin1.txt', 'mt940-de-latin1.sta', 'mt942-utf8.sta'])('%s: entries and statements', async (file) => {
+	it.each(['camt.053.001.02.xml', 'camt.054.001.08.xml', 'tito-latin1.txt', 'ktl-latin1.txt', 'mt940-de-latin1.sta', 'mt942-utf8.sta', 'camt.052.001.02.xml'])('%s: entries and statements', async (file) => {
 		for (const split of ['entry', 'transaction'] as const) {
 			const { entries, statements } = await parse(fixture(file), { split });
 			expect(entries.length).toBeGreaterThan(0);

@@ -48,7 +48,7 @@
  */
 export { parseBankFile, parseBankFileToArrays } from './parse';
 export type { ParsedBankFile } from './parse';
-export { detectFormat, SUPPORTED_VERSIONS } from './detect';
+export { BANK_FILE_FORMATS, detectFormat, SUPPORTED_VERSIONS } from './detect';
 export { buildPaymentFile, validatePayment, PAYMENT_FILE_VERSIONS } from './pain001';
 export type {
 	BuiltPaymentFile,
