@@ -159,3 +159,17 @@ export function referenceKind(reference: string): 'RF' | 'FI' | undefined {
 	if (isValidFinnishReference(reference)) return 'FI';
 	return undefined;
 }
+
+/**
+ * Why a SEPA creditor identifier is not valid, or undefined when it is: country code, 2 check
+ * digits, a 3-character business code (not part of the check), then the national identifier; the
+ * check digits are ISO 7064 mod 97-10 over the national identifier and the country code (EPC262-08).
+ */
+export function creditorIdentifierProblem(input: string): string | undefined {
+	const id = input.replace(/\s+/g, '').toUpperCase();
+	if (!/^[A-Z]{2}\d{2}[A-Z0-9]{3}[A-Z0-9]{1,28}$/.test(id))
+		return 'must be a country code, 2 check digits, a 3-character business code and the national identifier (at most 35 characters)';
+	if (mod97(lettersToDigits(id.slice(7) + id.slice(0, 4))) !== 1)
+		return 'check digits do not match (ISO 7064 mod 97 over the national identifier)';
+	return undefined;
+}

@@ -11,7 +11,8 @@ export type BankFileErrorCode =
 	| 'MIXED_CURRENCIES'
 	| 'UNKNOWN_RECORD'
 	| 'INVALID_RECORD'
-	| 'INVALID_PAYMENT';
+	| 'INVALID_PAYMENT'
+	| 'SCHEMA_INVALID';
 
 /** A problem in a bank file (or a payment to be built) that names what was found and where. */
 export class BankFileError extends Error {

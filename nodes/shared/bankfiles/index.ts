@@ -57,9 +57,27 @@ export type {
 	PaymentInformationSummary,
 	PaymentInput,
 } from './pain001';
+export {
+	buildDirectDebitFile,
+	DIRECT_DEBIT_FILE_VERSIONS,
+	DIRECT_DEBIT_SCHEMES,
+	SEQUENCE_TYPES,
+	validateDirectDebit,
+} from './pain008';
+export type {
+	BuiltDirectDebitFile,
+	DirectDebitBlockSummary,
+	DirectDebitFileOptions,
+	DirectDebitFileVersion,
+	DirectDebitInput,
+	DirectDebitScheme,
+	SequenceType,
+} from './pain008';
+export { assertSchemaValid, schemaProblems } from './schema';
 export { BankFileError, PaymentValidationError } from './errors';
 export type { BankFileErrorCode, PaymentProblem } from './errors';
 export {
+	creditorIdentifierProblem,
 	finnishReferenceCheckDigit,
 	ibanProblem,
 	isValidBic,
