@@ -22,6 +22,7 @@ import type { PaymentFacts, StatementContext } from './items';
 import { contextOf, entryOf, NO_PAYMENT_FACTS } from './items';
 import type { RecordReader } from './records';
 import { notYetCounted, skipOrFail } from './records';
+import { ownString } from './xml';
 import type {
 	BalanceInfo,
 	BankEntry,
@@ -92,7 +93,15 @@ interface PendingEntry {
 }
 
 /** A field's tag at the start of a line; NS: a bank's own non-SWIFT field, ignored. */
-const TAG = /^:(\d{2}[A-Z]?|NS):/;
+const TAG = /^(\d{2}[A-Z]?|NS)$/;
+
+/** The tag of a line that starts a field (":61:..." gives "61"), else undefined. */
+function tagOf(line: string): string | undefined {
+	const end = line.indexOf(':', 1);
+	if (end < 3 || end > 4) return undefined;
+	const tag = line.slice(1, end);
+	return TAG.test(tag) ? tag : undefined;
+}
 const KNOWN_TAGS = new Set([
 	'NS',
 	'20',
@@ -116,42 +125,43 @@ const KNOWN_TAGS = new Set([
 	'90C',
 ]);
 
-/** YYMMDD as an ISO date (years 80-99 are 19xx); a day past the month's end is its last day. */
-function date6(value: string): string | null {
-	const match = /^(\d{2})(\d{2})(\d{2})$/.exec(value);
-	if (!match) return null;
-	const year = Number(match[1]) + (Number(match[1]) >= 80 ? 1900 : 2000);
-	const month = Number(match[2]);
-	if (month < 1 || month > 12) return null;
-	// Some banks date month-end bookings the 30th of February: read as the month's last day.
-	const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
-	const day = Math.min(Number(match[3]), last);
-	if (day < 1) return null;
-	return `${year}-${match[2]}-${String(day).padStart(2, '0')}`;
+/** Days in a month of a year (Gregorian). */
+function daysIn(year: number, month: number): number {
+	if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+	return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
-/** The booking date (MMDD) nearest to the value date: a booking may fall in the year before or after. */
+/** YYMMDD as an ISO date (years 80-99 are 19xx); a day past the month's end is its last day. */
+function date6(value: string): string | null {
+	if (value.length !== 6 || !/^\d{6}$/.test(value)) return null;
+	const yy = Number(value.slice(0, 2));
+	const year = yy + (yy >= 80 ? 1900 : 2000);
+	const month = Number(value.slice(2, 4));
+	if (month < 1 || month > 12) return null;
+	// Some banks date month-end bookings the 30th of February: read as the month's last day.
+	const day = Math.min(Number(value.slice(4, 6)), daysIn(year, month));
+	if (day < 1) return null;
+	return `${year}-${value.slice(2, 4)}-${day < 10 ? '0' : ''}${day}`;
+}
+
+/**
+ * The booking date (MMDD) nearest to the value date: in its year, or in the year before or after
+ * when the two are more than half a year apart (a booking on 31 December valued 2 January).
+ */
 function bookingDateNear(valueDate: string, mmdd: string): string | null {
 	const year = Number(valueDate.slice(0, 4));
-	let best: string | null = null;
-	let distance = Infinity;
-	for (const y of [year - 1, year, year + 1]) {
-		const candidate = date6(`${String(y % 100).padStart(2, '0')}${mmdd}`);
-		if (!candidate || !candidate.startsWith(String(y))) continue;
-		const d = Math.abs(Date.parse(candidate) - Date.parse(valueDate));
-		if (d < distance) {
-			distance = d;
-			best = candidate;
-		}
-	}
-	return best;
+	const shift = Number(mmdd.slice(0, 2)) - Number(valueDate.slice(5, 7));
+	const y = shift > 6 ? year - 1 : shift < -6 ? year + 1 : year;
+	return date6(`${String(y % 100).padStart(2, '0')}${mmdd}`);
 }
 
 /** SWIFT amount "1234,56" (comma as decimal mark) in units of 10^-5. */
 function amountUnits(text: string): number | undefined {
-	if (!/^\d+(,\d*)?$/.test(text)) return undefined;
-	const [whole, fraction = ''] = text.split(',');
-	return toUnits(`${whole}.${fraction}`);
+	const comma = text.indexOf(',');
+	const whole = comma === -1 ? text : text.slice(0, comma);
+	const fraction = comma === -1 ? '' : text.slice(comma + 1);
+	if (!/^\d+$/.test(whole) || !/^\d{0,5}$/.test(fraction)) return undefined;
+	return Number(whole) * 100000 + (fraction ? Number(fraction.padEnd(5, '0')) : 0);
 }
 
 /** :60F: :62M: :64: ...: D/C mark, YYMMDD, currency, amount. */
@@ -206,6 +216,8 @@ function createdFromEnvelope(line: string): string | null {
 const SEPA_KEYWORDS = /(EREF|KREF|MREF|CRED|DEBT|COAM|OAMT|SVWZ|ABWA|ABWE|IBAN|BIC)\+/g;
 /** Identifiers of at most 35 characters: a longer value ends at a purpose line's end. */
 const IDENTIFIERS = new Set(['EREF', 'KREF', 'MREF', 'CRED', 'DEBT']);
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
+
 /** Length of a purpose line (?20-?29, ?60-?63): a full one may break a word. */
 const PURPOSE_LINE = 27;
 /** Length of a SWIFT text line: a full one may break a word. */
@@ -235,13 +247,20 @@ function joinLines(
 	return { text, starts };
 }
 
+/** Runs of white space, or white space that is not a plain space. */
+const UNTIDY = /\s\s|[\t\n\r\f\v]/;
+
+/** Text with its white space made single spaces and trimmed; null when nothing is left. */
 const cleanText = (value: string | undefined): string | null => {
-	const text = value?.replace(/\s+/g, ' ').trim();
-	return text ? text : null;
+	if (value === undefined) return null;
+	const text = (UNTIDY.test(value) ? value.replace(/\s+/g, ' ') : value).trim();
+	// A string of its own, not a slice that would keep the whole field alive in the item.
+	return text ? ownString(text) : null;
 };
 
 interface Details {
-	facts: PaymentFacts;
+	/** Only what the details say; the entry keeps the rest as it is. */
+	facts: Partial<PaymentFacts>;
 	/** ?00 booking text, supplementary text. */
 	info: string | null;
 	/** The bank's transaction code (GVC) and text key extension, when structured. */
@@ -293,32 +312,38 @@ function detailsOf(lines: string[]): Details {
 			SWIFT_LINE,
 			TAG_86.length,
 		);
-		return {
-			facts: { ...NO_PAYMENT_FACTS, remittanceText: cleanText(text) },
-			info: null,
-			code: null,
-			textKey: null,
-		};
+		return { facts: { remittanceText: cleanText(text) }, info: null, code: null, textKey: null };
 	}
 	const separator = structured[2];
-	const body = joined.slice(joined.indexOf(separator, structured.index + structured[1].length));
-	const sub = new Map<string, string>();
+	/** Subfields by number (?00 ... ?99); the purpose lines apart, in their order. */
+	const subfields: Array<string | undefined> = [];
 	const purpose: string[] = [];
-	for (const part of body.split(separator === '?' ? /\?(?=\d{2})/ : />(?=\d{2})/)) {
-		if (part.length < 2) continue;
-		const code = part.slice(0, 2);
-		const value = part.slice(2);
-		const n = Number(code);
+	/** Where the subfield marker (separator and 2 digits) next to `from` starts, or the end. */
+	const nextMarker = (from: number): number => {
+		for (
+			let at = joined.indexOf(separator, from);
+			at !== -1;
+			at = joined.indexOf(separator, at + 1)
+		)
+			if (isDigit(joined.charCodeAt(at + 1)) && isDigit(joined.charCodeAt(at + 2))) return at;
+		return joined.length;
+	};
+	for (let at = structured.index + structured[0].length - 3; at < joined.length; ) {
+		const n = (joined.charCodeAt(at + 1) - 48) * 10 + joined.charCodeAt(at + 2) - 48;
+		const end = nextMarker(at + 3);
+		const value = joined.slice(at + 3, end);
 		if ((n >= 20 && n <= 29) || (n >= 60 && n <= 63)) purpose.push(value);
-		else sub.set(code, (sub.get(code) ?? '') + value);
+		else subfields[n] = subfields[n] === undefined ? value : subfields[n] + value;
+		at = end;
 	}
+	const sub = (n: number): string | undefined => subfields[n];
 	const { fields, free } = sepaFields(purpose);
 	const field = (key: string): string | null => cleanText(fields.get(key));
 	const freeText = cleanText(free.join(' '));
 	const svwz = field('SVWZ');
-	const bankId = cleanText(sub.get('30'))?.replace(/\s/g, '') ?? null;
-	const account = cleanText(sub.get('31'))?.replace(/\s/g, '') ?? null;
-	const iban38 = cleanText(sub.get('38'))?.replace(/\s/g, '') ?? null;
+	const bankId = cleanText(sub(30))?.replace(/\s/g, '') ?? null;
+	const account = cleanText(sub(31))?.replace(/\s/g, '') ?? null;
+	const iban38 = cleanText(sub(38))?.replace(/\s/g, '') ?? null;
 	const ibanInPurpose = field('IBAN')?.replace(/\s/g, '') ?? null;
 	const iban = [account, iban38, ibanInPurpose].find(
 		(candidate) => candidate && isValidIban(candidate),
@@ -327,12 +352,11 @@ function detailsOf(lines: string[]): Details {
 		(candidate) => candidate && isValidBic(candidate.toUpperCase()),
 	);
 	const name = cleanText(
-		joinLines([sub.get('32') ?? '', sub.get('33') ?? ''].filter(Boolean), PURPOSE_LINE).text,
+		joinLines([sub(32) ?? '', sub(33) ?? ''].filter(Boolean), PURPOSE_LINE).text,
 	);
 	const endToEnd = field('EREF');
 	return {
 		facts: {
-			...NO_PAYMENT_FACTS,
 			endToEndId: endToEnd && !/^(NOTPROVIDED|NONREF)$/.test(endToEnd) ? endToEnd : null,
 			paymentInformationId: field('KREF'),
 			mandateId: field('MREF'),
@@ -345,9 +369,9 @@ function detailsOf(lines: string[]): Details {
 			counterpartyBic: bic ? bic.toUpperCase() : null,
 			ultimateCounterpartyName: field('ABWA') ?? field('ABWE'),
 		},
-		info: [cleanText(sub.get('00')), svwz ? freeText : null].filter(Boolean).join(' ') || null,
+		info: [cleanText(sub(0)), svwz ? freeText : null].filter(Boolean).join(' ') || null,
 		code: structured[1],
-		textKey: cleanText(sub.get('34')),
+		textKey: cleanText(sub(34)),
 	};
 }
 
@@ -392,7 +416,6 @@ function slashDetails(lines: string[]): Details {
 	const endToEnd = get('EREF');
 	return {
 		facts: {
-			...NO_PAYMENT_FACTS,
 			endToEndId: endToEnd && !/^(NOTPROVIDED|NONREF)$/.test(endToEnd) ? endToEnd : null,
 			instructionId: get('IREF'),
 			paymentInformationId: get('PREF'),
@@ -413,6 +436,29 @@ function slashDetails(lines: string[]): Details {
 		code: null,
 		textKey: null,
 	};
+}
+
+/** Puts what the details say into the entry, field by field (the entry keeps its shape). */
+function assignFacts(entry: BankEntry, facts: Partial<PaymentFacts>): void {
+	if (facts.endToEndId !== undefined) entry.endToEndId = facts.endToEndId;
+	if (facts.instructionId !== undefined) entry.instructionId = facts.instructionId;
+	if (facts.paymentInformationId !== undefined)
+		entry.paymentInformationId = facts.paymentInformationId;
+	if (facts.mandateId !== undefined) entry.mandateId = facts.mandateId;
+	if (facts.creditorId !== undefined) entry.creditorId = facts.creditorId;
+	if (facts.creditorReference !== undefined) entry.creditorReference = facts.creditorReference;
+	if (facts.creditorReferenceType !== undefined)
+		entry.creditorReferenceType = facts.creditorReferenceType;
+	if (facts.remittanceText !== undefined) entry.remittanceText = facts.remittanceText;
+	if (facts.counterpartyName !== undefined) entry.counterpartyName = facts.counterpartyName;
+	if (facts.counterpartyIban !== undefined) entry.counterpartyIban = facts.counterpartyIban;
+	if (facts.counterpartyAccount !== undefined)
+		entry.counterpartyAccount = facts.counterpartyAccount;
+	if (facts.counterpartyBic !== undefined) entry.counterpartyBic = facts.counterpartyBic;
+	if (facts.ultimateCounterpartyName !== undefined)
+		entry.ultimateCounterpartyName = facts.ultimateCounterpartyName;
+	if (facts.purpose !== undefined) entry.purpose = facts.purpose;
+	if (facts.returnReason !== undefined) entry.returnReason = facts.returnReason;
 }
 
 // ---- :61: ----
@@ -554,7 +600,7 @@ export function swiftReader(
 
 	const readEntry = (f: Field): void => {
 		const s = current(f.line);
-		const [first, ...more] = f.lines;
+		const first = f.lines[0];
 		const match = STATEMENT_LINE.exec(first.trim());
 		const valueDate = match ? date6(match[1]) : null;
 		const units = match ? amountUnits(match[5]) : undefined;
@@ -573,15 +619,18 @@ export function swiftReader(
 		// RC: a credit reversed (money out); RD: a debit reversed (money in).
 		const credit = mark === 'C' || mark === 'RD' || mark === 'EC';
 		const signed = credit ? units : -units;
-		const type = match[6];
+		const type = ownString(match[6]);
 		const [customer, bank] = splitReference(match[7]);
-		const supplementary = cleanText(more.join(' '));
+		const supplementary = f.lines.length > 1 ? cleanText(f.lines.slice(1).join(' ')) : null;
 		const expected = mark.startsWith('E');
 		const entry = entryOf(
 			s.context,
 			{
 				entryReference: customer,
-				bookingDate: match[2] ? bookingDateNear(valueDate, match[2]) : valueDate,
+				bookingDate:
+					match[2] && match[2] !== match[1].slice(2)
+						? bookingDateNear(valueDate, match[2])
+						: valueDate,
 				valueDate,
 				amount: fromUnits(signed),
 				currency: s.summary.accountCurrency ?? '',
@@ -615,9 +664,8 @@ export function swiftReader(
 		const entry = pending.entry;
 		const details = detailsOf(f.lines);
 		const facts = details.facts;
-		for (const key of Object.keys(facts) as Array<keyof PaymentFacts>)
-			(entry as unknown as Record<string, unknown>)[key] = facts[key];
-		const reference = facts.creditorReference ? undefined : referenceIn(facts.remittanceText);
+		assignFacts(entry, facts);
+		const reference = facts.creditorReference ? undefined : referenceIn(entry.remittanceText);
 		if (reference) {
 			entry.creditorReference = reference.value;
 			entry.creditorReferenceType = reference.kind;
@@ -714,8 +762,8 @@ export function swiftReader(
 	};
 
 	const readField = (f: Field): void => {
-		const value = f.lines.join('');
 		const m = message!;
+		const value = f.tag === '61' || f.tag === '86' ? '' : f.lines.join('');
 		if (f.tag !== '86') finishEntry();
 		switch (f.tag) {
 			case '20':
@@ -882,9 +930,11 @@ export function swiftReader(
 	const read = (raw: string, number: number): void => {
 		// Transmission control characters (SOH, ETX) some banks put around messages; trailing spaces
 		// are kept, since a :86: line may end with one that separates two words.
-		// eslint-disable-next-line no-control-regex
-		let line = raw.replace(/^[\u0000-\u0008\u000b-\u001f]+|[\u0000-\u0008\u000a-\u001f]+$/g, '');
-		const trimmed = line.trim();
+		let line =
+			raw.charCodeAt(0) < 32 || raw.charCodeAt(raw.length - 1) < 32
+				? // eslint-disable-next-line no-control-regex
+					raw.replace(/^[\u0000-\u0008\u000b-\u001f]+|[\u0000-\u0008\u000a-\u001f]+$/g, '')
+				: raw;
 		if (line.startsWith('{')) {
 			// The SWIFT envelope: basic, application and user headers, then the text block {4:.
 			const text = line.indexOf('{4:');
@@ -894,33 +944,39 @@ export function swiftReader(
 			} else line = line.slice(text + 3);
 			if (!line) return;
 		}
-		if (trimmed === '-' || trimmed.startsWith('-}')) {
-			endMessage();
-			return;
+		const first = line.charCodeAt(0);
+		// "-" ends a message ("-}" in the envelope); "}" or "{5:" close the envelope.
+		if (first === 45 || first === 125 || first === 123 || first === 32) {
+			const trimmed = line.trim();
+			if (trimmed === '-' || trimmed.startsWith('-}')) {
+				endMessage();
+				return;
+			}
+			if (trimmed === '}' || trimmed.startsWith('{5:')) return;
+			if (!trimmed) return;
 		}
-		if (trimmed === '}' || trimmed.startsWith('{5:')) return;
-		const tag = TAG.exec(line);
+		const tag = first === 58 ? tagOf(line) : undefined;
 		// A :86: line wrapped where its text holds ":12:" is no field of its own.
-		if (tag && !KNOWN_TAGS.has(tag[1]) && field?.tag === '86') {
+		if (tag && !KNOWN_TAGS.has(tag) && field?.tag === '86') {
 			field.lines.push(line);
 			return;
 		}
 		if (tag) {
 			flushField();
-			const value = line.slice(tag[0].length);
-			if (tag[1] === '20') startMessage(number);
+			const value = line.slice(tag.length + 2);
+			if (tag === '20') startMessage(number);
 			else if (!inMessage) {
 				throw new BankFileError(
 					'INVALID_RECORD',
-					`A ${name} field :${tag[1]}: before the message's reference (:20:)`,
+					`A ${name} field :${tag}: before the message's reference (:20:)`,
 					where(number),
 				);
 			}
-			field = { tag: tag[1], lines: [value], line: number };
-			if (!KNOWN_TAGS.has(tag[1])) flushField();
+			field = { tag, lines: [value], line: number };
+			if (!KNOWN_TAGS.has(tag)) flushField();
 			return;
 		}
-		if (!trimmed) return;
+		if (!line) return;
 		if (field) field.lines.push(line);
 		// Lines before the first message (a bank's file header) are not part of any message.
 	};
@@ -942,12 +998,17 @@ function splitReference(rest: string): [string | null, string | null] {
 	const bank = at === -1 ? '' : rest.slice(at + 2).trim();
 	// NONREF, or a pointer to the reference in :86: (EREF, KREF+): no reference of its own.
 	const none = !customer || customer === 'NONREF' || /^[A-Z]{4}\+?$/.test(customer);
-	return [none ? null : customer, bank || null];
+	// Strings of their own, not slices that would keep the whole line alive in the item.
+	return [none ? null : ownString(customer), bank ? ownString(bank) : null];
 }
 
 /** An RF or Finnish creditor reference written alone as the purpose, as Nordic banks do. */
 function referenceIn(text: string | null): { value: string; kind: 'RF' | 'FI' } | undefined {
-	if (!text) return undefined;
+	if (!text || text.length > 40) return undefined;
+	const start = text.charCodeAt(0);
+	// Only a text that starts as a reference does: with a digit or with RF.
+	const rf = (start === 82 || start === 114) && (text[1] === 'F' || text[1] === 'f');
+	if (!isDigit(start) && !rf) return undefined;
 	const compact = text.replace(/\s+/g, '');
 	if (!/^(RF\d{2}[A-Z0-9]+|\d{4,20})$/i.test(compact)) return undefined;
 	const kind = referenceKind(compact);

@@ -6,7 +6,7 @@ import { Pain002Reader } from './pain002';
 import type { BankFileSource } from './source';
 import { swiftReader } from './mt940';
 import type { RecordReader } from './records';
-import { lines } from './records';
+import { LineSplitter } from './records';
 import { peek } from './source';
 import type {
 	BankEntry,
@@ -66,11 +66,17 @@ export async function* parseBankFile(
 	const lineReader = LINE_READERS[format.format];
 	if (lineReader) {
 		const records = lineReader(format, options, emit);
-		// A line at a time, so that what one line gives is handed over before the next is read.
-		for await (const { line, number, last } of lines(chunks, options.encoding)) {
+		const splitter = new LineSplitter((line, number, last) => {
 			records.line(line, number, last);
-			if (queue.length) yield* take();
+		}, options.encoding);
+		// A chunk at a time, so that what its lines give is handed over before the next is read.
+		for await (const chunk of chunks) {
+			for (let offset = 0; offset < chunk.length; offset += PIECE) {
+				splitter.push(chunk.length <= PIECE ? chunk : chunk.subarray(offset, offset + PIECE));
+				if (queue.length) yield* take();
+			}
 		}
+		splitter.end();
 		records.end();
 		yield* take();
 		return;

@@ -2,51 +2,74 @@
  * What the line-based bank files (TITO, KTL, SWIFT MT940 / MT942) share: reading a file as
  * decoded lines, the record reader they implement, and how a bad record fails or is skipped.
  */
+import { isAscii } from 'node:buffer';
+
 import { BankFileError } from './errors';
 import type { ParseEvent, ParseOptions, StatementSummary } from './types';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const latin1 = new TextDecoder('latin1');
 
-/** Lines of the file, decoded, with their numbers (1-based). */
-export async function* lines(
-	chunks: AsyncIterable<Buffer>,
-	encoding: ParseOptions['encoding'] = 'auto',
-): AsyncGenerator<{ line: string; number: number; last: boolean }> {
-	let rest: Buffer = Buffer.alloc(0);
-	let number = 0;
-	const decode = (bytes: Buffer): string => {
-		if (encoding === 'latin1') return latin1.decode(bytes);
-		if (encoding === 'utf-8') return utf8.decode(bytes);
+/**
+ * Splits a file into decoded lines as its bytes come, with their numbers (1-based), each line
+ * decoded on its own: UTF-8 when it is valid UTF-8, else ISO-8859-1 ('auto'), or as chosen. One
+ * line is held back until the next one (or the end) shows whether it is the last.
+ */
+export class LineSplitter {
+	private rest: Buffer = Buffer.alloc(0);
+	private number = 0;
+	private pending: string | undefined;
+
+	constructor(
+		private readonly onLine: (line: string, number: number, last: boolean) => void,
+		private readonly encoding: ParseOptions['encoding'] = 'auto',
+	) {}
+
+	private decode(bytes: Buffer): string {
+		// Plain ASCII (most lines of most files) reads the same in every encoding.
+		if (isAscii(bytes)) return bytes.toString('latin1');
+		if (this.encoding === 'latin1') return latin1.decode(bytes);
+		if (this.encoding === 'utf-8') return utf8.decode(bytes);
 		try {
 			return utf8.decode(bytes);
 		} catch {
 			return latin1.decode(bytes);
 		}
-	};
-	let pending: string | undefined;
-	for await (const chunk of chunks) {
-		let buffer = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+	}
+
+	private take(line: string): void {
+		if (this.pending !== undefined) this.onLine(this.pending, this.number, false);
+		this.number++;
+		this.pending = line;
+	}
+
+	/** The lines a chunk completes. */
+	push(chunk: Buffer): void {
+		const buffer = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
+		// A piece that is all ASCII is cut into lines without looking at each line's bytes again.
+		const ascii = isAscii(buffer);
 		let start = 0;
 		for (;;) {
 			const end = buffer.indexOf(0x0a, start);
 			if (end === -1) break;
-			let line = buffer.subarray(start, end);
-			if (line.length && line[line.length - 1] === 0x0d) line = line.subarray(0, -1);
-			if (pending !== undefined) yield { line: pending, number, last: false };
-			number++;
-			pending = decode(line);
+			const stop = end > start && buffer[end - 1] === 0x0d ? end - 1 : end;
+			this.take(
+				ascii ? buffer.toString('latin1', start, stop) : this.decode(buffer.subarray(start, stop)),
+			);
 			start = end + 1;
 		}
-		buffer = buffer.subarray(start);
-		rest = Buffer.from(buffer);
+		this.rest = start < buffer.length ? Buffer.from(buffer.subarray(start)) : Buffer.alloc(0);
 	}
-	if (rest.length) {
-		if (pending !== undefined) yield { line: pending, number, last: false };
-		number++;
-		pending = decode(rest.subarray(0, rest[rest.length - 1] === 0x0d ? -1 : undefined));
+
+	/** The last lines, the very last one marked as such. */
+	end(): void {
+		const rest = this.rest;
+		if (rest.length)
+			this.take(this.decode(rest.subarray(0, rest[rest.length - 1] === 0x0d ? -1 : undefined)));
+		this.rest = Buffer.alloc(0);
+		if (this.pending !== undefined) this.onLine(this.pending, this.number, true);
+		this.pending = undefined;
 	}
-	if (pending !== undefined) yield { line: pending, number, last: true };
 }
 
 /**
