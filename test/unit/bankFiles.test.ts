@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 
-import type { BankEntry, ParseOptions, PaymentInput } from '../../nodes/shared/bankfiles';
+import type { BankEntry, PaymentInput } from '../../nodes/shared/bankfiles';
 import {
-	BankFileError,
 	buildPaymentFile,
 	detectFormat,
 	finnishReferenceCheckDigit,
@@ -18,22 +15,10 @@ import {
 	rfFromBase,
 	validatePayment,
 } from '../../nodes/shared/bankfiles';
+import { fixture, parse, failure } from './bankFileHelpers';
 import { camt054FromPain001 } from '../sandbox/bankfiles';
 import { validateWithXsd } from '../helpers/xsd';
 
-const FIXTURES = path.resolve(__dirname, '../fixtures/bankfiles');
-const fixture = (name: string): Buffer => readFileSync(path.join(FIXTURES, name));
-const parse = async (content: Buffer | string, options?: ParseOptions) => await parseBankFileToArrays(Buffer.from(content), options);
-
-async function failure(content: Buffer | string, options?: ParseOptions): Promise<BankFileError> {
-	try {
-		await parse(content, options);
-	} catch (error) {
-		expect(error).toBeInstanceOf(BankFileError);
-		return error as BankFileError;
-	}
-	throw new Error('expected the file to be refused');
-}
 
 const noCode = { domain: null, family: null, subFamily: null, proprietary: null, proprietaryIssuer: null };
 

@@ -1,12 +1,5 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-
-import type { ParseOptions } from '../../nodes/shared/bankfiles';
-import { BankFileError, detectFormat, parseBankFileToArrays, SUPPORTED_VERSIONS } from '../../nodes/shared/bankfiles';
-
-const FIXTURES = path.resolve(__dirname, '../fixtures/bankfiles');
-const fixture = (name: string): Buffer => readFileSync(path.join(FIXTURES, name));
-const parse = async (content: Buffer | string, options?: ParseOptions) => await parseBankFileToArrays(Buffer.from(content), options);
+import { BankFileError, detectFormat, SUPPORTED_VERSIONS } from '../../nodes/shared/bankfiles';
+import { fixture, parse } from './bankFileHelpers';
 
 describe('camt.052 intraday account reports', () => {
 	it.each([

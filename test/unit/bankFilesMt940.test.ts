@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 
-import type { BankEntry, ParseOptions } from '../../nodes/shared/bankfiles';
-import { BankFileError, detectFormat, parseBankFileToArrays } from '../../nodes/shared/bankfiles';
+import type { BankEntry } from '../../nodes/shared/bankfiles';
+import { detectFormat, parseBankFileToArrays } from '../../nodes/shared/bankfiles';
+import { failure, fixture, FIXTURES, parse } from './bankFileHelpers';
 
 // mt940js has no type declarations; it is the npm parser the MT940 reading is checked against.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -11,20 +12,7 @@ const { Parser: Mt940js } = require('mt940js') as {
 	Parser: new () => { parse(text: string): Array<{ transactions: Array<{ amount: number; date: Date; reference: string; bankReference?: string }> }> };
 };
 
-const FIXTURES = path.resolve(__dirname, '../fixtures/bankfiles');
-const fixture = (name: string): Buffer => readFileSync(path.join(FIXTURES, name));
 const publicSample = (name: string): Buffer => readFileSync(path.join(FIXTURES, 'mt940', name));
-const parse = async (content: Buffer | string, options?: ParseOptions) => await parseBankFileToArrays(Buffer.from(content), options);
-
-async function failure(content: Buffer | string, options?: ParseOptions): Promise<BankFileError> {
-	try {
-		await parse(content, options);
-	} catch (error) {
-		expect(error).toBeInstanceOf(BankFileError);
-		return error as BankFileError;
-	}
-	throw new Error('expected the file to be refused');
-}
 
 const swift = { domain: null, family: null, subFamily: null };
 

@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type {
 	BuiltDirectDebitFile,
@@ -21,22 +16,20 @@ import {
 	initiatingPartyFields,
 	mappedField,
 	textParameter,
+	versionParameter,
 } from '../helpers/paymentFile';
 
 const show = { show: { operation: ['buildDirectDebitFile'] } };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Message Version',
-		name: 'version',
-		type: 'options',
-		default: 'pain.008.001.08',
-		options: [
+	versionParameter(
+		[
 			{ name: 'Pain.008.001.02 (SEPA 2009 Rulebook)', value: 'pain.008.001.02' },
 			{ name: 'Pain.008.001.08 (ISO 20022 2019, SEPA 2023 Rulebook)', value: 'pain.008.001.08' },
 		],
-		displayOptions: show,
-	},
+		'pain.008.001.08',
+		show,
+	),
 	{
 		displayName: 'Scheme',
 		name: 'scheme',
@@ -182,14 +175,6 @@ const directDebits = (
 	},
 	validate: (debit, i, settings) => validateDirectDebit(debit, i, settings),
 	build: async (inputs, settings) => await buildDirectDebitFile(inputs, { ...settings, version }),
-	describe: (built) => ({
-		messageId: built.messageId,
-		version: built.version,
-		numberOfTransactions: built.numberOfTransactions,
-		controlSum: built.controlSum,
-		paymentInformation: built.paymentInformation as unknown as IDataObject[],
-		endToEndIds: built.endToEndIds,
-	}),
 });
 
 /** One pain.008 SEPA direct debit file from all input items. */

@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { BuiltPaymentFile, PaymentFileVersion, PaymentInput } from '../../shared/bankfiles';
 import { buildPaymentFile, validatePayment } from '../../shared/bankfiles';
@@ -17,22 +12,20 @@ import {
 	initiatingPartyFields,
 	mappedField,
 	textParameter,
+	versionParameter,
 } from '../helpers/paymentFile';
 
 const show = { show: { operation: ['buildPaymentFile'] } };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Message Version',
-		name: 'version',
-		type: 'options',
-		default: 'pain.001.001.03',
-		options: [
+	versionParameter(
+		[
 			{ name: 'Pain.001.001.03 (SEPA 2009 Rulebook, Widely Accepted)', value: 'pain.001.001.03' },
 			{ name: 'Pain.001.001.09 (ISO 20022 2019, SEPA 2023 Rulebook)', value: 'pain.001.001.09' },
 		],
-		displayOptions: show,
-	},
+		'pain.001.001.03',
+		show,
+	),
 	...initiatingPartyFields(show),
 	mappedField('Debtor Name', 'debtorName', 'Name of the account holder paying', show, {
 		required: true,
@@ -123,14 +116,6 @@ const payments = (version: PaymentFileVersion): FileKind<PaymentInput, BuiltPaym
 	},
 	validate: (payment, i, settings) => validatePayment(payment, i, settings),
 	build: (inputs, settings) => buildPaymentFile(inputs, { ...settings, version }),
-	describe: (built) => ({
-		messageId: built.messageId,
-		version: built.version,
-		numberOfTransactions: built.numberOfTransactions,
-		controlSum: built.controlSum,
-		paymentInformation: built.paymentInformation as unknown as IDataObject[],
-		endToEndIds: built.endToEndIds,
-	}),
 });
 
 /** One pain.001 credit transfer file from all input items. */

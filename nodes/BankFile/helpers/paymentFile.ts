@@ -39,6 +39,22 @@ export function mappedField(
 	};
 }
 
+/** The message version of the file: its choices, the first one the default. */
+export function versionParameter(
+	choices: Array<{ name: string; value: string }>,
+	defaultVersion: string,
+	displayOptions: IDisplayOptions,
+): INodeProperties {
+	return {
+		displayName: 'Message Version',
+		name: 'version',
+		type: 'options',
+		default: defaultVersion,
+		options: choices,
+		displayOptions,
+	};
+}
+
 /** The sender of the file, as its group header names it. */
 export function initiatingPartyFields(displayOptions: IDisplayOptions): INodeProperties[] {
 	return [
@@ -144,7 +160,7 @@ export function textParameter(ctx: IExecuteFunctions, name: string, i: number): 
 }
 
 /** How one kind of file is read from the items, checked and built. */
-export interface FileKind<Input, Built extends { xml: string; messageId: string }> {
+export interface FileKind<Input, Built extends BuiltFile> {
 	/** "payment" / "direct debit": what one item is called in messages. */
 	noun: string;
 	/** Prefix of a generated message ID. */
@@ -152,8 +168,17 @@ export interface FileKind<Input, Built extends { xml: string; messageId: string 
 	read(ctx: IExecuteFunctions, itemIndex: number, options: FileRunOptions): Input;
 	validate(input: Input, itemIndex: number, settings: FileSettings): PaymentProblem[];
 	build(inputs: Input[], settings: FileSettings): Built | Promise<Built>;
-	/** The file item's own fields, from what the builder returned. */
-	describe(built: Built): IDataObject;
+}
+
+/** What every built file says of itself. */
+interface BuiltFile {
+	xml: string;
+	messageId: string;
+	version: string;
+	numberOfTransactions: number;
+	controlSum: string;
+	paymentInformation: object[];
+	endToEndIds: string[];
 }
 
 function describeProblems(problems: PaymentProblem[]): string {
@@ -172,7 +197,7 @@ function cannotBuild(noun: string, error: unknown): InputError {
 }
 
 /** Builds one file from all input items: the file item first, then one error item per bad item. */
-export async function buildFileFromItems<Input, Built extends { xml: string; messageId: string }>(
+export async function buildFileFromItems<Input, Built extends BuiltFile>(
 	ctx: IExecuteFunctions,
 	kind: FileKind<Input, Built>,
 ): Promise<INodeExecutionData[][]> {
@@ -243,8 +268,13 @@ export async function buildFileFromItems<Input, Built extends { xml: string; mes
 	const leftOut = bad.map((b) => b.index);
 	const fileItem: INodeExecutionData = {
 		json: {
-			...kind.describe(built),
+			messageId: built.messageId,
+			version: built.version,
 			fileName,
+			numberOfTransactions: built.numberOfTransactions,
+			controlSum: built.controlSum,
+			paymentInformation: built.paymentInformation as IDataObject[],
+			endToEndIds: built.endToEndIds,
 			includedItems: good,
 			leftOutItems: leftOut,
 			complete: leftOut.length === 0,

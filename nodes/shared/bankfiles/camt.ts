@@ -13,7 +13,7 @@ import type {
 	StatementSummary,
 } from './types';
 import type { EntryHead, PaymentFacts, StatementContext } from './items';
-import { entryOf } from './items';
+import { entryOf, statementKeyOf } from './items';
 import type { SubtreeHandler, XNode } from './xml';
 import { child, children, firstText, serialize, text } from './xml';
 
@@ -297,13 +297,7 @@ export class CamtReader implements SubtreeHandler {
 			const context = this.contextOf();
 			const statement = this.statement!;
 			if (statement.skipped) {
-				this.emit({
-					type: 'skippedStatement',
-					key: {
-						account: context.accountIban ?? context.accountId ?? '',
-						statementId: context.statementId ?? '',
-					},
-				});
+				this.emit({ type: 'skippedStatement', key: statementKeyOf(context) });
 			} else this.emit({ type: 'statement', statement: this.summary(context) });
 			this.statement = undefined;
 		}
@@ -334,12 +328,7 @@ export class CamtReader implements SubtreeHandler {
 		};
 		statement.context = context;
 		const skip = this.options.skipStatement;
-		if (skip && context.statementId) {
-			statement.skipped = skip({
-				account: context.accountIban ?? context.accountId ?? '',
-				statementId: context.statementId,
-			});
-		}
+		if (skip && context.statementId) statement.skipped = skip(statementKeyOf(context));
 		return context;
 	}
 

@@ -10,7 +10,7 @@ import { BankFileError } from './errors';
 import type { RecordReader } from './records';
 import { notYetCounted, skipOrFail, unknownType } from './records';
 import type { PaymentFacts } from './items';
-import { contextOf, entryOf, NO_PAYMENT_FACTS } from './items';
+import { contextOf, entryOf, NO_PAYMENT_FACTS, statementKeyOf } from './items';
 import type {
 	BankEntry,
 	BankFileFormat,
@@ -140,13 +140,7 @@ export function titoReader(
 		const s = statement;
 		statement = undefined;
 		if (s.skipped) {
-			emit({
-				type: 'skippedStatement',
-				key: {
-					account: s.summary.accountIban ?? s.summary.accountId ?? '',
-					statementId: s.summary.statementId ?? '',
-				},
-			});
+			emit({ type: 'skippedStatement', key: statementKeyOf(s.summary) });
 			return;
 		}
 		const summary = s.summary;
@@ -215,11 +209,7 @@ export function titoReader(
 					currency: summary.accountCurrency,
 					date: summary.openingBalanceDate,
 				});
-			const skipped =
-				options.skipStatement?.({
-					account: summary.accountIban ?? summary.accountId ?? '',
-					statementId: summary.statementId!,
-				}) ?? false;
+			const skipped = options.skipStatement?.(statementKeyOf(summary)) ?? false;
 			statement = {
 				summary,
 				skipped,
@@ -464,8 +454,7 @@ export function ktlReader(
 			if (!batch.decided) {
 				batch.decided = true;
 				s.accountId = account || null;
-				batch.skipped =
-					options.skipStatement?.({ account: account, statementId: s.statementId! }) ?? false;
+				batch.skipped = options.skipStatement?.(statementKeyOf(s)) ?? false;
 			}
 			const digits = field(line, 78, 10);
 			if (!/^\d{10}$/.test(digits)) {
@@ -553,10 +542,7 @@ export function ktlReader(
 			const failedCount = Number(field(line, 36, 6) || 0);
 			const failedTotal = Number(field(line, 42, 11) || 0);
 			if (batch.skipped) {
-				emit({
-					type: 'skippedStatement',
-					key: { account: s.accountId ?? '', statementId: s.statementId ?? '' },
-				});
+				emit({ type: 'skippedStatement', key: statementKeyOf(s) });
 			} else {
 				s.creditTotal = fromUnits(batch.creditUnits);
 				s.debitTotal = fromUnits(batch.debitUnits);

@@ -5,7 +5,7 @@
  * came in last; for a statement the account, the period, the balances and their check first.
  * Every format (camt, MT940/942, TITO, KTL) builds its items here, so they all have one shape.
  */
-import type { BankEntry, PaymentStatus, StatementSummary } from './types';
+import type { BankEntry, PaymentStatus, StatementKey, StatementSummary } from './types';
 
 /** Statement-level facts every entry item carries. */
 export type StatementContext = Pick<
@@ -91,6 +91,13 @@ export const NO_PAYMENT_FACTS: Readonly<PaymentFacts> = Object.freeze({
 	purpose: null,
 	returnReason: null,
 });
+
+/** The key a statement is remembered by: its account (the IBAN, else the number) and its ID. */
+export function statementKeyOf(
+	s: Pick<BankEntry, 'accountIban' | 'accountId' | 'statementId'>,
+): StatementKey {
+	return { account: s.accountIban ?? s.accountId ?? '', statementId: s.statementId ?? '' };
+}
 
 /** The statement facts entries carry, from a statement summary read so far. */
 export function contextOf(s: StatementSummary): StatementContext {

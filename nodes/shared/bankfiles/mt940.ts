@@ -19,7 +19,7 @@ import { fromUnits, toUnits } from './amounts';
 import { isValidBic, isValidIban, normalizeIban, referenceKind } from './checks';
 import { BankFileError } from './errors';
 import type { PaymentFacts, StatementContext } from './items';
-import { contextOf, entryOf, NO_PAYMENT_FACTS } from './items';
+import { contextOf, entryOf, NO_PAYMENT_FACTS, statementKeyOf } from './items';
 import type { RecordReader } from './records';
 import { notYetCounted, skipOrFail } from './records';
 import { ownString } from './xml';
@@ -524,11 +524,7 @@ export function swiftReader(
 				currency: opening.currency,
 				date: opening.date,
 			});
-		const skipped =
-			options.skipStatement?.({
-				account: summary.accountIban ?? summary.accountId ?? '',
-				statementId: summary.statementId!,
-			}) ?? false;
+		const skipped = options.skipStatement?.(statementKeyOf(summary)) ?? false;
 		return {
 			summary,
 			context: contextOf(summary),
@@ -687,13 +683,7 @@ export function swiftReader(
 		statement = undefined;
 		const summary = s.summary;
 		if (s.skipped) {
-			emit({
-				type: 'skippedStatement',
-				key: {
-					account: summary.accountIban ?? summary.accountId ?? '',
-					statementId: summary.statementId ?? '',
-				},
-			});
+			emit({ type: 'skippedStatement', key: statementKeyOf(summary) });
 			return;
 		}
 		summary.creditTotal = fromUnits(s.creditUnits);

@@ -7,11 +7,11 @@
 import { minorUnits } from './amounts';
 import { normalizeIban } from './checks';
 import type { PaymentProblem } from './errors';
-import { PaymentValidationError } from './errors';
-import type { AddProblem } from './payments';
+import type { BuiltFile, PaymentFileSettings } from './payments';
 import {
 	accountXml,
 	agentXml,
+	assertBuildable,
 	blockIdOf,
 	checkAmount,
 	checkBics,
@@ -21,11 +21,12 @@ import {
 	checkIds,
 	checkNames,
 	checkRemittance,
+	documentXml,
 	endToEndIdOf,
-	fileProblems,
 	formatUnits,
 	groupBy,
 	groupHeaderXml,
+	problemList,
 	remittanceXml,
 	str,
 	unitsOf,
@@ -61,26 +62,7 @@ export interface PaymentInput {
 	categoryPurpose?: string | null;
 }
 
-export interface PaymentFileOptions {
-	version: PaymentFileVersion;
-	/** Unique per file, at most 35 characters. */
-	messageId: string;
-	initiatingPartyName: string;
-	/**
-	 * Organisation id of the initiating party (e.g. a Finnish business id or the bank's customer id).
-	 */
-	initiatingPartyId?: string | null;
-	/** Creation time written in the file; now when not given. */
-	created?: Date;
-	/** YYYY-MM-DD: execution dates before it are refused; the current UTC date when not given. */
-	today?: string;
-	batchBooking?: boolean;
-	/**
-	 * 'sepa': only the SEPA basic Latin characters in texts; 'unicode' (default): any XML text
-	 * character.
-	 */
-	characterSet?: 'unicode' | 'sepa';
-}
+export type PaymentFileOptions = PaymentFileSettings<PaymentFileVersion>;
 
 export interface PaymentInformationSummary {
 	paymentInformationId: string;
@@ -90,16 +72,7 @@ export interface PaymentInformationSummary {
 	controlSum: string;
 }
 
-export interface BuiltPaymentFile {
-	xml: string;
-	messageId: string;
-	version: PaymentFileVersion;
-	numberOfTransactions: number;
-	controlSum: string;
-	paymentInformation: PaymentInformationSummary[];
-	/** The end-to-end id of each payment, in input order. */
-	endToEndIds: string[];
-}
+export type BuiltPaymentFile = BuiltFile<PaymentFileVersion, PaymentInformationSummary>;
 
 /** Every rule one payment breaks (empty when it can go into a file). */
 export function validatePayment(
@@ -107,12 +80,7 @@ export function validatePayment(
 	index: number,
 	options: Pick<PaymentFileOptions, 'today' | 'characterSet'> = {},
 ): PaymentProblem[] {
-	const problems: PaymentProblem[] = [];
-	const add: AddProblem = (field, message) => {
-		problems.push({ index, field, message });
-	};
-	const sepa = options.characterSet === 'sepa';
-	const today = options.today ?? new Date().toISOString().slice(0, 10);
+	const { problems, add, sepa, today } = problemList(index, options);
 	checkIbans(add, [
 		['debtorIban', payment.debtorIban],
 		['creditorIban', payment.creditorIban],
@@ -147,18 +115,6 @@ export function validatePayment(
 	return problems;
 }
 
-/** Checks the options that concern the whole file. */
-function optionProblems(options: PaymentFileOptions): PaymentProblem[] {
-	const problems = fileProblems(options);
-	if (!PAYMENT_FILE_VERSIONS.includes(options.version))
-		problems.unshift({
-			index: -1,
-			field: 'version',
-			message: `must be one of ${PAYMENT_FILE_VERSIONS.join(', ')}`,
-		});
-	return problems;
-}
-
 /**
  * Builds the file; throws PaymentValidationError listing every problem when any payment (or option)
  * is invalid.
@@ -167,17 +123,13 @@ export function buildPaymentFile(
 	payments: PaymentInput[],
 	options: PaymentFileOptions,
 ): BuiltPaymentFile {
-	const problems = [
-		...optionProblems(options),
-		...payments.flatMap((p, i) => validatePayment(p, i, options)),
-	];
-	if (!payments.length)
-		problems.push({
-			index: -1,
-			field: 'payments',
-			message: 'there are no payments to put in the file',
-		});
-	if (problems.length) throw new PaymentValidationError(problems);
+	assertBuildable(
+		payments,
+		options,
+		PAYMENT_FILE_VERSIONS,
+		(payment, index) => validatePayment(payment, index, options),
+		{ field: 'payments', noun: 'payments' },
+	);
 
 	const v09 = options.version === 'pain.001.001.09';
 	const bicTag = v09 ? 'BICFI' : 'BIC';
@@ -257,13 +209,12 @@ export function buildPaymentFile(
 		);
 	});
 	const controlSum = formatUnits(totalUnits, maxDecimals);
-	const xml =
-		'<?xml version="1.0" encoding="UTF-8"?>\n' +
-		`<Document xmlns="urn:iso:std:iso:20022:tech:xsd:${options.version}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">` +
-		'<CstmrCdtTrfInitn>' +
-		groupHeaderXml({ ...options, count: payments.length, controlSum }) +
-		blocks.join('') +
-		'</CstmrCdtTrfInitn></Document>\n';
+	const xml = documentXml(
+		options.version,
+		'CstmrCdtTrfInitn',
+		groupHeaderXml({ ...options, count: payments.length, controlSum }),
+		blocks,
+	);
 	return {
 		xml,
 		messageId: options.messageId,

@@ -7,11 +7,11 @@
  */
 import { creditorIdentifierProblem, normalizeIban } from './checks';
 import type { PaymentProblem } from './errors';
-import { PaymentValidationError } from './errors';
-import type { AddProblem } from './payments';
+import type { BuiltFile, PaymentFileSettings } from './payments';
 import {
 	accountXml,
 	agentXml,
+	assertBuildable,
 	blockIdOf,
 	checkAmount,
 	checkBics,
@@ -20,13 +20,14 @@ import {
 	checkIds,
 	checkNames,
 	checkRemittance,
+	documentXml,
 	endToEndIdOf,
-	fileProblems,
 	formatUnits,
 	groupBy,
 	groupHeaderXml,
 	idProblem,
 	isCalendarDate,
+	problemList,
 	remittanceXml,
 	str,
 	unitsOf,
@@ -77,20 +78,7 @@ export interface DirectDebitInput {
 	instructionId?: string | null;
 }
 
-export interface DirectDebitFileOptions {
-	version: DirectDebitFileVersion;
-	/** Unique per file, at most 35 characters. */
-	messageId: string;
-	initiatingPartyName: string;
-	initiatingPartyId?: string | null;
-	/** Creation time written in the file; now when not given. */
-	created?: Date;
-	/** YYYY-MM-DD: collection dates before it are refused; the current UTC date when not given. */
-	today?: string;
-	batchBooking?: boolean;
-	/** 'sepa': only the SEPA basic Latin characters in texts; 'unicode' (default): any. */
-	characterSet?: 'unicode' | 'sepa';
-}
+export type DirectDebitFileOptions = PaymentFileSettings<DirectDebitFileVersion>;
 
 export interface DirectDebitBlockSummary {
 	paymentInformationId: string;
@@ -103,16 +91,7 @@ export interface DirectDebitBlockSummary {
 	controlSum: string;
 }
 
-export interface BuiltDirectDebitFile {
-	xml: string;
-	messageId: string;
-	version: DirectDebitFileVersion;
-	numberOfTransactions: number;
-	controlSum: string;
-	paymentInformation: DirectDebitBlockSummary[];
-	/** The end-to-end ID of each collection, in input order. */
-	endToEndIds: string[];
-}
+export type BuiltDirectDebitFile = BuiltFile<DirectDebitFileVersion, DirectDebitBlockSummary>;
 
 /** The largest amount a SEPA direct debit carries. */
 const SDD_LIMIT = { value: 1e9, text: '999999999.99' };
@@ -125,12 +104,7 @@ export function validateDirectDebit(
 	index: number,
 	options: Pick<DirectDebitFileOptions, 'today' | 'characterSet'> = {},
 ): PaymentProblem[] {
-	const problems: PaymentProblem[] = [];
-	const add: AddProblem = (field, message) => {
-		problems.push({ index, field, message });
-	};
-	const sepa = options.characterSet === 'sepa';
-	const today = options.today ?? new Date().toISOString().slice(0, 10);
+	const { problems, add, sepa, today } = problemList(index, options);
 	checkNames(
 		add,
 		[
@@ -189,17 +163,6 @@ export function validateDirectDebit(
 	return problems;
 }
 
-function optionProblems(options: DirectDebitFileOptions): PaymentProblem[] {
-	const problems = fileProblems(options);
-	if (!DIRECT_DEBIT_FILE_VERSIONS.includes(options.version))
-		problems.unshift({
-			index: -1,
-			field: 'version',
-			message: `must be one of ${DIRECT_DEBIT_FILE_VERSIONS.join(', ')}`,
-		});
-	return problems;
-}
-
 /** The creditor's SEPA identifier as pain.008 carries it (CdtrSchmeId). */
 const creditorSchemeIdXml = (creditorId: string): string =>
 	`<CdtrSchmeId><Id><PrvtId><Othr><Id>${escapeXml(creditorId)}</Id><SchmeNm><Prtry>SEPA</Prtry></SchmeNm></Othr></PrvtId></Id></CdtrSchmeId>`;
@@ -212,17 +175,13 @@ export async function buildDirectDebitFile(
 	debits: DirectDebitInput[],
 	options: DirectDebitFileOptions,
 ): Promise<BuiltDirectDebitFile> {
-	const problems = [
-		...optionProblems(options),
-		...debits.flatMap((d, i) => validateDirectDebit(d, i, options)),
-	];
-	if (!debits.length)
-		problems.push({
-			index: -1,
-			field: 'directDebits',
-			message: 'there are no direct debits to put in the file',
-		});
-	if (problems.length) throw new PaymentValidationError(problems);
+	assertBuildable(
+		debits,
+		options,
+		DIRECT_DEBIT_FILE_VERSIONS,
+		(debit, index) => validateDirectDebit(debit, index, options),
+		{ field: 'directDebits', noun: 'direct debits' },
+	);
 
 	const bicTag = options.version === 'pain.008.001.08' ? 'BICFI' : 'BIC';
 	const endToEndIds = debits.map((debit, index) =>
@@ -299,13 +258,12 @@ export async function buildDirectDebitFile(
 		);
 	});
 	const controlSum = formatUnits(totalUnits, 2);
-	const xml =
-		'<?xml version="1.0" encoding="UTF-8"?>\n' +
-		`<Document xmlns="urn:iso:std:iso:20022:tech:xsd:${options.version}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">` +
-		'<CstmrDrctDbtInitn>' +
-		groupHeaderXml({ ...options, count: debits.length, controlSum }) +
-		blocks.join('') +
-		'</CstmrDrctDbtInitn></Document>\n';
+	const xml = documentXml(
+		options.version,
+		'CstmrDrctDbtInitn',
+		groupHeaderXml({ ...options, count: debits.length, controlSum }),
+		blocks,
+	);
 	await assertSchemaValid(xml, options.version);
 	return {
 		xml,

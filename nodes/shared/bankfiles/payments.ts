@@ -12,11 +12,47 @@ import {
 	normalizeIban,
 } from './checks';
 import type { PaymentProblem } from './errors';
+import { PaymentValidationError } from './errors';
 import { escapeXml } from './xml';
 
 const SEPA_TEXT = /^[A-Za-z0-9/\-?:().,'+ ]*$/;
 // eslint-disable-next-line no-control-regex
 const XML_TEXT = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]*$/;
+
+/** What a payment file builder is told about the file as a whole. */
+export interface PaymentFileSettings<Version extends string> {
+	version: Version;
+	/** Unique per file, at most 35 characters. */
+	messageId: string;
+	initiatingPartyName: string;
+	/**
+	 * Organisation id of the initiating party (e.g. a Finnish business id or the bank's customer id).
+	 */
+	initiatingPartyId?: string | null;
+	/** Creation time written in the file; now when not given. */
+	created?: Date;
+	/** YYYY-MM-DD: execution or collection dates before it are refused; the current UTC date when not given. */
+	today?: string;
+	batchBooking?: boolean;
+	/**
+	 * 'sepa': only the SEPA basic Latin characters in texts; 'unicode' (default): any XML text
+	 * character.
+	 */
+	characterSet?: 'unicode' | 'sepa';
+}
+
+/** What a payment file builder hands back: the file and what it holds. */
+export interface BuiltFile<Version extends string, Block> {
+	xml: string;
+	messageId: string;
+	version: Version;
+	numberOfTransactions: number;
+	controlSum: string;
+	/** One summary per payment information block. */
+	paymentInformation: Block[];
+	/** The end-to-end ID of each payment, in input order. */
+	endToEndIds: string[];
+}
 
 /** A value as trimmed text ('' for nothing). */
 export const str = (value: unknown): string =>
@@ -181,14 +217,34 @@ export function checkRemittance(
 	}
 }
 
-/** The file's message ID and initiating party. */
-export function fileProblems(options: {
-	messageId: string;
-	initiatingPartyName: string;
-	initiatingPartyId?: string | null;
-	characterSet?: 'unicode' | 'sepa';
-}): PaymentProblem[] {
+/** A payment's problems as its checks find them, and the settings the checks go by. */
+export function problemList(
+	index: number,
+	options: { today?: string; characterSet?: 'unicode' | 'sepa' },
+): { problems: PaymentProblem[]; add: AddProblem; sepa: boolean; today: string } {
 	const problems: PaymentProblem[] = [];
+	return {
+		problems,
+		add: (field, message) => {
+			problems.push({ index, field, message });
+		},
+		sepa: options.characterSet === 'sepa',
+		today: options.today ?? new Date().toISOString().slice(0, 10),
+	};
+}
+
+/** The file's version, message ID and initiating party. */
+function fileProblems(
+	options: PaymentFileSettings<string>,
+	versions: readonly string[],
+): PaymentProblem[] {
+	const problems: PaymentProblem[] = [];
+	if (!versions.includes(options.version))
+		problems.push({
+			index: -1,
+			field: 'version',
+			message: `must be one of ${versions.join(', ')}`,
+		});
 	const idProblemText = options.messageId ? idProblem(options.messageId, 35) : 'is required';
 	if (idProblemText) problems.push({ index: -1, field: 'messageId', message: idProblemText });
 	const name = str(options.initiatingPartyName);
@@ -202,6 +258,41 @@ export function fileProblems(options: {
 			message: 'must be at most 35 characters',
 		});
 	return problems;
+}
+
+/**
+ * Throws a PaymentValidationError listing every problem of the file's settings and of every item
+ * (`field` and `noun` name the list when it is empty); returns when all can go into the file.
+ */
+export function assertBuildable<T>(
+	items: T[],
+	options: PaymentFileSettings<string>,
+	versions: readonly string[],
+	validate: (item: T, index: number) => PaymentProblem[],
+	empty: { field: string; noun: string },
+): void {
+	const problems = [...fileProblems(options, versions), ...items.flatMap((p, i) => validate(p, i))];
+	if (!items.length)
+		problems.push({
+			index: -1,
+			field: empty.field,
+			message: `there are no ${empty.noun} to put in the file`,
+		});
+	if (problems.length) throw new PaymentValidationError(problems);
+}
+
+/** The whole message: the document in its version's namespace, the group header, the blocks. */
+export function documentXml(
+	version: string,
+	root: string,
+	groupHeader: string,
+	blocks: string[],
+): string {
+	return (
+		'<?xml version="1.0" encoding="UTF-8"?>\n' +
+		`<Document xmlns="urn:iso:std:iso:20022:tech:xsd:${version}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">` +
+		`<${root}>${groupHeader}${blocks.join('')}</${root}></Document>\n`
+	);
 }
 
 export function formatUnits(units: number, decimals: number): string {
