@@ -191,6 +191,27 @@ describe('public MT940 / MT942 samples (see test/fixtures/bankfiles/mt940/README
 	});
 });
 
+describe("mt940-js's own test cases (webschik/mt940-js __tests__/cases, with their expected results)", () => {
+	interface Expected {
+		openingBalance: { isCredit: boolean; value: number };
+		closingBalance: { isCredit: boolean; value: number };
+		transactions: Array<{ isCredit: boolean; amount: number; valueDate: string; entryDate: string; code: string; customerReference: string; bankReference: string }>;
+	}
+
+	it.each(['base-1.mta', 'base-2.mta', 'base-3.mta', 'ing-1.mta', 'ing-2.mta', 'abn-amro-1.STA'])('%s: every entry\'s amount, dates, transaction type and references as mt940-js expects them', async (file) => {
+		const expected = JSON.parse(publicSample(`mt940-js-${file.replace(/\.\w+$/, '.json')}`).toString('utf8')) as Expected[];
+		const { entries, statements } = await parse(publicSample(`mt940-js-${file}`));
+		expect(entries.map((e) => [e.amount, e.valueDate, e.bookingDate, e.bankTransactionCode.proprietary?.split('+')[0], e.entryReference, e.accountServicerReference])).toEqual(
+			expected.flatMap((s) => s.transactions.map((t) => [t.isCredit ? t.amount : -t.amount, t.valueDate, t.entryDate || t.valueDate, t.code, t.customerReference || null, t.bankReference || null])),
+		);
+		// mt940-js gives one statement per message; a statement over several pages is one here, from
+		// the first page's opening balance to the last page's closing balance.
+		const signed = (b: { isCredit: boolean; value: number }) => (b.isCredit ? b.value : -b.value);
+		expect(statements[0].openingBalance).toBe(signed(expected[0].openingBalance));
+		expect(statements[statements.length - 1].closingBalance).toBe(signed(expected[expected.length - 1].closingBalance));
+	});
+});
+
 describe('bad MT940 files name the place', () => {
 	const text = fixture('mt940-de-latin1.sta').toString('latin1');
 	const lines = text.split('\r\n');
