@@ -220,7 +220,7 @@ export interface ParseOptions {
 	onInvalidRecord?: 'fail' | 'warn';
 	/** Statements to skip (already processed): return true to skip; its entries are not read. */
 	skipStatement?: (key: StatementKey) => boolean;
-	/** Text encoding of TITO / KTL files: 'auto' (default: UTF-8 when valid, else ISO-8859-1). */
+	/** Text encoding of MT940 / MT942, TITO and KTL files: 'auto' (default: UTF-8 when valid, else ISO-8859-1). */
 	encoding?: 'auto' | 'utf-8' | 'latin1';
 }
 
