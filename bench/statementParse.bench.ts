@@ -79,7 +79,7 @@ export function writeStatement(file: string, count: number): number {
 const MT940_STATEMENTS = 100;
 const MT940_PER_STATEMENT = 1_000;
 
-/** A German bank's structured :86: purpose: each item on lines of 27 characters, as ?20, ?21, ... */
+/** A German bank's structured :86: purpose: each item on 27-character lines, ?20, ?21, ... */
 function purposeFields(items: string[]): string {
 	const lines = items.flatMap((item) => item.match(/.{1,27}/g) ?? []);
 	return lines.map((line, i) => `?${20 + i}${line}`).join('');

@@ -161,7 +161,7 @@ export interface StatementSummary {
 	messageId: string | null;
 }
 
-/** One payment's (or payment group's) status from a pain.002 report; which payment and why first. */
+/** One payment's (or payment group's) status from a pain.002 report: which payment, and why. */
 export interface PaymentStatus {
 	originalEndToEndId: string | null;
 	status: string | null;
@@ -220,7 +220,10 @@ export interface ParseOptions {
 	onInvalidRecord?: 'fail' | 'warn';
 	/** Statements to skip (already processed): return true to skip; its entries are not read. */
 	skipStatement?: (key: StatementKey) => boolean;
-	/** Text encoding of MT940 / MT942, TITO and KTL files: 'auto' (default: UTF-8 when valid, else ISO-8859-1). */
+	/**
+	 * Text encoding of MT940 / MT942, TITO and KTL files: 'auto' (default: UTF-8 when valid, else
+	 * ISO-8859-1).
+	 */
 	encoding?: 'auto' | 'utf-8' | 'latin1';
 }
 
