@@ -101,9 +101,19 @@ function icons() {
 }
 
 function nodeAssets() {
-	return src(['nodes/**/*.svg', 'nodes/**/*.png', 'nodes/**/*.node.json'], { encoding: false, base: '.' }).pipe(dest('dist'));
+	return src(['nodes/**/*.svg', 'nodes/**/*.png', 'nodes/**/*.node.json', 'nodes/**/*.xsd'], { encoding: false, base: '.' }).pipe(dest('dist'));
+}
+
+/**
+ * The files a bundled library loads at run time from beside itself (dist/vendor.js): xmllint-wasm
+ * runs libxml2's schema validation in a worker thread started from xmllint-node.js, which loads
+ * xmllint.wasm.
+ */
+function vendorFiles() {
+	const dir = path.dirname(require.resolve('xmllint-wasm/package.json'));
+	return src([path.join(dir, 'xmllint-node.js'), path.join(dir, 'xmllint.wasm')], { encoding: false }).pipe(dest('dist'));
 }
 
 exports.clean = clean;
-exports.build = series(clean, parallel(series(compile, vendor), icons, nodeAssets));
+exports.build = series(clean, parallel(series(compile, vendor), icons, nodeAssets, vendorFiles));
 exports.default = exports.build;

@@ -1,7 +1,9 @@
 /**
  * `statementParse`: a camt.053 statement of 100,000 entries with the detail large banks give
  * (about 160 MB) parsed into items by the Bank File parser, against fast-xml-parser (whole file to
- * a plain object) and the npm package camt-parser, each in its own process, in the same run.
+ * a plain object) and the npm package camt-parser; and an MT940 file of 100,000 entries (100
+ * statements of 1,000, structured :86: as German banks write it) against the npm package mt940js;
+ * each parser in its own process, in the same run.
  * Reported: entries per second, peak RSS over the process's idle RSS, the items' own size (heap
  * they keep after a full collection; `itemsCopyMb`: the same for a structured clone of them, which
  * shares nothing with the parser, as the check that nothing else is counted) and the time ratios.
@@ -74,6 +76,64 @@ export function writeStatement(file: string, count: number): number {
 	}
 }
 
+const MT940_STATEMENTS = 100;
+const MT940_PER_STATEMENT = 1_000;
+
+/** A German bank's structured :86: purpose: each item on 27-character lines, ?20, ?21, ... */
+function purposeFields(items: string[]): string {
+	const lines = items.flatMap((item) => item.match(/.{1,27}/g) ?? []);
+	return lines.map((line, i) => `?${20 + i}${line}`).join('');
+}
+
+/** A :86: field wrapped at 65 characters per line, as SWIFT writes it. */
+function wrap65(text: string): string {
+	const lines: string[] = [];
+	for (let i = 0; i < text.length; i += 65) lines.push(text.slice(i, i + 65));
+	return lines.join('\r\n');
+}
+
+const amount = (cents: number): string => `${Math.floor(Math.abs(cents) / 100)},${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+
+/**
+ * Writes MT940 statements of one account (ISO-8859-1, CRLF), each in its SWIFT envelope, every
+ * entry with a structured :86: (GVC, booking text, EREF+ / SVWZ+ purpose, BIC, IBAN, name).
+ */
+export function writeMt940(file: string, statements: number, perStatement: number): number {
+	const prng = new Prng(20261126);
+	const fd = openSync(file, 'w');
+	let balance = 1_000_000_00;
+	try {
+		for (let s = 0; s < statements; s++) {
+			const day = new Date(Date.UTC(2026, 0, 2 + s));
+			const yymmdd = day.toISOString().slice(2, 10).replace(/-/g, '');
+			const mmdd = yymmdd.slice(2);
+			const lines: string[] = [
+				'{1:F01COBADEFFAXXX0000000000}{2:O9401630' + yymmdd + 'COBADEFFAXXX0000000000' + yymmdd + '1630N}{4:',
+				':20:STARTUMSE',
+				':25:37040044/0532013000',
+				`:28C:${String(s + 1).padStart(5, '0')}/001`,
+				`:60F:${balance >= 0 ? 'C' : 'D'}${yymmdd}EUR${amount(balance)}`,
+			];
+			for (let e = 0; e < perStatement; e++) {
+				const credit = prng.next() < 0.6;
+				const cents = prng.int(100, 2_500_000);
+				balance += credit ? cents : -cents;
+				const n = s * perStatement + e + 1;
+				const iban = makeIban('DE', `37040044${String(prng.int(1, 9_999_999_999)).padStart(10, '0')}`);
+				lines.push(`:61:${yymmdd}${mmdd}${credit ? 'C' : 'D'}R${amount(cents)}NTRFNONREF//B${String(n).padStart(12, '0')}`);
+				const gvc = credit ? '166?00GUTSCHR. UEBERWEISUNG' : '116?00SEPA-UEBERWEISUNG';
+				const purpose = purposeFields([`EREF+INV-${n}`, `SVWZ+Rechnung ${n} vom ${day.toISOString().slice(0, 10)} Kunde ${prng.int(1000, 9999)}`]);
+				lines.push(wrap65(`:86:${gvc}?100931${purpose}?30COBADEFFXXX?31${iban}?32Firma ${n} Handels GmbH?34997`));
+			}
+			lines.push(`:62F:${balance >= 0 ? 'C' : 'D'}${yymmdd}EUR${amount(balance)}`, '-}');
+			writeSync(fd, Buffer.from(`${lines.join('\r\n')}\r\n`, 'latin1'));
+		}
+		return statements * perStatement;
+	} finally {
+		closeSync(fd);
+	}
+}
+
 async function runWorker(worker: string, mode: string, file: string): Promise<WorkerResult> {
 	const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=8192', worker, mode, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 	let stdout = '';
@@ -117,6 +177,27 @@ export async function run(): Promise<Record<string, unknown>> {
 				...(results[0].copiedHeap !== undefined ? { copiedMb: round(median(results.map((r) => (r.copiedHeap ?? 0) / MIB)), 1) } : {}),
 			};
 		}
+		const mt940File = path.join(dir, 'mt940-100k.sta');
+		const mt940Entries = writeMt940(mt940File, MT940_STATEMENTS, MT940_PER_STATEMENT);
+		for (const mode of ['mt940Ours', 'mt940js']) {
+			const results: WorkerResult[] = [];
+			for (let i = 0; i < RUNS; i++) {
+				const result = await runWorker(worker, mode, mt940File);
+				results.push(result);
+				if (result.error) break;
+			}
+			const failed = results.find((r) => r.error);
+			if (failed) throw new Error(`${mode}: ${failed.error}`);
+			if (results.some((r) => r.entries !== mt940Entries)) throw new Error(`${mode} found ${results.map((r) => r.entries).join('/')} entries, not ${mt940Entries}`);
+			const seconds = median(results.map((r) => r.seconds));
+			measured[mode] = {
+				seconds: round(seconds),
+				entriesPerSecond: Math.round(mt940Entries / seconds),
+				peakOverIdleMb: round(median(results.map((r) => (r.maxRss - r.idleRss) / MIB)), 1),
+				retainedMb: round(median(results.map((r) => r.retainedHeap / MIB)), 1),
+				...(results[0].copiedHeap !== undefined ? { copiedMb: round(median(results.map((r) => (r.copiedHeap ?? 0) / MIB)), 1) } : {}),
+			};
+		}
 		const ours = measured.ours;
 		out.entriesPerSecond = ours.entriesPerSecond;
 		out.seconds = ours.seconds;
@@ -129,6 +210,21 @@ export async function run(): Promise<Record<string, unknown>> {
 		out.camtParser = measured.camtParser;
 		out.ratioToFastXmlParser = round(ours.seconds / measured.fastXmlParser.seconds);
 		out.ratioToCamtParser = Number.isFinite(measured.camtParser.seconds) ? round(ours.seconds / measured.camtParser.seconds) : null;
+		const mt940 = measured.mt940Ours;
+		out.mt940 = {
+			entries: mt940Entries,
+			statements: MT940_STATEMENTS,
+			fileMb: round(statSync(mt940File).size / MIB, 1),
+			entriesPerSecond: mt940.entriesPerSecond,
+			seconds: mt940.seconds,
+			peakRssOverIdleMb: mt940.peakOverIdleMb,
+			itemsMb: mt940.retainedMb,
+			itemsCopyMb: mt940.copiedMb,
+			memoryTargetMb: round(mt940.retainedMb + 64, 1),
+			memoryWithinTarget: mt940.peakOverIdleMb <= mt940.retainedMb + 64,
+			mt940js: measured.mt940js,
+			ratioToMt940js: round(mt940.seconds / measured.mt940js.seconds),
+		};
 		return out;
 	} finally {
 		rmSync(dir, { recursive: true, force: true });

@@ -4,6 +4,8 @@
  *   ours           Bank File's streaming parser, every entry kept as an item object (what the node returns)
  *   fastXmlParser  fast-xml-parser on the whole file read as a string, to a plain object
  *   camtParser     the npm package camt-parser (what the community camt node uses)
+ *   mt940Ours      Bank File's parser over an MT940 file, every entry kept as an item object
+ *   mt940js        the npm package mt940js on the whole file read as a string
  */
 import { createReadStream, readFileSync } from 'node:fs';
 
@@ -11,6 +13,10 @@ import { parseCamt053 } from 'camt-parser';
 import { XMLParser } from 'fast-xml-parser';
 
 import { parseBankFile } from '../nodes/shared/bankfiles';
+
+// mt940js has no type declarations.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Parser: Mt940js } = require('mt940js') as { Parser: new () => { parse(text: string): Array<{ transactions: unknown[] }> } };
 
 function gc(): void {
 	(globalThis as { gc?: () => void }).gc?.();
@@ -24,7 +30,7 @@ async function main(): Promise<void> {
 	const start = process.hrtime.bigint();
 	let entries = 0;
 	let kept: unknown[] = [];
-	if (mode === 'ours') {
+	if (mode === 'ours' || mode === 'mt940Ours') {
 		for await (const event of parseBankFile(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
 			if (event.type === 'entry') kept.push({ json: event.entry });
 		}
@@ -36,6 +42,10 @@ async function main(): Promise<void> {
 		const statements = parsed.Document.BkToCstmrStmt.Stmt;
 		for (const statement of Array.isArray(statements) ? statements : [statements]) entries += statement.Ntry.length;
 		kept = [parsed];
+	} else if (mode === 'mt940js') {
+		const statements = new Mt940js().parse(readFileSync(file, 'latin1'));
+		for (const statement of statements) entries += statement.transactions.length;
+		kept = [statements];
 	} else if (mode === 'camtParser') {
 		const parsed = await parseCamt053(readFileSync(file, 'utf8'));
 		const document = parsed as unknown as { statements?: Array<{ transactions?: unknown[]; entries?: unknown[] }> };
@@ -50,7 +60,7 @@ async function main(): Promise<void> {
 	// nothing shared with the parser's input or state) is measured the same way. Done after the
 	// peak RSS was read, so the copy does not count there.
 	let copiedHeap: number | undefined;
-	if (mode === 'ours') {
+	if (mode === 'ours' || mode === 'mt940Ours') {
 		kept = structuredClone(kept);
 		gc();
 		copiedHeap = process.memoryUsage().heapUsed - idleHeap;

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import * as buildDirectDebitFile from './actions/buildDirectDebitFile.operation';
 import * as buildPaymentFile from './actions/buildPaymentFile.operation';
 import * as parse from './actions/parse.operation';
 import { router } from './actions/router';
@@ -20,11 +21,11 @@ export class BankFile implements INodeType {
 		subtitle:
 			'={{ $parameter["operation"] === "parse" ? "Parse " + ($parameter["format"] === "auto" ? "bank file" : $parameter["format"]) : "Build " + $parameter["version"] }}',
 		description:
-			'Turn bank statements, notifications and status reports (camt.053, camt.054, pain.002, TITO, KTL) into items, and items into pain.001 payment files',
+			'Turn bank statements, reports, notifications and status reports (camt.052, camt.053, camt.054, MT940, MT942, pain.002, TITO, KTL) into items, and items into pain.001 payment and pain.008 direct debit files',
 		defaults: { name: 'Bank File' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
-		outputs: `={{ $parameter["operation"] === "buildPaymentFile" ? [{ "type": "${NodeConnectionTypes.Main}", "displayName": "File" }] : [{ "type": "${NodeConnectionTypes.Main}", "displayName": "Entries" }, { "type": "${NodeConnectionTypes.Main}", "displayName": "Statements" }] }}`,
+		outputs: `={{ $parameter["operation"] !== "parse" ? [{ "type": "${NodeConnectionTypes.Main}", "displayName": "File" }] : [{ "type": "${NodeConnectionTypes.Main}", "displayName": "Entries" }, { "type": "${NodeConnectionTypes.Main}", "displayName": "Statements" }] }}`,
 		properties: [
 			{
 				displayName: 'Operation',
@@ -46,10 +47,17 @@ export class BankFile implements INodeType {
 						action: 'Build a payment file from items',
 						description: 'One pain.001 credit transfer file from the input items',
 					},
+					{
+						name: 'Build Direct Debit File',
+						value: 'buildDirectDebitFile',
+						action: 'Build a direct debit file from items',
+						description: 'One pain.008 SEPA direct debit file (Core or B2B) from the input items',
+					},
 				],
 			},
 			...parse.description,
 			...buildPaymentFile.description,
+			...buildDirectDebitFile.description,
 		],
 	};
 

@@ -77,12 +77,12 @@ describe('Bank File: Parse', () => {
 		expect(failed.status).toBe('error');
 		expect(failed.nodeError(NODE_NAME)).toMatchObject({
 			name: 'NodeOperationError',
-			message: 'The file is neither XML (camt, pain.002) nor a Finnish TITO or KTL file: it starts with "Date;Amount"',
+			message: 'The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942 nor a Finnish TITO or KTL file: it starts with "Date;Amount"',
 		});
 		const continued = await parse([bad, fileItem('ktl-latin1.txt')], {}, { onError: 'continueRegularOutput' });
 		expect(continued.status).toBe('success');
 		const items = continued.output(NODE_NAME, 0);
-		expect(items[0].json.error).toBe('The file is neither XML (camt, pain.002) nor a Finnish TITO or KTL file: it starts with "Date;Amount"');
+		expect(items[0].json.error).toBe('The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942 nor a Finnish TITO or KTL file: it starts with "Date;Amount"');
 		expect(items.slice(1).map((i) => i.json.amount)).toEqual([120, 190, -120]);
 	});
 
@@ -151,6 +151,127 @@ describe('Bank File: Build Payment File', () => {
 		const xml = Buffer.from(file.binary!.data.data, 'base64').toString('utf8');
 		expect(xml.match(/<CdtTrfTxInf>/g)).toHaveLength(2);
 		expect(validateWithXsd(xml, 'pain.001.001.09.xsd').valid).toBe(true);
+	});
+});
+
+describe('Bank File: SWIFT MT940 / MT942 and camt.052', () => {
+	test('an MT940 file, an MT942 report and a camt.052 report in one run: entries and statements like camt, each linked to its file', async () => {
+		const result = await parse([fileItem('mt940-de-latin1.sta'), fileItem('mt942-utf8.sta'), fileItem('camt.052.001.02.xml')]);
+		expect(result.status).toBe('success');
+		const entries = result.output(NODE_NAME, 0);
+		expect(entries.map((e) => [e.json.messageType, e.json.amount, e.json.counterpartyName, e.pairedItem])).toEqual([
+			['MT940', 2500, 'Müller Maschinenbau GmbH', { item: 0 }],
+			['MT940', -89.9, 'Energieversorgung Musterstadt AG', { item: 0 }],
+			['MT940', 1200, 'Schmidt & Söhne KG', { item: 0 }],
+			['MT940', -15, null, { item: 0 }],
+			['MT940', 89.9, 'Energieversorgung Musterstadt AG', { item: 0 }],
+			['MT940', 300, null, { item: 0 }],
+			['MT940', -49.99, null, { item: 0 }],
+			['MT942', 1500, 'Åkerlund Förvaltning AB', { item: 1 }],
+			['MT942', -250.35, 'Helsinki Office Supplies Oy', { item: 1 }],
+			['MT942', -80, null, { item: 1 }],
+			['camt.052.001.02', -89.9, 'Energieversorgung Musterstadt AG', { item: 2 }],
+			['camt.052.001.02', 2500, 'Müller Maschinenbau GmbH', { item: 2 }],
+			['camt.052.001.02', 300, 'Schmidt & Söhne KG', { item: 2 }],
+		]);
+		expect(Object.keys(entries[0].json).slice(0, 5)).toEqual(['bookingDate', 'valueDate', 'amount', 'currency', 'creditDebit']);
+		expect(entries[1].json).toMatchObject({ mandateId: 'M-2019-000123', creditorId: 'DE98ZZZ09999999999', endToEndId: 'STROM-2026-11', remittanceText: 'Abschlag Strom November 2026' });
+		const statements = result.output(NODE_NAME, 1);
+		expect(statements.map((s) => [s.json.kind, s.json.fileName, s.json.statementId, s.json.openingBalance, s.json.closingBalance, s.json.check])).toEqual([
+			['statement', 'mt940-de-latin1.sta', '20261127-00112', 12500, 16185, 'ok'],
+			['statement', 'mt940-de-latin1.sta', '20261127-00045', -500, -249.99, 'ok'],
+			['statement', 'mt942-utf8.sta', '202611301330-00331', null, null, 'ok'],
+			['statement', 'camt.052.001.02.xml', '3171C5220261130133000', 12500, 14910.1, 'ok'],
+		]);
+		expect(Object.keys(statements[0].json).slice(0, 6)).toEqual(['kind', 'accountIban', 'accountId', 'accountCurrency', 'accountOwner', 'periodFrom']);
+	});
+
+	test('a truncated MT940 file fails naming the statement; an unknown field becomes a warning item on request', async () => {
+		const text = readFileSync(path.join(FIXTURES, 'mt940-de-latin1.sta')).toString('latin1');
+		const truncated = Buffer.from(text.slice(0, text.indexOf(':62M:')), 'latin1');
+		const failed = await parse([fileItem('cut.sta', truncated)]);
+		expect(failed.status).toBe('error');
+		expect(failed.nodeError(NODE_NAME)!.message).toBe('Statement 20261127-00112 ends without its closing balance (:62F:) (message starting on line 2)');
+		const unknown = Buffer.from(text.replace(':28C:00045/001', ':28C:00045/001\r\n:99X:SOMETHING'), 'latin1');
+		const warned = await parse([fileItem('odd.sta', unknown)], { options: { onInvalidRecord: 'warn' } });
+		expect(warned.status).toBe('success');
+		const warnings = warned.output(NODE_NAME, 1).filter((i) => i.json.kind === 'warning');
+		expect(warnings.map((w) => [w.json.code, w.json.message, w.json.location, w.json.fileName])).toEqual([
+			['UNKNOWN_RECORD', 'Unknown MT940 field :99X:; the record was skipped', 'line 44', 'odd.sta'],
+		]);
+	});
+});
+
+describe('Bank File: Build Direct Debit File', () => {
+	const inAWeek = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+	const row = (overrides: Record<string, unknown> = {}): INodeExecutionData => ({
+		json: {
+			debtorName: 'Max Mustermann',
+			debtorIban: 'DE02700202700010108669',
+			amount: 89.9,
+			mandateId: 'M-2019-000123',
+			mandateSignatureDate: '2019-05-01',
+			sequenceType: 'RCUR',
+			requestedCollectionDate: inAWeek,
+			remittanceText: 'Abschlag Strom',
+			...overrides,
+		},
+	});
+	const build = async (inputItems: INodeExecutionData[], settings?: Partial<INode>, parameters: Record<string, unknown> = {}) =>
+		await runNode({
+			type: 'bankFile',
+			parameters: {
+				operation: 'buildDirectDebitFile',
+				version: 'pain.008.001.08',
+				scheme: 'CORE',
+				initiatingPartyName: 'Stadtwerke Musterstadt GmbH',
+				creditorName: 'Stadtwerke Musterstadt GmbH',
+				creditorIban: 'DE12500105170648489890',
+				creditorBic: 'NOLADE21XXX',
+				creditorId: 'DE98ZZZ09999999999',
+				options: { messageId: 'DD-TEST-1' },
+				...parameters,
+			},
+			inputItems,
+			settings,
+		});
+
+	test.each(['pain.008.001.02', 'pain.008.001.08'])('%s: one file from all rows, grouped by sequence type, valid against the schema', async (version) => {
+		const result = await build([row(), row({ sequenceType: 'FRST', mandateId: 'M-2026-1', mandateSignatureDate: '2026-01-10', amount: '120' }), row({ amount: '10.10', remittanceText: '', creditorReference: 'RF18539007547034' })], undefined, { version });
+		expect(result.status).toBe('success');
+		const [file] = result.output(NODE_NAME);
+		expect(file.json).toMatchObject({ messageId: 'DD-TEST-1', version, numberOfTransactions: 3, controlSum: '220.00', includedItems: [0, 1, 2], leftOutItems: [], complete: true, fileName: 'DD-TEST-1.xml' });
+		expect((file.json.paymentInformation as IDataObject[]).map((b) => [b.sequenceType, b.scheme, b.requestedCollectionDate, b.numberOfTransactions, b.controlSum])).toEqual([
+			['RCUR', 'CORE', inAWeek, 2, '100.00'],
+			['FRST', 'CORE', inAWeek, 1, '120.00'],
+		]);
+		expect(file.pairedItem).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		const xml = Buffer.from(file.binary!.data.data, 'base64').toString('utf8');
+		expect(validateWithXsd(xml, path.relative(path.resolve(__dirname, '../fixtures/xsd'), path.resolve(__dirname, `../../nodes/shared/bankfiles/schemas/${version}.xsd`))).valid).toBe(true);
+	});
+
+	test('a wrong creditor identifier or a bad row stops the node before any file is made, naming the item, the field and the rule', async () => {
+		const wrongCreditor = await build([row()], undefined, { creditorId: 'DE98ZZZ09999999998' });
+		expect(wrongCreditor.status).toBe('error');
+		expect(wrongCreditor.nodeError(NODE_NAME)!.message).toBe('Invalid direct debit in item 0: creditorId: "DE98ZZZ09999999998" is not a SEPA creditor identifier: check digits do not match (ISO 7064 mod 97 over the national identifier)');
+		const result = await build([row(), row({ sequenceType: 'NEXT' }), row({ mandateSignatureDate: '' })]);
+		expect(result.status).toBe('error');
+		const error = result.nodeError(NODE_NAME)!;
+		expect(error.message).toBe('Invalid direct debit in item 1: sequenceType: "NEXT" is not a sequence type: FRST (first), RCUR (recurring), FNAL (final) or OOFF (one-off)');
+		expect(error.description).toContain('No file was produced. 2 of 3 item(s) are invalid:');
+		expect(error.description).toContain('item 2: mandateSignatureDate: is required');
+	});
+
+	test('with the error output, bad rows go there and the file holds only the good ones and says so', async () => {
+		const result = await build([row(), row({ debtorIban: 'DE02700202700010108668' }), row({ scheme: 'B2B' })], { onError: 'continueErrorOutput' }, { scheme: '={{ $json.scheme || "CORE" }}' });
+		expect(result.status).toBe('success');
+		const [file] = result.output(NODE_NAME, 0);
+		expect(file.json).toMatchObject({ numberOfTransactions: 2, includedItems: [0, 2], leftOutItems: [1], complete: false, notice: '1 of 3 direct debits were left out of the file (items 1): see the error output' });
+		expect((file.json.paymentInformation as IDataObject[]).map((b) => b.scheme)).toEqual(['CORE', 'B2B']);
+		const errors = result.output(NODE_NAME, 1);
+		expect(errors.map((e) => [e.json.error, e.pairedItem])).toEqual([
+			['Invalid direct debit: debtorIban: "DE02700202700010108668" is not a valid IBAN: check digits do not match (ISO 13616 mod-97)', { item: 1 }],
+		]);
 	});
 });
 

@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 
-import type { BankEntry, ParseOptions, PaymentInput } from '../../nodes/shared/bankfiles';
+import type { BankEntry, PaymentInput } from '../../nodes/shared/bankfiles';
 import {
-	BankFileError,
 	buildPaymentFile,
 	detectFormat,
 	finnishReferenceCheckDigit,
@@ -18,22 +15,10 @@ import {
 	rfFromBase,
 	validatePayment,
 } from '../../nodes/shared/bankfiles';
+import { fixture, parse, failure } from './bankFileHelpers';
 import { camt054FromPain001 } from '../sandbox/bankfiles';
 import { validateWithXsd } from '../helpers/xsd';
 
-const FIXTURES = path.resolve(__dirname, '../fixtures/bankfiles');
-const fixture = (name: string): Buffer => readFileSync(path.join(FIXTURES, name));
-const parse = async (content: Buffer | string, options?: ParseOptions) => await parseBankFileToArrays(Buffer.from(content), options);
-
-async function failure(content: Buffer | string, options?: ParseOptions): Promise<BankFileError> {
-	try {
-		await parse(content, options);
-	} catch (error) {
-		expect(error).toBeInstanceOf(BankFileError);
-		return error as BankFileError;
-	}
-	throw new Error('expected the file to be refused');
-}
 
 const noCode = { domain: null, family: null, subFamily: null, proprietary: null, proprietaryIssuer: null };
 
@@ -58,6 +43,8 @@ const empty = {
 	transactionId: null,
 	paymentInformationId: null,
 	mandateId: null,
+	creditorId: null,
+	ultimateCounterpartyName: null,
 	creditorReference: null,
 	creditorReferenceType: null,
 	remittanceText: null,
@@ -314,7 +301,7 @@ describe('Finnish TITO statements', () => {
 		accountIban: 'FI2112345600000785', accountId: '12345600000785', accountCurrency: 'EUR', accountServicerBic: 'SBXBFIHH',
 		entryReference: '000001', bookingDate: '2026-11-20', valueDate: '2026-11-20', amount: 1500, currency: 'EUR', creditDebit: 'CRDT',
 		status: 'BOOK', reversal: false, bankTransactionCode: { ...noCode, proprietary: '705', proprietaryIssuer: 'FI-TITO' },
-		accountServicerReference: '261120AAA0001', endToEndId: 'INV-1001', instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null,
+		accountServicerReference: '261120AAA0001', endToEndId: 'INV-1001', instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null, creditorId: null, ultimateCounterpartyName: null,
 		creditorReference: '1232', creditorReferenceType: 'FI', remittanceText: null, documents: null, counterpartyName: 'Åkerlund Förvaltning AB',
 		counterpartyIban: 'SE4550000000058398257466', counterpartyAccount: null, counterpartyBic: 'ESSESESS', fx: null, purpose: null, returnReason: null,
 		additionalInfo: 'Viitesiirto', transactionCount: 1, transactionIndex: null, entryAmount: null,
@@ -389,7 +376,7 @@ describe('Finnish KTL reference payments', () => {
 			accountCurrency: 'EUR', accountServicerBic: null, entryReference: null, bookingDate: '2026-11-20', valueDate: '2026-11-19', amount: 120,
 			currency: 'EUR', creditDebit: 'CRDT', status: 'BOOK', reversal: false,
 			bankTransactionCode: { domain: 'PMNT', family: 'RCDT', subFamily: null, proprietary: 'KTL-3', proprietaryIssuer: 'FI-KTL' },
-			accountServicerReference: '2611205AAA000001', endToEndId: null, instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null,
+			accountServicerReference: '2611205AAA000001', endToEndId: null, instructionId: null, transactionId: null, paymentInformationId: null, mandateId: null, creditorId: null, ultimateCounterpartyName: null,
 			creditorReference: '1232', creditorReferenceType: 'FI', remittanceText: null, documents: null, counterpartyName: 'Meikäläinen', counterpartyIban: null,
 			counterpartyAccount: null, counterpartyBic: null, fx: null, purpose: null, returnReason: null, additionalInfo: null, transactionCount: 1,
 			transactionIndex: null, entryAmount: null,
@@ -445,10 +432,10 @@ describe('bad input gets a clear error naming what was found', () => {
 	const camt = fixture('camt.053.001.02.xml').toString();
 
 	it.each([
-		['not XML', 'Date;Amount\n2026-11-20;100\n', 'NOT_XML', 'The file is neither XML (camt, pain.002) nor a Finnish TITO or KTL file: it starts with "Date;Amount"'],
+		['not XML', 'Date;Amount\n2026-11-20;100\n', 'NOT_XML', 'The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942 nor a Finnish TITO or KTL file: it starts with "Date;Amount"'],
 		['an empty file', '', 'NOT_A_BANK_FILE', 'The file is empty'],
-		['XML that is no bank file', '<?xml version="1.0"?><invoice><id>1</id></invoice>', 'NOT_A_BANK_FILE', 'The XML is not an ISO 20022 statement, notification or payment status report: its root element is <invoice>'],
-		['a payment initiation', '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.03"><CstmrCdtTrfInitn/></Document>', 'NOT_A_BANK_FILE', 'The XML is a payment initiation (pain.001), which is built, not parsed (pain.001.001.03), not a camt.053 statement, camt.054 notification or pain.002 status report'],
+		['XML that is no bank file', '<?xml version="1.0"?><invoice><id>1</id></invoice>', 'NOT_A_BANK_FILE', 'The XML is not an ISO 20022 account report, statement, notification or payment status report: its root element is <invoice>'],
+		['a payment initiation', '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.03"><CstmrCdtTrfInitn/></Document>', 'NOT_A_BANK_FILE', 'The XML is a payment initiation (pain.001), which is built, not parsed (pain.001.001.03), not a camt.052 account report, camt.053 statement, camt.054 notification or pain.002 status report'],
 		['an unknown version', camt.replace('camt.053.001.02', 'camt.053.001.13'), 'UNKNOWN_VERSION', 'camt.053.001.13 is not a supported version (supported: camt.053.001.02, camt.053.001.03, camt.053.001.04, camt.053.001.05, camt.053.001.06, camt.053.001.07, camt.053.001.08)'],
 		['a truncated file', camt.slice(0, camt.indexOf('<NtryRef>4</NtryRef>')), 'TRUNCATED', 'The file is truncated: it ends inside <Document/BkToCstmrStmt/Stmt/Ntry>'],
 		['malformed XML', camt.replace('<Sts>BOOK</Sts>', '<Sts>BOOK</Stat>'), 'INVALID_XML', expect.stringContaining('The XML is not well-formed:')],
@@ -611,5 +598,70 @@ describe('pain.001 payment files', () => {
 		const built = buildPaymentFile([{ ...finnish, creditorName: 'Meikäläinen & Poika <Oy>' }], { ...options, version: 'pain.001.001.09' });
 		expect(built.xml).toContain('<Nm>Meikäläinen &amp; Poika &lt;Oy&gt;</Nm>');
 		expect(validateWithXsd(built.xml, 'pain.001.001.09.xsd').valid).toBe(true);
+	});
+});
+
+describe('defects seen with real files', () => {
+	it('a pain.002 transaction that takes its status from its payment block carries the block\'s reason', async () => {
+		const xml =
+			'<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.03"><CstmrPmtStsRpt><GrpHdr><MsgId>S2</MsgId><CreDtTm>2026-11-20T10:00:00</CreDtTm></GrpHdr>' +
+			'<OrgnlGrpInfAndSts><OrgnlMsgId>P2</OrgnlMsgId><OrgnlMsgNmId>pain.001.001.03</OrgnlMsgNmId><GrpSts>PART</GrpSts></OrgnlGrpInfAndSts>' +
+			'<OrgnlPmtInfAndSts><OrgnlPmtInfId>P2-1</OrgnlPmtInfId><PmtInfSts>RJCT</PmtInfSts><StsRsnInf><Rsn><Cd>DT01</Cd></Rsn><AddtlInf>Invalid date</AddtlInf></StsRsnInf>' +
+			'<TxInfAndSts><OrgnlEndToEndId>E2E-1</OrgnlEndToEndId></TxInfAndSts>' +
+			'<TxInfAndSts><OrgnlEndToEndId>E2E-2</OrgnlEndToEndId><TxSts>ACCP</TxSts></TxInfAndSts>' +
+			'<TxInfAndSts><OrgnlEndToEndId>E2E-3</OrgnlEndToEndId><StsRsnInf><Rsn><Cd>AC04</Cd></Rsn></StsRsnInf></TxInfAndSts>' +
+			'</OrgnlPmtInfAndSts></CstmrPmtStsRpt></Document>';
+		const { paymentStatuses } = await parse(xml);
+		expect(paymentStatuses.map((s) => [s.originalEndToEndId, s.status, s.reasonCode, s.additionalInfo])).toEqual([
+			['E2E-1', 'RJCT', 'DT01', 'Invalid date'],
+			['E2E-2', 'ACCP', null, null],
+			['E2E-3', 'RJCT', 'AC04', null],
+		]);
+	});
+
+	it.each([
+		['an entity the file uses', '<!DOCTYPE Document [<!ENTITY x "boom">]>'],
+		['an entity the file does not use', '<!DOCTYPE Document [<!ENTITY unused "boom">]>'],
+		['a SYSTEM document type', '<!DOCTYPE Document SYSTEM "http://example.com/evil.dtd">'],
+	])('a DOCTYPE is refused by name: %s', async (_label, doctype) => {
+		let camt = fixture('camt.053.001.02.xml').toString().replace('<Document', `${doctype}\n<Document`);
+		if (doctype.includes('ENTITY x')) camt = camt.replace('<MsgId>', '<MsgId>&x;');
+		const error = await failure(camt);
+		expect(error.code).toBe('UNSAFE_XML');
+		expect(error.message).toBe('The XML declares a document type (DOCTYPE), which bank files never need; it is refused (line 3)');
+	});
+
+	it('TITO and KTL: an all-zero reference field is no reference', async () => {
+		const tito = fixture('tito-latin1.txt').toString('latin1').split('\r\n');
+		const t10 = tito.findIndex((l) => l.startsWith('T10'));
+		tito[t10] = tito[t10].slice(0, 159) + '0'.repeat(20) + tito[t10].slice(179);
+		const { entries } = await parse(Buffer.from(tito.join('\r\n'), 'latin1'));
+		expect(entries[0]).toMatchObject({ creditorReference: null, creditorReferenceType: null });
+		const ktl = fixture('ktl-latin1.txt').toString('latin1').split('\r\n');
+		const payment = ktl.findIndex((l) => l.startsWith('3'));
+		ktl[payment] = ktl[payment].slice(0, 43) + '0'.repeat(20) + ktl[payment].slice(63);
+		const ktlEntries = (await parse(Buffer.from(ktl.join('\r\n'), 'latin1'))).entries;
+		expect(ktlEntries[0]).toMatchObject({ creditorReference: null, creditorReferenceType: null });
+	});
+});
+
+describe('items put what an accountant reads first', () => {
+	const ENTRY_LEAD = ['bookingDate', 'valueDate', 'amount', 'currency', 'creditDebit', 'counterpartyName', 'counterpartyIban', 'counterpartyAccount', 'counterpartyBic', 'creditorReference', 'creditorReferenceType', 'remittanceText', 'documents', 'endToEndId'];
+	const STATEMENT_LEAD = ['accountIban', 'accountId', 'accountCurrency', 'accountOwner', 'periodFrom', 'periodTo', 'openingBalance', 'openingBalanceDate', 'closingBalance', 'closingBalanceDate', 'check', 'warning'];
+	const STATUS_LEAD = ['originalEndToEndId', 'status', 'reasonCode', 'reasonProprietary', 'additionalInfo', 'amount', 'currency', 'requestedExecutionDate', 'creditorName', 'creditorIban'];
+
+	it.each(['camt.053.001.02.xml', 'camt.054.001.08.xml', 'tito-latin1.txt', 'ktl-latin1.txt', 'mt940-de-latin1.sta', 'mt942-utf8.sta', 'camt.052.001.02.xml'])('%s: entries and statements', async (file) => {
+		for (const split of ['entry', 'transaction'] as const) {
+			const { entries, statements } = await parse(fixture(file), { split });
+			expect(entries.length).toBeGreaterThan(0);
+			for (const entry of entries) expect(Object.keys(entry).slice(0, ENTRY_LEAD.length)).toEqual(ENTRY_LEAD);
+			expect(statements.length).toBeGreaterThan(0);
+			for (const statement of statements) expect(Object.keys(statement).slice(0, STATEMENT_LEAD.length)).toEqual(STATEMENT_LEAD);
+		}
+	});
+
+	it('pain.002: which payment, its status and why', async () => {
+		const { paymentStatuses } = await parse(fixture('pain.002.001.03.xml'));
+		for (const status of paymentStatuses) expect(Object.keys(status).slice(0, STATUS_LEAD.length)).toEqual(STATUS_LEAD);
 	});
 });

@@ -20,10 +20,13 @@ export const fileFormatOption: INodeProperties = {
 	default: 'auto',
 	description: 'The kind of bank file; detected from the content by default',
 	options: [
+		{ name: 'Camt.052 Intraday Account Report', value: 'camt.052' },
 		{ name: 'Camt.053 Account Statement', value: 'camt.053' },
 		{ name: 'Camt.054 Debit/Credit Notification', value: 'camt.054' },
 		{ name: 'Detect From Content', value: 'auto' },
 		{ name: 'KTL Reference Payments (Viitesiirto)', value: 'ktl' },
+		{ name: 'MT940 Account Statement (SWIFT)', value: 'mt940' },
+		{ name: 'MT942 Interim Transaction Report (SWIFT)', value: 'mt942' },
 		{ name: 'Pain.002 Payment Status Report', value: 'pain.002' },
 		{ name: 'TITO Account Statement (Konekielinen Tiliote)', value: 'tito' },
 	],
@@ -56,7 +59,7 @@ export const onInvalidRecordOption: INodeProperties = {
 	type: 'options',
 	default: 'fail',
 	description:
-		'What to do with an entry without amount, an entry in another currency than its account, or an unknown TITO / KTL record',
+		'What to do with an entry without amount, an entry in another currency than its account, an MT940 entry line that cannot be read, or an unknown MT940 field or TITO / KTL record',
 	options: [
 		{ name: 'Fail', value: 'fail', description: 'Stop with an error naming the entry or line' },
 		{
@@ -68,7 +71,7 @@ export const onInvalidRecordOption: INodeProperties = {
 };
 
 export const textEncodingOption: INodeProperties = {
-	displayName: 'Text Encoding (TITO, KTL)',
+	displayName: 'Text Encoding (MT940, MT942, TITO, KTL)',
 	name: 'encoding',
 	type: 'options',
 	default: 'auto',
@@ -158,7 +161,7 @@ export async function execute(
 			case 'statement': {
 				const s = event.statement;
 				statements.push({
-					json: { kind: 'statement', fileName, ...s } as unknown as IDataObject,
+					json: { kind: 'statement', ...s, fileName } as unknown as IDataObject,
 					pairedItem,
 				});
 				if (s.statementId)
@@ -167,7 +170,7 @@ export async function execute(
 			}
 			case 'warning':
 				statements.push({
-					json: { kind: 'warning', fileName, ...event.warning } as unknown as IDataObject,
+					json: { kind: 'warning', ...event.warning, fileName } as unknown as IDataObject,
 					pairedItem,
 				});
 				break;

@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { BankFileError } from '../../shared/bankfiles';
 import { InputError, toNodeError } from '../../shared/errors';
 import { failedItem } from '../../shared/runItems';
+import * as buildDirectDebitFile from './buildDirectDebitFile.operation';
 import * as buildPaymentFile from './buildPaymentFile.operation';
 import * as parse from './parse.operation';
 
@@ -42,6 +43,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (operation === 'parse') return await parseEachItem(this);
 	try {
 		if (operation === 'buildPaymentFile') return await buildPaymentFile.execute.call(this);
+		if (operation === 'buildDirectDebitFile') return await buildDirectDebitFile.execute.call(this);
 		throw new InputError(`The operation "${operation}" is not supported`);
 	} catch (error) {
 		throw toNodeError(this.getNode(), error);

@@ -1,10 +1,12 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { BankFileFormat, ParseOptions } from '../../shared/bankfiles';
+import { BANK_FILE_FORMATS } from '../../shared/bankfiles';
 import { InputError } from '../../shared/errors';
 import type { CommonOptions } from '../../CorporateFileService/helpers/readParameters';
 import { commonOptionsFrom } from '../../CorporateFileService/helpers/readParameters';
 import { DEFAULTS } from '../description';
+import { textEncodingOption } from '../../BankFile/actions/parse.operation';
 import type { OutputMode } from './outputs';
 import { isOutputMode } from './outputs';
 
@@ -66,14 +68,7 @@ function fileTypesOf(value: unknown): string[] {
 	return [...new Set(codes.filter((code): code is string => code !== undefined))];
 }
 
-const FORMATS: Array<BankFileFormat | 'auto'> = [
-	'auto',
-	'camt.053',
-	'camt.054',
-	'pain.002',
-	'tito',
-	'ktl',
-];
+const FORMATS: Array<BankFileFormat | 'auto'> = ['auto', ...BANK_FILE_FORMATS];
 
 /** One choice of the Parse Options, checked against the offered values. */
 function choice<T extends string>(
@@ -103,7 +98,7 @@ function parseOptionsOf(ctx: IPollFunctions, output: OutputMode): ParseOptions {
 			'fail',
 		),
 		encoding: choice(
-			'Text Encoding (TITO, KTL)',
+			textEncodingOption.displayName,
 			given.encoding,
 			['auto', 'utf-8', 'latin1'] as const,
 			'auto',

@@ -12,25 +12,10 @@ import type {
 	RemittedDocument,
 	StatementSummary,
 } from './types';
+import type { EntryHead, PaymentFacts, StatementContext } from './items';
+import { entryOf, statementKeyOf } from './items';
 import type { SubtreeHandler, XNode } from './xml';
 import { child, children, firstText, serialize, text } from './xml';
-
-/** Statement-level facts every entry item carries. */
-type StatementContext = Pick<
-	BankEntry,
-	| 'messageType'
-	| 'messageId'
-	| 'statementId'
-	| 'statementSequence'
-	| 'legalSequence'
-	| 'statementCreated'
-	| 'periodFrom'
-	| 'periodTo'
-	| 'accountIban'
-	| 'accountId'
-	| 'accountCurrency'
-	| 'accountServicerBic'
->;
 
 const num = (value: string | null): number | null => {
 	if (value === null) return null;
@@ -51,6 +36,14 @@ const bicOf = (agent: XNode | undefined): string | null =>
 const accountIbanOf = (account: XNode | undefined): string | null => text(account, 'Id', 'IBAN');
 const accountOtherOf = (account: XNode | undefined): string | null =>
 	text(account, 'Id', 'Othr', 'Id');
+
+/** A direct debit's SEPA creditor identifier: the creditor's private ID of scheme SEPA. */
+function creditorSchemeId(parties: XNode | undefined): string | null {
+	const creditor = child(parties, 'Cdtr');
+	const ids = child(child(creditor, 'Pty') ?? creditor, 'Id', 'PrvtId');
+	const sepa = children(ids, 'Othr').find((o) => text(o, 'SchmeNm', 'Prtry') === 'SEPA');
+	return sepa ? text(sepa, 'Id') : null;
+}
 
 function bankTransactionCode(node: XNode | undefined): BankTransactionCode {
 	return {
@@ -88,27 +81,8 @@ function fxDetails(tx: XNode | undefined, entry: XNode): FxDetails | null {
 
 /** The facts of one transaction (TxDtls) for its BankEntry, with its amount as written. */
 interface TxFacts
-	extends Pick<
-		BankEntry,
-		| 'endToEndId'
-		| 'instructionId'
-		| 'transactionId'
-		| 'paymentInformationId'
-		| 'mandateId'
-		| 'accountServicerReference'
-		| 'creditorReference'
-		| 'creditorReferenceType'
-		| 'remittanceText'
-		| 'documents'
-		| 'counterpartyName'
-		| 'counterpartyIban'
-		| 'counterpartyAccount'
-		| 'counterpartyBic'
-		| 'purpose'
-		| 'returnReason'
-		| 'additionalInfo'
-		| 'fx'
-	> {
+	extends PaymentFacts,
+		Pick<BankEntry, 'accountServicerReference' | 'additionalInfo' | 'fx'> {
 	bankTransactionCode: BankTransactionCode | null;
 	amountText: string | null;
 }
@@ -192,6 +166,7 @@ function txFacts(tx: XNode | undefined, entry: XNode, credit: boolean): TxFacts 
 		transactionId: text(refs, 'TxId'),
 		paymentInformationId: text(refs, 'PmtInfId'),
 		mandateId: text(refs, 'MndtId'),
+		creditorId: creditorSchemeId(parties),
 		accountServicerReference: text(refs, 'AcctSvcrRef'),
 		creditorReference,
 		creditorReferenceType: kind,
@@ -201,6 +176,7 @@ function txFacts(tx: XNode | undefined, entry: XNode, credit: boolean): TxFacts 
 		counterpartyIban: accountIbanOf(account),
 		counterpartyAccount: accountOtherOf(account),
 		counterpartyBic: bicOf(agent),
+		ultimateCounterpartyName: partyName(child(parties, credit ? 'UltmtDbtr' : 'UltmtCdtr')),
 		purpose: firstText(tx, ['Purp', 'Cd'], ['Purp', 'Prtry']),
 		returnReason: firstText(tx, ['RtrInf', 'Rsn', 'Cd'], ['RtrInf', 'Rsn', 'Prtry']),
 		additionalInfo: text(tx, 'AddtlTxInf'),
@@ -251,81 +227,6 @@ function common(list: TxFacts[]): TxFacts {
 	return out as unknown as TxFacts;
 }
 
-/** What an entry (Ntry) says of itself, shared by its transactions. */
-type EntryHead = Pick<
-	BankEntry,
-	| 'entryReference'
-	| 'bookingDate'
-	| 'valueDate'
-	| 'amount'
-	| 'currency'
-	| 'creditDebit'
-	| 'status'
-	| 'reversal'
-	| 'transactionCount'
->;
-
-type EntryTail = Pick<
-	BankEntry,
-	| 'bankTransactionCode'
-	| 'accountServicerReference'
-	| 'fx'
-	| 'additionalInfo'
-	| 'transactionIndex'
-	| 'entryAmount'
->;
-
-/**
- * One item, written out field by field (no object spread): every item gets the same shape from
- * the start, and nothing of the statement's objects is copied through the engine's slow paths.
- */
-function entryOf(c: StatementContext, h: EntryHead, f: TxFacts, t: EntryTail): BankEntry {
-	return {
-		messageType: c.messageType,
-		messageId: c.messageId,
-		statementId: c.statementId,
-		statementSequence: c.statementSequence,
-		legalSequence: c.legalSequence,
-		statementCreated: c.statementCreated,
-		periodFrom: c.periodFrom,
-		periodTo: c.periodTo,
-		accountIban: c.accountIban,
-		accountId: c.accountId,
-		accountCurrency: c.accountCurrency,
-		accountServicerBic: c.accountServicerBic,
-		entryReference: h.entryReference,
-		bookingDate: h.bookingDate,
-		valueDate: h.valueDate,
-		amount: h.amount,
-		currency: h.currency,
-		creditDebit: h.creditDebit,
-		status: h.status,
-		reversal: h.reversal,
-		transactionCount: h.transactionCount,
-		bankTransactionCode: t.bankTransactionCode,
-		accountServicerReference: t.accountServicerReference,
-		endToEndId: f.endToEndId,
-		instructionId: f.instructionId,
-		transactionId: f.transactionId,
-		paymentInformationId: f.paymentInformationId,
-		mandateId: f.mandateId,
-		creditorReference: f.creditorReference,
-		creditorReferenceType: f.creditorReferenceType,
-		remittanceText: f.remittanceText,
-		documents: f.documents,
-		counterpartyName: f.counterpartyName,
-		counterpartyIban: f.counterpartyIban,
-		counterpartyAccount: f.counterpartyAccount,
-		counterpartyBic: f.counterpartyBic,
-		fx: t.fx,
-		purpose: f.purpose,
-		returnReason: f.returnReason,
-		additionalInfo: t.additionalInfo,
-		transactionIndex: t.transactionIndex,
-		entryAmount: t.entryAmount,
-	};
-}
-
 export class CamtReader implements SubtreeHandler {
 	private groupHeader?: XNode;
 	private statement?: {
@@ -350,7 +251,8 @@ export class CamtReader implements SubtreeHandler {
 		private readonly options: ParseOptions,
 		private readonly emit: (event: ParseEvent) => void,
 	) {
-		this.container = format.format === 'camt.053' ? 'Stmt' : 'Ntfctn';
+		this.container =
+			format.format === 'camt.053' ? 'Stmt' : format.format === 'camt.052' ? 'Rpt' : 'Ntfctn';
 	}
 
 	capture(path: readonly string[]): boolean {
@@ -395,13 +297,7 @@ export class CamtReader implements SubtreeHandler {
 			const context = this.contextOf();
 			const statement = this.statement!;
 			if (statement.skipped) {
-				this.emit({
-					type: 'skippedStatement',
-					key: {
-						account: context.accountIban ?? context.accountId ?? '',
-						statementId: context.statementId ?? '',
-					},
-				});
+				this.emit({ type: 'skippedStatement', key: statementKeyOf(context) });
 			} else this.emit({ type: 'statement', statement: this.summary(context) });
 			this.statement = undefined;
 		}
@@ -432,12 +328,7 @@ export class CamtReader implements SubtreeHandler {
 		};
 		statement.context = context;
 		const skip = this.options.skipStatement;
-		if (skip && context.statementId) {
-			statement.skipped = skip({
-				account: context.accountIban ?? context.accountId ?? '',
-				statementId: context.statementId,
-			});
-		}
+		if (skip && context.statementId) statement.skipped = skip(statementKeyOf(context));
 		return context;
 	}
 
@@ -593,7 +484,8 @@ export class CamtReader implements SubtreeHandler {
 		const find = (...types: string[]): BalanceInfo | undefined =>
 			types.map((t) => balances.find((b) => b.type === t)).find(Boolean);
 		const opening = find('OPBD', 'PRCD', 'OPAV');
-		const closing = find('CLBD');
+		// An intraday report (camt.052) closes on its interim booked balance when it has no closing one.
+		const closing = find('CLBD') ?? (this.format.format === 'camt.052' ? find('ITBD') : undefined);
 		const available = find('CLAV', 'ITAV');
 		let check: StatementSummary['check'] = 'notAvailable';
 		let warning: string | null = null;

@@ -1,15 +1,17 @@
 /** Check digits and shapes of the identifiers in payments (pure functions, no I/O). */
 
-function mod97(digits: string): number {
+/**
+ * ISO 7064 mod 97-10 remainder of a text of digits and letters, letters counting as two digits
+ * (A=10 ... Z=35, as ISO 13616 and ISO 11649 convert them), computed digit by digit.
+ */
+function mod97(text: string): number {
 	let remainder = 0;
-	for (let i = 0; i < digits.length; i += 7)
-		remainder = Number(`${remainder}${digits.slice(i, i + 7)}`) % 97;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (code >= 48 && code <= 57) remainder = (remainder * 10 + code - 48) % 97;
+		else remainder = (remainder * 100 + code - 55) % 97;
+	}
 	return remainder;
-}
-
-/** Letters to numbers as ISO 13616 / ISO 11649 do it (A=10 ... Z=35). */
-function lettersToDigits(text: string): string {
-	return text.replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
 }
 
 /** Account number lengths of IBAN countries (ISO 13616 registry); other countries: 15 to 34. */
@@ -106,7 +108,7 @@ export function ibanProblem(input: string): string | undefined {
 	const expected = IBAN_LENGTHS[iban.slice(0, 2)];
 	if (expected && iban.length !== expected)
 		return `must be ${expected} characters long for ${iban.slice(0, 2)} (found ${iban.length})`;
-	if (mod97(lettersToDigits(iban.slice(4) + iban.slice(0, 4))) !== 1)
+	if (mod97(iban.slice(4) + iban.slice(0, 4)) !== 1)
 		return 'check digits do not match (ISO 13616 mod-97)';
 	return undefined;
 }
@@ -129,7 +131,7 @@ export function isValidBic(bic: string): boolean {
 export function isValidRfReference(input: string): boolean {
 	const ref = input.replace(/\s+/g, '').toUpperCase();
 	if (!/^RF\d{2}[A-Z0-9]{1,21}$/.test(ref)) return false;
-	return mod97(lettersToDigits(ref.slice(4) + ref.slice(0, 4))) === 1;
+	return mod97(ref.slice(4) + ref.slice(0, 4)) === 1;
 }
 
 /** Check digit of a Finnish reference base (weights 7, 3, 1 from the right). */
@@ -149,7 +151,7 @@ export function isValidFinnishReference(input: string): boolean {
 
 /** An RF reference made from a Finnish reference (or any base of letters and digits). */
 export function rfFromBase(base: string): string {
-	const check = 98 - mod97(lettersToDigits(`${base}RF00`));
+	const check = 98 - mod97(`${base}RF00`);
 	return `RF${String(check).padStart(2, '0')}${base}`;
 }
 
@@ -157,5 +159,19 @@ export function rfFromBase(base: string): string {
 export function referenceKind(reference: string): 'RF' | 'FI' | undefined {
 	if (isValidRfReference(reference)) return 'RF';
 	if (isValidFinnishReference(reference)) return 'FI';
+	return undefined;
+}
+
+/**
+ * Why a SEPA creditor identifier is not valid, or undefined when it is: country code, 2 check
+ * digits, a 3-character business code (not part of the check), then the national identifier; the
+ * check digits are ISO 7064 mod 97-10 over the national identifier and the country code (EPC262-08).
+ */
+export function creditorIdentifierProblem(input: string): string | undefined {
+	const id = input.replace(/\s+/g, '').toUpperCase();
+	if (!/^[A-Z]{2}\d{2}[A-Z0-9]{3}[A-Z0-9]{1,28}$/.test(id))
+		return 'must be a country code, 2 check digits, a 3-character business code and the national identifier (at most 35 characters)';
+	if (mod97(id.slice(7) + id.slice(0, 4)) !== 1)
+		return 'check digits do not match (ISO 7064 mod 97 over the national identifier)';
 	return undefined;
 }

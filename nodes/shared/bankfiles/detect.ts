@@ -1,14 +1,30 @@
 import { BankFileError } from './errors';
 import type { BankFileFormat, DetectedFormat } from './types';
 
+type IsoMessage = 'camt.052' | 'camt.053' | 'camt.054' | 'pain.002';
+
+/** Every format this module reads, in the order the editor offers them. */
+export const BANK_FILE_FORMATS: BankFileFormat[] = [
+	'camt.052',
+	'camt.053',
+	'camt.054',
+	'mt940',
+	'mt942',
+	'pain.002',
+	'tito',
+	'ktl',
+];
+
 /** ISO 20022 versions this module reads, by message. */
-export const SUPPORTED_VERSIONS: Record<'camt.053' | 'camt.054' | 'pain.002', string[]> = {
+export const SUPPORTED_VERSIONS: Record<IsoMessage, string[]> = {
+	'camt.052': ['001.02', '001.03', '001.04', '001.05', '001.06', '001.07', '001.08'],
 	'camt.053': ['001.02', '001.03', '001.04', '001.05', '001.06', '001.07', '001.08'],
 	'camt.054': ['001.02', '001.03', '001.04', '001.05', '001.06', '001.07', '001.08'],
 	'pain.002': ['001.03', '001.04', '001.05', '001.06', '001.07', '001.08', '001.09', '001.10'],
 };
 
-const ROOTS: Record<string, 'camt.053' | 'camt.054' | 'pain.002'> = {
+const ROOTS: Record<string, IsoMessage> = {
+	BkToCstmrAcctRpt: 'camt.052',
 	BkToCstmrStmt: 'camt.053',
 	BkToCstmrDbtCdtNtfctn: 'camt.054',
 	CstmrPmtStsRpt: 'pain.002',
@@ -16,9 +32,24 @@ const ROOTS: Record<string, 'camt.053' | 'camt.054' | 'pain.002'> = {
 
 const KNOWN_OTHER: Record<string, string> = {
 	'pain.001': 'a payment initiation (pain.001), which is built, not parsed',
-	'pain.008': 'a direct debit initiation (pain.008)',
-	'camt.052': 'an intraday account report (camt.052)',
+	'pain.008': 'a direct debit initiation (pain.008), which is built, not parsed',
 };
+
+/**
+ * Whether the text is SWIFT MT940 (statement) or MT942 (interim report): its message type in a
+ * {2:} block when it has one, else its fields: :13D:, :34F: and :90D: / :90C: belong to MT942,
+ * :60F: / :60M: to MT940. Undefined when the text has no :20:, :25: and :28C: fields.
+ */
+function swiftMessage(text: string): 'mt940' | 'mt942' | undefined {
+	if (!/(?:^|[\r\n]|\{4:)\s*:20:/.test(text) || !/(?:^|[\r\n]):25[A-Z]?:/.test(text))
+		return undefined;
+	if (!/(?:^|[\r\n]):28C?:/.test(text)) return undefined;
+	const declared = /\{2:[IO](94[02])/.exec(text)?.[1];
+	if (declared) return declared === '942' ? 'mt942' : 'mt940';
+	const intraday = /(?:^|[\r\n]):(?:13D|34F|90[DC]):/.exec(text)?.index ?? Infinity;
+	const opening = /(?:^|[\r\n]):60[FM]:/.exec(text)?.index ?? Infinity;
+	return intraday < opening ? 'mt942' : 'mt940';
+}
 
 function printable(text: string): string {
 	// eslint-disable-next-line no-control-regex
@@ -52,17 +83,17 @@ export function detectFormat(head: Buffer, chosen?: BankFileFormat | 'auto'): De
 			)?.[1];
 			throw new BankFileError(
 				'NOT_A_BANK_FILE',
-				`The XML is not an ISO 20022 statement, notification or payment status report: its root element is <${first ?? '?'}>`,
+				`The XML is not an ISO 20022 account report, statement, notification or payment status report: its root element is <${first ?? '?'}>`,
 			);
 		}
 		if (!(message in SUPPORTED_VERSIONS)) {
 			const known = KNOWN_OTHER[message];
 			throw new BankFileError(
 				'NOT_A_BANK_FILE',
-				`The XML is ${known ?? `ISO 20022 ${message}`}${ns ? ` (${ns[0].split(':').pop()})` : ''}, not a camt.053 statement, camt.054 notification or pain.002 status report`,
+				`The XML is ${known ?? `ISO 20022 ${message}`}${ns ? ` (${ns[0].split(':').pop()})` : ''}, not a camt.052 account report, camt.053 statement, camt.054 notification or pain.002 status report`,
 			);
 		}
-		const format = message as 'camt.053' | 'camt.054' | 'pain.002';
+		const format = message as IsoMessage;
 		const version = ns?.[2];
 		if (!version)
 			throw new BankFileError(
@@ -82,6 +113,21 @@ export function detectFormat(head: Buffer, chosen?: BankFileFormat | 'auto'): De
 		return { format, version, messageType: `${format}.${version}` };
 	}
 	const firstLine = trimmed.split(/\r?\n/, 1)[0];
+	const swift = swiftMessage(text);
+	if (swift) {
+		if (want && want !== swift)
+			throw new BankFileError(
+				'NOT_A_BANK_FILE',
+				`The file is a SWIFT ${swift.toUpperCase()} ${swift === 'mt940' ? 'statement' : 'interim report'}, not ${want} as chosen`,
+			);
+		const name = swift.toUpperCase();
+		return { format: swift, version: name, messageType: name };
+	}
+	if (want === 'mt940' || want === 'mt942')
+		throw new BankFileError(
+			'NOT_A_BANK_FILE',
+			`The file is not a SWIFT ${want.toUpperCase()} (its fields :20:, :25:, :28C: are missing): it starts with ${printable(firstLine)}`,
+		);
 	if (/^T00\d{3}/.test(firstLine)) {
 		if (want && want !== 'tito')
 			throw new BankFileError(
@@ -105,6 +151,6 @@ export function detectFormat(head: Buffer, chosen?: BankFileFormat | 'auto'): De
 		);
 	throw new BankFileError(
 		'NOT_XML',
-		`The file is neither XML (camt, pain.002) nor a Finnish TITO or KTL file: it starts with ${printable(firstLine)}`,
+		`The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942 nor a Finnish TITO or KTL file: it starts with ${printable(firstLine)}`,
 	);
 }

@@ -5,12 +5,14 @@ export type BankFileErrorCode =
 	| 'UNKNOWN_VERSION'
 	| 'TRUNCATED'
 	| 'INVALID_XML'
+	| 'UNSAFE_XML'
 	| 'NOT_DECODABLE'
 	| 'MISSING_AMOUNT'
 	| 'MIXED_CURRENCIES'
 	| 'UNKNOWN_RECORD'
 	| 'INVALID_RECORD'
-	| 'INVALID_PAYMENT';
+	| 'INVALID_PAYMENT'
+	| 'SCHEMA_INVALID';
 
 /** A problem in a bank file (or a payment to be built) that names what was found and where. */
 export class BankFileError extends Error {

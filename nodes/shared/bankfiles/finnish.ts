@@ -7,96 +7,20 @@
 import { fromUnits, minorToUnits } from './amounts';
 import { referenceKind } from './checks';
 import { BankFileError } from './errors';
+import type { RecordReader } from './records';
+import { notYetCounted, skipOrFail, unknownType } from './records';
+import type { PaymentFacts } from './items';
+import { contextOf, entryOf, NO_PAYMENT_FACTS, statementKeyOf } from './items';
 import type {
 	BankEntry,
 	BankFileFormat,
+	BankTransactionCode,
 	DetectedFormat,
 	FxDetails,
 	ParseEvent,
 	ParseOptions,
 	StatementSummary,
 } from './types';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const latin1 = new TextDecoder('latin1');
-
-/** Lines of the file, decoded, with their numbers (1-based). */
-export async function* lines(
-	chunks: AsyncIterable<Buffer>,
-	encoding: ParseOptions['encoding'] = 'auto',
-): AsyncGenerator<{ line: string; number: number; last: boolean }> {
-	let rest: Buffer = Buffer.alloc(0);
-	let number = 0;
-	const decode = (bytes: Buffer): string => {
-		if (encoding === 'latin1') return latin1.decode(bytes);
-		if (encoding === 'utf-8') return utf8.decode(bytes);
-		try {
-			return utf8.decode(bytes);
-		} catch {
-			return latin1.decode(bytes);
-		}
-	};
-	let pending: string | undefined;
-	for await (const chunk of chunks) {
-		let buffer = rest.length ? Buffer.concat([rest, chunk]) : chunk;
-		let start = 0;
-		for (;;) {
-			const end = buffer.indexOf(0x0a, start);
-			if (end === -1) break;
-			let line = buffer.subarray(start, end);
-			if (line.length && line[line.length - 1] === 0x0d) line = line.subarray(0, -1);
-			if (pending !== undefined) yield { line: pending, number, last: false };
-			number++;
-			pending = decode(line);
-			start = end + 1;
-		}
-		buffer = buffer.subarray(start);
-		rest = Buffer.from(buffer);
-	}
-	if (rest.length) {
-		if (pending !== undefined) yield { line: pending, number, last: false };
-		number++;
-		pending = decode(rest.subarray(0, rest[rest.length - 1] === 0x0d ? -1 : undefined));
-	}
-	if (pending !== undefined) yield { line: pending, number, last: true };
-}
-
-/**
- * The part of a TITO statement or KTL batch that its later records fill in: no closing balance
- * yet, nothing counted, no check made.
- */
-function notYetCounted(): Pick<
-	StatementSummary,
-	| 'closingBalance'
-	| 'closingBalanceDate'
-	| 'availableBalance'
-	| 'availableBalanceDate'
-	| 'balances'
-	| 'entryCount'
-	| 'creditCount'
-	| 'creditTotal'
-	| 'debitCount'
-	| 'debitTotal'
-	| 'netTotal'
-	| 'check'
-	| 'warning'
-> {
-	return {
-		closingBalance: null,
-		closingBalanceDate: null,
-		availableBalance: null,
-		availableBalanceDate: null,
-		balances: [],
-		entryCount: 0,
-		creditCount: 0,
-		creditTotal: 0,
-		debitCount: 0,
-		debitTotal: 0,
-		netTotal: 0,
-		check: 'notAvailable',
-		warning: null,
-	};
-}
 
 /** 1-based, inclusive field positions as the format descriptions give them. */
 const field = (line: string, from: number, length: number): string =>
@@ -118,52 +42,31 @@ const clean = (value: string): string | null =>
 	value.trim() === '' ? null : value.trim().replace(/\s+/g, ' ');
 
 /**
- * What a TITO or KTL entry says about its payment: the reference (RF or Finnish) and nothing else,
- * no payment IDs and no message.
+ * What a TITO or KTL entry says about its payment: the reference (RF or Finnish) and the
+ * counterparty, no payment IDs and no message.
  */
-function referenceOnly(reference: string) {
+function referenceOnly(
+	reference: string,
+	counterparty: Pick<PaymentFacts, 'counterpartyName' | 'counterpartyAccount'>,
+	returnReason: string | null = null,
+): PaymentFacts {
 	return {
-		endToEndId: null,
-		instructionId: null,
-		transactionId: null,
-		paymentInformationId: null,
-		mandateId: null,
+		...NO_PAYMENT_FACTS,
 		creditorReference: reference || null,
 		creditorReferenceType: reference ? (referenceKind(reference) ?? ('OTHER' as const)) : null,
-		remittanceText: null,
-		documents: null,
+		counterpartyName: counterparty.counterpartyName,
+		counterpartyAccount: counterparty.counterpartyAccount,
+		returnReason,
 	};
 }
 
-const emptyCode = {
+const emptyCode: BankTransactionCode = {
 	domain: null,
 	family: null,
 	subFamily: null,
 	proprietary: null,
 	proprietaryIssuer: null,
 };
-
-function skipOrFail(
-	options: ParseOptions,
-	emit: (event: ParseEvent) => void,
-	code: 'UNKNOWN_RECORD' | 'INVALID_RECORD',
-	message: string,
-	location: string,
-): void {
-	if (options.onInvalidRecord === 'warn') {
-		emit({
-			type: 'warning',
-			warning: { code, message: `${message}; the record was skipped`, location },
-		});
-		return;
-	}
-	throw new BankFileError(code, message, location);
-}
-
-/** The message for a record type the format does not have (unprintable characters shown as ?). */
-function unknownType(formatName: string, type: string): string {
-	return `Unknown ${formatName} record type "${type.replace(/[^\x20-\x7e]/g, '?')}"`;
-}
 
 interface TitoStatement {
 	summary: StatementSummary;
@@ -173,15 +76,6 @@ interface TitoStatement {
 	debitUnits: number;
 	sawBalance: boolean;
 	line: number;
-}
-
-/**
- * Reads a fixed-width file line by line, emitting what each line completes; `end` after the last
- * line checks that the file is complete and emits what is still open.
- */
-export interface RecordReader {
-	line(line: string, number: number, last: boolean): void;
-	end(): void;
 }
 
 /**
@@ -246,13 +140,7 @@ export function titoReader(
 		const s = statement;
 		statement = undefined;
 		if (s.skipped) {
-			emit({
-				type: 'skippedStatement',
-				key: {
-					account: s.summary.accountIban ?? s.summary.accountId ?? '',
-					statementId: s.summary.statementId ?? '',
-				},
-			});
+			emit({ type: 'skippedStatement', key: statementKeyOf(s.summary) });
 			return;
 		}
 		const summary = s.summary;
@@ -321,11 +209,7 @@ export function titoReader(
 					currency: summary.accountCurrency,
 					date: summary.openingBalanceDate,
 				});
-			const skipped =
-				options.skipStatement?.({
-					account: summary.accountIban ?? summary.accountId ?? '',
-					statementId: summary.statementId!,
-				}) ?? false;
+			const skipped = options.skipStatement?.(statementKeyOf(summary)) ?? false;
 			statement = {
 				summary,
 				skipped,
@@ -356,51 +240,42 @@ export function titoReader(
 				return;
 			}
 			const entryType = field(record, 49, 1);
-			const reference = field(record, 160, 20).replace(/^0+(?=\d)/, '');
+			// Leading zeros are padding: a field of zeros only is no reference.
+			const reference = field(record, 160, 20).replace(/^0+/, '');
 			const level = record.slice(187, 188);
 			entry = {
 				line: number,
 				detail: level.trim() !== '' && level !== '0',
-				value: {
-					messageType: format.messageType,
-					messageId: null,
-					statementId: s.statementId,
-					statementSequence: s.statementSequence,
-					legalSequence: null,
-					statementCreated: s.created,
-					periodFrom: s.periodFrom,
-					periodTo: s.periodTo,
-					accountIban: s.accountIban,
-					accountId: s.accountId,
-					accountCurrency: s.accountCurrency,
-					accountServicerBic: s.accountServicerBic,
-					entryReference: field(record, 7, 6) || null,
-					bookingDate: date6(field(record, 31, 6)),
-					valueDate: date6(field(record, 37, 6)) ?? date6(field(record, 31, 6)),
-					amount: cents / 100,
-					currency: s.accountCurrency ?? 'EUR',
-					creditDebit: cents >= 0 ? 'CRDT' : 'DBIT',
-					status: entryType === '9' ? 'RJCT' : 'BOOK',
-					reversal: entryType === '3' || entryType === '4',
-					bankTransactionCode: {
-						...emptyCode,
-						proprietary: field(record, 50, 3) || null,
-						proprietaryIssuer: 'FI-TITO',
+				value: entryOf(
+					contextOf(s),
+					{
+						entryReference: field(record, 7, 6) || null,
+						bookingDate: date6(field(record, 31, 6)),
+						valueDate: date6(field(record, 37, 6)) ?? date6(field(record, 31, 6)),
+						amount: cents / 100,
+						currency: s.accountCurrency ?? 'EUR',
+						creditDebit: cents >= 0 ? 'CRDT' : 'DBIT',
+						status: entryType === '9' ? 'RJCT' : 'BOOK',
+						reversal: entryType === '3' || entryType === '4',
+						transactionCount: 1,
 					},
-					accountServicerReference: field(record, 13, 18) || null,
-					...referenceOnly(reference),
-					counterpartyName: clean(field(record, 109, 35)),
-					counterpartyIban: null,
-					counterpartyAccount: field(record, 145, 14) || null,
-					counterpartyBic: null,
-					fx: null,
-					purpose: null,
-					returnReason: null,
-					additionalInfo: clean(field(record, 53, 35)),
-					transactionCount: 1,
-					transactionIndex: null,
-					entryAmount: null,
-				},
+					referenceOnly(reference, {
+						counterpartyName: clean(field(record, 109, 35)),
+						counterpartyAccount: field(record, 145, 14) || null,
+					}),
+					{
+						bankTransactionCode: {
+							...emptyCode,
+							proprietary: field(record, 50, 3) || null,
+							proprietaryIssuer: 'FI-TITO',
+						},
+						accountServicerReference: field(record, 13, 18) || null,
+						fx: null,
+						additionalInfo: clean(field(record, 53, 35)),
+						transactionIndex: null,
+						entryAmount: null,
+					},
+				),
 			};
 		} else if (type === 'T11' || type === 'T81') {
 			if (!entry) {
@@ -579,8 +454,7 @@ export function ktlReader(
 			if (!batch.decided) {
 				batch.decided = true;
 				s.accountId = account || null;
-				batch.skipped =
-					options.skipStatement?.({ account: account, statementId: s.statementId! }) ?? false;
+				batch.skipped = options.skipStatement?.(statementKeyOf(s)) ?? false;
 			}
 			const digits = field(line, 78, 10);
 			if (!/^\d{10}$/.test(digits)) {
@@ -609,7 +483,8 @@ export function ktlReader(
 				if (correction) batch.correctionUnits += units;
 			}
 			if (batch.skipped) return;
-			const reference = field(line, 44, 20).replace(/^0+(?=\d)/, '');
+			// Leading zeros are padding: a field of zeros only is no reference.
+			const reference = field(line, 44, 20).replace(/^0+/, '');
 			const amount = (correction ? -cents : cents) / 100;
 			if (failed) {
 				// listed for follow-up, left out of the counts and totals
@@ -623,50 +498,39 @@ export function ktlReader(
 			s.entryCount++;
 			emit({
 				type: 'entry',
-				entry: {
-					messageType: format.messageType,
-					messageId: null,
-					statementId: s.statementId,
-					statementSequence: null,
-					legalSequence: null,
-					statementCreated: s.created,
-					periodFrom: s.periodFrom,
-					periodTo: s.periodTo,
-					accountIban: null,
-					accountId: account || null,
-					accountCurrency: s.accountCurrency,
-					accountServicerBic: null,
-					entryReference: null,
-					bookingDate: date6(field(line, 16, 6)),
-					valueDate: date6(field(line, 22, 6)),
-					amount,
-					currency: s.accountCurrency ?? 'EUR',
-					creditDebit: correction ? 'DBIT' : 'CRDT',
-					status: failed ? 'INFO' : 'BOOK',
-					reversal: correction,
-					bankTransactionCode: {
-						domain: 'PMNT',
-						family: 'RCDT',
-						subFamily: type === '5' ? 'RDDT' : null,
-						proprietary: type === '5' ? 'KTL-5' : 'KTL-3',
-						proprietaryIssuer: 'FI-KTL',
+				entry: entryOf(
+					{ ...contextOf(s), accountId: account || null },
+					{
+						entryReference: null,
+						bookingDate: date6(field(line, 16, 6)),
+						valueDate: date6(field(line, 22, 6)),
+						amount,
+						currency: s.accountCurrency ?? 'EUR',
+						creditDebit: correction ? 'DBIT' : 'CRDT',
+						status: failed ? 'INFO' : 'BOOK',
+						reversal: correction,
+						transactionCount: 1,
 					},
-					accountServicerReference: field(line, 28, 16) || null,
-					...referenceOnly(reference),
-					counterpartyName: clean(field(line, 64, 12)),
-					counterpartyIban: null,
-					counterpartyAccount: null,
-					counterpartyBic: null,
-					fx: null,
-					purpose: null,
-					returnReason: failed
-						? `KTL feedback code ${feedback}: the direct debit was not collected`
-						: null,
-					additionalInfo: null,
-					transactionCount: 1,
-					transactionIndex: null,
-					entryAmount: null,
-				},
+					referenceOnly(
+						reference,
+						{ counterpartyName: clean(field(line, 64, 12)), counterpartyAccount: null },
+						failed ? `KTL feedback code ${feedback}: the direct debit was not collected` : null,
+					),
+					{
+						bankTransactionCode: {
+							domain: 'PMNT',
+							family: 'RCDT',
+							subFamily: type === '5' ? 'RDDT' : null,
+							proprietary: type === '5' ? 'KTL-5' : 'KTL-3',
+							proprietaryIssuer: 'FI-KTL',
+						},
+						accountServicerReference: field(line, 28, 16) || null,
+						fx: null,
+						additionalInfo: null,
+						transactionIndex: null,
+						entryAmount: null,
+					},
+				),
 			});
 		} else if (type === '9') {
 			const s = batch.summary;
@@ -678,10 +542,7 @@ export function ktlReader(
 			const failedCount = Number(field(line, 36, 6) || 0);
 			const failedTotal = Number(field(line, 42, 11) || 0);
 			if (batch.skipped) {
-				emit({
-					type: 'skippedStatement',
-					key: { account: s.accountId ?? '', statementId: s.statementId ?? '' },
-				});
+				emit({ type: 'skippedStatement', key: statementKeyOf(s) });
 			} else {
 				s.creditTotal = fromUnits(batch.creditUnits);
 				s.debitTotal = fromUnits(batch.debitUnits);

@@ -59,8 +59,16 @@ export class Pain002Reader implements SubtreeHandler {
 		block.transactions++;
 		const ref = child(node, 'OrgnlTxRef');
 		const amount = child(ref, 'Amt', 'InstdAmt');
-		const blockStatus = this.blockPart('PmtInfSts');
-		const status = firstText(node, ['TxSts']) ?? blockStatus?.text ?? text(this.group, 'GrpSts');
+		// A transaction without a status of its own has its block's (or the message's), and the
+		// reason given with that status, unless it gives a reason of its own.
+		const own = reason(node);
+		const ownStatus = text(node, 'TxSts');
+		const blockStatus = this.blockPart('PmtInfSts')?.text || null;
+		const status = ownStatus ?? blockStatus ?? text(this.group, 'GrpSts');
+		const inherited =
+			ownStatus || own.reasonCode || own.reasonProprietary || own.additionalInfo
+				? own
+				: reason(blockStatus ? this.blockNode() : this.group);
 		this.push({
 			level: 'transaction',
 			originalPaymentInformationId: this.blockPart('OrgnlPmtInfId')?.text ?? null,
@@ -68,7 +76,7 @@ export class Pain002Reader implements SubtreeHandler {
 			originalEndToEndId: text(node, 'OrgnlEndToEndId'),
 			statusId: text(node, 'StsId'),
 			status,
-			...reason(node),
+			...inherited,
 			amount: num(amount?.text ?? null),
 			currency: amount?.attrs.Ccy ?? null,
 			requestedExecutionDate: firstText(
@@ -86,16 +94,16 @@ export class Pain002Reader implements SubtreeHandler {
 		return this.block?.parts.find((p) => p.name === name);
 	}
 
+	/** The block's own elements read so far (everything before its transactions) as one node. */
+	private blockNode(): XNode {
+		return { name: 'OrgnlPmtInfAndSts', attrs: {}, children: this.block?.parts ?? [], text: '' };
+	}
+
 	onClose(path: readonly string[]): void {
 		if (path.length === 3 && path[2] === 'OrgnlPmtInfAndSts') {
 			const block = this.block!;
 			if (!block.transactions) {
-				const fake: XNode = {
-					name: 'OrgnlPmtInfAndSts',
-					attrs: {},
-					children: block.parts,
-					text: '',
-				};
+				const fake = this.blockNode();
 				this.push({
 					level: 'paymentInformation',
 					originalPaymentInformationId: text(fake, 'OrgnlPmtInfId'),

@@ -1,11 +1,16 @@
 import { CamtReader } from './camt';
 import { detectFormat } from './detect';
-import { ktlReader, lines, titoReader } from './finnish';
+import { ktlReader, titoReader } from './finnish';
+import { paymentStatusOf, statementOf } from './items';
 import { Pain002Reader } from './pain002';
 import type { BankFileSource } from './source';
+import { swiftReader } from './mt940';
+import type { RecordReader } from './records';
+import { LineSplitter } from './records';
 import { peek } from './source';
 import type {
 	BankEntry,
+	BankFileFormat,
 	DetectedFormat,
 	ParseEvent,
 	ParseOptions,
@@ -15,6 +20,18 @@ import type {
 	StatementSummary,
 } from './types';
 import { SubtreeReader } from './xml';
+
+/** The formats read line by line, and their readers. */
+const LINE_READERS: Partial<
+	Record<
+		BankFileFormat,
+		(
+			format: DetectedFormat,
+			options: ParseOptions,
+			emit: (event: ParseEvent) => void,
+		) => RecordReader
+	>
+> = { tito: titoReader, ktl: ktlReader, mt940: swiftReader, mt942: swiftReader };
 
 /** Bytes parsed before the events they gave are handed over. */
 const PIECE = 16 * 1024;
@@ -34,6 +51,10 @@ export async function* parseBankFile(
 	yield { type: 'format', format };
 	let queue: ParseEvent[] = [];
 	const emit = (event: ParseEvent): void => {
+		// Statements and payment statuses leave in reading order, whichever reader made them
+		// (entries are built in that order from the start: see items.ts).
+		if (event.type === 'statement') event.statement = statementOf(event.statement);
+		else if (event.type === 'paymentStatus') event.status = paymentStatusOf(event.status);
 		queue.push(event);
 	};
 	/** The events found so far, handed over (the queue starts anew). */
@@ -42,16 +63,20 @@ export async function* parseBankFile(
 		queue = [];
 		return events;
 	};
-	if (format.format === 'tito' || format.format === 'ktl') {
-		const records =
-			format.format === 'tito'
-				? titoReader(format, options, emit)
-				: ktlReader(format, options, emit);
-		// A line at a time, so that what one line gives is handed over before the next is read.
-		for await (const { line, number, last } of lines(chunks, options.encoding)) {
+	const lineReader = LINE_READERS[format.format];
+	if (lineReader) {
+		const records = lineReader(format, options, emit);
+		const splitter = new LineSplitter((line, number, last) => {
 			records.line(line, number, last);
-			if (queue.length) yield* take();
+		}, options.encoding);
+		// A chunk at a time, so that what its lines give is handed over before the next is read.
+		for await (const chunk of chunks) {
+			for (let offset = 0; offset < chunk.length; offset += PIECE) {
+				splitter.push(chunk.length <= PIECE ? chunk : chunk.subarray(offset, offset + PIECE));
+				if (queue.length) yield* take();
+			}
 		}
+		splitter.end();
 		records.end();
 		yield* take();
 		return;

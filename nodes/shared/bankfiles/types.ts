@@ -3,13 +3,21 @@
  * they are.
  */
 
-export type BankFileFormat = 'camt.053' | 'camt.054' | 'pain.002' | 'tito' | 'ktl';
+export type BankFileFormat =
+	| 'camt.052'
+	| 'camt.053'
+	| 'camt.054'
+	| 'mt940'
+	| 'mt942'
+	| 'pain.002'
+	| 'tito'
+	| 'ktl';
 
 export interface DetectedFormat {
 	format: BankFileFormat;
-	/** ISO 20022 message version ("001.02"), "TITO" / "KTL" for the Finnish formats. */
+	/** ISO 20022 message version ("001.02"); "MT940" / "MT942" for SWIFT, "TITO" / "KTL". */
 	version: string;
-	/** The full message name, e.g. "camt.053.001.02", or "TITO" / "KTL". */
+	/** The full message name, e.g. "camt.053.001.02", or "MT940", "MT942", "TITO", "KTL". */
 	messageType: string;
 }
 
@@ -32,38 +40,22 @@ export interface FxDetails {
 	contractId: string | null;
 }
 
-/** One booking entry (or one transaction of an entry, when split per transaction detail). */
+/**
+ * One booking entry (or one transaction of an entry, when split per transaction detail). The
+ * fields come in the order an accountant reads them (see items.ts, where every format builds its
+ * entries).
+ */
 export interface BankEntry {
-	messageType: string;
-	messageId: string | null;
-	statementId: string | null;
-	statementSequence: number | null;
-	legalSequence: number | null;
-	statementCreated: string | null;
-	periodFrom: string | null;
-	periodTo: string | null;
-	accountIban: string | null;
-	/** The account number when the account is not given as an IBAN (e.g. a Finnish BBAN in TITO). */
-	accountId: string | null;
-	accountCurrency: string | null;
-	accountServicerBic: string | null;
-
-	entryReference: string | null;
 	bookingDate: string | null;
 	valueDate: string | null;
 	/** Signed: credits positive, debits negative. */
 	amount: number;
 	currency: string;
 	creditDebit: 'CRDT' | 'DBIT';
-	status: string | null;
-	reversal: boolean;
-	bankTransactionCode: BankTransactionCode;
-	accountServicerReference: string | null;
-	endToEndId: string | null;
-	instructionId: string | null;
-	transactionId: string | null;
-	paymentInformationId: string | null;
-	mandateId: string | null;
+	counterpartyName: string | null;
+	counterpartyIban: string | null;
+	counterpartyAccount: string | null;
+	counterpartyBic: string | null;
 	creditorReference: string | null;
 	/** RF (ISO 11649), FI (Finnish national reference), or OTHER; null without a reference. */
 	creditorReferenceType: 'RF' | 'FI' | 'OTHER' | null;
@@ -73,14 +65,31 @@ export interface BankEntry {
 	 * invoices and credit notes it pays, each with its own amount; null when the file gives none.
 	 */
 	documents: RemittedDocument[] | null;
-	counterpartyName: string | null;
-	counterpartyIban: string | null;
-	counterpartyAccount: string | null;
-	counterpartyBic: string | null;
-	fx: FxDetails | null;
+	endToEndId: string | null;
+	status: string | null;
+	reversal: boolean;
+	accountIban: string | null;
+	/** The account number when the account is not given as an IBAN (e.g. a Finnish BBAN in TITO). */
+	accountId: string | null;
+	accountCurrency: string | null;
+	entryReference: string | null;
+	accountServicerReference: string | null;
+	bankTransactionCode: BankTransactionCode;
+	instructionId: string | null;
+	transactionId: string | null;
+	paymentInformationId: string | null;
+	mandateId: string | null;
+	/** The SEPA creditor identifier of a direct debit (camt scheme ID, MT940 CRED+). */
+	creditorId: string | null;
+	/**
+	 * The party the payment was made for or on behalf of, when it is not the counterparty
+	 * (camt UltmtDbtr / UltmtCdtr, MT940 ABWA+ / ABWE+).
+	 */
+	ultimateCounterpartyName: string | null;
 	purpose: string | null;
 	returnReason: string | null;
 	additionalInfo: string | null;
+	fx: FxDetails | null;
 	/** How many transactions the entry holds (a batch entry holds several). */
 	transactionCount: number;
 	/**
@@ -89,6 +98,15 @@ export interface BankEntry {
 	transactionIndex: number | null;
 	/** Transaction amount when split per transaction detail (signed like amount), else null. */
 	entryAmount: number | null;
+	statementId: string | null;
+	statementSequence: number | null;
+	legalSequence: number | null;
+	statementCreated: string | null;
+	periodFrom: string | null;
+	periodTo: string | null;
+	accountServicerBic: string | null;
+	messageType: string;
+	messageId: string | null;
 	/** The entry's XML element, when asked for. */
 	xml?: string;
 }
@@ -104,29 +122,28 @@ export interface BalanceInfo {
 export type StatementCheck = 'ok' | 'mismatch' | 'notAvailable';
 
 /**
- * One statement, notification or reference payment batch, with its balances and the balance check.
+ * One statement, notification, intraday report or reference payment batch, with its balances and
+ * the balance check; account, period, balances and check first.
  */
 export interface StatementSummary {
-	messageType: string;
-	messageId: string | null;
-	statementId: string | null;
-	statementSequence: number | null;
-	legalSequence: number | null;
-	created: string | null;
-	periodFrom: string | null;
-	periodTo: string | null;
 	accountIban: string | null;
 	accountId: string | null;
 	accountCurrency: string | null;
 	accountOwner: string | null;
-	accountServicerBic: string | null;
+	periodFrom: string | null;
+	periodTo: string | null;
 	openingBalance: number | null;
 	openingBalanceDate: string | null;
 	closingBalance: number | null;
 	closingBalanceDate: string | null;
+	/**
+	 * opening + booked entries = closing (statements), or the file's own totals (KTL, MT942).
+	 */
+	check: StatementCheck;
+	/** What the check found when it did not match, else null. */
+	warning: string | null;
 	availableBalance: number | null;
 	availableBalanceDate: string | null;
-	balances: BalanceInfo[];
 	entryCount: number;
 	creditCount: number;
 	creditTotal: number;
@@ -134,25 +151,19 @@ export interface StatementSummary {
 	/** Positive. */
 	debitTotal: number;
 	netTotal: number;
-	/** opening + booked entries = closing (statements), or the file's own totals (KTL). */
-	check: StatementCheck;
-	/** What the check found when it did not match, else null. */
-	warning: string | null;
-}
-
-/** One payment's (or payment group's) status from a pain.002 report. */
-export interface PaymentStatus {
+	statementId: string | null;
+	statementSequence: number | null;
+	legalSequence: number | null;
+	created: string | null;
+	accountServicerBic: string | null;
+	balances: BalanceInfo[];
 	messageType: string;
 	messageId: string | null;
-	created: string | null;
-	originalMessageId: string | null;
-	originalMessageType: string | null;
-	/** transaction, paymentInformation or group: the level the bank reported at. */
-	level: 'transaction' | 'paymentInformation' | 'group';
-	originalPaymentInformationId: string | null;
-	originalInstructionId: string | null;
+}
+
+/** One payment's (or payment group's) status from a pain.002 report: which payment, and why. */
+export interface PaymentStatus {
 	originalEndToEndId: string | null;
-	statusId: string | null;
 	status: string | null;
 	reasonCode: string | null;
 	reasonProprietary: string | null;
@@ -162,8 +173,18 @@ export interface PaymentStatus {
 	requestedExecutionDate: string | null;
 	creditorName: string | null;
 	creditorIban: string | null;
+	originalInstructionId: string | null;
+	originalPaymentInformationId: string | null;
+	/** transaction, paymentInformation or group: the level the bank reported at. */
+	level: 'transaction' | 'paymentInformation' | 'group';
+	statusId: string | null;
+	originalMessageId: string | null;
+	originalMessageType: string | null;
 	originalNumberOfTransactions: number | null;
 	originalControlSum: number | null;
+	messageType: string;
+	messageId: string | null;
+	created: string | null;
 }
 
 export interface ParseWarning {
@@ -199,7 +220,10 @@ export interface ParseOptions {
 	onInvalidRecord?: 'fail' | 'warn';
 	/** Statements to skip (already processed): return true to skip; its entries are not read. */
 	skipStatement?: (key: StatementKey) => boolean;
-	/** Text encoding of TITO / KTL files: 'auto' (default: UTF-8 when valid, else ISO-8859-1). */
+	/**
+	 * Text encoding of MT940 / MT942, TITO and KTL files: 'auto' (default: UTF-8 when valid, else
+	 * ISO-8859-1).
+	 */
 	encoding?: 'auto' | 'utf-8' | 'latin1';
 }
 

@@ -68,6 +68,7 @@ export class SubtreeReader {
 	private captureDepth = -1;
 	private decoder: TextDecoder;
 	private error?: Error;
+	private refused?: BankFileError;
 	private started = false;
 	private sniffed = false;
 	rootNamespace?: string;
@@ -118,6 +119,15 @@ export class SubtreeReader {
 				}
 			} else this.handler.onClose?.(this.path);
 			this.path.pop();
+		});
+		parser.on('doctype', () => {
+			// Banks never need a document type; it is how entity expansion and external entities
+			// get in, so it is refused whether or not the file uses what it declares.
+			this.refused ??= new BankFileError(
+				'UNSAFE_XML',
+				'The XML declares a document type (DOCTYPE), which bank files never need; it is refused',
+				`line ${parser.line}`,
+			);
 		});
 		parser.on('error', (error) => {
 			this.error ??= error;
@@ -175,6 +185,7 @@ export class SubtreeReader {
 	}
 
 	private rethrow(): void {
+		if (this.refused) throw this.refused;
 		if (this.error) {
 			const message = this.error.message.replace(/^undefined:/, 'line ');
 			throw new BankFileError('INVALID_XML', `The XML is not well-formed: ${message}`);
