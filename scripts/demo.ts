@@ -1,5 +1,5 @@
 /**
- * `npm run demo`: the example workflows in a real n8n 2.41.1 against the local sandbox bank, with
+ * `npm run demo`: the example workflows in a real n8n against the local sandbox bank, with
  * a short summary of what every node returned.
  *
  *   npm run demo                # run the examples in real n8n (installed once into the cache)

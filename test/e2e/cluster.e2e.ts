@@ -1,7 +1,7 @@
 /**
  * The package in n8n's queue mode, for real: PostgreSQL and Redis started by the test on free
  * local ports (throwaway, in a temporary folder), one `n8n start` (main) and two `n8n worker`
- * processes of n8n 2.41.1, the packed package installed into each one's user folder as n8n's
+ * processes of n8n (N8N_VERSION), the packed package installed into each one's user folder as n8n's
  * installer does. Workers run one execution at a time; a test workflow can wait at a "gate" (an
  * HTTP Request to a collector the test answers), which keeps its worker busy, so the next job
  * must go to the other worker: which worker ran what is known, never left to chance.

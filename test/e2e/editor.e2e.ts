@@ -1,5 +1,5 @@
 /**
- * The editor as a treasury user meets it: real n8n 2.41.1 with the packed package, the sandbox
+ * The editor as a treasury user meets it: real n8n with the packed package, the sandbox
  * bank, every example imported, driven in headless Chromium (Debian's `chromium` with
  * playwright-core). Values are typed the way a person types them, key by key, and each test
  * asserts what the person sees and what the bank received.

@@ -1,5 +1,5 @@
 /**
- * Every example workflow that starts with a Manual Trigger, imported into a real n8n 2.41.1 with
+ * Every example workflow that starts with a Manual Trigger, imported into a real n8n with
  * the packed package installed as a community package, run with `n8n execute --id --rawOutput`
  * against the sandbox bank. The run JSON is parsed out of n8n's output and the items of every
  * node are checked (the exit code alone is never trusted), together with what the bank saw.

@@ -1,5 +1,5 @@
 /**
- * Runs once before the e2e test files: installs Node 24 + n8n 2.41.1 into the cache (a no-op when
+ * Before the e2e test files: installs Node 24 + n8n (N8N_VERSION) into the cache (a no-op when
  * cached), builds and packs the package, and hands the result to the test files through a JSON
  * file named by CORPORATE_BANKING_E2E_CONTEXT. Failures are recorded, not thrown, so every test
  * reports them as its own failure and the run still produces a report.

@@ -1,5 +1,5 @@
 /**
- * End-to-end tests: the packed package in a real n8n 2.41.1 (Node 24) against the sandbox bank.
+ * End-to-end tests: the packed package in a real n8n (N8N_VERSION) against the sandbox bank.
  * Run with `node test/e2e/run.js` (or `npm run test:e2e`); the global set-up installs n8n once
  * into a cache outside the repository. Test files end in `.e2e.ts` so the fast suites never pick
  * them up.

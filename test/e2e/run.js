@@ -5,7 +5,7 @@
  *   node test/e2e/run.js [--no-build] [--outputFile=report.json] [--merge-into=report.json]
  *                        [jest options or test name patterns]
  *
- * The global set-up installs Node 24 + n8n 2.41.1 into the cache the first time, builds (unless
+ * The global set-up installs Node 24 + n8n (N8N_VERSION) into the cache once, builds (unless
  * --no-build) and packs the package. Prints `e2e: N passed, N failed, N skipped` at the end and
  * exits with jest's status. --outputFile keeps jest's JSON report there; --merge-into adds the e2e
  * counts to another jest JSON report (npm test's, so its summary line counts the e2e tests too).

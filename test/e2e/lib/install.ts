@@ -1,11 +1,14 @@
 /**
  * Installs what the end-to-end tests and the demo need, outside the repository, once:
- * Node.js 24 (from the `node` npm package), n8n 2.41.1 on that Node, and headless Chromium.
+ * Node.js 24 (from the `node` npm package), n8n on that Node, and headless Chromium.
+ *
+ * The n8n version is `newest` of test/e2e/n8n-versions.json (the one place that names the
+ * versions the package is proven in), or `N8N_E2E_VERSION` when set (`oldest` is proven that way).
  *
  * Layout under the cache folder (`$N8N_E2E_CACHE`, else `${XDG_CACHE_HOME:-~/.cache}/n8n-nodes-corporate-banking`):
  *
  *   node-24.21.0/   npm folder holding the `node` package (Node 24 binary and headers)
- *   n8n-2.41.1/     npm folder holding n8n, its dependencies and sqlite3 built for Node 24
+ *   n8n-<version>/  npm folder holding n8n, its dependencies and sqlite3 built for Node 24
  *
  * Each folder is built under a temporary name and renamed into place only after a marker file
  * records a finished install, so an interrupted install is never mistaken for a complete one.
@@ -26,15 +29,25 @@ import path from 'node:path';
 
 import { tryLock, unlock } from '../../helpers/lock';
 
-export const NODE_VERSION = '24.21.0';
-export const N8N_VERSION = '2.41.1';
+import versions from '../n8n-versions.json';
 
-/** Dependencies of n8n 2.41.1 whose newest versions are broken or missing on the registry. */
-const N8N_OVERRIDES = {
-	linkedom: '0.18.14',
-	'@langchain/langgraph': '1.4.18',
-	'@langchain/langgraph-sdk': '1.12.4',
-};
+/** The n8n versions the package is proven in: the e2e suite runs `newest`, CI also `oldest`. */
+export const N8N_NEWEST: string = versions.newest;
+export const N8N_OLDEST: string = versions.oldest;
+export const NODE_VERSION: string = versions.node;
+
+/** The n8n the e2e tests and the demo run: `N8N_E2E_VERSION`, else the newest supported. */
+export const N8N_VERSION: string = process.env.N8N_E2E_VERSION?.trim() || N8N_NEWEST;
+
+/**
+ * Dependencies pinned for an n8n version (`npm` overrides): releases of n8n's dependencies that
+ * are broken or missing on the registry (n8n-versions.json says why for each version). A version
+ * not listed there is installed as it is.
+ */
+export function n8nOverrides(version: string): Record<string, string> {
+	const installs: Record<string, { overrides: Record<string, string> }> = versions.installs;
+	return installs[version]?.overrides ?? {};
+}
 
 const MARKER = '.install-complete.json';
 
@@ -176,9 +189,12 @@ export function ensureNode24(log: Log = console.log): NodeRuntime & { installSec
 				'\t',
 			),
 		);
+		// The `node` package's install script fetches the binary. Scripts are on explicitly: under
+		// `npm test` or `npm run demo`, npm hands the project's ignore-scripts (.npmrc) down as
+		// npm_config_ignore_scripts.
 		runLogged(
 			'npm',
-			['install', '--no-audit', '--no-fund', '--no-package-lock'],
+			['install', '--ignore-scripts=false', '--no-audit', '--no-fund', '--no-package-lock'],
 			tmp,
 			process.env,
 			logFile,
@@ -203,22 +219,30 @@ export function node24Env(rt: NodeRuntime, extra: NodeJS.ProcessEnv = {}): NodeJ
 	};
 }
 
-/** n8n 2.41.1 installed on Node 24 (about 2.2 GB, a few minutes the first time). */
-export function ensureN8n(log: Log = console.log): N8nInstall {
+/**
+ * n8n installed on Node 24 (about 2.4 GB, a few minutes the first time): `N8N_VERSION` unless
+ * another version is given.
+ */
+export function ensureN8n(log: Log = console.log, version: string = N8N_VERSION): N8nInstall {
+	if (!/^\d+\.\d+\.\d+$/.test(version))
+		throw new Error(
+			`N8N_E2E_VERSION must be an n8n version such as ${N8N_OLDEST}, not "${version}"`,
+		);
 	const rt = ensureNode24(log);
-	const dir = path.join(cacheRoot(), `n8n-${N8N_VERSION}`);
+	const dir = path.join(cacheRoot(), `n8n-${version}`);
 	const logFile = path.join(cacheRoot(), 'install.log');
-	const spec = { n8n: N8N_VERSION, node: NODE_VERSION, overrides: N8N_OVERRIDES };
+	const overrides = n8nOverrides(version);
+	const spec = { n8n: version, node: NODE_VERSION, overrides };
 	const seconds = installOnce(dir, spec, log, (tmp) => {
-		log(`installing n8n ${N8N_VERSION} into ${dir} (a few minutes; log: ${logFile})`);
+		log(`installing n8n ${version} into ${dir} (a few minutes; log: ${logFile})`);
 		writeFileSync(
 			path.join(tmp, 'package.json'),
 			JSON.stringify(
 				{
 					name: 'e2e-n8n',
 					private: true,
-					dependencies: { n8n: N8N_VERSION },
-					overrides: N8N_OVERRIDES,
+					dependencies: { n8n: version },
+					overrides,
 				},
 				null,
 				'\t',
@@ -232,13 +256,14 @@ export function ensureN8n(log: Log = console.log): N8nInstall {
 			env,
 			logFile,
 		);
-		runLogged('npm', ['rebuild', 'sqlite3'], tmp, env, logFile);
+		// sqlite3's build script, explicitly on (see ensureNode24).
+		runLogged('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false'], tmp, env, logFile);
 		const check = spawnSync(
 			rt.node,
 			['-e', "require('sqlite3'); console.log(require('n8n/package.json').version)"],
 			{ cwd: tmp, encoding: 'utf8' },
 		);
-		if (check.status !== 0 || check.stdout.trim() !== N8N_VERSION)
+		if (check.status !== 0 || check.stdout.trim() !== version)
 			throw new Error(`n8n install check failed: ${check.stdout}${check.stderr}`);
 	});
 	return {
