@@ -67,7 +67,12 @@ export function minorUnits(currency: string): number {
 	return MINOR_UNITS[currency.toUpperCase()] ?? 2;
 }
 
+const NOTHING_SENT = 'Nothing was sent to the bank.';
+
 export class FxValidator {
+	/** What `check` found wrong so far, each saying "Field: rule". */
+	private readonly problems: InputError[] = [];
+
 	constructor(
 		private readonly itemIndex: number,
 		/** The workflow's time zone: a Date object is read as the calendar day it is there. */
@@ -77,8 +82,38 @@ export class FxValidator {
 	fail(field: string, rule: string): never {
 		throw new InputError(`${field}: ${rule}`, {
 			itemIndex: this.itemIndex,
-			description: 'Nothing was sent to the bank.',
+			description: NOTHING_SENT,
 		});
+	}
+
+	/**
+	 * Runs the check of one field and keeps its problem instead of stopping: the value the check
+	 * returns, or undefined when the field is wrong. `finish` then reports every problem at once.
+	 */
+	check<T>(run: () => T): T | undefined {
+		try {
+			return run();
+		} catch (error) {
+			if (!(error instanceof InputError)) throw error;
+			this.problems.push(error);
+			return undefined;
+		}
+	}
+
+	/**
+	 * Throws one error naming every field `check` found wrong: a single problem as "Field: rule",
+	 * several numbered in the message and one per line in the description.
+	 */
+	finish(): void {
+		if (this.problems.length <= 1) {
+			if (this.problems[0]) throw this.problems[0];
+			return;
+		}
+		const each = this.problems.map((problem) => problem.message);
+		throw new InputError(
+			`${each.length} fields to fix: ${each.map((p, i) => `(${i + 1}) ${p}`).join(' ')}`,
+			{ itemIndex: this.itemIndex, description: `${each.join('\n')}\n${NOTHING_SENT}` },
+		);
 	}
 
 	/** A calendar date as YYYY-MM-DD from a date or date-time parameter value. */
