@@ -69,6 +69,15 @@ export function minorUnits(currency: string): number {
 
 const NOTHING_SENT = 'Nothing was sent to the bank.';
 
+/** What a check returned, or what it threw. */
+function attempt<T>(run: () => T): { value: T } | { error: unknown } {
+	try {
+		return { value: run() };
+	} catch (error) {
+		return { error };
+	}
+}
+
 export class FxValidator {
 	/** What `check` found wrong so far, each saying "Field: rule". */
 	private readonly problems: InputError[] = [];
@@ -91,13 +100,11 @@ export class FxValidator {
 	 * returns, or undefined when the field is wrong. `finish` then reports every problem at once.
 	 */
 	check<T>(run: () => T): T | undefined {
-		try {
-			return run();
-		} catch (error) {
-			if (!(error instanceof InputError)) throw error;
-			this.problems.push(error);
-			return undefined;
-		}
+		const outcome = attempt(run);
+		if ('value' in outcome) return outcome.value;
+		if (!(outcome.error instanceof InputError)) throw outcome.error;
+		this.problems.push(outcome.error);
+		return undefined;
 	}
 
 	/**
@@ -105,11 +112,10 @@ export class FxValidator {
 	 * several numbered in the message and one per line in the description.
 	 */
 	finish(): void {
-		if (this.problems.length <= 1) {
-			if (this.problems[0]) throw this.problems[0];
-			return;
-		}
 		const each = this.problems.map((problem) => problem.message);
+		if (!each.length) return;
+		if (each.length === 1)
+			throw new InputError(each[0], { itemIndex: this.itemIndex, description: NOTHING_SENT });
 		throw new InputError(
 			`${each.length} fields to fix: ${each.map((p, i) => `(${i + 1}) ${p}`).join(' ')}`,
 			{ itemIndex: this.itemIndex, description: `${each.join('\n')}\n${NOTHING_SENT}` },
