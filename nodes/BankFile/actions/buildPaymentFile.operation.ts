@@ -14,7 +14,10 @@ import { optionsCollection } from '../../shared/properties';
 
 const show = { show: { operation: ['buildPaymentFile'] } };
 
-/** A payment field, mapped per item; the default reads the input field of the same name. */
+/**
+ * A payment field, mapped per item; the default reads the input field of the same name. An
+ * optional field reads an absent input field as empty, so the editor shows no "undefined" for it.
+ */
 const mapped = (
 	displayName: string,
 	name: string,
@@ -25,7 +28,7 @@ const mapped = (
 	displayName,
 	name,
 	type: 'string',
-	default: `={{ $json.${name} }}`,
+	default: `={{ $json.${name}${required ? '' : ' ?? ""'} }}`,
 	required,
 	description,
 	...(placeholder ? { placeholder } : {}),
