@@ -59,9 +59,13 @@ describe('FX Trade Execution: fields marked before the node runs', () => {
 		expect(NodeHelpers.getNodeParametersIssues(properties, node, new FxTradeExecution().description)).toBeNull();
 	});
 
-	it('the Bank Mock Service shows the same notices for its execution API', () => {
+	it.each([
+		[1, 'api'],
+		[2, 'resource'],
+	])('the Bank Mock Service (version %d, API chosen by %s) shows the same notices for its execution API only', (typeVersion, selector) => {
 		const mock = new BankMockService().description.properties.filter((p) => p.name === 'amountNotice');
-		expect(mock.some((p) => NodeHelpers.displayParameter(parameters({ api: 'execution', amount: '-5' }), p, null, null))).toBe(true);
-		expect(mock.some((p) => NodeHelpers.displayParameter(parameters({ api: 'report', amount: '-5' }), p, null, null))).toBe(false);
+		const node = { id: '1', name: 'Mock', type: 'n8n-nodes-corporate-banking.bankMockService', typeVersion, position: [0, 0] as [number, number], parameters: {} };
+		const shownFor = (api: string) => mock.filter((p) => NodeHelpers.displayParameter(parameters({ [selector]: api, amount: '-5' }), p, node, null)).length;
+		expect([shownFor('execution'), shownFor('report')]).toEqual([1, 0]);
 	});
 });
