@@ -110,16 +110,24 @@ function savedWith(name: string, value: string): Promise<unknown> {
 	);
 }
 
+/**
+ * Clicks into an input, clears it and types the text key by key (or pastes it), as a person does;
+ * then leaves it with `leave` (Tab, or Enter to confirm a date picker).
+ */
+async function retype(input: Locator, text: string, how: { paste?: boolean; leave?: 'Tab' | 'Enter' } = {}): Promise<void> {
+	await input.click();
+	await input.press('ControlOrMeta+a');
+	await input.press('Backspace');
+	if (how.paste) await input.fill(text);
+	else if (text) await input.pressSequentially(text);
+	if (how.leave) await input.press(how.leave);
+}
+
 /** Clears a field and types the text key by key, as a person does; leaves the field once saved. */
 async function typeInto(name: string, text: string): Promise<void> {
 	// n8n leaves an emptied parameter out of what it saves; the field's empty marker says it took it.
 	const saved = text ? savedWith(name, text) : emptyMarker(name).waitFor();
-	const input = field(name);
-	await input.click();
-	await input.press('ControlOrMeta+a');
-	await input.press('Backspace');
-	if (text) await input.pressSequentially(text);
-	await input.press('Tab');
+	await retype(field(name), text, { leave: 'Tab' });
 	await saved;
 }
 
@@ -131,13 +139,8 @@ async function choose(name: string, option: string): Promise<void> {
 
 /** Types a date into a date field key by key and confirms it, as a person does; waits until saved. */
 async function typeDate(name: string, date: string): Promise<void> {
-	const picker = field(name);
 	const saved = savedWith(name, date);
-	await picker.click();
-	await picker.press('ControlOrMeta+a');
-	await picker.press('Backspace');
-	await picker.pressSequentially(date);
-	await picker.press('Enter');
+	await retype(field(name), date, { leave: 'Enter' });
 	await saved;
 }
 
@@ -157,11 +160,7 @@ async function typeCurrencyCode(name: string, code: string): Promise<void> {
 	const saved = page.waitForRequest(
 		(request) => /\/rest\/workflows\//.test(request.url()) && request.method() !== 'GET' && (request.postData() ?? '').includes(`"value":${JSON.stringify(code)}`),
 	);
-	await input.click();
-	await input.press('ControlOrMeta+a');
-	await input.press('Backspace');
-	await input.pressSequentially(code);
-	await input.press('Tab');
+	await retype(input, code, { leave: 'Tab' });
 	await saved;
 }
 
@@ -169,9 +168,15 @@ async function typeCurrencyCode(name: string, code: string): Promise<void> {
 async function pickCurrency(name: string, search: string, option: string): Promise<void> {
 	const rl = page.locator(`[data-test-id="resource-locator-${name}"]`);
 	await switchMode(rl, 'From list');
+	const code = option.slice(0, 3);
+	const saved = page.waitForRequest((request) => {
+		const body = request.postData() ?? '';
+		return /\/rest\/workflows\//.test(request.url()) && request.method() !== 'GET' && body.includes(`"value":"${code}"`) && body.includes('"mode":"list"');
+	});
 	await rl.locator('[data-test-id="rlc-input"]').click();
 	await page.keyboard.type(search);
 	await page.getByText(option).first().click();
+	await saved;
 }
 
 /** The node panel (node creator) of a new, empty workflow, searched as typed. */
@@ -329,8 +334,10 @@ else {
 					`3 fields to fix: (1) Buy Currency: "EURO" is not an ISO 4217 currency code (2) Amount: must be greater than zero, got -5 (3) Maturity Date: ${past} is in the past; it must be today or later`,
 				);
 				expect((await stats()).executions).toBe(0);
-				// Back to the example's currency, picked from the list.
+				// Back to the example's currency picked from the list, and its tenor.
 				await pickCurrency('buyCurrency', 'danish', 'DKK: Danish Krone');
+				await typeInto('maturityDate', '');
+				await choose('maturityType', 'Tenor');
 			});
 
 			it('a typed amount and a typed maturity date reach the bank exactly as typed, and the output says a trade was placed', async () => {
@@ -339,13 +346,8 @@ else {
 				await typeInto('amount', '1500.50');
 				await choose('maturityType', 'Date');
 				const date = DateTime.now().plus({ days: 40 }).toISODate()!;
-				const picker = field('maturityDate');
-				const saved = savedWith('maturityDate', date);
-				await picker.click();
-				await picker.pressSequentially(date);
-				await picker.press('Enter');
-				await saved;
-				expect(await picker.inputValue()).toBe(date);
+				await typeDate('maturityDate', date);
+				expect(await field('maturityDate').inputValue()).toBe(date);
 				await executeStep();
 				await seeInOutput(/^This run placed 1 trade at the bank in the Sandbox environment\./);
 				const bank = await stats();
@@ -449,13 +451,10 @@ else {
 						await page.getByRole('option', { name: new RegExp(`^${escapeRegExp(entry.value)}`) }).first().click();
 						continue;
 					}
-					const input = box.locator('input:not([type="hidden"]), textarea').first();
-					await input.click();
-					await input.press('ControlOrMeta+a');
-					await input.press('Backspace');
 					// A certificate is pasted from the file the demo names; everything else is typed.
-					if (entry.kind === 'file') await input.fill(readFileSync(entry.file!, 'utf8'));
-					else await input.pressSequentially(entry.value);
+					const input = box.locator('input:not([type="hidden"]), textarea').first();
+					if (entry.kind === 'file') await retype(input, readFileSync(entry.file!, 'utf8'), { paste: true });
+					else await retype(input, entry.value);
 				}
 				const name = await page.locator('[data-test-id="credential-name"]').innerText();
 				await page.locator('[data-test-id="credential-save-button"]').click();
