@@ -8,13 +8,21 @@
  *
  * When real n8n cannot be installed, the examples run through the engine instead.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { PIN_BANKS, pinForm, pinFormLines } from '../test/e2e/lib/enrolment';
 import { ensureN8n, N8N_VERSION, type N8nInstall } from '../test/e2e/lib/install';
 import { nodeError, nodeItems, sleep, type RunData, type RunItem } from '../test/e2e/lib/n8n';
 import { buildAndPack, type PackedPackage } from '../test/e2e/lib/package';
-import { startStack, type Stack, type StackOptions } from '../test/e2e/lib/stack';
+import { PROJECT_ROOT } from '../test/e2e/lib/sandbox';
+import {
+	copySampleBankFiles,
+	SAMPLE_BANK_FILES,
+	startStack,
+	type Stack,
+	type StackOptions,
+} from '../test/e2e/lib/stack';
 import { DEMO_OWNER, setupOwner } from '../test/e2e/lib/ui';
 import {
 	credentialName,
@@ -24,6 +32,8 @@ import {
 	missingNodeTypes,
 	packageManifest,
 	PACKAGE_NAME,
+	PIN_EXAMPLES,
+	pinCredential,
 	sandboxCredentials,
 	workflowId,
 	type WorkflowJson,
@@ -31,6 +41,32 @@ import {
 
 const SANDBOX_PORTS: [number, number, number] = [8443, 8444, 8445];
 const UI_PORT = 5678;
+/** The folder `--ui` lets n8n read files from, with sample bank files in it. */
+const DEMO_FILES = path.join(PROJECT_ROOT, 'demo-files');
+
+/** What the bank saw in the whole demo: each example starts from a reset bank, so its figures add up. */
+const BANK_TOTALS = ['tokenRequests', 'mtlsTokenRequests', 'executions', 'mockCalls', 'mockErrors', 'eventPolls'] as const;
+type BankTotals = Record<(typeof BANK_TOTALS)[number] | 'soapCalls', number>;
+
+async function addBankStats(stack: Stack, totals: BankTotals): Promise<void> {
+	const stats = await stack.bank.admin<Record<string, number & unknown[]>>('GET', '/stats');
+	for (const key of BANK_TOTALS) totals[key] += Number(stats[key] ?? 0);
+	totals.soapCalls += stats.soapCalls?.length ?? 0;
+}
+
+/** One example's outcome, for the last line. */
+interface Outcome {
+	file: string;
+	ok: boolean;
+}
+
+function summaryLine(outcomes: Outcome[], started: number, how: string): string {
+	const failed = outcomes.filter((o) => !o.ok);
+	return (
+		`demo: ${outcomes.length - failed.length} of ${outcomes.length} examples passed, ${failed.length} failed ` +
+		`(${how}, ${Math.round((Date.now() - started) / 1000)} s)${failed.length ? `: ${failed.map((o) => o.file).join(', ')}` : ''}`
+	);
+}
 
 const KEYS = [
 	'tradeId',
@@ -113,6 +149,7 @@ async function startDemoStack(install: N8nInstall, options: StackOptions = {}): 
 }
 
 async function realDemo(install: N8nInstall): Promise<number> {
+	const started = Date.now();
 	const { pkg, stack } = await startDemoStack(install);
 	const interrupt = (): void => {
 		console.log('\nInterrupted: stopping n8n and the sandbox bank...');
@@ -120,7 +157,7 @@ async function realDemo(install: N8nInstall): Promise<number> {
 	};
 	process.once('SIGINT', interrupt);
 	process.once('SIGTERM', interrupt);
-	let failures = 0;
+	const outcomes: Outcome[] = [];
 	try {
 		console.log(
 			`Sandbox bank running at ${stack.bank.state.urls.base} (mutual TLS at ${stack.bank.state.urls.mtlsBase})`,
@@ -128,11 +165,12 @@ async function realDemo(install: N8nInstall): Promise<number> {
 		console.log(
 			`n8n ${N8N_VERSION} with ${pkg.name}@${pkg.version} installed as a community package\n`,
 		);
-		// Manual examples first: the file trigger downloads the bank's new statements, which the
-		// file service example lists.
+		// Manual examples first, then the triggers. Each example starts from a reset bank, so that
+		// each has the bank's statements, events and trades to itself.
 		const files = exampleFiles().sort((a, b) => Number(!isManual(loadExample(a))) - Number(!isManual(loadExample(b))));
 		const runnable = files.filter((f) => !missingNodeTypes(loadExample(f)).length);
 		await stack.importExamples(runnable);
+		const totals = Object.fromEntries([...BANK_TOTALS, 'soapCalls'].map((k) => [k, 0])) as BankTotals;
 		for (const file of files) {
 			const workflow = loadExample(file);
 			const missing = missingNodeTypes(workflow);
@@ -142,21 +180,25 @@ async function realDemo(install: N8nInstall): Promise<number> {
 				);
 				continue;
 			}
-			if (isManual(workflow)) failures += await runManual(stack, file, workflow);
-			else {
-				const kind = TRIGGERS.find((t) => workflow.nodes.some((n) => n.type === `${PACKAGE_NAME}.${t.type}`));
-				if (kind) failures += await runTrigger(stack, file, workflow, kind);
+			const kind = TRIGGERS.find((t) => workflow.nodes.some((n) => n.type === `${PACKAGE_NAME}.${t.type}`));
+			if (!isManual(workflow) && !kind) {
+				console.log(`== ${workflow.name ?? file}  (examples/${file}) -> not run here: it starts with a trigger this demo does not drive; try it in the editor (npm run demo -- --ui)\n`);
+				continue;
 			}
+			await stack.bank.admin('POST', '/reset', { all: true });
+			const failures = isManual(workflow) ? await runManual(stack, file, workflow) : await runTrigger(stack, file, workflow, kind!);
+			outcomes.push({ file, ok: failures === 0 });
+			await addBankStats(stack, totals);
 		}
-		const stats = await stack.bank.admin<Record<string, number & unknown[]>>('GET', '/stats');
 		console.log(
-			`Bank saw ${stats.tokenRequests} token request(s), ${stats.mtlsTokenRequests} mutual-TLS token request(s), ${stats.executions} trade execution(s), ` +
-				`${stats.mockCalls} mock call(s) (${stats.mockErrors} random errors survived), ${stats.eventPolls} event poll(s), ${stats.soapCalls.length} file service call(s).`,
+			`Bank saw ${totals.tokenRequests} token request(s), ${totals.mtlsTokenRequests} mutual-TLS token request(s), ${totals.executions} trade execution(s), ` +
+				`${totals.mockCalls} mock call(s) (${totals.mockErrors} random errors survived), ${totals.eventPolls} event poll(s), ${totals.soapCalls} file service call(s).`,
 		);
 	} finally {
 		await stack.stop();
 	}
-	return failures;
+	console.log(summaryLine(outcomes, started, `n8n ${N8N_VERSION}`));
+	return outcomes.filter((o) => !o.ok).length;
 }
 
 async function runManual(stack: Stack, file: string, workflow: WorkflowJson): Promise<number> {
@@ -174,6 +216,14 @@ async function runManual(stack: Stack, file: string, workflow: WorkflowJson): Pr
 		`== ${workflow.name ?? file}  (examples/${file}) -> ${status} (n8n execute, ${result.seconds.toFixed(1)} s)`,
 	);
 	const failures = printRun(workflow, result.run);
+	const pinBank = PIN_EXAMPLES[file];
+	if (pinBank) {
+		// The example ran with a credential holding only a PIN: the run enrolled it.
+		const { id, name } = pinCredential(pinBank);
+		const stored = (await stack.n8n.decryptedCredentials()).find((c) => c.id === id)?.data ?? {};
+		const certificate = String(stored.enrolmentStatus ?? '') || 'not enrolled';
+		console.log(`   credential "${name}": ${certificate}${stored.pin ? '' : '; its PIN was spent and cleared'}`);
+	}
 	console.log('');
 	return failures + (status === 'success' ? 0 : 1);
 }
@@ -261,7 +311,16 @@ async function runTrigger(stack: Stack, file: string, workflow: WorkflowJson, ki
 }
 
 async function uiDemo(install: N8nInstall): Promise<void> {
-	const { stack } = await startDemoStack(install, { n8nPort: UI_PORT, trustSandboxCa: true });
+	// A folder n8n may read files from, with sample bank files; files already there are kept.
+	copySampleBankFiles(
+		DEMO_FILES,
+		Object.keys(SAMPLE_BANK_FILES).filter((name) => !existsSync(path.join(DEMO_FILES, name))),
+	);
+	const { stack } = await startDemoStack(install, {
+		n8nPort: UI_PORT,
+		trustSandboxCa: true,
+		filesFolder: DEMO_FILES,
+	});
 	let stopping = false;
 	const stop = async (): Promise<void> => {
 		if (stopping) return;
@@ -277,6 +336,12 @@ async function uiDemo(install: N8nInstall): Promise<void> {
 	await stack.n8n.start();
 	await setupOwner(stack.n8n.baseUrl);
 	const credentials = sandboxCredentials(stack.bank.state).map((c) => credentialName(c.type));
+	const pinCredentials = [...new Set(Object.values(PIN_EXAMPLES))].map((bank) => pinCredential(bank).name);
+	// One fresh PIN per bank, as the fields of a new credential; certificates as files to paste.
+	const pinFolder = path.join(stack.n8n.userFolder, 'pins');
+	const pins: string[] = [];
+	for (const bank of Object.keys(PIN_BANKS)) pins.push(...pinFormLines(await pinForm(stack.bank, bank, pinFolder)));
+	const cacert = path.join(stack.bank.state.certDir, 'ca.crt');
 	console.log(
 		[
 			'',
@@ -285,12 +350,20 @@ async function uiDemo(install: N8nInstall): Promise<void> {
 			`  nodes: ${packageManifest()
 				.nodes.map((n) => `${PACKAGE_NAME}.${n}`)
 				.join(', ')}`,
-			`  credentials: ${credentials.join('; ')}`,
+			`  credentials: ${[...credentials, ...pinCredentials].join('; ')}`,
+			`    (the two "enrols from a PIN" hold only a PIN: the first run of their example, or Save in the credential, enrols them)`,
 			`  workflows: ${files.map((f) => loadExample(f).name ?? f).join('; ')}`,
+			`Files: n8n may read and write files in ${stack.filesFolder} (N8N_RESTRICT_FILE_ACCESS_TO).`,
+			`  It holds sample bank files; drop your own there and run "${loadExample('bank-file-from-disk.json').name}" (Read/Write Files from Disk, ${stack.filesFolder}/*.xml).`,
+			`Enrol a certificate yourself: Overview > Create credential > "Corporate Banking File Service API", fill in these fields, Save.`,
+			`  Each PIN works once (the sandbox's certificate service). n8n tests the credential on Save, which enrols it.`,
+			...pins,
+			`  More PINs: curl --cacert ${cacert} -X POST ${stack.bank.state.urls.admin}/enrolment -H 'content-type: application/json' -d '{"bank": "op"}'`,
+			`    (answers every field's value as JSON; bank: nordea, op, samlink, aktia, pop, saastopankki, handelsbanken or danske)`,
 			`Sandbox bank: ${stack.bank.state.urls.base} (mutual TLS ${stack.bank.state.urls.mtlsBase}); n8n trusts its test CA.`,
-			`  queue bank events: curl --cacert ${path.join(stack.bank.state.certDir, 'ca.crt')} -X POST ${stack.bank.state.urls.admin}/events -H 'content-type: application/json' -d '{"count": 3}'`,
+			`  queue bank events: curl --cacert ${cacert} -X POST ${stack.bank.state.urls.admin}/events -H 'content-type: application/json' -d '{"count": 3}'`,
 			`n8n's log: ${stack.n8n.logFile}`,
-			'Press Ctrl-C to stop (the n8n data folder is temporary and is removed).',
+			'Press Ctrl-C to stop (the n8n data folder is temporary and is removed; demo-files stays).',
 		].join('\n'),
 	);
 	await new Promise(() => undefined);
@@ -298,6 +371,7 @@ async function uiDemo(install: N8nInstall): Promise<void> {
 
 /** The engine-based run (n8n-core's WorkflowExecute in this process): no n8n install needed. */
 async function engineDemo(): Promise<number> {
+	const started = Date.now();
 	require('../test/harness/env');
 	const { MANUAL_TRIGGER_TYPE } = await import('../test/harness/engine');
 	const { manualExamples, runExample } = await import('../test/helpers/examples');
@@ -306,7 +380,8 @@ async function engineDemo(): Promise<number> {
 	const known = Object.keys(nodes.packageNodeTypes());
 	const bank = await startSandbox({ seed: 42, mockErrorRate: 0.2 });
 	console.log(`Sandbox bank running at ${bank.urls.base} (mutual TLS at ${bank.urls.mtlsBase})\n`);
-	let failures = 0;
+	const outcomes: Outcome[] = [];
+	const totals = { tokenRequests: 0, executions: 0, mockCalls: 0, mockErrors: 0 };
 	try {
 		for (const file of manualExamples()) {
 			const types = (
@@ -323,8 +398,11 @@ async function engineDemo(): Promise<number> {
 				);
 				continue;
 			}
+			// Each example starts from a reset bank: its statements, events and trades are its own.
+			bank.resetAll();
 			const result = await runExample(file, bank);
 			console.log(`== ${result.workflow.name ?? file}  (examples/${file}) -> ${result.status}`);
+			let failures = result.status === 'success' ? 0 : 1;
 			for (const node of result.workflow.nodes) {
 				if (node.type === MANUAL_TRIGGER_TYPE || node.type === 'n8n-nodes-base.stickyNote')
 					continue;
@@ -336,15 +414,24 @@ async function engineDemo(): Promise<number> {
 				}
 				printItems(node.name, result.output(node.name) as RunItem[]);
 			}
+			const pinBank = PIN_EXAMPLES[file];
+			if (pinBank) {
+				const { id, name } = pinCredential(pinBank);
+				const stored = result.store.get(id)?.data ?? {};
+				console.log(`   credential "${name}": ${String(stored.enrolmentStatus ?? '') || 'not enrolled'}${stored.pin ? '' : '; its PIN was spent and cleared'}`);
+			}
 			console.log('');
+			outcomes.push({ file, ok: failures === 0 });
+			for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += bank.stats[key];
 		}
 		console.log(
-			`Bank saw ${bank.stats.tokenRequests} token request(s), ${bank.stats.executions} trade execution(s), ${bank.stats.mockCalls} mock call(s) (${bank.stats.mockErrors} random errors survived).`,
+			`Bank saw ${totals.tokenRequests} token request(s), ${totals.executions} trade execution(s), ${totals.mockCalls} mock call(s) (${totals.mockErrors} random errors survived).`,
 		);
 	} finally {
 		await bank.stop();
 	}
-	return failures;
+	console.log(summaryLine(outcomes, started, "n8n's workflow engine"));
+	return outcomes.filter((o) => !o.ok).length;
 }
 
 async function main(): Promise<void> {

@@ -26,7 +26,7 @@ export const DEFAULTS = {
 export const bankFileTriggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'Every file that arrives at the bank is emitted once, even when a run fails after the download. The first poll after activation only notes which files the bank already handed out; new files follow from the next poll.',
+			'Every file that arrives at the bank is emitted once, even when a run fails after the download. The first poll after the workflow is published only notes which files the bank already handed out; new files follow from the next poll.',
 		name: 'deliveryNotice',
 		type: 'notice',
 		default: '',

@@ -19,8 +19,10 @@ export class BankMockService implements INodeType {
 			dark: 'file:../../icons/mock-service.dark.svg',
 		},
 		group: ['input'],
-		version: 1,
-		subtitle: '={{$parameter["api"] + ": " + $parameter["operation"]}}',
+		// Version 2 names the API parameter `resource`, so that n8n's node panel offers the
+		// operations of both APIs (Get a trade ... Execute an FX trade) as actions.
+		version: [1, 2],
+		subtitle: '={{($parameter["resource"] ?? $parameter["api"]) + ": " + $parameter["operation"]}}',
 		description:
 			"Call the bank's mock FX APIs without authentication, surviving their random errors",
 		defaults: { name: 'Bank Mock Service' },

@@ -15,16 +15,40 @@ export const MOCK_APIS = {
 
 export type MockApi = keyof typeof MOCK_APIS;
 
-/** FX fields shown only for one API: the API's value joins each field's display conditions. */
+/**
+ * Which parameter chooses the API: `api` in version 1 of the node, `resource` from version 2 (the
+ * name n8n's node panel reads to list each API's operations as actions). Saved version 1 nodes
+ * keep their `api`.
+ */
+const API_SELECTORS = ['api', 'resource'] as const;
+
+/**
+ * Fields shown only for one API: each field twice, once for each version's selector, with the
+ * API's value joining the field's display conditions.
+ */
 function forApi(api: MockApi, properties: INodeProperties[]): INodeProperties[] {
-	return properties.map((property) => ({
-		...property,
-		displayOptions: {
-			...property.displayOptions,
-			show: { api: [api], ...property.displayOptions?.show },
-		},
-	}));
+	return API_SELECTORS.flatMap((selector) =>
+		properties.map((property) => ({
+			...property,
+			displayOptions: {
+				...property.displayOptions,
+				show: {
+					[selector]: [api],
+					// Version 1 only, whatever `api` a later version's parameters may hold. (The
+					// `resource` fields carry no version: n8n's panel lists the operations of a
+					// resource only when they name no version or the node's own.)
+					...(selector === 'api' ? { '@version': [1] } : {}),
+					...property.displayOptions?.show,
+				},
+			},
+		})),
+	);
 }
+
+const apiOptions = [
+	{ name: 'FX Trade Report', value: 'report' },
+	{ name: 'FX Trade Execution', value: 'execution' },
+];
 
 export const mockProperties: INodeProperties[] = [
 	{
@@ -42,40 +66,32 @@ export const mockProperties: INodeProperties[] = [
 		name: 'api',
 		type: 'options',
 		noDataExpression: true,
-		options: [
-			{ name: 'FX Trade Report', value: 'report' },
-			{ name: 'FX Trade Execution', value: 'execution' },
-		],
+		options: apiOptions,
 		default: 'report',
+		displayOptions: { show: { '@version': [1] } },
 	},
 	{
-		displayName: 'API Version',
-		name: 'apiVersion',
-		type: 'string',
-		default: '1.0.0',
-		displayOptions: { show: { api: ['report'] } },
+		displayName: 'API',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: apiOptions,
+		default: 'report',
+		displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
 	},
-	{
-		displayName: 'API Version',
-		name: 'apiVersion',
-		type: 'string',
-		default: '1.0.1',
-		displayOptions: { show: { api: ['execution'] } },
-	},
-	{
-		displayName: 'API Name',
-		name: 'apiName',
-		type: 'string',
-		default: 'fx-open-and-historical-trades-api',
-		displayOptions: { show: { api: ['report'] } },
-	},
-	{
-		displayName: 'API Name',
-		name: 'apiName',
-		type: 'string',
-		default: 'fx-trade-execution-api',
-		displayOptions: { show: { api: ['execution'] } },
-	},
+	...forApi('report', [
+		{ displayName: 'API Version', name: 'apiVersion', type: 'string', default: '1.0.0' },
+		{
+			displayName: 'API Name',
+			name: 'apiName',
+			type: 'string',
+			default: 'fx-open-and-historical-trades-api',
+		},
+	]),
+	...forApi('execution', [
+		{ displayName: 'API Version', name: 'apiVersion', type: 'string', default: '1.0.1' },
+		{ displayName: 'API Name', name: 'apiName', type: 'string', default: 'fx-trade-execution-api' },
+	]),
 	{
 		displayName: 'Connection',
 		name: 'connection',

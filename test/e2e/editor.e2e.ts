@@ -8,12 +8,13 @@
  *
  * Waiting is always for something to appear (a text, a marker, a response), never for time.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
+import { pinForm, pinFormLines } from './lib/enrolment';
 import { ensureChromium, N8N_VERSION } from './lib/install';
 import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
@@ -39,6 +40,15 @@ interface BankStats {
 	executions: number;
 	executionBodies: Array<Record<string, unknown>>;
 }
+
+interface BankFileState {
+	fileReference: string;
+	fileType: string;
+	status: string;
+	userFilename?: string;
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 let stack: Stack | undefined;
 let browser: Browser | undefined;
@@ -100,16 +110,24 @@ function savedWith(name: string, value: string): Promise<unknown> {
 	);
 }
 
+/**
+ * Clicks into an input, clears it and types the text key by key (or pastes it), as a person does;
+ * then leaves it with `leave` (Tab, or Enter to confirm a date picker).
+ */
+async function retype(input: Locator, text: string, how: { paste?: boolean; leave?: 'Tab' | 'Enter' } = {}): Promise<void> {
+	await input.click();
+	await input.press('ControlOrMeta+a');
+	await input.press('Backspace');
+	if (how.paste) await input.fill(text);
+	else if (text) await input.pressSequentially(text);
+	if (how.leave) await input.press(how.leave);
+}
+
 /** Clears a field and types the text key by key, as a person does; leaves the field once saved. */
 async function typeInto(name: string, text: string): Promise<void> {
 	// n8n leaves an emptied parameter out of what it saves; the field's empty marker says it took it.
 	const saved = text ? savedWith(name, text) : emptyMarker(name).waitFor();
-	const input = field(name);
-	await input.click();
-	await input.press('ControlOrMeta+a');
-	await input.press('Backspace');
-	if (text) await input.pressSequentially(text);
-	await input.press('Tab');
+	await retype(field(name), text, { leave: 'Tab' });
 	await saved;
 }
 
@@ -118,6 +136,59 @@ async function choose(name: string, option: string): Promise<void> {
 	// An option's accessible name is its label followed by its description.
 	await page.getByRole('option', { name: new RegExp(`^${option}\\b`) }).first().click();
 }
+
+/** Types a date into a date field key by key and confirms it, as a person does; waits until saved. */
+async function typeDate(name: string, date: string): Promise<void> {
+	const saved = savedWith(name, date);
+	await retype(field(name), date, { leave: 'Enter' });
+	await saved;
+}
+
+/** Chooses the mode of a resource locator field (From list, Code) unless it shows it already. */
+async function switchMode(rl: Locator, mode: string): Promise<void> {
+	const selector = rl.locator('[data-test-id="rlc-mode-selector"]');
+	if ((await selector.locator('input').first().inputValue()).toLowerCase() === mode.toLowerCase()) return;
+	await selector.click();
+	await page.getByRole('option', { name: new RegExp(`^${escapeRegExp(mode)}`, 'i') }).first().click();
+}
+
+/** A currency field switched to its Code mode, with a code typed key by key; waits until saved. */
+async function typeCurrencyCode(name: string, code: string): Promise<void> {
+	const rl = page.locator(`[data-test-id="resource-locator-${name}"]`);
+	await switchMode(rl, 'Code');
+	const input = rl.locator('input[data-test-id="rlc-input"]');
+	const saved = page.waitForRequest(
+		(request) => /\/rest\/workflows\//.test(request.url()) && request.method() !== 'GET' && (request.postData() ?? '').includes(`"value":${JSON.stringify(code)}`),
+	);
+	await retype(input, code, { leave: 'Tab' });
+	await saved;
+}
+
+/** A currency picked from the list by searching for it, as the example has it. */
+async function pickCurrency(name: string, search: string, option: string): Promise<void> {
+	const rl = page.locator(`[data-test-id="resource-locator-${name}"]`);
+	await switchMode(rl, 'From list');
+	const code = option.slice(0, 3);
+	const saved = page.waitForRequest((request) => {
+		const body = request.postData() ?? '';
+		return /\/rest\/workflows\//.test(request.url()) && request.method() !== 'GET' && body.includes(`"value":"${code}"`) && body.includes('"mode":"list"');
+	});
+	await rl.locator('[data-test-id="rlc-input"]').click();
+	await page.keyboard.type(search);
+	await page.getByText(option).first().click();
+	await saved;
+}
+
+/** The node panel (node creator) of a new, empty workflow, searched as typed. */
+async function searchNewWorkflow(term: string): Promise<void> {
+	await goto('/workflow/new');
+	await page.locator('[data-test-id="node-creator-plus-button"]').click();
+	await page.locator('[data-test-id="node-creator-search-bar"]').pressSequentially(term);
+}
+
+/** A node entry of the node panel by its exact name. */
+const panelEntry = (name: string): Locator =>
+	page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]').filter({ has: page.locator('[data-test-id="node-creator-item-name"]').getByText(name, { exact: true }) });
 
 async function executeStep(): Promise<void> {
 	await page.locator('[data-test-id="ndv"] [data-test-id="node-execute-button"]').first().click();
@@ -151,6 +222,8 @@ else {
 		// machine never waits this long.
 		context.setDefaultTimeout(180_000);
 		page = await context.newPage();
+		// Leaving a workflow may ask whether to leave: a person says yes.
+		page.on('dialog', (dialog) => void dialog.accept());
 	}, 300_000);
 
 	afterAll(async () => {
@@ -168,6 +241,48 @@ else {
 					await panelShot(type);
 				});
 			}
+		});
+
+		describe('the node panel of an empty workflow', () => {
+			it('"bank file" finds Bank File and Bank File Trigger as two entries, each with its own description; Bank File is added with Parse, and Build Payment File is chosen in it', async () => {
+				await searchNewWorkflow('bank file');
+				const file = panelEntry('Bank File');
+				const trigger = panelEntry('Bank File Trigger');
+				await file.getByText(/^Turn bank statements, notifications and status reports/).waitFor();
+				await trigger.getByText(/^Starts the workflow when new files arrive at the bank/).waitFor();
+				await file.click();
+				await page.getByRole('button', { name: 'Add to workflow' }).click();
+				const ndv = page.locator('[data-test-id="ndv"]');
+				await ndv.locator('[data-test-id="node-parameters"]').waitFor();
+				expect(await field('operation').inputValue()).toBe('Parse');
+				await field('binaryPropertyName').waitFor();
+				await choose('operation', 'Build Payment File');
+				await page.locator('[data-test-id="parameter-input-version"]').waitFor();
+				await page.keyboard.press('Escape');
+				// A manual trigger was added before it, and the node kept its name.
+				const lines = (await page.locator('[data-test-id="canvas-node"]').allInnerTexts()).flatMap((n) => n.split('\n').map((l) => l.trim()));
+				expect(lines).toEqual(expect.arrayContaining(['When clicking ‘Execute workflow’', 'Bank File']));
+			});
+
+			it('"bank file" adds the Bank File Trigger from its own entry', async () => {
+				await searchNewWorkflow('bank file');
+				await panelEntry('Bank File Trigger').click();
+				await page.getByRole('button', { name: 'Add to workflow' }).click();
+				await page.locator('[data-test-id="ndv"]').getByText(/^Every file that arrives at the bank is emitted once/).waitFor();
+				await page.keyboard.press('Escape');
+			});
+
+			it('Bank Mock Service offers its execute action beside the report actions; choosing it opens the execution API', async () => {
+				await searchNewWorkflow('bank mock');
+				await panelEntry('Bank Mock Service').click();
+				const creator = page.locator('[data-test-id="node-creator"]');
+				await creator.getByText('Get open trades', { exact: true }).waitFor();
+				await creator.getByText('Execute an FX trade', { exact: true }).click();
+				await page.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]').waitFor();
+				expect(await field('resource').inputValue()).toBe('FX Trade Execution');
+				expect(await field('operation').inputValue()).toBe('Execute Trade');
+				await page.keyboard.press('Escape');
+			});
 		});
 
 		describe('FX Trade Execution', () => {
@@ -203,19 +318,36 @@ else {
 				expect((await stats()).executions).toBe(0);
 			});
 
+			it('-5, "EURO" and a past date are each marked on the panel as typed, and one run names all three in one error; the bank receives nothing', async () => {
+				await stack!.bank.admin('POST', '/reset', { all: true });
+				const ndv = await openNode('fxTradeExecution');
+				await typeInto('amount', '-5');
+				await ndv.getByText(/^Amount: not an amount the node sends/).waitFor();
+				await typeCurrencyCode('buyCurrency', 'EURO');
+				await ndv.getByText(/^Buy Currency: not an ISO 4217 currency code/).waitFor();
+				await choose('maturityType', 'Date');
+				const past = DateTime.now().minus({ days: 3 }).toISODate()!;
+				await typeDate('maturityDate', past);
+				expect([await field('amount').inputValue(), await field('maturityDate').inputValue()]).toEqual(['-5', past]);
+				await executeStep();
+				await seeInOutput(
+					`3 fields to fix: (1) Buy Currency: "EURO" is not an ISO 4217 currency code (2) Amount: must be greater than zero, got -5 (3) Maturity Date: ${past} is in the past; it must be today or later`,
+				);
+				expect((await stats()).executions).toBe(0);
+				// Back to the example's currency picked from the list, and its tenor.
+				await pickCurrency('buyCurrency', 'danish', 'DKK: Danish Krone');
+				await typeInto('maturityDate', '');
+				await choose('maturityType', 'Tenor');
+			});
+
 			it('a typed amount and a typed maturity date reach the bank exactly as typed, and the output says a trade was placed', async () => {
 				await stack!.bank.admin('POST', '/reset', { all: true });
 				await openNode('fxTradeExecution');
 				await typeInto('amount', '1500.50');
 				await choose('maturityType', 'Date');
 				const date = DateTime.now().plus({ days: 40 }).toISODate()!;
-				const picker = field('maturityDate');
-				const saved = savedWith('maturityDate', date);
-				await picker.click();
-				await picker.pressSequentially(date);
-				await picker.press('Enter');
-				await saved;
-				expect(await picker.inputValue()).toBe(date);
+				await typeDate('maturityDate', date);
+				expect(await field('maturityDate').inputValue()).toBe(date);
 				await executeStep();
 				await seeInOutput(/^This run placed 1 trade at the bank in the Sandbox environment\./);
 				const bank = await stats();
@@ -242,6 +374,7 @@ else {
 				await executeStep();
 				await seeInOutput(/No events are waiting at the bank right now\. Nothing was acknowledged/);
 				await seeInOutput(/Ask the bank to queue a test event/);
+				await seeInOutput(/or publish the workflow \(the Publish button\)/);
 				expect(await page.getByText('Problem in node').count()).toBe(0);
 			});
 
@@ -251,6 +384,116 @@ else {
 				await executeStep();
 				await seeInOutput(jtis[0]);
 				expect(await stack!.bank.admin<{ pending: string[] }>('GET', '/events')).toEqual({ pending: jtis });
+			});
+		});
+
+		describe('Bank File Trigger', () => {
+			it('"Fetch Test Event" carries a file, in Output Files and Parsed Entries, and leaves every new file new at the bank', async () => {
+				await stack!.bank.admin('POST', '/reset', { all: true });
+				const before = await stack!.bank.admin<BankFileState[]>('GET', '/files');
+				const handedOut = before.filter((f) => f.fileType === 'XT' && f.status !== 'NEW');
+				expect(handedOut.length).toBeGreaterThan(0);
+				await openNode('bankFileTrigger');
+				for (const mode of ['Files', 'Parsed Entries']) {
+					await choose('output', mode);
+					await executeStep();
+					// Files: one item; Parsed Entries: the entries, the statement and the file.
+					const count = output().locator('[data-test-id="ndv-items-count"]');
+					await count.getByText(mode === 'Files' ? /^1 item$/ : /^([2-9]|\d{2,}) items$/).waitFor();
+					await output().locator('[data-test-id="radio-button-binary"]').click();
+					const file = output().locator('[data-test-id="ndv-binary-data_0"]');
+					await file.getByText('File Name:').waitFor();
+					const shown = await file.innerText();
+					expect([mode, handedOut.some((f) => f.userFilename && shown.includes(f.userFilename))]).toEqual([mode, true]);
+					if (mode === 'Files') {
+						// What the test event is, in its JSON.
+						await output().locator('[data-test-id="radio-button-json"]').click();
+						await seeInOutput(/already handed out, downloaded again \(its status stays\)/);
+					} else {
+						// The entries to build the next steps on.
+						await output().locator('[data-test-id="radio-button-schema"]').click();
+						await output().getByText('bookingDate', { exact: true }).first().waitFor();
+					}
+				}
+				const after = await stack!.bank.admin<BankFileState[]>('GET', '/files');
+				for (const file of before) expect([file.fileReference, after.find((f) => f.fileReference === file.fileReference)?.status]).toEqual([file.fileReference, file.status]);
+				await choose('output', 'Files');
+			});
+		});
+
+		describe('enrolment from a PIN', () => {
+			it('a PIN the demo prints, typed into a new File Service credential field by field, enrols it on Save; saved as docs/panels/credential-enrol-with-pin.png', async () => {
+				const form = await pinForm(stack!.bank, 'op', path.join(stack!.n8n.userFolder, 'pins'));
+				const printed = pinFormLines(form).join('\n');
+				expect(printed).toContain(`PIN or Transfer Key:`);
+				expect(printed).toContain(form.pin);
+				expect(printed).toContain('choose "Enrol With a PIN From the Bank"');
+				await goto('/home/credentials/create');
+				await page.locator('[data-test-id="new-credential-type-select"]').click();
+				await page.keyboard.type('Corporate Banking File');
+				await page.locator('[data-test-id="new-credential-type-select-option"]').filter({ hasText: 'Corporate Banking File Service API' }).click();
+				await page.locator('[data-test-id="new-credential-type-button"]').click();
+				const dialog = page.locator('[data-test-id="credential-edit-dialog"]');
+				await dialog.waitFor();
+				for (const entry of form.fields.filter((f) => !f.optional)) {
+					const box = dialog.locator(`[data-test-id="parameter-input-${entry.name}"]`);
+					await box.waitFor();
+					// The label the demo names is the one the person sees above the field.
+					const label = dialog
+						.locator('[data-test-id="credential-connection-parameter"]')
+						.filter({ has: page.locator(`[data-test-id="parameter-input-${entry.name}"]`) })
+						.locator('label')
+						.first();
+					// Its first line (the Fixed / Expression switch follows it; a required field has a *).
+					expect((await label.innerText()).split('\n')[0].replace(/\s*\*\s*$/, '').trim()).toBe(entry.label);
+					if (entry.kind === 'option') {
+						await box.click();
+						await page.getByRole('option', { name: new RegExp(`^${escapeRegExp(entry.value)}`) }).first().click();
+						continue;
+					}
+					// A certificate is pasted from the file the demo names; everything else is typed.
+					const input = box.locator('input:not([type="hidden"]), textarea').first();
+					if (entry.kind === 'file') await retype(input, readFileSync(entry.file!, 'utf8'), { paste: true });
+					else await retype(input, entry.value);
+				}
+				const name = await page.locator('[data-test-id="credential-name"]').innerText();
+				await page.locator('[data-test-id="credential-save-button"]').click();
+				await dialog.getByText(/Connection tested successfully|Couldn.t connect with these settings/).first().waitFor();
+				if (await dialog.getByText(/Couldn.t connect with these settings/).count()) throw new Error(`enrolment failed: ${await dialog.innerText()}`);
+				const { records } = await stack!.bank.admin<{ records: Array<{ command: string; responseCode: string }> }>('GET', '/enrolment');
+				expect(records.map((r) => [r.command, r.responseCode])).toContainEqual(['GetCertificate', '00']);
+				await page.keyboard.press('Escape');
+
+				// Opened again, as a person checks it: enrolled, the PIN spent and cleared.
+				const again = await browser!.newContext({ viewport: { width: 1440, height: 960 }, deviceScaleFactor: 1, storageState: await context.storageState() });
+				try {
+					const view = await again.newPage();
+					await view.goto(`${baseUrl()}/home/credentials`, { waitUntil: 'commit' });
+					await view.locator('[data-test-id="resources-list-item"]').filter({ hasText: name.trim() }).first().click();
+					const reopened = view.locator('[data-test-id="credential-edit-dialog"]');
+					const status = reopened.locator('[data-test-id="parameter-input-enrolmentStatus"] input');
+					await status.waitFor();
+					await view.waitForFunction((el) => (el as HTMLInputElement).value !== '', await status.elementHandle());
+					expect(await status.inputValue()).toMatch(/^Certificate enrolled \d{4}-\d\d-\d\d; valid until /);
+					expect(await reopened.locator('[data-test-id="parameter-input-pin"] input').first().inputValue()).toBe('');
+					expect(await reopened.locator('[data-test-id="parameter-input-signingMode"] input').first().inputValue()).toBe('Enrol With a PIN From the Bank');
+					// Every other field kept what was typed or pasted into it.
+					for (const entry of form.fields.filter((f) => !f.optional && f.name !== 'pin')) {
+						const input = reopened.locator(`[data-test-id="parameter-input-${entry.name}"]`).locator('input:not([type="hidden"]), textarea').first();
+						expect([entry.label, (await input.inputValue()).trim()]).toEqual([entry.label, entry.value.trim()]);
+					}
+					// The picture starts at the Certificate field: the enrolment, the spent PIN, the status.
+					await reopened
+						.locator('[data-test-id="credential-connection-parameter"]')
+						.filter({ has: view.locator('[data-test-id="parameter-input-signingMode"]') })
+						.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+					mkdirSync(PANELS_DIR, { recursive: true });
+					const shot = path.join(PANELS_DIR, 'credential-enrol-with-pin.png');
+					await reopened.screenshot({ path: shot });
+					expect(existsSync(shot)).toBe(true);
+				} finally {
+					await again.close();
+				}
 			});
 		});
 

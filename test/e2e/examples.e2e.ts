@@ -185,7 +185,7 @@ function checksFor(node: WorkflowNode): NodeCheck {
 			fallbackJson?: string;
 		};
 		const attempts = handling.attempts ?? 5;
-		const execution = node.parameters.api === 'execution';
+		const execution = (node.parameters.resource ?? node.parameters.api) === 'execution';
 		const fallback =
 			handling.fallback === 'fallbackJson'
 				? (JSON.parse(handling.fallbackJson ?? '{}') as Record<string, unknown>)

@@ -159,12 +159,11 @@ else {
 			for (const term of ['bank', 'FX Trade', 'Corporate', ...wanted]) {
 				if (found.size === wanted.length) break;
 				const listed = await searchPanel(term);
-				// n8n lists a node and its "... Trigger" under one entry (Bank File with Bank File Trigger).
-				const shown = (name: string) => listed.includes(name) || listed.includes(name.replace(/ Trigger$/, ''));
-				const ours = wanted.filter((name) => shown(name) && !found.has(name));
+				// Each node by its own name: none is folded into another's entry (Bank File and Bank File Trigger are two).
+				const ours = wanted.filter((name) => listed.includes(name) && !found.has(name));
 				if (!ours.length) continue;
 				ours.forEach((name) => found.add(name));
-				shots.push({ term, png: await panelShot(ours.map((name) => (listed.includes(name) ? name : name.replace(/ Trigger$/, '')))), names: ours });
+				shots.push({ term, png: await panelShot(ours), names: ours });
 			}
 			expect([...found].sort()).toEqual([...wanted].sort());
 

@@ -2,8 +2,12 @@
  * The node types a harness run knows about: the project's nodes given by the
  * test, plus small stand-ins for the n8n-nodes-base nodes that workflows
  * exported from the editor usually contain (Manual Trigger, No Op, sticky
- * notes, Edit Fields in JSON mode, Split Out), so that those workflows run unchanged.
+ * notes, Edit Fields in JSON mode, Split Out, Read Files from Disk), so that those workflows run
+ * unchanged.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
 import { DirectoryLoader } from 'n8n-core';
 import {
 	commonCORSParameters,
@@ -27,6 +31,7 @@ export const NO_OP_TYPE = 'n8n-nodes-base.noOp';
 export const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
 export const SET_TYPE = 'n8n-nodes-base.set';
 export const SPLIT_OUT_TYPE = 'n8n-nodes-base.splitOut';
+export const READ_WRITE_FILE_TYPE = 'n8n-nodes-base.readWriteFile';
 
 /**
  * A node type description for a test node: one main input and output, version 1, the display
@@ -150,6 +155,38 @@ export class HarnessSplitOut implements INodeType {
 	}
 }
 
+/**
+ * Stand-in for n8n's Read/Write Files from Disk node, reading only: every file of a folder whose
+ * name matches the selector's last part (`*` for any characters), in name order, one item each with
+ * the file in the binary field `data`. (n8n's own node also applies n8n's allowed folders; the
+ * end-to-end tests run that one.)
+ */
+export class HarnessReadFiles implements INodeType {
+	description = baseDescription(READ_WRITE_FILE_TYPE, 'Read/Write Files from Disk', {
+		version: [1, 1.1],
+		properties: [
+			{ displayName: 'File(s) Selector', name: 'fileSelector', type: 'string', default: '' },
+			{ displayName: 'Options', name: 'options', type: 'collection', default: {}, options: [] },
+		],
+	});
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const out: INodeExecutionData[] = [];
+		for (let i = 0; i < this.getInputData().length; i++) {
+			const selector = this.getNodeParameter('fileSelector', i) as string;
+			const folder = dirname(selector);
+			const escaped = basename(selector).replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+			const pattern = new RegExp(`^${escaped.replace(/\*/g, '.*')}$`);
+			for (const name of readdirSync(folder).filter((n) => pattern.test(n)).sort()) {
+				const file = join(folder, name);
+				const data = await this.helpers.prepareBinaryData(readFileSync(file), file);
+				out.push({ json: { fileName: data.fileName, fileSize: data.fileSize }, binary: { data }, pairedItem: { item: i } });
+			}
+		}
+		return [out];
+	}
+}
+
 export function builtinNodeTypes(): Record<string, INodeType> {
 	return {
 		[MANUAL_TRIGGER_TYPE]: new HarnessManualTrigger(),
@@ -157,6 +194,7 @@ export function builtinNodeTypes(): Record<string, INodeType> {
 		[STICKY_NOTE_TYPE]: new HarnessStickyNote(),
 		[SET_TYPE]: new HarnessSet(),
 		[SPLIT_OUT_TYPE]: new HarnessSplitOut(),
+		[READ_WRITE_FILE_TYPE]: new HarnessReadFiles(),
 	};
 }
 

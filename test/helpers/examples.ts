@@ -5,11 +5,15 @@ import type { INode } from 'n8n-workflow';
 
 import type { CredentialStore, HarnessWorkflow, RunResult } from '../harness/engine';
 import { loadWorkflow, MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
+import { EXAMPLE_FILES_FOLDER, FILE_SERVICE_CREDENTIAL, PIN_EXAMPLES, pinCredential } from '../e2e/lib/workflows';
 import type { SandboxBank } from '../sandbox';
 import { CREDENTIAL_IDS, sandboxCredentials } from './bank';
 import { packageCredentialTypes, packageNodeTypes } from './nodes';
 
 export const EXAMPLES_DIR = path.resolve(__dirname, '../../examples');
+
+/** Where an example reading bank files from a folder reads them in engine runs: the test fixtures. */
+const BANK_FILE_FIXTURES = path.resolve(__dirname, '../fixtures/bankfiles');
 
 /** Example workflows that start with a Manual Trigger (the trigger examples run as polls). */
 export function manualExamples(): string[] {
@@ -21,24 +25,37 @@ export function manualExamples(): string[] {
 
 /**
  * Points an example at the sandbox bank: its credentials at the sandbox's credentials of the same
- * type, the mock service URL at the sandbox, trusting the sandbox's test CA.
+ * type, the mock service URL at the sandbox, trusting the sandbox's test CA; a folder of bank files
+ * at the project's bank file fixtures. An example that
+ * enrols from a PIN (PIN_EXAMPLES) gets a File Service credential of its own holding only a fresh
+ * PIN from the sandbox, so that its run enrols.
  */
 export function prepareExample(file: string, bank: SandboxBank): { workflow: HarnessWorkflow; store: CredentialStore } {
 	const workflow = loadWorkflow(path.join(EXAMPLES_DIR, file));
+	const store = sandboxCredentials(bank);
+	const pinBank = PIN_EXAMPLES[file];
+	if (pinBank) {
+		const data = pinBank === 'danske' ? bank.danskeCredential({ pin: 'new' }) : bank.enrolmentCredential(pinBank);
+		store.set({ ...pinCredential(pinBank), type: FILE_SERVICE_CREDENTIAL, data: data as Record<string, string> });
+	}
 	for (const node of workflow.nodes as INode[]) {
 		for (const type of Object.keys(node.credentials ?? {})) {
 			const id = CREDENTIAL_IDS[type as keyof typeof CREDENTIAL_IDS];
-			if (id) node.credentials![type] = { id, name: `${type} (sandbox)` };
+			if (pinBank && type === FILE_SERVICE_CREDENTIAL) node.credentials![type] = pinCredential(pinBank);
+			else if (id) node.credentials![type] = { id, name: `${type} (sandbox)` };
 		}
+		const selector = node.parameters.fileSelector;
+		if (typeof selector === 'string' && selector.startsWith(`${EXAMPLE_FILES_FOLDER}/`))
+			node.parameters.fileSelector = `${BANK_FILE_FIXTURES}${selector.slice(EXAMPLE_FILES_FOLDER.length)}`;
 		if (typeof node.parameters.mockBaseUrl === 'string') {
 			node.parameters.mockBaseUrl = bank.urls.mockBase;
 			node.parameters.connection = { ...((node.parameters.connection as object) ?? {}), caCertificate: bank.tls.caPem };
 		}
 	}
-	return { workflow, store: sandboxCredentials(bank) };
+	return { workflow, store };
 }
 
-export async function runExample(file: string, bank: SandboxBank): Promise<RunResult & { workflow: HarnessWorkflow }> {
+export async function runExample(file: string, bank: SandboxBank): Promise<RunResult & { workflow: HarnessWorkflow; store: CredentialStore }> {
 	const { workflow, store } = prepareExample(file, bank);
 	const result = await runWorkflow({
 		workflow,
@@ -47,5 +64,5 @@ export async function runExample(file: string, bank: SandboxBank): Promise<RunRe
 		credentials: store,
 		binaryDataMode: 'filesystem',
 	});
-	return Object.assign(result, { workflow });
+	return Object.assign(result, { workflow, store });
 }

@@ -1,3 +1,5 @@
+import { Container } from '@n8n/di';
+import { BinaryDataService } from 'n8n-core';
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { BankFileTrigger } from '../../nodes/BankFileTrigger/BankFileTrigger.node';
@@ -43,4 +45,13 @@ export function arrive(bank: SandboxBank, count: number, fileType = 'XT'): BankF
 /** File references of every item a harness emitted, in order. */
 export function emittedReferences(h: PollHarness): string[] {
 	return h.emitted.flatMap((run) => (run[0] ?? []).map((item: INodeExecutionData) => String(item.json.fileReference)));
+}
+
+/** The bytes of an item's binary field as n8n stored them (in its binary storage, or in the item). */
+export async function storedBytes(item: INodeExecutionData, field = 'data'): Promise<Buffer> {
+	const data = item.binary![field];
+	if (!data.id) return Buffer.from(data.data, 'base64');
+	const chunks: Buffer[] = [];
+	for await (const chunk of await Container.get(BinaryDataService).getAsStream(data.id)) chunks.push(chunk as Buffer);
+	return Buffer.concat(chunks);
 }

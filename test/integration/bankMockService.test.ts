@@ -4,12 +4,13 @@ import { NODE_NAME, runNode } from '../helpers/nodes';
 
 const sandbox = useSandbox();
 
-async function mock(parameters: Record<string, unknown>, inputs = 1) {
+async function mock(parameters: Record<string, unknown>, inputs = 1, typeVersion = 1) {
 	return await runNode({
 		type: 'bankMockService',
 		parameters: { mockBaseUrl: sandbox.bank().urls.mockBase, connection: { caCertificate: sandbox.bank().tls.caPem }, ...parameters },
 		inputItems: Array.from({ length: inputs }, (_, i) => ({ json: { i } })),
 		store: undefined,
+		settings: { typeVersion },
 	});
 }
 
@@ -98,5 +99,30 @@ describe('Bank Mock Service', () => {
 		expect(sandbox.bank().stats.mockCalls).toBe(0);
 		const bad = await mock({ api: 'report', operation: 'get', tradeId: 'SHORT', errorHandling: { fallback: 'errorItem' } });
 		expect(bad.nodeError(NODE_NAME)?.message).toMatch(/^Trade ID: must be exactly 12 characters/);
+	});
+
+	describe('version 2 chooses the API with `resource` (what n8n\'s node panel lists as actions); version 1 keeps `api`', () => {
+		const trade = { counterpart: 'DEMOCP1', buyCurrency: 'DKK', sellCurrency: 'EUR', amount: 1000, maturityType: 'tenor', tenor: 'SP' };
+
+		it('version 2 executes against the mock execution API', async () => {
+			sandbox.bank().mock.configure({ seed: 1, errorRate: 0 });
+			const result = await mock({ resource: 'execution', operation: 'executeTrade', ...trade }, 1, 2);
+			expect(result.output(NODE_NAME)[0].json).toMatchObject({ tradeId: expect.any(String), mockAttempts: 1 });
+			expect(sandbox.bank().stats.requests.at(-1)?.path).toBe('/mock/sandbox/1.0.1/fx-trade-execution-api/v1/trade-service/trade-execution/execute');
+		});
+
+		it('version 2 reads the report API by default, and ignores an `api` left in its parameters', async () => {
+			sandbox.bank().mock.configure({ seed: 1, errorRate: 0 });
+			const result = await mock({ api: 'execution', operation: 'getOpen', returnAll: true }, 1, 2);
+			expect(result.nodeError(NODE_NAME)?.message).toBeUndefined();
+			expect(result.status).toBe('success');
+			expect(sandbox.bank().stats.requests.at(-1)?.path).toMatch(/^\/mock\/sandbox\/1\.0\.0\/fx-open-and-historical-trades-api\//);
+		});
+
+		it('version 1 ignores a `resource` left in its parameters', async () => {
+			sandbox.bank().mock.configure({ seed: 1, errorRate: 0 });
+			const result = await mock({ api: 'execution', resource: 'report', operation: 'executeTrade', ...trade }, 1, 1);
+			expect(result.output(NODE_NAME)[0].json).toMatchObject({ tradeId: expect.any(String) });
+		});
 	});
 });

@@ -9,7 +9,7 @@ import * as downloadModule from '../../nodes/CorporateFileService/helpers/bankFi
 import { FileMemory } from '../../nodes/BankFileTrigger/files/state';
 import type { PollHarness } from '../harness/poll';
 import { useSandbox } from '../helpers/bank';
-import { arrive, emittedReferences, fileTriggerHarness, fileTypesParameter } from '../helpers/fileTrigger';
+import { arrive, emittedReferences, fileTriggerHarness, fileTypesParameter, storedBytes } from '../helpers/fileTrigger';
 import type { SandboxBank } from '../sandbox';
 import type { FaultSpec } from '../sandbox/types';
 
@@ -221,40 +221,70 @@ describe('the bank failing in the middle of a poll loses nothing and repeats not
 });
 
 describe('Fetch Test Event and reporting', () => {
-	it('shows the newest file without downloading a new one, marking or remembering anything, and says so', async () => {
+	it('never downloads a new file: the newest file already handed out comes again with its content, and the new one is named', async () => {
 		const b = bank();
 		const h = await started();
+		const handedOut = handedOutXt(b);
+		const statusBefore = new Map(handedOut.map((reference) => [reference, statusOf(b, reference)]));
 		const [file] = arrive(b, 1);
 		const saved = h.savedNodeStaticData();
 		const result = await h.pollManual();
 		const [item] = result![0];
-		expect(item.json.fileReference).toBe(file.fileReference);
-		expect(item.binary).toBeUndefined();
-		expect(String(item.json.testEvent)).toMatch(/still new at the bank.*Nothing was marked as downloaded/);
+		expect(handedOut).toContain(item.json.fileReference);
+		const stored = b.files.get(String(item.json.fileReference))!;
+		expect(item.binary?.data).toMatchObject({ fileName: stored.descriptor.userFilename, mimeType: 'application/xml' });
+		expect(item.json.sample).toBeUndefined();
+		expect(String(item.json.testEvent)).toMatch(
+			new RegExp(`already handed out, downloaded again \\(its status stays\\)\\. A newer file \\(${file.fileReference}\\) is still new at the bank: it is not downloaded here.*Nothing was marked as downloaded`),
+		);
 		expect(statusOf(b, file.fileReference)).toBe('NEW');
-		expect(downloads(b)).toHaveLength(0);
+		expect(statusOf(b, String(item.json.fileReference))).toBe(statusBefore.get(String(item.json.fileReference)));
+		expect(downloads(b)).toHaveLength(1);
 		expect(h.savedNodeStaticData()).toEqual(saved);
-		// The active trigger still gets it.
+		// The active trigger still gets the new one.
 		expect((await h.poll())![0].map((i) => i.json.fileReference)).toContain(file.fileReference);
 	});
 
-	it('downloads the newest file again when it was already downloaded (its status stays)', async () => {
+	it('when every file of the type is still new, a sample file of that type, marked as a sample; nothing is downloaded', async () => {
 		const b = bank();
-		const h = await started();
-		await h.poll();
+		const waiting = b.files.put({ fileType: 'camt.054.001.02', content: Buffer.from('<Document/>'), status: 'NEW', userFilename: 'ntf.xml' }).fileReference;
+		const h = fileTriggerHarness(b, { fileTypes: fileTypesParameter('camt.054.001.02') });
+		const saved = h.savedNodeStaticData();
 		const result = await h.pollManual();
+		expect(result![0]).toHaveLength(1);
 		const [item] = result![0];
-		expect(item.binary?.data).toBeDefined();
-		expect(statusOf(b, String(item.json.fileReference))).toBe('DLD');
-		expect(String(item.json.testEvent)).toMatch(/downloaded again/);
+		expect(item.json).toMatchObject({ sample: true, fileReference: 'SAMPLE', fileType: 'camt.054.001.02', fileName: 'SAMPLE-camt.054-notification.xml' });
+		expect(item.binary?.data).toMatchObject({ fileName: 'SAMPLE-camt.054-notification.xml', mimeType: 'application/xml' });
+		expect((await storedBytes(item)).toString('utf8')).toMatch(/Not a file from a bank[\s\S]*camt\.054\.001\.02/);
+		expect(String(item.json.testEvent)).toMatch(
+			new RegExp(`^A sample camt\\.054 debit/credit notification made by the node, not a file from the bank: every file of type camt\\.054\\.001\\.02 at the bank is still new \\(the newest is ${waiting}\\)`),
+		);
+		expect(statusOf(b, waiting)).toBe('NEW');
+		expect(downloads(b)).toHaveLength(0);
+		expect(h.savedNodeStaticData()).toEqual(saved);
 	});
 
-	it('an empty bank is one item that says so, not an error', async () => {
+	it('an empty bank: a sample too, saying the bank has none of the type and which format the sample is', async () => {
 		const h = fileTriggerHarness(bank(), { fileTypes: fileTypesParameter('XF') });
 		const result = await h.pollManual();
 		expect(result![0]).toHaveLength(1);
-		expect(result![0][0].json).toMatchObject({ files: 0 });
-		expect(String(result![0][0].json.testEvent)).toMatch(/No files of type XF at the bank/);
+		const [item] = result![0];
+		expect(item.json).toMatchObject({ sample: true, fileName: 'SAMPLE-camt.053-statement.xml' });
+		expect(item.binary?.data).toBeDefined();
+		expect(String(item.json.testEvent)).toMatch(/not a file from the bank: the bank has no files of type XF .*The node has no sample of type XF: this is a camt\.053 statement\./);
+		expect(downloads(bank())).toHaveLength(0);
+	});
+
+	it('Descriptors Only: the newest file as the bank lists it, or one item saying there is none', async () => {
+		const b = bank();
+		const [file] = arrive(b, 1);
+		const listed = await fileTriggerHarness(b, { output: 'report' }).pollManual();
+		expect(listed![0][0].json).toMatchObject({ fileReference: file.fileReference });
+		expect(listed![0][0].binary).toBeUndefined();
+		const none = await fileTriggerHarness(b, { output: 'report', fileTypes: fileTypesParameter('XF') }).pollManual();
+		expect(none![0][0].json).toMatchObject({ files: 0 });
+		expect(String(none![0][0].json.testEvent)).toMatch(/No files of type XF at the bank/);
+		expect(downloads(b)).toHaveLength(0);
 	});
 
 	it('Output "Descriptors Only" emits each new file once without downloading it', async () => {

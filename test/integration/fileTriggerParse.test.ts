@@ -5,8 +5,6 @@
  * emitted once as a file item with the error and its binary, and does not hold up the files
  * after it.
  */
-import { Container } from '@n8n/di';
-import { BinaryDataService } from 'n8n-core';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +13,7 @@ import { FileMemory } from '../../nodes/BankFileTrigger/files/state';
 import { parseBankFileToArrays } from '../../nodes/shared/bankfiles';
 import type { PollHarness } from '../harness/poll';
 import { useSandbox } from '../helpers/bank';
-import { arrive, emittedReferences, fileTriggerHarness, fileTypesParameter } from '../helpers/fileTrigger';
+import { arrive, emittedReferences, fileTriggerHarness, fileTypesParameter, storedBytes } from '../helpers/fileTrigger';
 import type { SandboxBank } from '../sandbox';
 
 const sandbox = useSandbox({ seed: 42 });
@@ -50,13 +48,6 @@ function put(b: SandboxBank, fileType: string, content: Buffer, userFilename: st
 	return b.files.put({ fileType, content, status: 'NEW', userFilename, fileTimestamp: new Date(Date.now() + offsetMs) }).fileReference;
 }
 
-async function storedBytes(item: INodeExecutionData): Promise<Buffer> {
-	const data = item.binary!.data;
-	if (!data.id) return Buffer.from(data.data, 'base64');
-	const chunks: Buffer[] = [];
-	for await (const chunk of await Container.get(BinaryDataService).getAsStream(data.id)) chunks.push(chunk as Buffer);
-	return Buffer.concat(chunks);
-}
 
 describe('Parsed Entries', () => {
 	it('camt.053: one item per entry with the Bank File fields, the statements with their check, then the file with its binary', async () => {
@@ -263,7 +254,7 @@ describe('Parsed Entries', () => {
 		expect(downloads(b).length).toBeGreaterThanOrEqual(files.length);
 	});
 
-	it('Fetch Test Event parses the newest file when it was already downloaded (changing nothing), and shows a new one by its descriptor only', async () => {
+	it('Fetch Test Event parses the newest file already handed out (changing nothing), never a new one', async () => {
 		const b = bank();
 		const h = await started(['XT']);
 		const saved = h.savedNodeStaticData();
@@ -274,11 +265,44 @@ describe('Parsed Entries', () => {
 
 		const [file] = arrive(b, 1);
 		const fresh = await h.pollManual();
-		expect(fresh![0]).toHaveLength(1);
-		expect(fresh![0][0].json).toMatchObject({ fileReference: file.fileReference });
-		expect(String(fresh![0][0].json.testEvent)).toMatch(/still new at the bank/);
+		const [fileItem] = ofKind(fresh![0], 'file');
+		expect(fileItem.json.fileReference).not.toBe(file.fileReference);
+		expect(ofKind(fresh![0], 'entry').length).toBeGreaterThan(0);
+		expect(String(fileItem.json.testEvent)).toMatch(new RegExp(`A newer file \\(${file.fileReference}\\) is still new at the bank`));
 		expect(statusOf(b, file.fileReference)).toBe('NEW');
 		expect(h.savedNodeStaticData()).toEqual(saved);
+	});
+
+	it.each([
+		['camt.054.001.02', 'auto', 'camt.054', 'entry', 'SAMPLE-camt.054-notification.xml'],
+		['ZZ', 'camt.053', 'camt.053', 'entry', 'SAMPLE-camt.053-statement.xml'],
+		['ZZ', 'pain.002', 'pain.002', 'paymentStatus', 'SAMPLE-pain.002-status-report.xml'],
+		['TITO-FI', 'auto', 'tito', 'entry', 'SAMPLE-tito-statement.txt'],
+		['KTL-FI', 'auto', 'ktl', 'entry', 'SAMPLE-ktl-reference-payments.txt'],
+		['camt.052.001.02', 'auto', 'camt.052', 'entry', 'SAMPLE-camt.052-intraday-report.xml'],
+		['MT940', 'auto', 'mt940', 'entry', 'SAMPLE-mt940-statement.sta'],
+		['MT942', 'auto', 'mt942', 'entry', 'SAMPLE-mt942-intraday.sta'],
+		['ZZ', 'mt940', 'mt940', 'entry', 'SAMPLE-mt940-statement.sta'],
+	])('Fetch Test Event with only new files of type %s (File Format %s): a sample %s file, parsed as the bank\'s would be, every item marked', async (fileType, chosen, format, kind, fileName) => {
+		const b = bank();
+		const waiting = put(b, fileType, Buffer.from('not read'), 'waiting');
+		const h = fileTriggerHarness(b, { output: 'parse', fileTypes: fileTypesParameter(fileType), parseOptions: { format: chosen } });
+		const items = (await h.pollManual())![0];
+		expect(ofKind(items, kind).length).toBeGreaterThan(0);
+		const [fileItem] = ofKind(items, 'file');
+		expect(fileItem.json).toMatchObject({ parsed: true, fileName, fileReference: 'SAMPLE', fileType });
+		expect(fileItem.binary?.data).toMatchObject({ fileName });
+		// The same entries the parser makes of the sample's bytes.
+		const parsed = await parseBankFileToArrays(await storedBytes(fileItem));
+		expect(parsed.format.format).toBe(format);
+		const withoutMarks = (item: INodeExecutionData): IDataObject => {
+			const { sample: _sample, testEvent: _testEvent, ...rest } = parsedPart(item);
+			return rest;
+		};
+		expect(ofKind(items, kind).map(withoutMarks)).toEqual(kind === 'entry' ? parsed.entries : parsed.paymentStatuses);
+		for (const item of items) expect(item.json).toMatchObject({ sample: true, testEvent: expect.stringMatching(new RegExp(`is still new \\(the newest is ${waiting}\\)`)) });
+		expect(statusOf(b, waiting)).toBe('NEW');
+		expect(downloads(b)).toHaveLength(0);
 	});
 
 	it('a Parse Options value that is not offered fails before anything is listed, naming the field', async () => {

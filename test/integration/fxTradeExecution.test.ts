@@ -193,5 +193,45 @@ describe('FX Trade Execution', () => {
 			expect(error?.message).toMatch(message);
 			expect(sandbox.bank().stats.requests.filter((r) => r.area === 'execution')).toHaveLength(0);
 		});
+
+		it('names every wrong field in one error: a negative amount, a currency that is not a code and a past date in one run', async () => {
+			const past = DateTime.utc().minus({ days: 3 }).toISODate()!;
+			const result = await execute({
+				...base,
+				amount: '-5',
+				buyCurrency: { __rl: true, mode: 'code', value: 'EURO' },
+				maturityType: 'date',
+				maturityDate: past,
+			});
+			const error = result.nodeError(NODE_NAME)!;
+			expect(error.name).toBe('NodeOperationError');
+			expect(error.message).toBe(
+				`3 fields to fix: (1) Buy Currency: "EURO" is not an ISO 4217 currency code (2) Amount: must be greater than zero, got -5 (3) Maturity Date: ${past} is in the past; it must be today or later`,
+			);
+			expect(error.description).toBe(
+				[
+					'Buy Currency: "EURO" is not an ISO 4217 currency code',
+					'Amount: must be greater than zero, got -5',
+					`Maturity Date: ${past} is in the past; it must be today or later`,
+					'Nothing was sent to the bank.',
+				].join('\n'),
+			);
+			expect(sandbox.bank().stats.requests.filter((r) => r.area === 'execution')).toHaveLength(0);
+			expect(sandbox.bank().stats.tokenRequests).toBe(0);
+		});
+
+		it('with Continue On Fail, the error item of each input item lists its own problems', async () => {
+			const result = await execute(
+				{ ...base, amount: '={{ $json.amount }}', buyCurrency: { __rl: true, mode: 'code', value: '={{ $json.currency }}' } },
+				{
+					settings: { continueOnFail: true },
+					inputItems: [{ json: { amount: '1,5', currency: 'XYZ' } }, { json: { amount: '100', currency: 'DKK' } }],
+				},
+			);
+			const [bad, good] = result.output(NODE_NAME);
+			expect(bad.json.error).toBe('2 fields to fix: (1) Buy Currency: "XYZ" is not an ISO 4217 currency code (2) Amount: "1,5" uses a comma: write the amount with digits and a point as the decimal separator, such as 1500.50 (no thousands separators)');
+			expect(good.json.tradeId).toEqual(expect.any(String));
+			expect(executions()).toBe(1);
+		});
 	});
 });

@@ -67,6 +67,6 @@ function noEventWaiting(message: string) {
 		noEventWaiting: true,
 		message: `${message} Nothing was acknowledged; this item is only shown in the editor.`,
 		howToGetASample:
-			'Ask the bank to queue a test event and fetch again (with the sandbox bank: POST {"count": 1} to the events address under the admin URL that `npm run sandbox` prints), or activate the workflow: it then starts once for every event as the bank delivers it.',
+			'Ask the bank to queue a test event and fetch again (with the sandbox bank: POST {"count": 1} to the events address under the admin URL that `npm run sandbox` or `npm run demo -- --ui` prints), or publish the workflow (the Publish button): it then starts once for every event as the bank delivers it.',
 	};
 }

@@ -31,7 +31,8 @@ export function mappedField(
 		displayName,
 		name,
 		type: 'string',
-		default: `={{ $json.${name} }}`,
+		// An optional field reads an absent input field as empty, so the editor shows no "undefined".
+		default: `={{ $json.${name}${settings.required ? '' : ' ?? ""'} }}`,
 		required: settings.required ?? false,
 		description,
 		...(settings.placeholder ? { placeholder: settings.placeholder } : {}),

@@ -105,6 +105,83 @@ function tagged(
 	return json;
 }
 
+/**
+ * The items of one file held in an item (its descriptor in the JSON, the file in the binary
+ * field): one item per entry or payment status, the statements, then the file item with what was
+ * found. A file that cannot be parsed is the file item alone, with the reason.
+ */
+export async function parsedItems(
+	ctx: IPollFunctions,
+	stored: INodeExecutionData,
+	fileReference: string,
+	settings: FileTriggerSettings,
+): Promise<INodeExecutionData[]> {
+	const data = stored.binary![settings.binaryPropertyName];
+	const fileName = (stored.json.fileName as string | undefined) ?? data.fileName ?? null;
+	const of = { fileReference, fileName };
+	const items: INodeExecutionData[] = [];
+	const counts = { entries: 0, paymentStatuses: 0, statements: 0, warnings: 0 };
+	let format: string | null = null;
+	try {
+		for await (const event of parseBankFile(await contentOf(ctx, data), settings.parse)) {
+			switch (event.type) {
+				case 'format':
+					format = event.format.messageType;
+					break;
+				case 'entry':
+					counts.entries++;
+					items.push({ json: tagged(event.entry, 'entry', fileReference, fileName) });
+					break;
+				case 'paymentStatus':
+					counts.paymentStatuses++;
+					items.push({ json: tagged(event.status, 'paymentStatus', fileReference, fileName) });
+					break;
+				case 'statement':
+					counts.statements++;
+					items.push({
+						json: { kind: 'statement', ...(event.statement as unknown as IDataObject), ...of },
+					});
+					break;
+				case 'warning':
+					counts.warnings++;
+					items.push({
+						json: { kind: 'warning', ...(event.warning as unknown as IDataObject), ...of },
+					});
+					break;
+				default:
+					break;
+			}
+		}
+	} catch (error) {
+		// A file that cannot be parsed is emitted once as it is, with the reason, so it is neither
+		// lost nor retried forever; none of its entries are emitted (a half-read file would look
+		// whole).
+		const problem = error instanceof BankFileError ? error : undefined;
+		ctx.logger.warn(
+			`Bank File Trigger: file ${fileReference} could not be parsed: ${(error as Error).message}. It is emitted with the error.`,
+		);
+		return [
+			{
+				json: {
+					kind: 'file',
+					...stored.json,
+					parsed: false,
+					format,
+					error: (error as Error).message,
+					errorCode: problem?.code ?? null,
+					errorLocation: problem?.location ?? null,
+				},
+				binary: stored.binary,
+			},
+		];
+	}
+	items.push({
+		json: { kind: 'file', ...stored.json, parsed: true, format, ...counts },
+		binary: stored.binary,
+	});
+	return items;
+}
+
 const parse: FileOutput = {
 	option: {
 		name: 'Parsed Entries (Download and Parse)',
@@ -116,72 +193,7 @@ const parse: FileOutput = {
 	async emit(ctx, service, file, settings) {
 		const fetched = await binary.emit(ctx, service, file, settings);
 		if (!fetched) return undefined;
-		const [stored] = fetched;
-		const data = stored.binary![settings.binaryPropertyName];
-		const fileReference = file.fileReference;
-		const fileName = (stored.json.fileName as string | undefined) ?? data.fileName ?? null;
-		const of = { fileReference, fileName };
-		const items: INodeExecutionData[] = [];
-		const counts = { entries: 0, paymentStatuses: 0, statements: 0, warnings: 0 };
-		let format: string | null = null;
-		try {
-			for await (const event of parseBankFile(await contentOf(ctx, data), settings.parse)) {
-				switch (event.type) {
-					case 'format':
-						format = event.format.messageType;
-						break;
-					case 'entry':
-						counts.entries++;
-						items.push({ json: tagged(event.entry, 'entry', fileReference, fileName) });
-						break;
-					case 'paymentStatus':
-						counts.paymentStatuses++;
-						items.push({ json: tagged(event.status, 'paymentStatus', fileReference, fileName) });
-						break;
-					case 'statement':
-						counts.statements++;
-						items.push({
-							json: { kind: 'statement', ...(event.statement as unknown as IDataObject), ...of },
-						});
-						break;
-					case 'warning':
-						counts.warnings++;
-						items.push({
-							json: { kind: 'warning', ...(event.warning as unknown as IDataObject), ...of },
-						});
-						break;
-					default:
-						break;
-				}
-			}
-		} catch (error) {
-			// A file that cannot be parsed is emitted once as it is, with the reason, so it is neither
-			// lost nor retried forever; none of its entries are emitted (a half-read file would look
-			// whole).
-			const problem = error instanceof BankFileError ? error : undefined;
-			ctx.logger.warn(
-				`Bank File Trigger: file ${fileReference} could not be parsed: ${(error as Error).message}. It is emitted with the error.`,
-			);
-			return [
-				{
-					json: {
-						kind: 'file',
-						...stored.json,
-						parsed: false,
-						format,
-						error: (error as Error).message,
-						errorCode: problem?.code ?? null,
-						errorLocation: problem?.location ?? null,
-					},
-					binary: stored.binary,
-				},
-			];
-		}
-		items.push({
-			json: { kind: 'file', ...stored.json, parsed: true, format, ...counts },
-			binary: stored.binary,
-		});
-		return items;
+		return await parsedItems(ctx, fetched[0], file.fileReference, settings);
 	},
 };
 

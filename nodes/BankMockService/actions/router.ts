@@ -14,7 +14,11 @@ import { mockTarget } from '../helpers/target';
  * own operations, with the mock as their target.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const api = this.getNodeParameter('api', 0) as MockApi;
+	// Version 1 of the node chooses the API with `api`, later versions with `resource`.
+	const api = this.getNodeParameter(
+		this.getNode().typeVersion >= 2 ? 'resource' : 'api',
+		0,
+	) as MockApi;
 	if (!MOCK_APIS[api])
 		throw toNodeError(this.getNode(), new InputError(`API: "${String(api)}" is not supported`));
 	const operation = this.getNodeParameter('operation', 0) as string;

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { BankFailure, InputError } from '../../shared/errors';
-import { currencyProperty } from '../../shared/fx/currencies';
+import { currencyProperty, unlessValid } from '../../shared/fx/currencies';
 import { FX_PATHS } from '../../shared/fx/api';
 import type { FxOperation, FxTarget } from '../../shared/fx/target';
 import { isJsonObject, tradeJson } from '../../shared/fx/trade';
@@ -27,12 +27,12 @@ export const description: INodeProperties[] = [
 		placeholder: 'e.g. DEMOCP1',
 		description: 'Counterpart identifier the trade is made for',
 	},
-	currencyProperty({
+	...currencyProperty({
 		displayName: 'Buy Currency',
 		name: 'buyCurrency',
 		description: 'ISO 4217 code of the currency bought',
 	}),
-	currencyProperty({
+	...currencyProperty({
 		displayName: 'Sell Currency',
 		name: 'sellCurrency',
 		description: 'ISO 4217 code of the currency sold',
@@ -46,6 +46,15 @@ export const description: INodeProperties[] = [
 		placeholder: '1500000.00',
 		description:
 			'The amount, in the currency of the Amount Side: digits with a point as the decimal separator, no sign and no thousands separators. Sent exactly as typed; anything else is refused before the bank is called.',
+	},
+	{
+		displayName:
+			'Amount: not an amount the node sends. Write a number greater than zero with digits and a point as the decimal separator, such as 1500.50 (no sign, comma, space or thousands separator). Running the node stops before anything is sent and names every field to fix.',
+		name: 'amountNotice',
+		type: 'notice',
+		default: '',
+		// What FxValidator.positiveAmount takes as text, but for the decimals the currency allows.
+		displayOptions: unlessValid('amount', '^\\s*\\+?(?=[\\d.]*[1-9])\\d+(\\.\\d+)?\\s*$'),
 	},
 	{
 		displayName: 'Amount Side',
@@ -123,44 +132,54 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-/** Builds and validates the execution request body; throws before anything is sent. */
+/**
+ * Builds and validates the execution request body; throws before anything is sent, naming every
+ * field that is wrong at once (a wrong amount, currency and date are one error, not three runs).
+ */
 export function buildExecutionRequest(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	const v = new FxValidator(itemIndex, ctx.getTimezone());
 	const param = (name: string) => ctx.getNodeParameter(name, itemIndex, '', { extractValue: true });
-	const counterpart = v.requiredText('Counterpart', param('counterpart'), 64);
-	const buyCurrency = v.currency('Buy Currency', param('buyCurrency'));
-	const sellCurrency = v.currency('Sell Currency', param('sellCurrency'));
-	const amountSide = v.oneOf('Amount Side', param('amountSide'), SIDES);
+	const counterpart = v.check(() => v.requiredText('Counterpart', param('counterpart'), 64));
+	const buyCurrency = v.check(() => v.currency('Buy Currency', param('buyCurrency')));
+	const sellCurrency = v.check(() => v.currency('Sell Currency', param('sellCurrency')));
+	const amountSide = v.check(() => v.oneOf('Amount Side', param('amountSide'), SIDES));
+	// The decimals allowed depend on the amount's currency; without a valid one, only the rest is checked.
+	const amountCurrency =
+		amountSide === 'SELL' ? sellCurrency : amountSide === 'BUY' ? buyCurrency : undefined;
+	const amount = v.check(() => v.positiveAmount('Amount', param('amount'), amountCurrency));
+	const baseSide = v.check(() => v.oneOf('Base Side', param('baseSide'), SIDES));
+	if (buyCurrency && buyCurrency === sellCurrency)
+		v.check(() =>
+			v.fail('Sell Currency', `must differ from the Buy Currency (both are ${buyCurrency})`),
+		);
 	const body: IDataObject = {
 		counterpart,
 		buyCurrency,
 		sellCurrency,
-		amount: v.positiveAmount(
-			'Amount',
-			param('amount'),
-			amountSide === 'BUY' ? buyCurrency : sellCurrency,
-		),
+		amount,
 		amountSide,
-		baseSide: v.oneOf('Base Side', param('baseSide'), SIDES),
+		baseSide,
 	};
-	if (body.buyCurrency === body.sellCurrency)
-		v.fail(
-			'Sell Currency',
-			`must differ from the Buy Currency (both are ${String(body.buyCurrency)})`,
-		);
 	const maturityType = ctx.getNodeParameter('maturityType', itemIndex, 'tenor') as string;
 	if (maturityType === 'date') {
 		const raw = ctx.getNodeParameter('maturityDate', itemIndex, '');
-		if (!raw) v.fail('Maturity Date', 'required when the maturity is given as a date');
-		body.maturityDate = v.date('Maturity Date', raw, { notPast: true });
+		body.maturityDate = v.check(() => {
+			if (!raw) v.fail('Maturity Date', 'required when the maturity is given as a date');
+			return v.date('Maturity Date', raw, { notPast: true });
+		});
 	} else if (maturityType === 'tenor') {
 		const tenor = ctx.getNodeParameter('tenor', itemIndex, '');
-		if (!tenor) v.fail('Tenor', 'required when the maturity is given as a tenor');
-		body.tenor = v.oneOf('Tenor', tenor, TENORS);
+		body.tenor = v.check(() => {
+			if (!tenor) v.fail('Tenor', 'required when the maturity is given as a tenor');
+			return v.oneOf('Tenor', tenor, TENORS);
+		});
 	} else {
-		v.fail('Maturity Given As', 'must be Date or Tenor');
+		v.check(() => v.fail('Maturity Given As', 'must be Date or Tenor'));
 	}
 	const extra = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	if (extra.timeoutMs !== undefined)
+		v.check(() => v.integer('Additional Fields > Timeout (Ms)', extra.timeoutMs, 1000));
+	v.finish();
 	if (typeof extra.comment === 'string' && extra.comment.trim())
 		body.comment = extra.comment.trim();
 	if (typeof extra.shortName === 'string' && extra.shortName.trim())
@@ -227,14 +246,8 @@ export const execute: FxOperation = async function (itemIndex, target) {
 	assertSingleExecution(this, itemIndex);
 	const body = buildExecutionRequest(this, itemIndex);
 	const extra = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const timeoutMs =
-		extra.timeoutMs === undefined
-			? 30000
-			: new FxValidator(itemIndex).integer(
-					'Additional Fields > Timeout (Ms)',
-					extra.timeoutMs,
-					1000,
-				);
+	// Checked with the other fields in buildExecutionRequest.
+	const timeoutMs = extra.timeoutMs === undefined ? 30000 : Number(extra.timeoutMs);
 	let response: BankResponse<IDataObject>;
 	try {
 		response = await target.send<IDataObject>(this, {

@@ -37,41 +37,58 @@ export async function searchCurrencies(
 	return { results };
 }
 
-/** A currency field: the ISO 4217 list with search, or a code typed by hand. */
+/**
+ * Hides a notice while the watched field is empty, an expression (checked when the node runs) or
+ * matches the pattern of a good value: n8n shows it the moment the field holds anything else.
+ */
+export function unlessValid(field: string, pattern: string): INodeProperties['displayOptions'] {
+	return { hide: { [field]: ['', { _cnd: { startsWith: '=' } }, { _cnd: { regex: pattern } }] } };
+}
+
+/** Any ISO 4217 code, in any case, with spaces around it (what `FxValidator.currency` takes). */
+const ISO_CODE_PATTERN = `^\\s*(?:${[...ISO_4217]
+	.map((code) => [...code].map((c) => `[${c}${c.toLowerCase()}]`).join(''))
+	.join('|')})\\s*$`;
+
+/**
+ * A currency field: the ISO 4217 list with search, or a code typed by hand; and below it a
+ * notice shown while the code typed is not an ISO 4217 code. The notice marks the field without
+ * stopping the run (as a field issue would), so that running the node reports this field together
+ * with every other one to fix.
+ */
 export function currencyProperty(field: {
 	displayName: string;
 	name: string;
 	description: string;
-	displayOptions?: INodeProperties['displayOptions'];
-}): INodeProperties {
-	return {
-		...field,
-		type: 'resourceLocator',
-		required: true,
-		default: { mode: 'list', value: '' },
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				placeholder: 'Select or search a currency…',
-				typeOptions: { searchListMethod: 'searchCurrencies', searchable: true },
-			},
-			{
-				displayName: 'Code',
-				name: 'code',
-				type: 'string',
-				placeholder: 'e.g. EUR',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex: '^\\s*[A-Za-z]{3}\\s*$',
-							errorMessage: 'A currency code has three letters, such as EUR',
-						},
-					},
-				],
-			},
-		],
-	};
+}): INodeProperties[] {
+	return [
+		{
+			...field,
+			type: 'resourceLocator',
+			required: true,
+			default: { mode: 'list', value: '' },
+			modes: [
+				{
+					displayName: 'From List',
+					name: 'list',
+					type: 'list',
+					placeholder: 'Select or search a currency…',
+					typeOptions: { searchListMethod: 'searchCurrencies', searchable: true },
+				},
+				{
+					displayName: 'Code',
+					name: 'code',
+					type: 'string',
+					placeholder: 'e.g. EUR',
+				},
+			],
+		},
+		{
+			displayName: `${field.displayName}: not an ISO 4217 currency code (three letters, such as EUR). Running the node stops before anything is sent and names every field to fix; pick the currency from the list to be sure.`,
+			name: `${field.name}Notice`,
+			type: 'notice',
+			default: '',
+			displayOptions: unlessValid(field.name, ISO_CODE_PATTERN),
+		},
+	];
 }

@@ -67,7 +67,21 @@ export function minorUnits(currency: string): number {
 	return MINOR_UNITS[currency.toUpperCase()] ?? 2;
 }
 
+const NOTHING_SENT = 'Nothing was sent to the bank.';
+
+/** What a check returned, or what it threw. */
+function attempt<T>(run: () => T): { value: T } | { error: unknown } {
+	try {
+		return { value: run() };
+	} catch (error) {
+		return { error };
+	}
+}
+
 export class FxValidator {
+	/** What `check` found wrong so far, each saying "Field: rule". */
+	private readonly problems: InputError[] = [];
+
 	constructor(
 		private readonly itemIndex: number,
 		/** The workflow's time zone: a Date object is read as the calendar day it is there. */
@@ -77,8 +91,35 @@ export class FxValidator {
 	fail(field: string, rule: string): never {
 		throw new InputError(`${field}: ${rule}`, {
 			itemIndex: this.itemIndex,
-			description: 'Nothing was sent to the bank.',
+			description: NOTHING_SENT,
 		});
+	}
+
+	/**
+	 * Runs the check of one field and keeps its problem instead of stopping: the value the check
+	 * returns, or undefined when the field is wrong. `finish` then reports every problem at once.
+	 */
+	check<T>(run: () => T): T | undefined {
+		const outcome = attempt(run);
+		if ('value' in outcome) return outcome.value;
+		if (!(outcome.error instanceof InputError)) throw outcome.error;
+		this.problems.push(outcome.error);
+		return undefined;
+	}
+
+	/**
+	 * Throws one error naming every field `check` found wrong: a single problem as "Field: rule",
+	 * several numbered in the message and one per line in the description.
+	 */
+	finish(): void {
+		const each = this.problems.map((problem) => problem.message);
+		if (!each.length) return;
+		if (each.length === 1)
+			throw new InputError(each[0], { itemIndex: this.itemIndex, description: NOTHING_SENT });
+		throw new InputError(
+			`${each.length} fields to fix: ${each.map((p, i) => `(${i + 1}) ${p}`).join(' ')}`,
+			{ itemIndex: this.itemIndex, description: `${each.join('\n')}\n${NOTHING_SENT}` },
+		);
 	}
 
 	/** A calendar date as YYYY-MM-DD from a date or date-time parameter value. */

@@ -4,7 +4,13 @@
  * runs the enrolment), then used by an example that lists and downloads statements. What n8n
  * stores and shows is checked for the PIN and the private keys.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { CorporateBankingFileServiceApi } from '../../../credentials/CorporateBankingFileServiceApi.credentials';
+import type { SandboxProcess } from './sandbox';
 
 import { nodeError, nodeItems, type ExecuteResult } from './n8n';
 import { requireContext, startStack, type Stack } from './stack';
@@ -165,3 +171,74 @@ export function expectNotShown(shown: string, keys: string[], pin: string): void
 	}
 	expect(shown.includes(pin)).toBe(false);
 }
+
+/** One field of the File Service credential as a person fills it in to enrol with a PIN. */
+export interface PinField {
+	/** The field's label in the editor. */
+	label: string;
+	/** The credential parameter behind it. */
+	name: string;
+	/** `option`: pick this option's label; `text`: type it; `file`: paste the content of `file`. */
+	kind: 'option' | 'text' | 'file';
+	value: string;
+	file?: string;
+	/** Not needed in the demo's n8n (it trusts the sandbox's CA already). */
+	optional?: boolean;
+}
+
+/** The sandbox bank profiles the demo hands out PINs for, with the name the editor shows. */
+export const PIN_BANKS: Record<string, string> = {
+	nordea: 'Nordea',
+	op: 'OP Financial Group',
+	samlink: 'Samlink',
+	danske: 'Danske Bank',
+};
+
+const credentialProperties = (): INodeProperties[] => new CorporateBankingFileServiceApi().properties;
+
+/**
+ * A fresh one-time PIN from the sandbox bank for a bank profile, as the fields of a new File
+ * Service credential a person fills in, top to bottom as the editor shows them: options by their
+ * label, texts as they are, certificates (multi-line) as files written into `folder` whose content
+ * is pasted. Saving the credential enrols it (n8n tests it, which enrols).
+ */
+export async function pinForm(
+	bank: SandboxProcess,
+	profile: string,
+	folder: string,
+): Promise<{ profile: string; pin: string; fields: PinField[] }> {
+	const values = await bank.admin<Record<string, unknown>>('POST', '/enrolment', { bank: profile });
+	const fields: PinField[] = [];
+	for (const property of credentialProperties()) {
+		const value = values[property.name];
+		if (typeof value !== 'string' || value === '' || fields.some((f) => f.label === property.displayName)) continue;
+		if (property.type === 'options') {
+			const option = (property.options as INodePropertyOptions[]).find((o) => o.value === value);
+			fields.push({ label: property.displayName, name: property.name, kind: 'option', value: option?.name ?? value });
+		} else if (value.includes('\n')) {
+			mkdirSync(folder, { recursive: true });
+			const file = path.join(folder, `${profile}-${property.name}.pem`);
+			writeFileSync(file, value);
+			fields.push({ label: property.displayName, name: property.name, kind: 'file', value, file, optional: property.name === 'caCertificate' });
+		} else {
+			fields.push({ label: property.displayName, name: property.name, kind: 'text', value });
+		}
+	}
+	return { profile, pin: String(values.pin), fields };
+}
+
+/** The lines the demo prints for one PIN: what goes into which field. */
+export function pinFormLines(form: { profile: string; fields: PinField[] }): string[] {
+	const width = Math.max(...form.fields.map((f) => f.label.length)) + 1;
+	return [
+		`  ${PIN_BANKS[form.profile] ?? form.profile}:`,
+		...form.fields.map((field) => {
+			const label = `${field.label}:`.padEnd(width + 1);
+			if (field.kind === 'file')
+				return `    ${label} paste the content of ${field.file}${field.optional ? ' (optional here: this n8n already trusts the sandbox\'s CA)' : ''}`;
+			if (field.kind === 'option') return `    ${label} choose "${field.value}"`;
+			return `    ${label} ${field.value}`;
+		}),
+	];
+}
+

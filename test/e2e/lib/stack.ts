@@ -3,15 +3,19 @@
  * installed as a community package, the sandbox's credentials imported, and example workflows
  * imported and pointed at the sandbox.
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { ensureN8n, type N8nInstall } from './install';
 import { N8n } from './n8n';
 import { buildAndPack, installIntoNodesFolder, type PackedPackage } from './package';
-import { startSandboxProcess, type SandboxProcess } from './sandbox';
+import { PROJECT_ROOT, startSandboxProcess, type SandboxProcess } from './sandbox';
 import {
+	FILE_SERVICE_CREDENTIAL,
 	packageNode,
+	PIN_EXAMPLES,
+	pinCredential,
 	prepareForImport,
 	sandboxCredentials,
 	workflowId,
@@ -50,11 +54,37 @@ export function requireContext(): Required<Pick<E2eContext, 'install' | 'pkg'>> 
 	return { install: ctx.install, pkg: ctx.pkg };
 }
 
+/** Bank files of the project's test fixtures, by the name they get in a stack's files folder. */
+export const SAMPLE_BANK_FILES: Record<string, string> = {
+	'statement-camt053.xml': 'camt.053.001.02.xml',
+	'notification-camt054.xml': 'camt.054.001.02.xml',
+	'status-report-pain002.xml': 'pain.002.001.03.xml',
+	'statement-tito.txt': 'tito-utf8.txt',
+	'reference-payments-ktl.txt': 'ktl-latin1.txt',
+};
+
+/** Copies sample bank files (names of SAMPLE_BANK_FILES) into a folder. */
+export function copySampleBankFiles(folder: string, names: string[]): void {
+	mkdirSync(folder, { recursive: true });
+	for (const name of names)
+		copyFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'bankfiles', SAMPLE_BANK_FILES[name]), path.join(folder, name));
+}
+
 export interface Stack {
 	n8n: N8n;
 	bank: SandboxProcess;
-	/** Imports example files (rewritten for the sandbox) and returns what was imported. */
+	/** The folder n8n may read and write files in (N8N_RESTRICT_FILE_ACCESS_TO). */
+	filesFolder: string;
+	/**
+	 * Imports example files (rewritten for the sandbox) and returns what was imported. A PIN
+	 * example's credential is imported with it, holding a fresh PIN (see PIN_EXAMPLES).
+	 */
 	importExamples(files: string[]): Promise<WorkflowJson[]>;
+	/**
+	 * Imports, for each bank profile, a File Service credential holding only a fresh PIN from the
+	 * sandbox (not enrolled), replacing the one imported before; returns the values imported.
+	 */
+	importPinCredentials(banks: string[]): Promise<Record<string, Record<string, unknown>>>;
 	stop(): Promise<void>;
 }
 
@@ -68,6 +98,11 @@ export interface StackOptions {
 	n8nEnv?: NodeJS.ProcessEnv;
 	/** Start n8n with NODE_EXTRA_CA_CERTS = the sandbox's CA (for nodes added by hand in the editor). */
 	trustSandboxCa?: boolean;
+	/**
+	 * The folder n8n may read and write files in (N8N_RESTRICT_FILE_ACCESS_TO): kept as it is. By
+	 * default a temporary folder holding a camt.053 statement, removed with the stack.
+	 */
+	filesFolder?: string;
 	keepUserFolder?: boolean;
 	log?: (line: string) => void;
 }
@@ -82,6 +117,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 		mockErrorRate: opts.mockErrorRate,
 	});
 	let n8n: N8n | undefined;
+	const ownFolder = opts.filesFolder === undefined;
+	const filesFolder = ownFolder
+		? mkdtempSync(path.join(os.tmpdir(), 'corporate-banking-files-'))
+		: opts.filesFolder!;
+	if (ownFolder) copySampleBankFiles(filesFolder, ['statement-camt053.xml']);
+	mkdirSync(filesFolder, { recursive: true });
+	// n8n compares the real path of a file with the allowed folders as given.
+	const allowed = realpathSync(filesFolder);
+	const removeFolder = (): void => {
+		if (ownFolder) rmSync(filesFolder, { recursive: true, force: true });
+	};
 	try {
 		const caFile = path.join(bank.state.certDir, 'ca.crt');
 		n8n = await N8n.create({
@@ -89,6 +135,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 			port: opts.n8nPort,
 			keep: opts.keepUserFolder,
 			env: {
+				N8N_RESTRICT_FILE_ACCESS_TO: allowed,
 				...(opts.n8nEnv ?? {}),
 				...(opts.trustSandboxCa ? { NODE_EXTRA_CA_CERTS: caFile } : {}),
 			},
@@ -99,20 +146,37 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 	} catch (error) {
 		await n8n?.dispose();
 		await bank.stop();
+		removeFolder();
 		throw error;
 	}
 	const instance = n8n;
+	const importPinCredentials = async (
+		banks: string[],
+	): Promise<Record<string, Record<string, unknown>>> => {
+		const values: Record<string, Record<string, unknown>> = {};
+		for (const profile of banks)
+			values[profile] = await bank.admin<Record<string, unknown>>('POST', '/enrolment', { bank: profile });
+		await instance.importCredentials(
+			banks.map((profile) => ({ ...pinCredential(profile), type: FILE_SERVICE_CREDENTIAL, data: values[profile] })),
+		);
+		return values;
+	};
 	return {
 		n8n: instance,
 		bank,
+		filesFolder: allowed,
 		async importExamples(files) {
-			const workflows = files.map((f) => prepareForImport(f, bank.state, bank.caPem));
+			const banks = [...new Set(files.map((f) => PIN_EXAMPLES[f]).filter((b) => b !== undefined))];
+			if (banks.length) await importPinCredentials(banks);
+			const workflows = files.map((f) => prepareForImport(f, bank.state, bank.caPem, allowed));
 			if (workflows.length) await instance.importWorkflows(workflows);
 			return workflows;
 		},
+		importPinCredentials,
 		async stop() {
 			await instance.dispose();
 			await bank.stop();
+			removeFolder();
 		},
 	};
 }

@@ -85,6 +85,31 @@ export function sandboxCredentials(
 		}));
 }
 
+/**
+ * The folder the examples read bank files from: n8n 2.x's default allowed folder (`~/.n8n-files`)
+ * in n8n's Docker image. A stack points it at the folder it allows (N8N_RESTRICT_FILE_ACCESS_TO).
+ */
+export const EXAMPLE_FILES_FOLDER = '/home/node/.n8n-files';
+
+/** The File Service credential type: the one a credential enrolled from a PIN is of. */
+export const FILE_SERVICE_CREDENTIAL = 'corporateBankingFileServiceApi';
+
+/**
+ * The examples that enrol a File Service credential from a one-time PIN, with the sandbox bank
+ * profile each is written for. Each runs with a credential of its own that holds only a fresh PIN
+ * (not enrolled yet), so that the example shows the enrolment.
+ */
+export const PIN_EXAMPLES: Readonly<Record<string, 'op' | 'danske'>> = {
+	'file-service-enrol.json': 'op',
+	'file-service-danske.json': 'danske',
+};
+
+/** The id and name of the PIN credential of a bank profile (see PIN_EXAMPLES). */
+export function pinCredential(bank: string): { id: string; name: string } {
+	const label = bank === 'danske' ? 'Danske Bank' : bank.toUpperCase();
+	return { id: `sandbox-pin-${bank}`, name: `Sandbox bank: ${label} file service, enrols from a PIN` };
+}
+
 /** A stable n8n workflow id (16 alphanumerics) for an example file. */
 export function workflowId(file: string): string {
 	return `cb${createHash('sha256').update(file).digest('hex').slice(0, 14)}`;
@@ -133,12 +158,25 @@ export function exampleUsing(type: string): { file: string; workflow: WorkflowJs
 		.find(({ workflow }) => packageNode(workflow, type) !== undefined);
 }
 
-/** Points an example at the sandbox bank; the result is ready for `n8n import:workflow`. */
-export function prepareForImport(file: string, state: SandboxState, caPem: string): WorkflowJson {
+/**
+ * Points an example at the sandbox bank; the result is ready for `n8n import:workflow`. The PIN
+ * examples use their PIN credential (see the stack's `importPinCredentials`); an example reading
+ * files from EXAMPLE_FILES_FOLDER reads them from `filesFolder`.
+ */
+export function prepareForImport(
+	file: string,
+	state: SandboxState,
+	caPem: string,
+	filesFolder?: string,
+): WorkflowJson {
 	const workflow = loadExample(file);
+	const pinBank = PIN_EXAMPLES[file];
 	for (const node of workflow.nodes) {
 		for (const type of Object.keys(node.credentials ?? {})) {
-			node.credentials![type] = { id: credentialId(type), name: credentialName(type) };
+			node.credentials![type] =
+				pinBank && type === FILE_SERVICE_CREDENTIAL
+					? pinCredential(pinBank)
+					: { id: credentialId(type), name: credentialName(type) };
 		}
 		if (typeof node.parameters.mockBaseUrl === 'string') {
 			node.parameters.mockBaseUrl = state.urls.mockBase;
@@ -147,6 +185,9 @@ export function prepareForImport(file: string, state: SandboxState, caPem: strin
 				caCertificate: caPem,
 			};
 		}
+		const selector = node.parameters.fileSelector;
+		if (filesFolder && typeof selector === 'string' && selector.startsWith(`${EXAMPLE_FILES_FOLDER}/`))
+			node.parameters.fileSelector = `${filesFolder}${selector.slice(EXAMPLE_FILES_FOLDER.length)}`;
 		if (node.type === `${PACKAGE_NAME}.bankEventTrigger`) {
 			const ev = state.events;
 			// An empty Events URL means {credential Base URL}/events: the credential already points at the sandbox.

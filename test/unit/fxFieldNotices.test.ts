@@ -1,0 +1,71 @@
+/**
+ * The FX Trade Execution's panel marks an Amount or a currency code the node will refuse as soon
+ * as it is typed (a notice under the field, which n8n shows by the same display rules in the
+ * editor), without stopping the run: the run then names every field to fix in one error.
+ */
+import type { INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import { FxTradeExecution } from '../../nodes/FxTradeExecution/FxTradeExecution.node';
+import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
+
+const properties = new FxTradeExecution().description.properties;
+const notice = (name: string) => properties.find((p) => p.name === name)!;
+
+const code = (value: string) => ({ __rl: true, mode: 'code', value });
+const parameters = (values: INodeParameters): INodeParameters => ({
+	amount: '1500.50',
+	buyCurrency: { __rl: true, mode: 'list', value: 'DKK' },
+	sellCurrency: { __rl: true, mode: 'list', value: 'EUR' },
+	...values,
+});
+const shown = (property: INodeProperties, values: INodeParameters) =>
+	NodeHelpers.displayParameter(parameters(values), property, null, null);
+
+describe('FX Trade Execution: fields marked before the node runs', () => {
+	it.each(['-5', '1,5', '1 000 000', '0', '0.00', 'abc', '+-3'])('an Amount of %j shows the amount notice', (amount) => {
+		expect(shown(notice('amountNotice'), { amount })).toBe(true);
+	});
+
+	it.each(['', '1500.50', '100', ' 250000 ', '+7', '0.5', '={{ $json.amount }}'])(
+		'an Amount of %j shows none (empty is marked by n8n as required; an expression is checked when it runs)',
+		(amount) => {
+			expect(shown(notice('amountNotice'), { amount })).toBe(false);
+		},
+	);
+
+	it.each(['EURO', 'XYZ', 'E', '€'])('a Buy Currency code of %j shows the currency notice, the Sell Currency none', (value) => {
+		expect(shown(notice('buyCurrencyNotice'), { buyCurrency: code(value) })).toBe(true);
+		expect(shown(notice('sellCurrencyNotice'), { buyCurrency: code(value) })).toBe(false);
+	});
+
+	it.each(['EUR', ' eur ', 'chf', '', '={{ $json.currency }}'])('a Sell Currency code of %j shows none', (value) => {
+		expect(shown(notice('sellCurrencyNotice'), { sellCurrency: code(value) })).toBe(false);
+	});
+
+	it('a currency picked from the list shows none', () => {
+		expect(shown(notice('buyCurrencyNotice'), {})).toBe(false);
+	});
+
+	it('the notices never block a run: a code that is not ISO 4217 is not a field issue for n8n', () => {
+		const node = {
+			id: '1',
+			name: 'FX Execute',
+			type: 'n8n-nodes-corporate-banking.fxTradeExecution',
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters: parameters({ counterpart: 'CP', amount: '-5', buyCurrency: code('EURO') }),
+		};
+		expect(NodeHelpers.getNodeParametersIssues(properties, node, new FxTradeExecution().description)).toBeNull();
+	});
+
+	it.each([
+		[1, 'api'],
+		[2, 'resource'],
+	])('the Bank Mock Service (version %d, API chosen by %s) shows the same notices for its execution API only', (typeVersion, selector) => {
+		const mock = new BankMockService().description.properties.filter((p) => p.name === 'amountNotice');
+		const node = { id: '1', name: 'Mock', type: 'n8n-nodes-corporate-banking.bankMockService', typeVersion, position: [0, 0] as [number, number], parameters: {} };
+		const shownFor = (api: string) => mock.filter((p) => NodeHelpers.displayParameter(parameters({ [selector]: api, amount: '-5' }), p, node, null)).length;
+		expect([shownFor('execution'), shownFor('report')]).toEqual([1, 0]);
+	});
+});
