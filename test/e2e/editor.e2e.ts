@@ -248,7 +248,7 @@ else {
 				await searchNewWorkflow('bank file');
 				const file = panelEntry('Bank File');
 				const trigger = panelEntry('Bank File Trigger');
-				await file.getByText(/^Turn bank statements, notifications and status reports/).waitFor();
+				await file.getByText(/^Turn bank statements, reports, notifications and status reports/).waitFor();
 				await trigger.getByText(/^Starts the workflow when new files arrive at the bank/).waitFor();
 				await file.click();
 				await page.getByRole('button', { name: 'Add to workflow' }).click();
