@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { buildPaymentFile } from '../../nodes/shared/bankfiles/pain001';
 import { buildDirectDebitFile } from '../../nodes/shared/bankfiles/pain008';
 import { useSandbox } from '../helpers/bank';
+import { painFile } from '../helpers/ebics';
 import { bankRecords, ebicsSecrets, ebicsStore, ebicsValues, errorText, hints, items, runEbics, runEbicsThenInspect, storedState } from '../helpers/ebicsNode';
 import type { CredentialStore } from '../harness/engine';
 import { shownBy } from '../reliability/lib/secrets';
@@ -19,30 +19,11 @@ import { shownBy } from '../reliability/lib/secrets';
 const sandbox = useSandbox({ seed: 42 });
 const bank = () => sandbox.bank();
 const ready = () => bank().ebics.subscriber('PARTNER2', 'READY1')!;
-const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
 let store: CredentialStore;
 beforeEach(() => {
 	store = ebicsStore(ebicsValues(bank()));
 });
-
-function painFile(version: 'pain.001.001.03' | 'pain.001.001.09', messageId: string, currency = 'EUR', payments = 2): Buffer {
-	const built = buildPaymentFile(
-		Array.from({ length: payments }, (_, i) => ({
-			debtorName: 'Sandbox Customer GmbH',
-			debtorIban: 'DE89370400440532013000',
-			creditorName: `Supplier ${i + 1}`,
-			creditorIban: 'FR1420041010050500013M02606',
-			creditorBic: 'BNPAFRPP',
-			amount: `${100 + i}.25`,
-			currency,
-			requestedExecutionDate: tomorrow(),
-			remittanceText: `Invoice ${i + 1}`,
-		})),
-		{ version, messageId, initiatingPartyName: 'Sandbox Customer GmbH' },
-	);
-	return Buffer.from(built.xml);
-}
 
 function fileItem(data: Buffer, fileName = 'payments.xml'): INodeExecutionData[] {
 	return [{ json: {}, binary: { data: { data: data.toString('base64'), mimeType: 'application/xml', fileName } } }];
@@ -151,7 +132,7 @@ describe('Download', () => {
 
 describe('Upload', () => {
 	test('a SEPA credit transfer (pain.001.001.09): checked against the EPC schema, signed with A006, stored by the bank with its order ID', async () => {
-		const file = painFile('pain.001.001.09', 'MSG-N8N-1');
+		const file = painFile('MSG-N8N-1', { version: 'pain.001.001.09' });
 		const result = await upload({ uploadService: 'sct', scope: 'DE' }, file);
 		const [out] = items(result);
 		expect(out.json).toMatchObject({
@@ -173,8 +154,8 @@ describe('Upload', () => {
 	});
 
 	test.each([
-		['instant (SCI)', { uploadService: 'sctInstant' }, painFile('pain.001.001.03', 'MSG-SCI'), 'SCI', 'pain.001.001.03 (ISO 20022)'],
-		['foreign in USD (XCT), plain ISO schema', { uploadService: 'xct' }, painFile('pain.001.001.09', 'MSG-XCT', 'USD'), 'XCT', 'pain.001.001.09 (ISO 20022)'],
+		['instant (SCI)', { uploadService: 'sctInstant' }, painFile('MSG-SCI', { version: 'pain.001.001.03' }), 'SCI', 'pain.001.001.03 (ISO 20022)'],
+		['foreign in USD (XCT), plain ISO schema', { uploadService: 'xct' }, painFile('MSG-XCT', { version: 'pain.001.001.09', currency: 'USD' }), 'XCT', 'pain.001.001.09 (ISO 20022)'],
 	])('%s', async (_name, parameters, file, serviceName, schema) => {
 		const [out] = items(await upload(parameters, file));
 		expect(out.json).toMatchObject({ serviceName, schema });
@@ -193,8 +174,8 @@ describe('Upload', () => {
 	});
 
 	test('the signature classes: distributed (VEU) and transport only', async () => {
-		const distributed = items(await upload({ uploadService: 'sct', signature: 'distributed' }, painFile('pain.001.001.09', 'MSG-EDS')))[0];
-		const transport = items(await upload({ uploadService: 'sct', signature: 'transport' }, painFile('pain.001.001.09', 'MSG-T')))[0];
+		const distributed = items(await upload({ uploadService: 'sct', signature: 'distributed' }, painFile('MSG-EDS', { version: 'pain.001.001.09' })))[0];
+		const transport = items(await upload({ uploadService: 'sct', signature: 'transport' }, painFile('MSG-T', { version: 'pain.001.001.09' })))[0];
 		expect(ready().uploads.find((u) => u.orderId === distributed.json.orderId)?.signatureFlag).toBe('distributed');
 		expect(ready().uploads.find((u) => u.orderId === transport.json.orderId)?.signatureFlag).toBe('transport');
 	});
@@ -206,8 +187,8 @@ describe('Upload', () => {
 	});
 
 	test.each([
-		['an invalid pain.001 (the schema refuses it)', { uploadService: 'sct' }, () => Buffer.from(painFile('pain.001.001.09', 'MSG-BAD').toString().replace(/<NbOfTxs>2<\/NbOfTxs>/, '<NbOfTxs>two</NbOfTxs>')), /^The file in "data" is not valid against the pain\.001\.001\.09 \(EPC SEPA credit transfer\) schema, so nothing was sent to the bank: line \d+: Element '\{urn:iso:std:iso:20022:tech:xsd:pain\.001\.001\.09\}NbOfTxs': \[facet 'pattern'\] The value 'two' is not accepted by the pattern/],
-		['a SEPA credit transfer in USD (SEPA is euro only)', { uploadService: 'sct' }, () => painFile('pain.001.001.09', 'MSG-USD', 'USD'), /^The file in "data" has amounts in USD: SEPA credit transfers are in euro only \(EPC rule\)\. Use the foreign transfer service \(XCT\) for other currencies\. Nothing was sent to the bank/],
+		['an invalid pain.001 (the schema refuses it)', { uploadService: 'sct' }, () => Buffer.from(painFile('MSG-BAD', { version: 'pain.001.001.09' }).toString().replace(/<NbOfTxs>2<\/NbOfTxs>/, '<NbOfTxs>two</NbOfTxs>')), /^The file in "data" is not valid against the pain\.001\.001\.09 \(EPC SEPA credit transfer\) schema, so nothing was sent to the bank: line \d+: Element '\{urn:iso:std:iso:20022:tech:xsd:pain\.001\.001\.09\}NbOfTxs': \[facet 'pattern'\] The value 'two' is not accepted by the pattern/],
+		['a SEPA credit transfer in USD (SEPA is euro only)', { uploadService: 'sct' }, () => painFile('MSG-USD', { version: 'pain.001.001.09', currency: 'USD' }), /^The file in "data" has amounts in USD: SEPA credit transfers are in euro only \(EPC rule\)\. Use the foreign transfer service \(XCT\) for other currencies\. Nothing was sent to the bank/],
 		['a direct debit file for a credit transfer', { uploadService: 'sct' }, () => Buffer.from('<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.008.001.02"><CstmrDrctDbtInitn/></Document>'), /^The file in "data" is a pain\.008\.001\.02, but the service takes pain\.001 files/],
 		['a file that is not XML', { uploadService: 'sct' }, () => Buffer.from('Amount;IBAN\n100;DE89370400440532013000\n'), /^The file in "data" is not well-formed XML .*: a pain\.001 payment file is XML\. Nothing was sent to the bank/],
 		['a version the node has no schema for', { uploadService: 'sct' }, () => Buffer.from('<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.05"/>'), /is a pain\.001\.001\.05, whose schema this node does not have .*Switch off "Check Against Schema" to send it unchecked/],
@@ -226,7 +207,7 @@ describe('Upload', () => {
 		const other = (await import('../helpers/ebics')).otherSubscriberKeys;
 		const keys = await other();
 		store = ebicsStore(ebicsValues(bank(), 'PARTNER2', 'READY1', { signaturePrivateKey: keys.signature.privateKeyPem, signatureCertificate: keys.signature.certificatePem }));
-		const result = await upload({ uploadService: 'sct' }, painFile('pain.001.001.09', 'MSG-SIG'));
+		const result = await upload({ uploadService: 'sct' }, painFile('MSG-SIG', { version: 'pain.001.001.09' }));
 		expect(errorText(result)).toMatch(/^BTU SCT pain\.001\.09 initialisation: the bank answered 091301 EBICS_SIGNATURE_VERIFICATION_FAILED/);
 		expect(errorText(result)).toMatch(/What to do: /);
 		expect(uploadsOfReady()).toBe(0);
@@ -242,7 +223,7 @@ describe('Upload', () => {
 	test('an error in the body under an OK header (as some French banks answer) is an error, not an upload', async () => {
 		await runEbics(store, { operation: 'bankVersions' });
 		bank().ebics.faults.push('headerOkBodyError');
-		const result = await upload({ uploadService: 'sct' }, painFile('pain.001.001.09', 'MSG-FR'));
+		const result = await upload({ uploadService: 'sct' }, painFile('MSG-FR', { version: 'pain.001.001.09' }));
 		expect(errorText(result)).toMatch(/the bank answered 091116 .*\(.*Erreur de traitement de la remise\)/);
 		expect(errorText(result)).toMatch(/The bank's text: .*Erreur de traitement de la remise/);
 	});
@@ -285,7 +266,7 @@ describe('administration', () => {
 	});
 
 	test('HAC and PTK after an accepted upload: the events, and the protocol lines naming the order; each delivered once', async () => {
-		const [uploaded] = items(await upload({ uploadService: 'sct' }, painFile('pain.001.001.09', 'MSG-HAC')));
+		const [uploaded] = items(await upload({ uploadService: 'sct' }, painFile('MSG-HAC', { version: 'pain.001.001.09' })));
 		const orderId = uploaded.json.orderId;
 		const hac = items(await runEbics(store, { operation: 'customerAcknowledgement' }));
 		expect(hac.map((i) => [i.json.orderId, i.json.action, i.json.reasonCode, i.json.receipt])).toEqual([
@@ -327,7 +308,7 @@ describe('secrets', () => {
 	test('no private key shows in the items, errors or logs of any operation', async () => {
 		const runs = [
 			await runEbics(store, { operation: 'download', downloadService: 'camt053' }),
-			await upload({ uploadService: 'sct' }, painFile('pain.001.001.09', 'MSG-S')),
+			await upload({ uploadService: 'sct' }, painFile('MSG-S', { version: 'pain.001.001.09' })),
 			await runEbics(store, { operation: 'subscriberPermissions', infoOutput: 'whole' }),
 			await runEbics(store, { operation: 'customerAcknowledgement' }),
 			await runEbics(store, { operation: 'customerProtocol' }),

@@ -1,22 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { readCustomerAcknowledgement } from '../../shared/ebics';
-import { optionsCollection } from '../../shared/properties';
 import type { EbicsOperation } from '../helpers/context';
-import {
-	deliver,
-	keepAtBankOption,
-	nothingToDownload,
-	rangeProperties,
-	readRange,
-} from '../helpers/downloads';
+import { downloadProperties, readDownload } from '../helpers/downloads';
 
-const displayOptions = { show: { operation: ['customerAcknowledgement'] } };
-
-export const description: INodeProperties[] = [
-	...rangeProperties(displayOptions),
-	optionsCollection([keepAtBankOption], { placeholder: 'Add option', displayOptions }),
-];
+export const description: INodeProperties[] = downloadProperties({
+	show: { operation: ['customerAcknowledgement'] },
+});
 
 /**
  * Get Customer Acknowledgement (HAC): what the bank did with each order, one item per event
@@ -24,18 +14,15 @@ export const description: INodeProperties[] = [
  * text). The receipt goes to the bank once the items are built.
  */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
-	const range = readRange(ctx, itemIndex);
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as { keepAtBank?: boolean };
-	const download = await run.client!.hac(range);
-	if (!download) return nothingToDownload(ctx, 'customer acknowledgement (HAC)');
-	const { value, receipt } = await deliver(
+	const got = await readDownload(
 		ctx,
-		download,
-		options.keepAtBank === true,
 		itemIndex,
-		async () => readCustomerAcknowledgement(download.data),
+		'customer acknowledgement (HAC)',
+		async (range) => await run.client!.hac(range),
+		readCustomerAcknowledgement,
 	);
-	return value.entries.map((entry) => ({
+	if (!got) return [];
+	return got.value.entries.map((entry) => ({
 		json: {
 			orderId: entry.orderId ?? null,
 			action: entry.action,
@@ -45,8 +32,8 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 			bankText: entry.additionalInfo ?? null,
 			refused: entry.refused ?? null,
 			...entry.details,
-			reportId: value.messageId ?? null,
-			receipt,
+			reportId: got.value.messageId ?? null,
+			receipt: got.receipt,
 		},
 		pairedItem: { item: itemIndex },
 	}));

@@ -1,41 +1,28 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { readCustomerProtocol } from '../../shared/ebics';
-import { optionsCollection } from '../../shared/properties';
 import type { EbicsOperation } from '../helpers/context';
-import {
-	deliver,
-	keepAtBankOption,
-	nothingToDownload,
-	rangeProperties,
-	readRange,
-} from '../helpers/downloads';
+import { downloadProperties, readDownload } from '../helpers/downloads';
 
-const displayOptions = { show: { operation: ['customerProtocol'] } };
-
-export const description: INodeProperties[] = [
-	...rangeProperties(displayOptions),
-	optionsCollection([keepAtBankOption], { placeholder: 'Add option', displayOptions }),
-];
+export const description: INodeProperties[] = downloadProperties({
+	show: { operation: ['customerProtocol'] },
+});
 
 /**
  * Get Customer Protocol (PTK): the bank's text protocol, one item per line (with the order it
  * names, when it names one). The receipt goes to the bank once the items are built.
  */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
-	const range = readRange(ctx, itemIndex);
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as { keepAtBank?: boolean };
-	const download = await run.client!.ptk(range);
-	if (!download) return nothingToDownload(ctx, 'customer protocol (PTK)');
-	const { value, receipt } = await deliver(
+	const got = await readDownload(
 		ctx,
-		download,
-		options.keepAtBank === true,
 		itemIndex,
-		async () => readCustomerProtocol(download.data),
+		'customer protocol (PTK)',
+		async (range) => await run.client!.ptk(range),
+		readCustomerProtocol,
 	);
-	return value.map((line) => ({
-		json: { line: line.line, text: line.text, orderId: line.orderId ?? null, receipt },
+	if (!got) return [];
+	return got.value.map((line) => ({
+		json: { line: line.line, text: line.text, orderId: line.orderId ?? null, receipt: got.receipt },
 		pairedItem: { item: itemIndex },
 	}));
 };

@@ -1,14 +1,14 @@
 import type { INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { optionsCollection, outputFileField } from '../../shared/properties';
+import { outputFileField } from '../../shared/properties';
 import { checkService, serviceLabel, type Download } from '../../shared/ebics';
 import { binaryItem } from '../../CorporateFileService/helpers/binaryOutput';
 import type { EbicsOperation } from '../helpers/context';
 import {
 	deliver,
-	keepAtBankOption,
+	downloadProperties,
+	keepAtBank,
 	nothingToDownload,
-	rangeProperties,
 	readRange,
 } from '../helpers/downloads';
 import { chosenService, HAC_PRESET, readService, serviceProperties } from '../helpers/services';
@@ -17,9 +17,7 @@ const displayOptions = { show: { operation: ['download'] } };
 
 export const description: INodeProperties[] = [
 	...serviceProperties('download', 'download'),
-	...rangeProperties(displayOptions),
-	outputFileField(displayOptions),
-	optionsCollection([keepAtBankOption], { placeholder: 'Add option', displayOptions }),
+	...downloadProperties(displayOptions, [outputFileField(displayOptions)]),
 ];
 
 /**
@@ -32,7 +30,6 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const range = readRange(ctx, itemIndex);
 	const propertyName =
 		(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as { keepAtBank?: boolean };
 	let download: Download | undefined;
 	let label: string;
 	if (chosen === HAC_PRESET) {
@@ -53,7 +50,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const { value: items, receipt } = await deliver(
 		ctx,
 		got,
-		options.keepAtBank === true,
+		keepAtBank(ctx, itemIndex),
 		itemIndex,
 		async () => {
 			const files = got.files();

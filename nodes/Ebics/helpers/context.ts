@@ -30,6 +30,7 @@ import {
 	usableBankKeys,
 } from '../../shared/ebicsCredential';
 import { EbicsHttpStatusError } from '../../shared/ebicsInitialisation';
+import { runPreAuthenticationNow } from '../../shared/keys';
 import { bankRequest } from '../../shared/transport/request';
 import { credentialError, EbicsRequestFailed, notReadyFailure } from './failures';
 
@@ -114,35 +115,24 @@ export async function refreshInitialisation(
 	ctx: IExecuteFunctions,
 	credentials: ICredentialDataDecryptedObject,
 ): Promise<ICredentialDataDecryptedObject> {
-	const details = ctx.getNode().credentials?.[EBICS_CREDENTIAL];
 	const before = String(credentials[EBICS_STATE_FIELD] ?? '');
-	try {
-		await ctx.helpers.httpRequestWithAuthentication.call(
-			ctx,
-			EBICS_CREDENTIAL,
-			{
-				method: 'POST',
-				url: EBICS_CHECK_URL,
-				headers: { [EBICS_CHECK_HEADER]: 'probe' },
-				json: false,
-				timeout: 120_000,
-			},
-			{
-				credentialsDecrypted: {
-					id: details?.id ?? '',
-					name: details?.name ?? EBICS_CREDENTIAL,
-					type: EBICS_CREDENTIAL,
-					data: { ...credentials, [EBICS_CHECK_FIELD]: '' },
-				},
-			},
-		);
-	} catch (error) {
-		const after = await ctx.getCredentials(EBICS_CREDENTIAL);
-		// The state was stored: what came after it does not matter here.
-		if (String(after[EBICS_STATE_FIELD] ?? '') !== before) return after;
-		throw credentialError(initialisationMessage(error));
-	}
-	return await ctx.getCredentials(EBICS_CREDENTIAL);
+	const run = await runPreAuthenticationNow(
+		ctx,
+		EBICS_CREDENTIAL,
+		credentials,
+		{ [EBICS_CHECK_FIELD]: '' },
+		{
+			method: 'POST',
+			url: EBICS_CHECK_URL,
+			headers: { [EBICS_CHECK_HEADER]: 'probe' },
+			json: false,
+			timeout: 120_000,
+		},
+	);
+	// The state was stored: what came after it does not matter here.
+	if (run.error !== undefined && String(run.credentials[EBICS_STATE_FIELD] ?? '') === before)
+		throw credentialError(initialisationMessage(run.error));
+	return run.credentials;
 }
 
 /** Whether the credential's preAuthentication has to run before an operation with this need. */

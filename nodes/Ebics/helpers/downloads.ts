@@ -13,10 +13,11 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 import { attemptAsync } from '../../shared/attempt';
 import type { DateRange, Download } from '../../shared/ebics';
 import { BankFailure, InputError } from '../../shared/errors';
+import { optionsCollection } from '../../shared/properties';
 import { ebicsFailure } from './failures';
 
 /** Which data a download asks for: what the bank has not delivered yet, or a date range. */
-export function rangeProperties(displayOptions: IDisplayOptions): INodeProperties[] {
+function rangeProperties(displayOptions: IDisplayOptions): INodeProperties[] {
 	const range = { show: { ...displayOptions.show, which: ['dateRange'] } };
 	return [
 		{
@@ -61,7 +62,7 @@ export function rangeProperties(displayOptions: IDisplayOptions): INodePropertie
 }
 
 /** The "Keep at the Bank" option of a download. */
-export const keepAtBankOption: INodeProperties = {
+const keepAtBankOption: INodeProperties = {
 	displayName: 'Keep at the Bank',
 	name: 'keepAtBank',
 	type: 'boolean',
@@ -154,4 +155,44 @@ export function nothingToDownload(ctx: IExecuteFunctions, what: string): [] {
 		message: `The bank has no ${what} to download (EBICS 090005 EBICS_NO_DOWNLOAD_DATA_AVAILABLE): no items. Set "Always Output Data" in the node's settings to continue the workflow with an empty item.`,
 	});
 	return [];
+}
+
+/** The fields of a download operation: which data, `extra`, and the Keep at the Bank option. */
+export function downloadProperties(
+	displayOptions: IDisplayOptions,
+	extra: INodeProperties[] = [],
+): INodeProperties[] {
+	return [
+		...rangeProperties(displayOptions),
+		...extra,
+		optionsCollection([keepAtBankOption], { placeholder: 'Add option', displayOptions }),
+	];
+}
+
+/** Whether the user keeps the download at the bank (the option). */
+export function keepAtBank(ctx: IExecuteFunctions, itemIndex: number): boolean {
+	return (
+		(ctx.getNodeParameter('options', itemIndex, {}) as { keepAtBank?: boolean }).keepAtBank === true
+	);
+}
+
+/**
+ * An administrative download (HAC, PTK) of the parameters' range, read into what `read` makes of
+ * it, then the receipt; undefined (and a note in the output) when the bank has none.
+ */
+export async function readDownload<T>(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	what: string,
+	fetch: (range: DateRange | undefined) => Promise<Download | undefined>,
+	read: (data: Buffer) => T,
+): Promise<{ value: T; receipt: Receipt } | undefined> {
+	const download = await fetch(readRange(ctx, itemIndex));
+	if (!download) {
+		nothingToDownload(ctx, what);
+		return undefined;
+	}
+	return await deliver(ctx, download, keepAtBank(ctx, itemIndex), itemIndex, async () =>
+		read(download.data),
+	);
 }

@@ -5,7 +5,6 @@
  * may have it. The per-item runner turns them into n8n errors (nodes/shared/errors.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import {
 	EbicsBankKeyError,
@@ -20,7 +19,7 @@ import {
 import type { EbicsCredentialView, EbicsProblem } from '../../shared/ebicsCredential';
 import { statusText } from '../../shared/ebicsCredential';
 import { EbicsHttpStatusError } from '../../shared/ebicsInitialisation';
-import { BankFailure, InputError } from '../../shared/errors';
+import { BankFailure, InputError, isToldFailure } from '../../shared/errors';
 import { bankFailure, outcomeUnknown } from '../../shared/transport/errors';
 
 /** A request to the bank's EBICS URL that failed in the transport (no answer, an HTTP error). */
@@ -105,13 +104,7 @@ function changesTheBank(step: string): boolean {
  * failures already told (InputError, BankFailure, n8n's own) pass unchanged.
  */
 export function ebicsFailure(error: unknown, itemIndex?: number): Error {
-	if (
-		error instanceof BankFailure ||
-		error instanceof InputError ||
-		error instanceof NodeApiError ||
-		error instanceof NodeOperationError
-	)
-		return error;
+	if (isToldFailure(error)) return error;
 	if (error instanceof EbicsValidationError) {
 		const label = FIELD_LABELS[error.field];
 		const message = label ? error.message.replace(error.field, label) : error.message;
