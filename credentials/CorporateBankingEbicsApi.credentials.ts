@@ -11,7 +11,6 @@ import type {
 
 import { tlsProperties } from '../nodes/shared/credentialFields';
 import {
-	authenticateEbics,
 	EBICS_CHECK_FIELD,
 	EBICS_CHECK_HEADER,
 	EBICS_CHECK_URL,
@@ -19,7 +18,7 @@ import {
 	EBICS_STATE_FIELD,
 	EBICS_STATUS_FIELD,
 } from '../nodes/shared/ebicsCredential';
-import { runEbicsInitialisation } from '../nodes/shared/ebicsInitialisation';
+import { authenticateEbics, runEbicsInitialisation } from '../nodes/shared/ebicsInitialisation';
 import { keyServiceSender } from '../nodes/shared/keys';
 
 const generate = { show: { keySource: ['generate'] } };
@@ -261,7 +260,8 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 	/**
 	 * Makes the keys, sends INI and HIA once, or fetches the bank's keys (HPB) once the bank has
 	 * activated the subscriber; n8n stores what it returns, encrypted, in this credential. n8n runs
-	 * it on every credential test and when the EBICS node asks for it.
+	 * it while the check field is empty (so at every test until the subscriber is ready) and when
+	 * the EBICS node asks for it.
 	 */
 	async preAuthentication(
 		this: IHttpRequestHelper,
@@ -283,7 +283,7 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		return authenticateEbics(credentials, requestOptions);
+		return await authenticateEbics(credentials, requestOptions);
 	}
 
 	test: ICredentialTestRequest = {

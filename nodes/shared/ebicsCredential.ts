@@ -5,16 +5,13 @@
  *
  * The state lives in the hidden fields EBICS_KEY_FIELDS names, written through the credential's
  * preAuthentication (keys/state.ts explains why; ebicsInitialisation.ts does the writing). n8n runs
- * preAuthentication whenever the credential is tested (saving it in the editor tests it), and when
- * the node hands it over with the expirable check field emptied. What the user reads is the
+ * preAuthentication while the expirable check field is empty, for the credential test too (saving
+ * it in the editor tests it); the field stays empty until the subscriber is ready, and the node
+ * hands the credential over with it emptied when it needs a step done. What the user reads is the
  * status field: where the subscriber stands and what to do next.
  */
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
-import type {
-	ICredentialDataDecryptedObject,
-	IDataObject,
-	IHttpRequestOptions,
-} from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import { attempt } from './attempt';
 import { CredentialFieldError, withCredentialAuth } from './credentialFields';
@@ -28,7 +25,6 @@ import type {
 import {
 	checkPinnedBankKeys,
 	checkSubscriber,
-	EbicsBankKeyError,
 	EbicsValidationError,
 	loadBankKeys,
 	parseHash,
@@ -347,6 +343,25 @@ export function usableBankKeys(view: EbicsCredentialView): EbicsBankKeys | undef
 	return state.bank.keys;
 }
 
+/** Whether a state records anything the bank has (keys sent, its keys fetched). */
+export function sentAnything(state: EbicsState): boolean {
+	return !!(state.sent?.ini || state.sent?.hia || state.bank);
+}
+
+/**
+ * The state when the credential's IDs name another subscriber than the one whose keys the bank
+ * got: CredentialFieldError, as those keys are the other subscriber's. Undefined when there is no
+ * such conflict.
+ */
+export function checkOwner(view: EbicsCredentialView): void {
+	const state = view.state;
+	if (!state || state.owner === view.owner || !sentAnything(state)) return;
+	const sentOn = state.sent?.ini?.at ?? state.sent?.hia?.at ?? state.bank?.at ?? '';
+	throw new CredentialFieldError(
+		`Host ID, Partner ID and User ID: this credential's keys belong to the subscriber ${state.owner}, which the bank already knows (since ${sentOn.slice(0, 10)}). Put those IDs back, or create a new EBICS credential for ${view.owner}: a new subscriber needs its own keys and letters`,
+	);
+}
+
 function day(iso: string | undefined): string {
 	return iso ? iso.slice(0, 10) : '';
 }
@@ -382,22 +397,6 @@ export function statusText(view: EbicsCredentialView, state: EbicsState | undefi
 	}
 }
 
-/**
- * The credential's verdict for n8n's credential test: nothing when the subscriber is ready (the
- * bank's keys fetched and matching the pinned hashes); else an Error saying where it stands and
- * what to do next.
- */
-export function judgeEbicsCredential(credentials: ICredentialDataDecryptedObject): void {
-	const view = readEbicsCredential(credentials, false);
-	const state = view.state?.owner === view.owner ? view.state : undefined;
-	if (state?.phase === 'ready' && !state.problem) {
-		const keys = attempt(() => usableBankKeys(view));
-		if (keys.ok && keys.value) return;
-		if (!keys.ok && keys.error instanceof EbicsBankKeyError) throw new Error(keys.error.message);
-	}
-	throw new Error(statusText(view, state));
-}
-
 /** The EBICS credential for the transport: its TLS settings, only to its own URL. */
 export const EBICS_AUTH: BankCredential = {
 	type: EBICS_CREDENTIAL,
@@ -409,28 +408,3 @@ export const EBICS_AUTH: BankCredential = {
 		});
 	},
 };
-
-function checkMarker(requestOptions: IHttpRequestOptions): string | undefined {
-	for (const [name, value] of Object.entries(requestOptions.headers ?? {})) {
-		if (name.toLowerCase() === EBICS_CHECK_HEADER) return String(value);
-	}
-	return undefined;
-}
-
-/**
- * What the credential adds to a request: its TLS settings; a request marked as its check is
- * answered here (the test judges the state preAuthentication just wrote; a probe only made n8n
- * run preAuthentication), so n8n's request after it never reaches the bank.
- */
-export function authenticateEbics(
-	credentials: ICredentialDataDecryptedObject,
-	requestOptions: IHttpRequestOptions,
-): IHttpRequestOptions {
-	const marker = checkMarker(requestOptions);
-	if (!marker) return EBICS_AUTH.authenticate(credentials, requestOptions);
-	if (marker === 'test') judgeEbicsCredential(credentials);
-	const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
-	for (const name of Object.keys(headers))
-		if (name.toLowerCase() === EBICS_CHECK_HEADER) delete headers[name];
-	return { url: EBICS_CHECK_PASSED_URL, method: 'GET', json: false, headers };
-}

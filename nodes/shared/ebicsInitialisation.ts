@@ -7,7 +7,11 @@
  * INI that went through stays sent when HIA fails, keys made stay made when nothing could be sent.
  * Only a field to fix throws (nothing stored).
  */
-import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
 
 import { attempt, attemptAsync } from './attempt';
 import { CredentialFieldError, tlsOptionsOf } from './credentialFields';
@@ -21,15 +25,22 @@ import {
 } from './ebics';
 import type { EbicsCredentialView, EbicsProblem, EbicsState, SentOrder } from './ebicsCredential';
 import {
+	checkOwner,
+	EBICS_CHECK_HEADER,
+	EBICS_CHECK_PASSED_URL,
 	EBICS_KEY_FIELDS,
+	EBICS_AUTH,
 	initialised,
 	keysFingerprint,
 	readEbicsCredential,
 	statusText,
 	subscriberKeys,
+	usableBankKeys,
 } from './ebicsCredential';
 import type { KeyServiceSender } from './keys';
 import { KeyServiceUnreachable, storedKeys } from './keys';
+import { describeConnectionFailure, errorResponseOf, outcomeUnknown } from './transport/errors';
+import { pooledOptionsFrom, pooledRequest, poolingAllowed } from './transport/pool';
 import type { ClientTlsOptions } from './transport/tls';
 import { redactSecrets } from './transport/redact';
 
@@ -98,22 +109,12 @@ export function problemOf(error: unknown, step: string, now: Date): EbicsProblem
 	return { at, step, message: message.startsWith(step) ? message : `${step}: ${message}` };
 }
 
-/** Whether a state records anything the bank has (keys sent, its keys fetched). */
-function sentAnything(state: EbicsState): boolean {
-	return !!(state.sent?.ini || state.sent?.hia || state.bank);
-}
-
 /** The state of this credential's subscriber: the stored one, or a new one. */
 function stateFor(view: EbicsCredentialView): EbicsState {
+	checkOwner(view);
 	const state = view.state;
 	if (!state) return { v: 1, owner: view.owner, phase: 'new' };
 	if (state.owner === view.owner) return structuredClone(state);
-	if (sentAnything(state)) {
-		const sentOn = state.sent?.ini?.at ?? state.sent?.hia?.at ?? state.bank?.at ?? '';
-		throw new CredentialFieldError(
-			`Host ID, Partner ID and User ID: this credential's keys belong to the subscriber ${state.owner}, which the bank already knows (since ${sentOn.slice(0, 10)}). Put those IDs back, or create a new EBICS credential for ${view.owner}: a new subscriber needs its own keys and letters`,
-		);
-	}
 	// Nothing went to the bank yet: the keys made so far serve the corrected IDs.
 	return { v: 1, owner: view.owner, generated: state.generated, phase: 'new' };
 }
@@ -206,6 +207,13 @@ async function fetchBankKeys(
 	state.problem = problemOf(error, 'HPB', now);
 }
 
+/**
+ * The credential objects preAuthentication has just worked on: n8n hands the same object, with
+ * what preAuthentication returned assigned to it, to authenticate, whose test verdict then needs
+ * no second request to the bank.
+ */
+const justChecked = new WeakSet<object>();
+
 /** One initialisation at a time per subscriber in this process: a second caller waits for it. */
 const inflight = new Map<string, Promise<IDataObject>>();
 
@@ -242,12 +250,105 @@ export async function runEbicsInitialisation(
 				...state.problem,
 				message: redactSecrets(state.problem.message, view.secrets),
 			};
-		return storedKeys(EBICS_KEY_FIELDS, state, now.toISOString(), statusText(current, state));
+		// n8n runs preAuthentication only while the check field is empty, also for the credential
+		// test: it stays empty until the subscriber is ready, so every test does the next step.
+		const check = state.phase === 'ready' && !state.problem ? now.toISOString() : '';
+		return storedKeys(EBICS_KEY_FIELDS, state, check, statusText(current, state));
 	})();
 	inflight.set(view.owner, work);
 	try {
-		return await work;
+		const stored = await work;
+		justChecked.add(credentials);
+		return stored;
 	} finally {
 		inflight.delete(view.owner);
 	}
+}
+
+/** A send() over a pooled connection (the credential test of a ready subscriber). */
+function pooledSend(url: string, tls: ClientTlsOptions | undefined): EbicsSend {
+	return async (xml, step) => {
+		const answer = await attemptAsync(
+			async () =>
+				await pooledRequest(
+					pooledOptionsFrom({
+						method: 'POST',
+						url,
+						body: xml,
+						headers: { 'Content-Type': 'text/xml; charset=UTF-8', Accept: 'text/xml' },
+						encoding: 'arraybuffer',
+						timeout: 60_000,
+						agentOptions: tls,
+					}),
+				),
+		);
+		if (answer.ok) return Buffer.from(answer.value.body as Buffer).toString('utf8');
+		const { status, body } = errorResponseOf(answer.error);
+		if (status) throw new EbicsHttpStatusError(step, status, String(body ?? ''));
+		throw new KeyServiceUnreachable(
+			describeConnectionFailure(answer.error),
+			outcomeUnknown(answer.error) ? 'unknown' : false,
+		);
+	};
+}
+
+/**
+ * The credential test's verdict. n8n runs preAuthentication before it while the subscriber is not
+ * ready (the check field is empty then), so the state says what that step did: the verdict is
+ * where the subscriber stands and what to do next. For a ready subscriber (preAuthentication does
+ * not run) the test asks the bank for its keys once (HPB) and checks them against the pinned
+ * hashes: it passes only when the bank still takes the subscriber's keys and its own match the
+ * letter. When preAuthentication ran in the same test, or behind a proxy or SSRF rules (no
+ * pooled connections), the stored state decides.
+ */
+async function judgeEbicsCredential(credentials: ICredentialDataDecryptedObject): Promise<void> {
+	const view = readEbicsCredential(credentials);
+	checkOwner(view);
+	const state = view.state?.owner === view.owner ? view.state : undefined;
+	if (state?.phase !== 'ready' || state.problem) throw new Error(statusText(view, state));
+	const local = attempt(() => usableBankKeys(view));
+	if (!local.ok) throw new Error((local.error as Error).message);
+	// What preAuthentication just found in this test stands; otherwise ask the bank.
+	if (justChecked.has(credentials) || !poolingAllowed()) return;
+	const tls = attempt(() => tlsOptionsOf(credentials, credentials.useClientCertificate === true));
+	if (!tls.ok) throw new CredentialFieldError((tls.error as Error).message);
+	const client = new EbicsClient({
+		subscriber: view.subscriber,
+		keys: { version: 1, subscriber: subscriberKeys(view) as EbicsSubscriberKeys },
+		send: pooledSend(view.url, tls.value),
+		bankKeyDigestForm: view.digestForm,
+	});
+	const checked = await attemptAsync(async () => await client.hpb(view.pinned));
+	if (checked.ok) return;
+	const error = checked.error;
+	if (error instanceof EbicsReturnCodeError && error.code === '091002')
+		throw new Error(
+			`The bank refuses the subscriber now (HPB answered 091002 EBICS_INVALID_USER_OR_USER_STATE): it has been suspended (SPR, or by the bank). Ask the bank to activate it again; the next run of an EBICS node records it`,
+		);
+	throw new Error(redactSecrets(problemOf(error, 'HPB', new Date()).message, view.secrets));
+}
+
+function checkMarker(requestOptions: IHttpRequestOptions): string | undefined {
+	for (const [name, value] of Object.entries(requestOptions.headers ?? {})) {
+		if (name.toLowerCase() === EBICS_CHECK_HEADER) return String(value);
+	}
+	return undefined;
+}
+
+/**
+ * What the credential adds to a request: its TLS settings. A request marked as its check is
+ * answered here (the test with its verdict; a node's probe only made n8n run preAuthentication):
+ * n8n's request after it goes to a data: address and never reaches the bank.
+ */
+export async function authenticateEbics(
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	const marker = checkMarker(requestOptions);
+	if (!marker) return EBICS_AUTH.authenticate(credentials, requestOptions);
+	if (marker === 'test') await judgeEbicsCredential(credentials);
+	const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
+	for (const name of Object.keys(headers))
+		if (name.toLowerCase() === EBICS_CHECK_HEADER) delete headers[name];
+	return { url: EBICS_CHECK_PASSED_URL, method: 'GET', json: false, headers };
 }

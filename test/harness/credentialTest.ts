@@ -1,10 +1,10 @@
 /**
- * n8n's credential test (what the editor runs when a credential is saved or "Retry" is clicked),
- * on the harness: the credential type's `test.request` is sent through n8n-core's
- * httpRequestWithAuthentication from an ExecuteContext of a temporary No Op node whose `temp`
- * parameter is empty, as n8n's CredentialsTester builds it. n8n runs the credential's
- * preAuthentication on every test (and stores what it returns), then its authenticate, then the
- * request. The answer is what the editor shows: OK, or the error's message.
+ * n8n's credential test (what the editor runs when a credential is saved, opened or "Retry" is
+ * clicked), on the harness: the credential type's `test.request` is sent through n8n-core's
+ * httpRequestWithAuthentication from an ExecuteContext of a temporary No Op node, as n8n's
+ * CredentialsTester builds it. As there, n8n runs the credential's preAuthentication when its
+ * expirable field is empty (and stores what it returns), then its authenticate, then the request.
+ * The answer is what the editor shows: OK, or the error's message.
  */
 import { ExecuteContext } from 'n8n-core';
 import {
@@ -60,7 +60,7 @@ export async function testCredential(opts: {
 		type: NO_OP_TYPE,
 		typeVersion: 1,
 		position: [0, 0],
-		parameters: { temp: '' },
+		parameters: {},
 		credentials: { [row.type]: { id: row.id, name: row.name } },
 	};
 	// The Workflow writes parameter defaults into its nodes: it gets a copy, the context the node.

@@ -365,9 +365,7 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 			(property) => property.type === 'hidden' && property.typeOptions?.expirable === true,
 		);
 		if (expirable === undefined || typeof type.preAuthentication !== 'function') return undefined;
-		// n8n's credential test (a No Op node with an empty `temp` parameter) always runs it.
-		const testing = node?.parameters?.temp === '' && node?.type === NO_OP_TYPE;
-		if (credentials[expirable.name] !== '' && !credentialsExpired && !testing) return undefined;
+		if (credentials[expirable.name] !== '' && !credentialsExpired) return undefined;
 
 		const output = await type.preAuthentication.call(
 			restrictToCredentialDomains(helpers, credentials),

@@ -35,7 +35,8 @@ describe('a new subscriber, keys made in n8n', () => {
 			expect(certificate.subject).toMatch(/^CN=Erika Mustermann\\?, Sandbox Customer GmbH$/m);
 		}
 		expect(String(stored(store)[EBICS_STATUS_FIELD])).toBe(answer.message);
-		expect(stored(store)[EBICS_CHECK_FIELD]).not.toBe('');
+		// Until the subscriber is ready the check field stays empty, so n8n runs the next step at every test.
+		expect(stored(store)[EBICS_CHECK_FIELD]).toBe('');
 
 		// Saved again before the bank activated it: HPB only, never INI or HIA again.
 		const again = await credentialTest(store);
@@ -89,10 +90,16 @@ describe('a new subscriber, keys made in n8n', () => {
 		expect(state.phase).toBe('ready');
 		expect(state.bank?.hashes).toEqual(bank().ebics.letterHashes());
 		expect(String(stored(store)[EBICS_STATUS_FIELD])).toMatch(/^Ready: the bank's keys were fetched on \d{4}-\d\d-\d\d and match the hashes of its letter\. Nothing to do$/);
+		expect(stored(store)[EBICS_CHECK_FIELD]).not.toBe('');
 		// A ready credential's test asks the bank once more for its keys, and sends nothing else.
 		const count = bank().ebics.records.length;
+		const updates = store.updates;
 		expect(await credentialTest(store)).toEqual({ status: 'OK' });
 		expect(bankRecords(bank()).slice(count)).toEqual([['HPB', '', '000000', '000000']]);
+		expect(store.updates).toBe(updates);
+		// Suspended at the bank: the test of the ready credential says so.
+		bank().ebics.suspend('PARTNER1', 'USER1');
+		expect((await credentialTest(store)).message).toMatch(/^The bank refuses the subscriber now \(HPB answered 091002 EBICS_INVALID_USER_OR_USER_STATE\): it has been suspended/);
 	});
 });
 

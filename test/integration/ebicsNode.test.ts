@@ -301,6 +301,11 @@ describe('administration', () => {
 		bank().ebics.activate('PARTNER2', 'READY1');
 		expect(items(await runEbics(store, { operation: 'download', downloadService: 'camt053' }))).toHaveLength(5);
 		expect(storedState(store)!.phase).toBe('ready');
+		// Suspended by the bank while the credential says ready: the refused order records it.
+		bank().ebics.suspend('PARTNER2', 'READY1');
+		const refusedAgain = await runEbics(store, { operation: 'subscriberPermissions' });
+		expect(errorText(refusedAgain)).toMatch(/^HTD initialisation: the bank answered 091002/);
+		expect(storedState(store)!.phase).toBe('suspended');
 	});
 });
 

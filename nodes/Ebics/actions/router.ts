@@ -1,9 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { attemptAsync } from '../../shared/attempt';
+import { EbicsReturnCodeError } from '../../shared/ebics';
+import { EBICS_CREDENTIAL } from '../../shared/ebicsCredential';
 import { InputError, toNodeError } from '../../shared/errors';
 import { runForEachItem } from '../../shared/runItems';
 import type { EbicsOperation, EbicsRun, Need } from '../helpers/context';
-import { loadEbicsRun } from '../helpers/context';
+import { loadEbicsRun, refreshInitialisation } from '../helpers/context';
 import { ebicsFailure } from '../helpers/failures';
 import * as availableDownloads from './availableDownloads.operation';
 import * as bankVersions from './bankVersions.operation';
@@ -51,6 +54,18 @@ const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: s
 };
 
 /**
+ * A ready subscriber the bank now refuses (091002: suspended with SPR elsewhere, or by the bank):
+ * the credential's initialisation asks the bank again (HPB), so the credential says "suspended".
+ */
+async function recordRefusal(ctx: IExecuteFunctions, run: EbicsRun, error: unknown): Promise<void> {
+	if (!(error instanceof EbicsReturnCodeError) || error.code !== '091002') return;
+	if (run.view.state?.phase !== 'ready') return;
+	await attemptAsync(
+		async () => await refreshInitialisation(ctx, await ctx.getCredentials(EBICS_CREDENTIAL)),
+	);
+}
+
+/**
  * Reads the credential once (running the initialisation first when the operation needs it), then
  * runs the operation for every item; failures become n8n errors in runForEachItem.
  */
@@ -70,6 +85,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			try {
 				return await operation.execute(this, itemIndex, run);
 			} catch (error) {
+				await recordRefusal(this, run, error);
 				throw ebicsFailure(error, itemIndex);
 			}
 		}),
