@@ -62,6 +62,18 @@ export class BankFailure extends Error {
 	}
 }
 
+/** Whether an error already says what the user should see: the project's own, or n8n's. */
+export function isToldFailure(
+	error: unknown,
+): error is BankFailure | InputError | NodeApiError | NodeOperationError {
+	return (
+		error instanceof BankFailure ||
+		error instanceof InputError ||
+		error instanceof NodeApiError ||
+		error instanceof NodeOperationError
+	);
+}
+
 /**
  * The one place where failures become n8n errors. n8n's own errors (from its request helpers)
  * pass through unchanged; any other error becomes a NodeOperationError with its message.

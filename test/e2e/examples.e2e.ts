@@ -266,7 +266,7 @@ function checksFor(node: WorkflowNode): NodeCheck {
 					expect(typeof json.amount).toBe('number');
 					expect(json.currency).toMatch(/^[A-Z]{3}$/);
 					expect(json.bookingDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-					expect(json.accountIban).toMatch(/^FI\d{16}$/);
+					expect(json.accountIban).toMatch(/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/);
 					expect(json.creditDebit === 'CRDT' ? (json.amount as number) > 0 : (json.amount as number) < 0).toBe(true);
 					expect(typeof (json.bankTransactionCode as { domain?: unknown }).domain).toBe('string');
 				}
@@ -306,6 +306,29 @@ function checksFor(node: WorkflowNode): NodeCheck {
 					expect(run.filesBefore.some((f) => f.fileReference === ref)).toBe(false);
 				}
 				expect(run.filesAfter.length).toBeGreaterThan(run.filesBefore.length);
+			},
+		};
+	if (type === 'ebics' && op === 'download')
+		return {
+			title: `${label}: one item per file with the file in binary "data" (a non-empty file n8n stored), the positive receipt sent`,
+			check(items, _node, run) {
+				expect(items.length).toBeGreaterThan(0);
+				for (const { json, binary } of items) {
+					expect(json.receipt).toBe('positive');
+					const file = binaryFile(run.userFolder, binary?.data?.id);
+					expect(file && existsSync(file) && readFileSync(file).length).toBe(json.fileSize);
+				}
+			},
+		};
+	if (type === 'ebics' && op === 'upload')
+		return {
+			title: `${label}: one order per input item, each with the bank's order ID, checked against its schema`,
+			check(items, _node, _run, inputCount) {
+				expect(items).toHaveLength(inputCount);
+				for (const { json } of items) {
+					expect(json.orderId).toMatch(/^[A-Z][A-Z0-9]{3}$/);
+					expect(json.schema).toMatch(/^pain\.00[18]/);
+				}
 			},
 		};
 	return {

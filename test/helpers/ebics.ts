@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { buildPaymentFile } from '../../nodes/shared/bankfiles/pain001';
 import { generateKeyWithCertificate } from '../../nodes/shared/keys/generate';
 import { generateSubscriberKeys, type EbicsBankKeys, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
 
@@ -93,4 +94,26 @@ export function xmlsecSignX002(template: string, privateKeyPem: string): string 
 		const signed = (require('node:fs') as typeof import('node:fs')).readFileSync(out, 'utf8');
 		return signed.replace(/<ds:Signature>/, '<AuthSignature>').replace(/<\/ds:Signature>/, '</AuthSignature>');
 	});
+}
+
+/**
+ * A pain.001 of `payments` credit transfers from a German to a French account, due tomorrow, as
+ * the Bank File node builds it (default pain.001.001.03, EUR, 2 payments).
+ */
+export function painFile(messageId: string, options: { version?: 'pain.001.001.03' | 'pain.001.001.09'; currency?: string; payments?: number } = {}): Buffer {
+	const built = buildPaymentFile(
+		Array.from({ length: options.payments ?? 2 }, (_, i) => ({
+			debtorName: 'Sandbox Customer GmbH',
+			debtorIban: 'DE89370400440532013000',
+			creditorName: `Supplier ${i + 1}`,
+			creditorIban: 'FR1420041010050500013M02606',
+			creditorBic: 'BNPAFRPP',
+			amount: `${100 + i}.25`,
+			currency: options.currency ?? 'EUR',
+			requestedExecutionDate: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+			remittanceText: `Invoice ${i + 1}`,
+		})),
+		{ version: options.version ?? 'pain.001.001.03', messageId, initiatingPartyName: 'Sandbox Customer GmbH' },
+	);
+	return Buffer.from(built.xml);
 }

@@ -1,6 +1,7 @@
 import type { ICredentialType, IDataObject, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { CorporateBankingClientCredentialsApi } from '../../credentials/CorporateBankingClientCredentialsApi.credentials';
+import { CorporateBankingEbicsApi } from '../../credentials/CorporateBankingEbicsApi.credentials';
 import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
 import { CorporateBankingMtlsApi } from '../../credentials/CorporateBankingMtlsApi.credentials';
 import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.node';
@@ -8,6 +9,7 @@ import { BankFile } from '../../nodes/BankFile/BankFile.node';
 import { BankFileTrigger } from '../../nodes/BankFileTrigger/BankFileTrigger.node';
 import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
+import { Ebics } from '../../nodes/Ebics/Ebics.node';
 import { FxTradeExecution } from '../../nodes/FxTradeExecution/FxTradeExecution.node';
 import { FxTradeReport } from '../../nodes/FxTradeReport/FxTradeReport.node';
 import type { ChainStep, CredentialStore, RunResult } from '../harness/engine';
@@ -19,20 +21,21 @@ export const FILE_SERVICE_TYPE = `${PACKAGE}.corporateFileService`;
 export const CC = 'corporateBankingClientCredentialsApi';
 export const MTLS = 'corporateBankingMtlsApi';
 export const FILES = 'corporateBankingFileServiceApi';
+export const EBICS = 'corporateBankingEbicsApi';
 
 /** Credential ids used in tests: one credential of each type, pointing at the sandbox. */
-export const CREDENTIAL_IDS = { [CC]: 'cc-1', [MTLS]: 'mtls-1', [FILES]: 'files-1' } as const;
+export const CREDENTIAL_IDS = { [CC]: 'cc-1', [MTLS]: 'mtls-1', [FILES]: 'files-1', [EBICS]: 'ebics-1' } as const;
 
 /** Every node type of the package, under the names n8n gives them when the package is installed. */
 export function packageNodeTypes(): Record<string, INodeType> {
-	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile()];
+	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile(), new Ebics()];
 	const out: Record<string, INodeType> = {};
 	for (const t of list) out[`${PACKAGE}.${t.description.name}`] = t;
 	return out;
 }
 
 export function packageCredentialTypes(): ICredentialType[] {
-	return [new CorporateBankingClientCredentialsApi(), new CorporateBankingMtlsApi(), new CorporateBankingFileServiceApi()];
+	return [new CorporateBankingClientCredentialsApi(), new CorporateBankingMtlsApi(), new CorporateBankingFileServiceApi(), new CorporateBankingEbicsApi()];
 }
 
 /** A trigger of the package as a saved workflow holds it, with the tests' credential of `credentialType`. */

@@ -4,7 +4,6 @@
  * receipts, date ranges, no data), uploads (signature classes, many segments), the
  * administrative orders, SPR; and what a strict bank refuses and a bad bank sends.
  */
-import { buildPaymentFile } from '../../nodes/shared/bankfiles/pain001';
 import { X509Certificate } from 'node:crypto';
 
 import {
@@ -29,7 +28,7 @@ import {
 } from '../../nodes/shared/ebics';
 import { startSandbox, type SandboxBank } from '../sandbox';
 import { ebicsAdmin, sandboxClient, sandboxSend } from '../helpers/ebicsSandbox';
-import { otherSubscriberKeys, testSubscriberKeys, validateEbics } from '../helpers/ebics';
+import { otherSubscriberKeys, painFile, testSubscriberKeys, validateEbics } from '../helpers/ebics';
 
 let bank: SandboxBank;
 let bankKeys: EbicsBankKeys;
@@ -37,22 +36,6 @@ let bankKeys: EbicsBankKeys;
 const camt053 = { ...SERVICE_PRESETS.camt053.service, scope: 'DE' };
 const mt940 = SERVICE_PRESETS.mt940.service;
 const sct = { ...SERVICE_PRESETS.sct.service, scope: 'DE' };
-
-function painFile(messageId: string, payments = 2): Buffer {
-	const built = buildPaymentFile(
-		Array.from({ length: payments }, (_, i) => ({
-			debtorName: 'Sandbox Customer GmbH',
-			debtorIban: 'DE89370400440532013000',
-			creditorName: `Supplier ${i + 1}`,
-			creditorIban: 'FR1420041010050500013M02606',
-			amount: `${100 + i}.25`,
-			requestedExecutionDate: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
-			remittanceText: `Invoice ${i + 1}`,
-		})),
-		{ version: 'pain.001.001.03', messageId, initiatingPartyName: 'Sandbox Customer GmbH' },
-	);
-	return Buffer.from(built.xml);
-}
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
 	try {
@@ -185,7 +168,7 @@ describe('a new subscriber, from INI and HIA to the first statement and payment'
 	it('uploads and downloads in many segments', async () => {
 		const log: Array<{ step: string; request: string; answer: string }> = [];
 		const segmented = sandboxClient(bank, 'PARTNER1', 'USER1', await testSubscriberKeys(), { bank: bankKeys, segmentBytes: 999, send: sandboxSend(bank, log) });
-		const file = painFile('MSG-MANY', 200);
+		const file = painFile('MSG-MANY', { payments: 200 });
 		const result = await segmented.btu(sct, file);
 		expect(result.numSegments).toBeGreaterThan(3);
 		expect(log.filter((l) => l.step.includes('transfer of segment'))).toHaveLength(result.numSegments);
@@ -249,7 +232,7 @@ describe('a strict bank', () => {
 		const old = downloadInitRequest(subscriber, 'HTD', { kind: 'standard' }, digests, loaded.authentication.privateKey, { timestamp: new Date(Date.now() - 3_600_000) });
 		expect(code(await send(old, 'old'))).toBe('091103');
 
-		const prepared = prepareUpload(painFile('MSG-ORDER', 200), { signatureKey: loaded.signature.privateKey, signer: subscriber, bankEncryptionKey: bankLoaded.encryption.publicKey, segmentBytes: 999 });
+		const prepared = prepareUpload(painFile('MSG-ORDER', { payments: 200 }), { signatureKey: loaded.signature.privateKey, signer: subscriber, bankEncryptionKey: bankLoaded.encryption.publicKey, segmentBytes: 999 });
 		expect(prepared.segments.length).toBeGreaterThan(2);
 		const init = await send(uploadInitRequest(subscriber, 'BTU', { kind: 'BTU', service: sct }, digests, { ...prepared, numSegments: prepared.segments.length }, loaded.authentication.privateKey), 'init');
 		const transactionId = /<TransactionID>([0-9A-F]{32})</.exec(init)?.[1] ?? '';

@@ -15,7 +15,7 @@ import { FileStore } from './bankfiles';
 import { DEFAULT_CERT_DIR, loadOrCreatePki, tlsFields } from './certs';
 import { CERT_DIALECTS, CERT_SERVICE_PATH, SandboxCertService, type CertDialect } from './certService';
 import { DANSKE_PKI_PATH, DANSKE_SOAP_PATH, SandboxDanske } from './danske';
-import { clientSettings, EBICS_PATH, handleEbics, loadOrCreateEbicsKeys, SandboxEbicsBank } from './ebics';
+import { clientSettings, EBICS_PATH, ebicsCredentialValues, handleEbics, loadOrCreateEbicsKeys, SandboxEbicsBank } from './ebics';
 import { EventService } from './events';
 import { FaultEngine, PHASED_KINDS } from './faults';
 import {
@@ -661,6 +661,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				signingPrivateKey: pki.customerSigningKeyPem,
 				bankCertificate: pki.bankSigningCertPem,
 			},
+			// EBICS: the subscriber the sandbox activated already, its keys imported.
+			corporateBankingEbicsApi: ebicsCredentialValues(ebicsClient('PARTNER2', 'READY1'), pki.caCertPem),
 		}),
 		eventSettings: () => ({
 			eventsUrl: urls.events,

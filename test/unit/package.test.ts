@@ -15,7 +15,7 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
 describe('the built package', () => {
 	const listed = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
 
-	it('lists the five nodes and three credentials', () => {
+	it('lists the nodes and the four credentials', () => {
 		expect(pkg.n8n.nodes.map((p) => path.basename(p))).toEqual(
 			expect.arrayContaining([
 				'CorporateFileService.node.js',
@@ -23,9 +23,10 @@ describe('the built package', () => {
 				'FxTradeExecution.node.js',
 				'BankEventTrigger.node.js',
 				'BankMockService.node.js',
+				'Ebics.node.js',
 			]),
 		);
-		expect(pkg.n8n.credentials).toHaveLength(3);
+		expect(pkg.n8n.credentials).toHaveLength(4);
 	});
 
 	it('has no runtime dependencies and n8n-workflow as a peer', () => {

@@ -4,7 +4,6 @@
  * runner turns them into n8n errors.
  */
 import type { IDataObject, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { BxdOperation } from '../../shared/bxd';
 import {
@@ -16,7 +15,7 @@ import {
 	responseCodeHint,
 	Sha1SignatureError,
 } from '../../shared/bxd';
-import { BankFailure, InputError } from '../../shared/errors';
+import { BankFailure, InputError, isToldFailure } from '../../shared/errors';
 import { redactSecrets } from '../../shared/transport/redact';
 
 export const OPERATION_LABELS: Record<BxdOperation, string> = {
@@ -127,13 +126,7 @@ export function fileServiceFailure(error: unknown, ctx: ErrorContext): Error {
 			itemIndex: ctx.itemIndex,
 		});
 	}
-	if (
-		error instanceof BankFailure ||
-		error instanceof InputError ||
-		error instanceof NodeApiError ||
-		error instanceof NodeOperationError
-	)
-		return error;
+	if (isToldFailure(error)) return error;
 	return new Error(
 		redactSecrets(`${label}: ${(error as Error)?.message ?? String(error)}`, ctx.secrets),
 	);

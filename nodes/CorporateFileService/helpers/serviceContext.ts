@@ -26,7 +26,7 @@ import {
 	serviceSettings,
 } from '../../shared/fileServiceCredential';
 import { enrolmentDue } from '../../shared/fileServiceEnrolment';
-import { EnrolmentError } from '../../shared/keys';
+import { EnrolmentError, runPreAuthenticationNow } from '../../shared/keys';
 import { redactSecrets } from '../../shared/transport/redact';
 import type { BankContext } from '../../shared/transport/request';
 import { credentialError } from './failures';
@@ -73,36 +73,21 @@ export async function refreshEnrolment(
 	force: boolean,
 ): Promise<{ credentials: ICredentialDataDecryptedObject; error?: Error }> {
 	const before = String(credentials[ENROLMENT_FIELD] ?? '');
-	const details = ctx.getNode().credentials?.[FILE_SERVICE_CREDENTIAL];
-	let failure: Error | undefined;
-	try {
-		await ctx.helpers.httpRequestWithAuthentication.call(
-			ctx,
-			FILE_SERVICE_CREDENTIAL,
-			{
-				method: 'POST',
-				url: CHECK_PLACEHOLDER_URL,
-				headers: { [CHECK_HEADER]: 'probe' },
-				json: false,
-				timeout: 60000,
-			},
-			{
-				credentialsDecrypted: {
-					id: details?.id ?? '',
-					name: details?.name ?? FILE_SERVICE_CREDENTIAL,
-					type: FILE_SERVICE_CREDENTIAL,
-					data: {
-						...credentials,
-						[ENROLMENT_CHECK_FIELD]: '',
-						...(force ? { [RENEW_NOW_FIELD]: true } : {}),
-					},
-				},
-			},
-		);
-	} catch (error) {
-		failure = error as Error;
-	}
-	const after = await ctx.getCredentials(FILE_SERVICE_CREDENTIAL);
+	const run = await runPreAuthenticationNow(
+		ctx,
+		FILE_SERVICE_CREDENTIAL,
+		credentials,
+		{ [ENROLMENT_CHECK_FIELD]: '', ...(force ? { [RENEW_NOW_FIELD]: true } : {}) },
+		{
+			method: 'POST',
+			url: CHECK_PLACEHOLDER_URL,
+			headers: { [CHECK_HEADER]: 'probe' },
+			json: false,
+			timeout: 60000,
+		},
+	);
+	const after = run.credentials;
+	const failure = run.error as Error | undefined;
 	// The enrolment was stored: whatever the check after it said, the credential has its certificate.
 	if (String(after[ENROLMENT_FIELD] ?? '') !== before && readEnrolmentState(after[ENROLMENT_FIELD]))
 		return { credentials: after };

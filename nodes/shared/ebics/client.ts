@@ -148,6 +148,52 @@ function fileNameFor(orderType: string, service?: BtfService): string {
 	return DOWNLOAD_NAMES[orderType] ?? `${orderType.toLowerCase()}.dat`;
 }
 
+/**
+ * Checks the bank's keys against the hashes pinned from the bank's letter and returns their
+ * hashes as a letter prints them. EbicsBankKeyError (with the bank's hashes and what to compare
+ * them with) when none are pinned or one differs. A letter of EBICS 3.0 prints the certificate's
+ * hash; a bank still migrating may print the EBICS 2.5 hash of the key (exponent and modulus):
+ * either binds the same key.
+ */
+export function checkPinnedBankKeys(
+	loaded: LoadedBankKeys,
+	pinned: PinnedBankHashes | undefined,
+): { authentication: string; encryption: string } {
+	const hashes = {
+		authentication: formatHash(certificateDigest(loaded.authentication.certificateDer)),
+		encryption: formatHash(certificateDigest(loaded.encryption.certificateDer)),
+	};
+	const shown = `the bank's authentication key (X002) hash is\n${hashes.authentication}\nand its encryption key (E002) hash is\n${hashes.encryption}`;
+	if (!pinned?.authentication?.trim() || !pinned?.encryption?.trim())
+		throw new EbicsBankKeyError(
+			`No hashes of the bank's keys are pinned: ${shown}\nCompare them with the hashes printed in the bank's letter (or on its EBICS page) and enter them in the credential before using these keys`,
+			hashes,
+		);
+	const matches = (pin: string, field: string, key: LoadedBankKeys['authentication']): boolean => {
+		const pinnedHash = parseHash(pin, field);
+		return (
+			pinnedHash.equals(certificateDigest(key.certificateDer)) ||
+			pinnedHash.equals(publicKeyDigest(key.publicKey))
+		);
+	};
+	const differs: string[] = [];
+	if (!matches(pinned.authentication, 'Bank authentication key hash', loaded.authentication))
+		differs.push('authentication (X002)');
+	if (!matches(pinned.encryption, 'Bank encryption key hash', loaded.encryption))
+		differs.push('encryption (E002)');
+	if (differs.length)
+		throw new EbicsBankKeyError(
+			`The bank's ${differs.join(' and ')} key does not match the hash pinned from the bank's letter: ${shown}\nDo not use these keys until the bank confirms the hashes of its letter; if the bank has new keys, enter the hashes of its new letter`,
+			hashes,
+		);
+	return hashes;
+}
+
+/** HEV: the EBICS versions the bank speaks; needs no keys (the request is not signed). */
+export async function bankVersions(hostId: string, send: EbicsSend): Promise<HevVersion[]> {
+	return readHevResponse(await send(hevRequest(hostId), 'HEV'));
+}
+
 export class EbicsClient {
 	readonly subscriber: EbicsSubscriber;
 	private readonly keys: LoadedSubscriberKeys;
@@ -178,7 +224,7 @@ export class EbicsClient {
 
 	/** HEV: the EBICS versions the bank speaks. */
 	async hev(): Promise<HevVersion[]> {
-		return readHevResponse(await this.send(hevRequest(this.subscriber.hostId), 'HEV'));
+		return await bankVersions(this.subscriber.hostId, this.send);
 	}
 
 	/** Whether the bank speaks EBICS 3.0 (H005), by HEV. */
@@ -227,40 +273,7 @@ export class EbicsClient {
 			);
 		const key = unwrapTransactionKey(response.transactionKey, this.keys.encryption.privateKey);
 		const keys: HpbKeys = readHpbOrderData(decodeDownload([response.orderData], key));
-		const loaded = loadBankKeys(keys);
-		const hashes = {
-			authentication: formatHash(certificateDigest(loaded.authentication.certificateDer)),
-			encryption: formatHash(certificateDigest(loaded.encryption.certificateDer)),
-		};
-		const shown = `the bank's authentication key (X002) hash is\n${hashes.authentication}\nand its encryption key (E002) hash is\n${hashes.encryption}`;
-		if (!pinned?.authentication?.trim() || !pinned?.encryption?.trim())
-			throw new EbicsBankKeyError(
-				`No hashes of the bank's keys are pinned: ${shown}\nCompare them with the hashes printed in the bank's letter (or on its EBICS page) and enter them in the credential before using these keys`,
-				hashes,
-			);
-		// A letter of EBICS 3.0 prints the certificate's hash; a bank still migrating may print the
-		// EBICS 2.5 hash of the key (exponent and modulus). Either binds the same key.
-		const matches = (
-			pin: string,
-			field: string,
-			key: LoadedBankKeys['authentication'],
-		): boolean => {
-			const pinnedHash = parseHash(pin, field);
-			return (
-				pinnedHash.equals(certificateDigest(key.certificateDer)) ||
-				pinnedHash.equals(publicKeyDigest(key.publicKey))
-			);
-		};
-		const differs: string[] = [];
-		if (!matches(pinned.authentication, 'Bank authentication key hash', loaded.authentication))
-			differs.push('authentication (X002)');
-		if (!matches(pinned.encryption, 'Bank encryption key hash', loaded.encryption))
-			differs.push('encryption (E002)');
-		if (differs.length)
-			throw new EbicsBankKeyError(
-				`The bank's ${differs.join(' and ')} key does not match the hash pinned from the bank's letter: ${shown}\nDo not use these keys until the bank confirms the hashes of its letter; if the bank has new keys, enter the hashes of its new letter`,
-				hashes,
-			);
+		const hashes = checkPinnedBankKeys(loadBankKeys(keys), pinned);
 		return {
 			keys: {
 				authenticationCertificatePem: keys.authenticationCertificatePem,

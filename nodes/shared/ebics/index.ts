@@ -28,6 +28,11 @@
  * EbicsBankKeyError, EbicsSignatureError, EbicsFormatError, EbicsDataError. The return code table
  * is `TECHNICAL_RETURN_CODES` / `BUSINESS_RETURN_CODES` (returnCodes.ts).
  *
+ * Customer protocol (protocol.ts): `readCustomerAcknowledgement` (HAC, pain.002: one entry per
+ * event of an order, with its reason code and the bank's text), `readCustomerProtocol` (PTK lines).
+ * `bankVersions(hostId, send)`: HEV without keys. `checkPinnedBankKeys`: the bank's keys against
+ * the hashes pinned from its letter.
+ *
  * Lower layers, for the sandbox bank, tests and part 2 (streaming): requests.ts (one builder per
  * message), responses.ts, x002.ts, a006.ts, e002.ts, segments.ts, orderData.ts, zip.ts.
  */
@@ -41,6 +46,7 @@ export * from './errors';
 export * from './keys';
 export * from './letters';
 export * from './orderData';
+export * from './protocol';
 export * from './requests';
 export * from './responses';
 export * from './returnCodes';

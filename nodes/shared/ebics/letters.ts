@@ -67,14 +67,22 @@ export interface LetterCertificates {
 	encryption: string;
 }
 
+/** A certificate's name as people read it: one attribute a line becomes "CN=..., O=...". */
+function readableName(name: string): string {
+	return name
+		.split('\n')
+		.map((attribute) => attribute.replace(/\\(.)/g, '$1'))
+		.join(', ');
+}
+
 function letterKey(title: string, version: string, certificatePem: string): LetterKey {
 	const certificate = new X509Certificate(certificatePem);
 	return {
 		title,
 		version,
 		hash: formatHash(certificateDigest(certificate.raw)),
-		subject: certificate.subject.replace(/\n/g, ', '),
-		issuer: certificate.issuer.replace(/\n/g, ', '),
+		subject: readableName(certificate.subject),
+		issuer: readableName(certificate.issuer),
 		serialNumber: certificate.serialNumber.toUpperCase(),
 		validFrom: new Date(certificate.validFrom).toISOString().slice(0, 10),
 		validTo: new Date(certificate.validTo).toISOString().slice(0, 10),

@@ -6,7 +6,13 @@
  * or "now" while it waits for the bank) in the expirable field, and a status line the user reads.
  * A failed enrolment or renewal returns nothing: what the credential had stays.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
+
+import type { BankContext } from '../transport/request';
 
 /** The credential fields a protocol's key material lives in. */
 export interface KeyFields {
@@ -89,4 +95,35 @@ export function renewalDue(
 	const end = new Date(notAfter).getTime();
 	if (end <= now.getTime()) return false;
 	return force || end - windowDays * DAY <= now.getTime();
+}
+
+/**
+ * Has n8n run a credential's preAuthentication now, from a node: the credential is handed to
+ * n8n's authenticated request helper with its expirable check field emptied (in this copy only,
+ * never in storage), so n8n runs preAuthentication and stores what it returns; `probe` is a
+ * request the credential's authenticate answers itself, so nothing else reaches the bank.
+ * Returns the credential as stored afterwards, and what n8n threw when something failed.
+ */
+export async function runPreAuthenticationNow(
+	ctx: BankContext,
+	type: string,
+	credentials: ICredentialDataDecryptedObject,
+	change: ICredentialDataDecryptedObject,
+	probe: IHttpRequestOptions,
+): Promise<{ credentials: ICredentialDataDecryptedObject; error?: unknown }> {
+	const details = ctx.getNode().credentials?.[type];
+	let error: unknown;
+	try {
+		await ctx.helpers.httpRequestWithAuthentication.call(ctx, type, probe, {
+			credentialsDecrypted: {
+				id: details?.id ?? '',
+				name: details?.name ?? type,
+				type,
+				data: { ...credentials, ...change },
+			},
+		});
+	} catch (failure) {
+		error = failure ?? new Error('preAuthentication failed');
+	}
+	return { credentials: await ctx.getCredentials(type), error };
 }

@@ -67,6 +67,7 @@ export function credentialName(type: string): string {
 		corporateBankingClientCredentialsApi: 'Sandbox bank: FX API (client credentials)',
 		corporateBankingMtlsApi: 'Sandbox bank: events (mutual TLS)',
 		corporateBankingFileServiceApi: 'Sandbox bank: file service',
+		corporateBankingEbicsApi: 'Sandbox bank: EBICS',
 	};
 	return label[type] ?? `Sandbox bank: ${type}`;
 }

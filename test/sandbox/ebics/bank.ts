@@ -50,7 +50,7 @@ import {
 	type BtfService,
 } from '../../../nodes/shared/ebics';
 import { camt054FromPain001, pain001Summary, pain002 } from '../bankfiles';
-import { seedFiles, type DownloadFile, type StoredUpload } from './data';
+import { seedFiles, type DownloadFile, type ProtocolEvent, type StoredUpload } from './data';
 import type { EbicsBankKeyFile } from './keys';
 
 export const EBICS_PATH = '/ebics';
@@ -90,6 +90,8 @@ export interface SandboxSubscriber {
 	authorisationLevel: 'E' | 'A' | 'B' | 'T';
 	files: DownloadFile[];
 	uploads: StoredUpload[];
+	/** The customer protocol: what happened to each order (HAC, PTK). */
+	orderLog: ProtocolEvent[];
 	nonces: Set<string>;
 	iban: string;
 }
@@ -106,6 +108,8 @@ interface Transaction {
 	segments: string[];
 	transactionKey: Buffer;
 	fileIds: number[];
+	/** What a positive receipt marks as delivered besides files (protocol events). */
+	onDelivered?: () => void;
 	lastDelivered: number;
 	upload?: {
 		service?: BtfService;
@@ -166,6 +170,9 @@ export interface SandboxEbicsOptions {
 	seed: number;
 	now: () => Date;
 }
+
+/** The status reason a refused upload gets in the customer protocol (ISO 20022 ExternalStatusReason1Code). */
+const REFUSAL_REASONS: Record<string, string> = { '091301': 'DS0B', '091304': 'DS0B', '091201': 'DS0B', '091111': 'DS0B', '090003': 'DS0G' };
 
 const DEFAULT_DOWNLOAD = ['EOP', 'STM', 'REP', 'PSR'];
 const DEFAULT_UPLOAD = ['SCT', 'SCI', 'SDD', 'XCT'];
@@ -259,6 +266,7 @@ export class SandboxEbicsBank {
 			authorisationLevel: options.authorisationLevel ?? 'E',
 			files,
 			uploads: [],
+			orderLog: [],
 			nonces: new Set(),
 			iban: /<IBAN>([^<]+)</.exec(files[0]?.content.toString() ?? '')?.[1] ?? 'DE00000000000000000000',
 		};
@@ -626,7 +634,7 @@ export class SandboxEbicsBank {
 	}
 
 	/** The download order data of an order type: business files or administrative data. */
-	downloadData(subscriber: SandboxSubscriber, orderType: string, service: BtfService | undefined, range: { start: string; end: string } | undefined): { data: Buffer; fileIds: number[] } | undefined {
+	downloadData(subscriber: SandboxSubscriber, orderType: string, service: BtfService | undefined, range: { start: string; end: string } | undefined): { data: Buffer; fileIds: number[]; onDelivered?: () => void } | undefined {
 		switch (orderType) {
 			case 'BTD': {
 				if (!service) throw new EbicsRefusal('091112', 'technical');
@@ -651,16 +659,13 @@ export class SandboxEbicsBank {
 			case 'HTD':
 			case 'HKD':
 				return { data: Buffer.from(this.customerData(subscriber, orderType)), fileIds: [] };
-			case 'HAC': {
-				const uploads = subscriber.uploads.filter((u) => !range || (u.receivedAt.slice(0, 10) >= range.start && u.receivedAt.slice(0, 10) <= range.end));
-				if (!uploads.length) return undefined;
-				return { data: Buffer.from(this.hacReport(subscriber, uploads)), fileIds: [] };
-			}
+			case 'HAC':
 			case 'PTK': {
-				const uploads = subscriber.uploads.filter((u) => !range || (u.receivedAt.slice(0, 10) >= range.start && u.receivedAt.slice(0, 10) <= range.end));
-				if (!uploads.length) return undefined;
-				const lines = uploads.map((u) => `${u.receivedAt.slice(0, 19).replace('T', ' ')}  ${u.orderType} ${u.service ? `${u.service.serviceName} ${u.service.msgName}` : ''}  Order ${u.orderId}  ${subscriber.partnerId}/${u.signer.userId}  accepted: signature verified, order stored`);
-				return { data: Buffer.from(`Customer protocol ${subscriber.partnerId}\r\n${lines.join('\r\n')}\r\n`, 'latin1'), fileIds: [] };
+				const kind = orderType as 'HAC' | 'PTK';
+				const events = subscriber.orderLog.filter((e) => (range ? e.at.slice(0, 10) >= range.start && e.at.slice(0, 10) <= range.end : !e.delivered[kind]));
+				if (!events.length) return undefined;
+				const data = kind === 'HAC' ? Buffer.from(this.hacReport(events)) : Buffer.from(this.ptkReport(subscriber, events), 'latin1');
+				return { data, fileIds: [], onDelivered: () => events.forEach((e) => (e.delivered[kind] = true)) };
 			}
 			default:
 				throw new EbicsRefusal('091006', 'technical', `${orderType} is not a download order type of this bank`);
@@ -694,12 +699,51 @@ export class SandboxEbicsBank {
 		);
 	}
 
-	private hacReport(subscriber: SandboxSubscriber, uploads: StoredUpload[]): string {
+	/**
+	 * HAC as banks lay it out (the layout libeufin reads from real banks): a pain.002 whose
+	 * OrgnlPmtInfAndSts are the events, the action in OrgnlPmtInfId, the order ID, order type and
+	 * time stamp as Othr identifications of the originator, the reason code and the bank's text.
+	 */
+	private hacReport(events: ProtocolEvent[]): string {
 		const created = this.options.now().toISOString().slice(0, 19);
-		const entries = uploads
-			.map((u) => `<OrgnlPmtInfAndSts><OrgnlPmtInfId>${u.orderId}</OrgnlPmtInfId><StsRsnInf><Orgtr><Nm>${subscriber.userId}</Nm></Orgtr><Rsn><Cd>DS0A</Cd></Rsn><AddtlInf>Order ${u.orderId} ${u.orderType} ${u.service?.serviceName ?? ''} received</AddtlInf></StsRsnInf></OrgnlPmtInfAndSts>`)
-			.join('');
-		return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.03"><CstmrPmtStsRpt><GrpHdr><MsgId>HAC${Date.now()}</MsgId><CreDtTm>${created}</CreDtTm></GrpHdr><OrgnlGrpInfAndSts><OrgnlMsgId>EBICS</OrgnlMsgId><OrgnlMsgNmId>pain.001</OrgnlMsgNmId></OrgnlGrpInfAndSts>${entries}</CstmrPmtStsRpt></Document>`;
+		const other = (id: string, name: string): string => el('Othr', {}, leaf('Id', id), el('SchmeNm', {}, leaf('Prtry', name)));
+		const entries = events.map((e) =>
+			el(
+				'OrgnlPmtInfAndSts',
+				{},
+				leaf('OrgnlPmtInfId', e.action),
+				el(
+					'StsRsnInf',
+					{},
+					el('Orgtr', {}, el('Id', {}, el('OrgId', {}, other(e.orderId, 'OrderID'), other(e.orderType, 'OrderType'), e.service && other(e.service.serviceName, 'ServiceName'), other(e.userId, 'UserID'), other(e.at.slice(0, 19), 'TimeStamp')))),
+					e.reasonCode && el('Rsn', {}, leaf('Cd', e.reasonCode)),
+					...(e.text ? (e.text.match(/.{1,105}/g) ?? []).map((part) => leaf('AddtlInf', part)) : []),
+				),
+			),
+		);
+		return `<?xml version="1.0" encoding="UTF-8"?>${el('Document', { xmlns: 'urn:iso:std:iso:20022:tech:xsd:pain.002.001.03' }, el('CstmrPmtStsRpt', {}, el('GrpHdr', {}, leaf('MsgId', `HAC${this.newOrderId()}`), leaf('CreDtTm', created)), el('OrgnlGrpInfAndSts', {}, leaf('OrgnlMsgId', 'EBICS-HAC'), leaf('OrgnlMsgNmId', 'pain.002')), entries))}`;
+	}
+
+	/** PTK: a line per order, accepted or refused, in the bank's words (ISO-8859-1, CRLF). */
+	private ptkReport(subscriber: SandboxSubscriber, events: ProtocolEvent[]): string {
+		const lines = events
+			.filter((e) => e.action === 'ORDER_HAC_FINAL_POS' || e.action === 'ORDER_HAC_FINAL_NEG')
+			.map((e) => `${e.at.slice(0, 19).replace('T', ' ')}  ${e.orderType} ${e.service ? `${e.service.serviceName} ${e.service.msgName}` : ''}  Order ${e.orderId}  ${subscriber.partnerId}/${e.userId}  ${e.action === 'ORDER_HAC_FINAL_POS' ? 'accepted' : 'refused'}: ${e.text ?? ''}`);
+		return `Customer protocol ${subscriber.partnerId}\r\n${lines.join('\r\n')}\r\n`;
+	}
+
+	/**
+	 * Writes an order into the customer protocol: the upload received, the signature checked, and
+	 * the order accepted or refused with the reason.
+	 */
+	logOrder(subscriber: SandboxSubscriber, order: { orderId: string; orderType: string; service?: BtfService; accepted: boolean; reasonCode?: string; text: string }): void {
+		const at = this.options.now().toISOString();
+		const event = (action: string, reasonCode: string | undefined, text?: string): ProtocolEvent => ({ orderId: order.orderId, orderType: order.orderType, service: order.service, userId: subscriber.userId, action, reasonCode, text, at, delivered: { HAC: false, PTK: false } });
+		subscriber.orderLog.push(
+			event('FILE_UPLOAD', 'TS01'),
+			event('ES_VERIFICATION', order.accepted ? 'DS01' : (order.reasonCode ?? 'DS0B'), order.accepted ? undefined : order.text),
+			event(order.accepted ? 'ORDER_HAC_FINAL_POS' : 'ORDER_HAC_FINAL_NEG', undefined, order.text),
+		);
 	}
 
 	private downloadInit(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined): string {
@@ -714,7 +758,7 @@ export class SandboxEbicsBank {
 	}
 
 	/** Opens a download transaction and answers its first segment. */
-	startDownload(subscriber: SandboxSubscriber, orderType: string, found: { data: Buffer; fileIds: number[] }, protocol: 'H004' | 'H005', ns = H005_NS): string {
+	startDownload(subscriber: SandboxSubscriber, orderType: string, found: { data: Buffer; fileIds: number[]; onDelivered?: () => void }, protocol: 'H004' | 'H005', ns = H005_NS): string {
 		const { transactionKey, encryptionInfo, segments } = this.encryptFor(subscriber, found.data, H005_NS, (key) =>
 			protocol === 'H005' && key.certificateDer ? certificateDigest(key.certificateDer) : publicKeyDigest(key.publicKey),
 		);
@@ -729,6 +773,7 @@ export class SandboxEbicsBank {
 			segments,
 			transactionKey,
 			fileIds: found.fileIds,
+			onDelivered: found.onDelivered,
 			lastDelivered: 1,
 			finished: false,
 		};
@@ -751,7 +796,20 @@ export class SandboxEbicsBank {
 		return this.takeFault('damageSegment') ? `%%${segment.slice(2)}` : segment;
 	}
 
+	/** An upload's initialisation; a business refusal is written into the customer protocol too. */
 	private uploadInit(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined, staticHeader: Element | undefined, dataTransfer: Element): string {
+		try {
+			return this.checkedUploadInit(subscriber, orderType, details, staticHeader, dataTransfer);
+		} catch (error) {
+			if (error instanceof EbicsRefusal && error.level === 'business' && orderType === 'BTU') {
+				const service = this.readService(child(child(details, H005_NS, 'BTUOrderParams'), H005_NS, 'Service'), H005_NS);
+				this.logOrder(subscriber, { orderId: this.newOrderId(), orderType, service, accepted: false, reasonCode: REFUSAL_REASONS[error.code], text: `${error.code} ${returnCodeInfo(error.code, 'business')?.name ?? ''}: ${error.message}` });
+			}
+			throw error;
+		}
+	}
+
+	private checkedUploadInit(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined, staticHeader: Element | undefined, dataTransfer: Element): string {
 		const btu = child(details, H005_NS, 'BTUOrderParams');
 		const service = this.readService(child(btu, H005_NS, 'Service'), H005_NS);
 		if (orderType === 'BTU') {
@@ -797,6 +855,7 @@ export class SandboxEbicsBank {
 		if (orderType === 'SPR') {
 			subscriber.state = 'suspended';
 			subscriber.uploads.push({ orderId, orderType, data: Buffer.alloc(0), signatureFlag: flag, signer: { partnerId: subscriber.partnerId, userId: subscriber.userId }, receivedAt: this.options.now().toISOString() });
+			this.logOrder(subscriber, { orderId, orderType, accepted: true, text: 'Subscriber suspended (SPR)' });
 			return this.response({ phase: 'Initialisation', technical: '000000', business: '000000', orderId });
 		}
 		const tx = this.openUpload(subscriber, 'H005', orderType, orderId, numSegments, transactionKey, {
@@ -836,7 +895,10 @@ export class SandboxEbicsBank {
 			const code = text(xmlPath(root, ns, 'body', 'TransferReceipt', 'ReceiptCode'));
 			tx.finished = true;
 			this.transactions.delete(tx.id);
-			if (code === '0') for (const file of tx.subscriber.files) if (tx.fileIds.includes(file.id)) file.delivered = true;
+			if (code === '0') {
+				for (const file of tx.subscriber.files) if (tx.fileIds.includes(file.id)) file.delivered = true;
+				tx.onDelivered?.();
+			}
 			return this.response({ phase: 'Receipt', technical: code === '0' ? '011000' : '011001', business: '000000', transactionId: tx.id, ns });
 		}
 		if (phase !== 'Transfer') throw new EbicsRefusal('091113', 'technical', `Phase ${phase} is not valid for an open transaction`);
@@ -875,9 +937,13 @@ export class SandboxEbicsBank {
 			throw new EbicsRefusal('090004', 'business', 'The order data does not decrypt and decompress');
 		}
 		const meta = tx.upload as NonNullable<Transaction['upload']>;
-		if (meta.verify ? !meta.verify(data) : !orderDataDigest(data).equals(meta.dataDigest)) throw new EbicsRefusal('091301', 'business', 'The order data does not match its signed hash');
+		if (meta.verify ? !meta.verify(data) : !orderDataDigest(data).equals(meta.dataDigest)) {
+			this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, service: meta.service, accepted: false, reasonCode: 'DS0B', text: '091301 EBICS_SIGNATURE_VERIFICATION_FAILED: the order data does not match its signed hash' });
+			throw new EbicsRefusal('091301', 'business', 'The order data does not match its signed hash');
+		}
 		const receivedAt = this.options.now();
 		tx.subscriber.uploads.push({ orderId: tx.orderId, orderType: tx.orderType, service: meta.service, fileName: meta.fileName, data, signatureFlag: meta.flag, signer: meta.signer, receivedAt: receivedAt.toISOString() });
+		this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, service: meta.service, accepted: true, text: `signature verified (${meta.flag === 'transport' ? 'transport signature' : meta.flag === 'distributed' ? 'first signature, waiting for further signers' : 'authorising signature'}), order stored` });
 		const summary = pain001Summary(data);
 		if (summary) {
 			const date = receivedAt.toISOString().slice(0, 10);

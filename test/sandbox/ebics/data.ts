@@ -31,6 +31,26 @@ export interface StoredUpload {
 	receivedAt: string;
 }
 
+/**
+ * One event of an order in the customer protocol (HAC and PTK): an upload received, its signature
+ * checked, the order accepted or refused. HAC and PTK each deliver an event once (a positive
+ * receipt marks it), or again with a date range.
+ */
+export interface ProtocolEvent {
+	orderId: string;
+	orderType: string;
+	service?: BtfService;
+	userId: string;
+	/** HAC action: FILE_UPLOAD, ES_VERIFICATION, ORDER_HAC_FINAL_POS, ORDER_HAC_FINAL_NEG. */
+	action: string;
+	/** ISO 20022 status reason (TS01 transfer succeeded, DS01 signatures correct, DS0B signature refused, ...). */
+	reasonCode?: string;
+	/** The bank's words. */
+	text?: string;
+	at: string;
+	delivered: { HAC: boolean; PTK: boolean };
+}
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function day(date: Date): string {

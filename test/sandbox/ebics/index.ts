@@ -64,6 +64,39 @@ export function clientSettings(bank: SandboxEbicsBank, baseUrl: string, subscrib
 	};
 }
 
+/**
+ * Values of a "Corporate Banking EBICS API" credential for a sandbox subscriber: the URL, the IDs,
+ * the bank's hashes as its letter prints them and the sandbox CA. For PARTNER2/READY1 (active
+ * already) the keys are imported; any other subscriber gets keys generated in n8n, so the
+ * credential's test sends INI and HIA.
+ */
+export function ebicsCredentialValues(settings: EbicsClientSettings, caPem: string): Record<string, unknown> {
+	const keys = settings.subscriberKeys;
+	return {
+		url: settings.url,
+		hostId: settings.hostId,
+		partnerId: settings.partnerId,
+		userId: settings.userId,
+		bankAuthenticationHash: settings.bankHashes.authentication,
+		bankEncryptionHash: settings.bankHashes.encryption,
+		subscriberName: 'Sandbox Customer GmbH',
+		bankName: 'Sandbox Bank',
+		caCertificate: caPem,
+		...(keys
+			? {
+					keySource: 'import',
+					alreadyInitialised: true,
+					signatureCertificate: keys.signature.certificatePem,
+					signaturePrivateKey: keys.signature.privateKeyPem,
+					authenticationCertificate: keys.authentication.certificatePem,
+					authenticationPrivateKey: keys.authentication.privateKeyPem,
+					encryptionCertificate: keys.encryption.certificatePem,
+					encryptionPrivateKey: keys.encryption.privateKeyPem,
+				}
+			: { keySource: 'generate' }),
+	};
+}
+
 function reply(res: ServerResponse, status: number, value: unknown): void {
 	const body = Buffer.from(JSON.stringify(value, null, '\t'));
 	res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length, 'cache-control': 'no-store' });

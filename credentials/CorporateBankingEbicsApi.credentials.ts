@@ -1,0 +1,297 @@
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestHelper,
+	IHttpRequestOptions,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { tlsProperties } from '../nodes/shared/credentialFields';
+import {
+	EBICS_CHECK_FIELD,
+	EBICS_CHECK_HEADER,
+	EBICS_CHECK_URL,
+	EBICS_CREDENTIAL,
+	EBICS_STATE_FIELD,
+	EBICS_STATUS_FIELD,
+} from '../nodes/shared/ebicsCredential';
+import { authenticateEbics, runEbicsInitialisation } from '../nodes/shared/ebicsInitialisation';
+import { keyServiceSender } from '../nodes/shared/keys';
+
+const generate = { show: { keySource: ['generate'] } };
+const imported = { show: { keySource: ['import'] } };
+
+/** A pasted certificate: public, so shown, and the user can see which one is set. */
+function certificateField(displayName: string, name: string, description: string): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '',
+		placeholder: '-----BEGIN CERTIFICATE-----',
+		displayOptions: imported,
+		description,
+	};
+}
+
+function privateKeyField(displayName: string, name: string): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'string',
+		typeOptions: { password: true, rows: 4 },
+		default: '',
+		placeholder: '-----BEGIN PRIVATE KEY-----',
+		displayOptions: imported,
+	};
+}
+
+export class CorporateBankingEbicsApi implements ICredentialType {
+	name = EBICS_CREDENTIAL;
+
+	displayName = 'Corporate Banking EBICS API';
+
+	icon: Icon = { light: 'file:../icons/ebics.svg', dark: 'file:../icons/ebics.dark.svg' };
+
+	documentationUrl = 'https://unpkg.com/n8n-nodes-corporate-banking/docs/ebics.md';
+
+	properties: INodeProperties[] = [
+		{
+			displayName:
+				"Saving this credential tests it. For a new subscriber the test makes the keys and sends them to the bank (INI and HIA); then print the letters with the EBICS node and send them signed to the bank. Once the bank has activated you, test again: it fetches the bank's keys (HPB).",
+			name: 'initialisationNotice',
+			type: 'notice',
+			default: '',
+		},
+		{
+			displayName: 'EBICS URL',
+			name: 'url',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://ebics.bank.example/ebicsweb/ebicsweb',
+			description: "The bank's EBICS address, as the bank's EBICS contract or access data gives it",
+		},
+		{
+			displayName: 'Host ID',
+			name: 'hostId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'BANKHOST',
+			description: "The bank's EBICS host ID (up to 35 characters)",
+		},
+		{
+			displayName: 'Partner ID',
+			name: 'partnerId',
+			type: 'string',
+			default: '',
+			required: true,
+			description: 'Your customer ID in the EBICS contract (Kunden-ID, PartnerID)',
+		},
+		{
+			displayName: 'User ID',
+			name: 'userId',
+			type: 'string',
+			default: '',
+			required: true,
+			description: 'The user (subscriber) ID in the EBICS contract (Teilnehmer-ID, UserID)',
+		},
+		{
+			displayName: 'System ID',
+			name: 'systemId',
+			type: 'string',
+			default: '',
+			description: 'Only when the bank gave you a technical subscriber that sends for the user',
+		},
+		{
+			displayName: 'Bank Authentication Key Hash (X002)',
+			name: 'bankAuthenticationHash',
+			type: 'string',
+			typeOptions: { rows: 2 },
+			default: '',
+			placeholder: '3F 9A 0C ... (32 byte pairs)',
+			description:
+				"The SHA-256 hash of the bank's authentication key as its letter (or its EBICS page) prints it: spaces, line breaks, colons and either case are fine. The bank's keys are used only when they match.",
+		},
+		{
+			displayName: 'Bank Encryption Key Hash (E002)',
+			name: 'bankEncryptionHash',
+			type: 'string',
+			typeOptions: { rows: 2 },
+			default: '',
+			placeholder: 'A1 07 5E ... (32 byte pairs)',
+			description: "The SHA-256 hash of the bank's encryption key, as its letter prints it",
+		},
+		{
+			displayName: 'Subscriber Keys',
+			name: 'keySource',
+			type: 'options',
+			options: [
+				{
+					name: 'Generate in N8n (New Subscriber)',
+					value: 'generate',
+					description:
+						'n8n makes the signature, authentication and encryption keys and keeps them encrypted in this credential',
+				},
+				{
+					name: 'Import Keys',
+					value: 'import',
+					description:
+						'Paste the keys and certificates of a subscriber another EBICS client initialised',
+				},
+			],
+			default: 'generate',
+		},
+		{
+			displayName: 'Key Length',
+			name: 'keyBits',
+			type: 'options',
+			options: [
+				{ name: '2048 Bits', value: 2048 },
+				{ name: '3072 Bits', value: 3072 },
+				{ name: '4096 Bits', value: 4096 },
+			],
+			default: 2048,
+			displayOptions: generate,
+			description: 'RSA key length of the three keys; EBICS 3.0 needs 2048 bits at least',
+		},
+		{
+			displayName: 'Name on the Letters',
+			name: 'subscriberName',
+			type: 'string',
+			default: '',
+			placeholder: 'Erika Mustermann, Example GmbH',
+			description:
+				"Who signs the initialisation letters; also the name in the keys' certificates. Empty: the Partner ID and User ID.",
+		},
+		{
+			displayName: "Bank's Name on the Letters",
+			name: 'bankName',
+			type: 'string',
+			default: '',
+			description: 'The recipient printed on the letters. Empty: the Host ID.',
+		},
+		{
+			displayName: 'Already Initialised at the Bank',
+			name: 'alreadyInitialised',
+			type: 'boolean',
+			default: true,
+			displayOptions: imported,
+			description:
+				'Whether the bank already has these keys (INI and HIA sent by the other client). Switch off to send them from here.',
+		},
+		certificateField(
+			'Signature Certificate (A006)',
+			'signatureCertificate',
+			'The X.509 certificate of the key that signs orders (electronic signature, A006)',
+		),
+		privateKeyField('Signature Private Key (A006)', 'signaturePrivateKey'),
+		certificateField(
+			'Authentication Certificate (X002)',
+			'authenticationCertificate',
+			'The X.509 certificate of the key that signs every request (X002)',
+		),
+		privateKeyField('Authentication Private Key (X002)', 'authenticationPrivateKey'),
+		certificateField(
+			'Encryption Certificate (E002)',
+			'encryptionCertificate',
+			'The X.509 certificate of the key the bank encrypts downloads to (E002)',
+		),
+		privateKeyField('Encryption Private Key (E002)', 'encryptionPrivateKey'),
+		{
+			displayName: 'Private Key Passphrase',
+			name: 'keyPassphrase',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			displayOptions: imported,
+			description: 'The passphrase of the private keys, when they are encrypted',
+		},
+		{
+			displayName: 'Status',
+			name: EBICS_STATUS_FIELD,
+			type: 'string',
+			typeOptions: { rows: 3 },
+			default: '',
+			description:
+				'Written by n8n each time the credential is tested: where the subscriber stands at the bank (new, letters sent, waiting for the bank, ready, suspended) and what to do next',
+		},
+		{
+			displayName: 'Bank Key Digests in Requests',
+			name: 'bankKeyDigestForm',
+			type: 'options',
+			options: [
+				{
+					name: 'Certificate Hash (EBICS 3.0)',
+					value: 'certificate',
+					description: 'SHA-256 of the bank certificates, as EBICS 3.0 specifies',
+				},
+				{
+					name: 'Key Hash (EBICS 2.5 Form)',
+					value: 'publicKey',
+					description: 'For a bank still migrating that answers 091008 to the 3.0 form',
+				},
+			],
+			default: 'certificate',
+			description: "How requests name the bank's keys (BankPubKeyDigests)",
+		},
+		...tlsProperties({ clientCertificate: 'optional' }),
+		{
+			displayName: 'Initialisation Check',
+			name: EBICS_CHECK_FIELD,
+			type: 'hidden',
+			typeOptions: { expirable: true, password: true },
+			default: '',
+		},
+		{
+			displayName: 'Subscriber State',
+			name: EBICS_STATE_FIELD,
+			type: 'hidden',
+			typeOptions: { password: true },
+			default: '',
+		},
+	];
+
+	/**
+	 * Makes the keys, sends INI and HIA once, or fetches the bank's keys (HPB) once the bank has
+	 * activated the subscriber; n8n stores what it returns, encrypted, in this credential. n8n runs
+	 * it while the check field is empty (so at every test until the subscriber is ready) and when
+	 * the EBICS node asks for it.
+	 */
+	async preAuthentication(
+		this: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+	): Promise<IDataObject> {
+		const helpers = this.helpers;
+		return await runEbicsInitialisation(
+			credentials,
+			keyServiceSender(async (options) => await helpers.httpRequest(options)),
+		);
+	}
+
+	/**
+	 * Adds the TLS settings. The credential test's request is judged here from the state
+	 * preAuthentication has just written (ready, or where the subscriber stands and what to do
+	 * next); what n8n sends after it stays on this machine, so nothing reaches the bank twice.
+	 */
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		return await authenticateEbics(credentials, requestOptions);
+	}
+
+	test: ICredentialTestRequest = {
+		request: {
+			method: 'POST',
+			url: EBICS_CHECK_URL,
+			headers: { [EBICS_CHECK_HEADER]: 'test' },
+			json: false,
+		},
+	};
+}

@@ -1,0 +1,130 @@
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { EBICS_CREDENTIAL } from '../shared/ebicsCredential';
+import * as availableDownloads from './actions/availableDownloads.operation';
+import * as bankVersions from './actions/bankVersions.operation';
+import * as customerAcknowledgement from './actions/customerAcknowledgement.operation';
+import * as customerData from './actions/customerData.operation';
+import * as customerProtocol from './actions/customerProtocol.operation';
+import * as download from './actions/download.operation';
+import * as initialisationLetters from './actions/initialisationLetters.operation';
+import { router } from './actions/router';
+import * as subscriberPermissions from './actions/subscriberPermissions.operation';
+import * as suspend from './actions/suspend.operation';
+import * as upload from './actions/upload.operation';
+import { customerInfoOutput } from './helpers/customerInfo';
+
+export class Ebics implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'EBICS',
+		name: 'ebics',
+		icon: { light: 'file:../../icons/ebics.svg', dark: 'file:../../icons/ebics.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"]}}',
+		description:
+			'Download statements and upload payment files over EBICS 3.0 (H005): initialisation letters, BTD, BTU and the administrative orders',
+		defaults: { name: 'EBICS' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: EBICS_CREDENTIAL, required: true }],
+		properties: [
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'Download',
+						value: 'download',
+						description:
+							'Download files (BTD): statements, reports, notifications, payment status; one item per file',
+						action: 'Download files',
+					},
+					{
+						name: 'Get Available Downloads (HAA)',
+						value: 'availableDownloads',
+						description: 'List the services that have data waiting at the bank',
+						action: 'Get the available downloads',
+					},
+					{
+						name: 'Get Bank Versions (HEV)',
+						value: 'bankVersions',
+						description: 'List the EBICS versions the bank speaks (needs no keys)',
+						action: 'Get the bank versions',
+					},
+					{
+						name: 'Get Customer Acknowledgement (HAC)',
+						value: 'customerAcknowledgement',
+						description:
+							'What the bank did with each order (why an upload was accepted or refused), one item per event',
+						action: 'Get the customer acknowledgement',
+					},
+					{
+						name: 'Get Customer Data (HKD)',
+						value: 'customerData',
+						description: "The customer's accounts and every user's permissions, as items",
+						action: 'Get the customer data',
+					},
+					{
+						name: 'Get Customer Protocol (PTK)',
+						value: 'customerProtocol',
+						description: "The bank's text protocol of the orders, one item per line",
+						action: 'Get the customer protocol',
+					},
+					{
+						name: 'Get Subscriber Permissions (HTD)',
+						value: 'subscriberPermissions',
+						description:
+							'What this subscriber may do (services, accounts, signature class), as items',
+						action: 'Get the subscriber permissions',
+					},
+					{
+						name: 'Initialisation Letters',
+						value: 'initialisationLetters',
+						description:
+							'The INI and HIA letters to sign and send to the bank (PDF and HTML), with the key hashes as fields',
+						action: 'Get the initialisation letters',
+					},
+					{
+						name: 'Suspend Subscriber (SPR)',
+						value: 'suspend',
+						description: 'Stop this subscriber at the bank (for a key that may be compromised)',
+						action: 'Suspend the subscriber',
+					},
+					{
+						name: 'Upload',
+						value: 'upload',
+						description:
+							'Upload a payment file (BTU): SEPA credit transfer, instant, direct debit, foreign, or any service',
+						action: 'Upload a payment file',
+					},
+				],
+				default: 'download',
+			},
+			...initialisationLetters.description,
+			...download.description,
+			...upload.description,
+			...bankVersions.description,
+			...subscriberPermissions.description,
+			...customerData.description,
+			customerInfoOutput,
+			...availableDownloads.description,
+			...customerAcknowledgement.description,
+			...customerProtocol.description,
+			...suspend.description,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,80 @@
+import type { INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { outputFileField } from '../../shared/properties';
+import { checkService, serviceLabel, type Download } from '../../shared/ebics';
+import { binaryItem } from '../../CorporateFileService/helpers/binaryOutput';
+import type { EbicsOperation } from '../helpers/context';
+import {
+	deliver,
+	downloadProperties,
+	keepAtBank,
+	nothingToDownload,
+	readRange,
+} from '../helpers/downloads';
+import { chosenService, HAC_PRESET, readService, serviceProperties } from '../helpers/services';
+
+const displayOptions = { show: { operation: ['download'] } };
+
+export const description: INodeProperties[] = [
+	...serviceProperties('download', 'download'),
+	...downloadProperties(displayOptions, [outputFileField(displayOptions)]),
+];
+
+/**
+ * Download (BTD): one item per file the bank delivers, a ZIP container opened into its files;
+ * the positive receipt goes to the bank once n8n holds every file. No data (090005): no items.
+ */
+export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
+	const client = run.client!;
+	const chosen = chosenService(ctx, 'download', itemIndex);
+	const range = readRange(ctx, itemIndex);
+	const propertyName =
+		(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
+	let download: Download | undefined;
+	let label: string;
+	if (chosen === HAC_PRESET) {
+		label = 'HAC (customer acknowledgement)';
+		download = await client.hac(range);
+	} else {
+		const service = checkService(readService(ctx, 'download', itemIndex));
+		label = `BTD ${serviceLabel(service)}`;
+		download = await client.btd(service, range);
+	}
+	if (!download)
+		return nothingToDownload(
+			ctx,
+			`${label} data${range ? ` from ${range.start} to ${range.end}` : ''}`,
+		);
+	const got = download;
+	const downloadedAt = new Date().toISOString();
+	const { value: items, receipt } = await deliver(
+		ctx,
+		got,
+		keepAtBank(ctx, itemIndex),
+		itemIndex,
+		async () => {
+			const files = got.files();
+			const out: INodeExecutionData[] = [];
+			for (const [index, file] of files.entries()) {
+				out.push(
+					await binaryItem(ctx, itemIndex, file.data, { userFilename: file.name }, propertyName, {
+						service: label,
+						...(got.service
+							? { serviceName: got.service.serviceName, msgName: got.service.msgName }
+							: {}),
+						orderType: got.orderType,
+						orderId: got.orderId ?? null,
+						transactionId: got.transactionId,
+						segments: got.numSegments,
+						fileIndex: index + 1,
+						fileCount: files.length,
+						downloadedAt,
+					}),
+				);
+			}
+			return out;
+		},
+	);
+	for (const item of items) item.json.receipt = receipt;
+	return items;
+};

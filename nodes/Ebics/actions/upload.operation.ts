@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+
+import type { INodeProperties } from 'n8n-workflow';
+
+import { checkService, serviceLabel, type SignatureFlag } from '../../shared/ebics';
+import { InputError } from '../../shared/errors';
+import { inputBinaryField, optionsCollection } from '../../shared/properties';
+import type { EbicsOperation } from '../helpers/context';
+import { checkPaymentFile } from '../helpers/paymentFile';
+import { chosenService, readService, serviceProperties } from '../helpers/services';
+
+const displayOptions = { show: { operation: ['upload'] } };
+
+const SIGNATURE_CLASSES: Record<SignatureFlag, string> = {
+	authorise: 'authorising signature (E, A or B)',
+	distributed: 'distributed signature (VEU): further signers release it',
+	transport: 'transport signature (T): released outside EBICS',
+};
+
+export const description: INodeProperties[] = [
+	{
+		displayName:
+			'Running this node sends the file to the bank as an order, signed with your electronic signature. It is sent once and never repeated automatically.',
+		name: 'uploadNotice',
+		type: 'notice',
+		default: '',
+		displayOptions,
+	},
+	...serviceProperties('upload', 'upload'),
+	inputBinaryField('The name of the input binary field holding the payment file', displayOptions),
+	{
+		displayName: 'Signature',
+		name: 'signature',
+		type: 'options',
+		default: 'authorise',
+		options: [
+			{
+				name: 'Authorise (Signature Class E, A or B)',
+				value: 'authorise',
+				description:
+					'Your electronic signature releases the order, as far as your signature class allows',
+			},
+			{
+				name: 'Distributed Signature (VEU)',
+				value: 'distributed',
+				description: 'The order waits at the bank for the signatures of further signers',
+			},
+			{
+				name: 'Transport Only (Class T)',
+				value: 'transport',
+				description: 'The signature only proves who sent it; the order is released outside EBICS',
+			},
+		],
+		description: 'What your electronic signature (A006) does for the order',
+		displayOptions,
+	},
+	optionsCollection(
+		[
+			{
+				displayName: 'Check Against Schema',
+				name: 'checkSchema',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to check the file against its ISO 20022 schema (EPC SEPA schema for SEPA credit transfers) before anything is sent',
+			},
+			{
+				displayName: 'File Name at the Bank',
+				name: 'fileName',
+				type: 'string',
+				default: '',
+				description: 'The name the bank shows for the order. Empty: the name of the binary file.',
+			},
+		],
+		{ placeholder: 'Add option', displayOptions },
+	),
+];
+
+/**
+ * Upload (BTU): the input binary file, checked against its schema, signed with A006, compressed,
+ * encrypted and sent in segments; returns the bank's order ID. Sent once, never retried.
+ */
+export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
+	const field =
+		(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
+	const chosen = chosenService(ctx, 'upload', itemIndex);
+	const flag = ctx.getNodeParameter('signature', itemIndex, 'authorise') as SignatureFlag;
+	if (!SIGNATURE_CLASSES[flag])
+		throw new InputError(
+			`Signature: "${String(flag)}" is not one of authorise, distributed, transport`,
+			{
+				itemIndex,
+			},
+		);
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as {
+		checkSchema?: boolean;
+		fileName?: string;
+	};
+	const binary = ctx.helpers.assertBinaryData(itemIndex, field);
+	const data = await ctx.helpers.getBinaryDataBuffer(itemIndex, field);
+	if (!data.length)
+		throw new InputError(
+			`The file in the binary field "${field}" is empty. Nothing was sent to the bank`,
+			{
+				itemIndex,
+			},
+		);
+	const check = await checkPaymentFile(
+		data,
+		chosen,
+		field,
+		itemIndex,
+		options.checkSchema !== false,
+	);
+	const service = checkService(
+		readService(ctx, 'upload', itemIndex, { msgVersion: check.message?.version }),
+	);
+	const fileName = options.fileName?.trim() || binary.fileName || undefined;
+	const result = await run.client!.btu(service, data, flag, { fileName });
+	return [
+		{
+			json: {
+				orderId: result.orderId ?? null,
+				transactionId: result.transactionId,
+				service: `BTU ${serviceLabel(service)}`,
+				serviceName: service.serviceName,
+				msgName: service.msgName,
+				msgVersion: service.msgVersion ?? null,
+				signature: flag,
+				signatureClass: SIGNATURE_CLASSES[flag],
+				fileName: fileName ?? null,
+				fileSize: data.length,
+				sha256: createHash('sha256').update(data).digest('hex'),
+				message: check.message?.id ?? null,
+				schema: check.schema ?? null,
+				...(check.notChecked ? { schemaNotChecked: check.notChecked } : {}),
+				segments: result.numSegments,
+				returnCodes: { ...result.codes },
+				uploadedAt: new Date().toISOString(),
+			},
+			pairedItem: { item: itemIndex },
+		},
+	];
+};

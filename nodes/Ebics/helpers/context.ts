@@ -1,0 +1,182 @@
+/**
+ * The EBICS credential of a node run, read once, and the client its operations use: requests go
+ * through the project's transport (the credential's TLS settings, pooled connections for what may
+ * be sent twice, timeouts). When the subscriber is not where an operation needs it (no keys sent
+ * yet, the bank's keys not fetched), the credential's preAuthentication runs first: the node hands
+ * n8n the credential with its expirable check field emptied, n8n runs preAuthentication and
+ * stores what it returns, and the node reads the stored credential again.
+ */
+import type {
+	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+} from 'n8n-workflow';
+
+import { attempt, attemptAsync } from '../../shared/attempt';
+import { CredentialFieldError } from '../../shared/credentialFields';
+import type { EbicsSend, EbicsSubscriberKeys } from '../../shared/ebics';
+import { EbicsBankKeyError, EbicsClient } from '../../shared/ebics';
+import type { EbicsCredentialView } from '../../shared/ebicsCredential';
+import {
+	EBICS_AUTH,
+	EBICS_CHECK_FIELD,
+	EBICS_CHECK_HEADER,
+	EBICS_CHECK_URL,
+	EBICS_CREDENTIAL,
+	EBICS_STATE_FIELD,
+	initialised,
+	readEbicsCredential,
+	subscriberKeys,
+	usableBankKeys,
+} from '../../shared/ebicsCredential';
+import { EbicsHttpStatusError } from '../../shared/ebicsInitialisation';
+import { runPreAuthenticationNow } from '../../shared/keys';
+import { bankRequest } from '../../shared/transport/request';
+import { credentialError, EbicsRequestFailed, notReadyFailure } from './failures';
+
+/** What an operation needs of the subscriber: nothing (HEV), its keys sent (letters), or ready. */
+export type Need = 'none' | 'keys' | 'bank';
+
+/** The credential and the client of one node run. */
+export interface EbicsRun {
+	view: EbicsCredentialView;
+	send: EbicsSend;
+	/** The subscriber's keys (need 'keys' and 'bank'). */
+	keys?: EbicsSubscriberKeys;
+	/** The client with the bank's keys (need 'bank'). */
+	client?: EbicsClient;
+}
+
+/** An EBICS operation, run for one item with the credential read once per run. */
+export type EbicsOperation = (
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	run: EbicsRun,
+) => Promise<INodeExecutionData[]>;
+
+/** Requests that change something at the bank are sent once and never over a reused connection. */
+function changesTheBank(step: string): boolean {
+	return /^(BTU|SPR)\b/.test(step);
+}
+
+/** Posts one EBICS request through the transport and gives the answer's text. */
+export function transportSend(ctx: IExecuteFunctions, url: string): EbicsSend {
+	return async (xml, step) => {
+		const sent = await attemptAsync(
+			async () =>
+				await bankRequest<Buffer>(ctx, EBICS_AUTH, {
+					method: 'POST',
+					url,
+					body: xml,
+					headers: { 'Content-Type': 'text/xml; charset=UTF-8', Accept: 'text/xml' },
+					json: false,
+					responseType: 'buffer',
+					idempotent: !changesTheBank(step),
+					timeoutMs: 120_000,
+				}),
+		);
+		if (!sent.ok) throw new EbicsRequestFailed(step, sent.error);
+		const response = sent.value;
+		const body = Buffer.isBuffer(response.body)
+			? response.body.toString('utf8')
+			: String(response.body ?? '');
+		if (response.statusCode !== 200)
+			throw new EbicsHttpStatusError(step, response.statusCode, body);
+		return body;
+	};
+}
+
+function read(credentials: ICredentialDataDecryptedObject): EbicsCredentialView {
+	const view = attempt(() => readEbicsCredential(credentials));
+	if (!view.ok) {
+		if (view.error instanceof CredentialFieldError) throw credentialError(view.error.message);
+		throw view.error;
+	}
+	return view.value;
+}
+
+/** The message of a failure of preAuthentication, however n8n wrapped it. */
+function initialisationMessage(error: unknown): string {
+	const seen = new Set<unknown>();
+	let current: unknown = error;
+	while (current && typeof current === 'object' && !seen.has(current)) {
+		seen.add(current);
+		if (current instanceof CredentialFieldError) return current.message;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return (error as Error)?.message ?? String(error);
+}
+
+/**
+ * Has n8n run the credential's preAuthentication now (the initialisation step that is due) and
+ * store its result; returns the credential as stored afterwards.
+ */
+export async function refreshInitialisation(
+	ctx: IExecuteFunctions,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<ICredentialDataDecryptedObject> {
+	const before = String(credentials[EBICS_STATE_FIELD] ?? '');
+	const run = await runPreAuthenticationNow(
+		ctx,
+		EBICS_CREDENTIAL,
+		credentials,
+		{ [EBICS_CHECK_FIELD]: '' },
+		{
+			method: 'POST',
+			url: EBICS_CHECK_URL,
+			headers: { [EBICS_CHECK_HEADER]: 'probe' },
+			json: false,
+			timeout: 120_000,
+		},
+	);
+	// The state was stored: what came after it does not matter here.
+	if (run.error !== undefined && String(run.credentials[EBICS_STATE_FIELD] ?? '') === before)
+		throw credentialError(initialisationMessage(run.error));
+	return run.credentials;
+}
+
+/** Whether the credential's preAuthentication has to run before an operation with this need. */
+function due(view: EbicsCredentialView, need: Need): boolean {
+	if (need === 'none') return false;
+	if (!initialised(view)) return true;
+	if (need === 'keys') return false;
+	const state = view.state;
+	return !state || state.owner !== view.owner || state.phase !== 'ready' || !state.bank;
+}
+
+/**
+ * Reads the credential for a run and prepares what the operation needs, running the
+ * initialisation first when it is due. A subscriber that is still not where the operation needs
+ * it is an error saying where it stands and what to do next.
+ */
+export async function loadEbicsRun(
+	ctx: IExecuteFunctions,
+	need: Need,
+	operation: string,
+): Promise<EbicsRun> {
+	let credentials = await ctx.getCredentials(EBICS_CREDENTIAL);
+	let view = read(credentials);
+	if (due(view, need)) {
+		credentials = await refreshInitialisation(ctx, credentials);
+		view = read(credentials);
+	}
+	const send = transportSend(ctx, view.url);
+	if (need === 'none') return { view, send };
+	const keys = subscriberKeys(view);
+	if (!keys || !initialised(view)) throw notReadyFailure(view, operation);
+	if (need === 'keys') return { view, send, keys };
+	if (due(view, need)) throw notReadyFailure(view, operation);
+	const bank = attempt(() => usableBankKeys(view));
+	if (!bank.ok) {
+		if (bank.error instanceof EbicsBankKeyError) throw credentialError(bank.error.message);
+		throw bank.error;
+	}
+	if (!bank.value) throw notReadyFailure(view, operation);
+	const client = new EbicsClient({
+		subscriber: view.subscriber,
+		keys: { version: 1, subscriber: keys, bank: bank.value },
+		send,
+		bankKeyDigestForm: view.digestForm,
+	});
+	return { view, send, keys, client };
+}

@@ -1,0 +1,198 @@
+/**
+ * What the download operations share (Download, Customer Acknowledgement, Customer Protocol):
+ * which data (what is new, or a date range again), the receipt, and the note a failure adds.
+ *
+ * The receipt is the bank's delivery state: the positive one (the bank marks the data delivered)
+ * is sent only after n8n holds what was downloaded (the files in its binary data, or the items
+ * built); when that fails the negative one is sent, so the bank delivers the same data again.
+ * A receipt whose answer does not come leaves the items as they are (nothing n8n holds is
+ * dropped) with a warning that the bank may deliver them again.
+ */
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { attemptAsync } from '../../shared/attempt';
+import type { DateRange, Download } from '../../shared/ebics';
+import { BankFailure, InputError } from '../../shared/errors';
+import { optionsCollection } from '../../shared/properties';
+import { ebicsFailure } from './failures';
+
+/** Which data a download asks for: what the bank has not delivered yet, or a date range. */
+function rangeProperties(displayOptions: IDisplayOptions): INodeProperties[] {
+	const range = { show: { ...displayOptions.show, which: ['dateRange'] } };
+	return [
+		{
+			displayName: 'Which Data',
+			name: 'which',
+			type: 'options',
+			default: 'new',
+			options: [
+				{
+					name: 'New (Not Downloaded Yet)',
+					value: 'new',
+					description:
+						'What the bank has not delivered yet; once n8n has it, the bank marks it delivered',
+				},
+				{
+					name: 'Date Range (Again, Delivered or Not)',
+					value: 'dateRange',
+					description: 'Everything of these days, also what was downloaded before',
+				},
+			],
+			displayOptions,
+		},
+		{
+			displayName: 'Start Date',
+			name: 'startDate',
+			type: 'dateTime',
+			default: '',
+			required: true,
+			description: 'First day of the range (the time of day is not used)',
+			displayOptions: range,
+		},
+		{
+			displayName: 'End Date',
+			name: 'endDate',
+			type: 'dateTime',
+			default: '',
+			required: true,
+			description: 'Last day of the range, included',
+			displayOptions: range,
+		},
+	];
+}
+
+/** The "Keep at the Bank" option of a download. */
+const keepAtBankOption: INodeProperties = {
+	displayName: 'Keep at the Bank',
+	name: 'keepAtBank',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to send the negative receipt after the download, so the bank delivers the same data again next time (to look without taking it)',
+};
+
+function day(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
+	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+	const text =
+		typeof value === 'string' ? value.trim() : value instanceof Date ? value.toISOString() : '';
+	const match = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/.exec(text);
+	if (!match)
+		throw new InputError(`${label}: must be a date (YYYY-MM-DD)${text ? `, got "${text}"` : ''}`, {
+			itemIndex,
+		});
+	return match[1];
+}
+
+/** The date range of the parameters, or undefined for new data. */
+export function readRange(ctx: IExecuteFunctions, itemIndex: number): DateRange | undefined {
+	if (ctx.getNodeParameter('which', itemIndex, 'new') !== 'dateRange') return undefined;
+	return {
+		start: day(ctx, 'startDate', 'Start Date', itemIndex),
+		end: day(ctx, 'endDate', 'End Date', itemIndex),
+	};
+}
+
+/** An error with a sentence added to its description (what became of the download). */
+export function withNote(error: Error, note: string): Error {
+	if (error instanceof BankFailure)
+		return new BankFailure(error.message, {
+			description: [error.description, note].filter(Boolean).join('\n'),
+			body: error.body,
+			httpCode: error.httpCode,
+			context: error.context,
+			itemIndex: error.itemIndex,
+		});
+	if (error instanceof InputError)
+		return new InputError(error.message, {
+			description: [error.description, note].filter(Boolean).join('\n'),
+			itemIndex: error.itemIndex,
+		});
+	return error;
+}
+
+export type Receipt = 'positive' | 'negative' | 'unconfirmed';
+
+/**
+ * Builds what n8n keeps of a download, then sends the receipt: positive (or negative when the
+ * user keeps the data at the bank); negative when building failed, and the failure is thrown.
+ */
+export async function deliver<T>(
+	ctx: IExecuteFunctions,
+	download: Download,
+	keepAtBank: boolean,
+	itemIndex: number,
+	build: () => Promise<T>,
+): Promise<{ value: T; receipt: Receipt }> {
+	const built = await attemptAsync(build);
+	if (!built.ok) {
+		const rejected = await attemptAsync(async () => await download.reject());
+		throw withNote(
+			ebicsFailure(built.error, itemIndex),
+			rejected.ok
+				? 'n8n sent the negative receipt: the bank keeps the data and delivers it again on the next download.'
+				: 'n8n sent no receipt: the bank keeps the data and delivers it again on the next download.',
+		);
+	}
+	const sent = await attemptAsync(async () =>
+		keepAtBank ? await download.reject() : await download.acknowledge(),
+	);
+	if (sent.ok) return { value: built.value, receipt: keepAtBank ? 'negative' : 'positive' };
+	const why = ebicsFailure(sent.error, itemIndex).message;
+	ctx.logger?.warn(`EBICS: the receipt of ${download.orderType} was not confirmed: ${why}`);
+	ctx.addExecutionHints({
+		type: 'warning',
+		location: 'outputPane',
+		message: `n8n has the data, but the bank did not confirm the receipt (${why}), so it may deliver the same data again.`,
+	});
+	return { value: built.value, receipt: 'unconfirmed' };
+}
+
+/** The output when the bank has no data (090005): no items, and a hint saying so. */
+export function nothingToDownload(ctx: IExecuteFunctions, what: string): [] {
+	ctx.addExecutionHints({
+		type: 'info',
+		location: 'outputPane',
+		message: `The bank has no ${what} to download (EBICS 090005 EBICS_NO_DOWNLOAD_DATA_AVAILABLE): no items. Set "Always Output Data" in the node's settings to continue the workflow with an empty item.`,
+	});
+	return [];
+}
+
+/** The fields of a download operation: which data, `extra`, and the Keep at the Bank option. */
+export function downloadProperties(
+	displayOptions: IDisplayOptions,
+	extra: INodeProperties[] = [],
+): INodeProperties[] {
+	return [
+		...rangeProperties(displayOptions),
+		...extra,
+		optionsCollection([keepAtBankOption], { placeholder: 'Add option', displayOptions }),
+	];
+}
+
+/** Whether the user keeps the download at the bank (the option). */
+export function keepAtBank(ctx: IExecuteFunctions, itemIndex: number): boolean {
+	return (
+		(ctx.getNodeParameter('options', itemIndex, {}) as { keepAtBank?: boolean }).keepAtBank === true
+	);
+}
+
+/**
+ * An administrative download (HAC, PTK) of the parameters' range, read into what `read` makes of
+ * it, then the receipt; undefined (and a note in the output) when the bank has none.
+ */
+export async function readDownload<T>(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	what: string,
+	fetch: (range: DateRange | undefined) => Promise<Download | undefined>,
+	read: (data: Buffer) => T,
+): Promise<{ value: T; receipt: Receipt } | undefined> {
+	const download = await fetch(readRange(ctx, itemIndex));
+	if (!download) {
+		nothingToDownload(ctx, what);
+		return undefined;
+	}
+	return await deliver(ctx, download, keepAtBank(ctx, itemIndex), itemIndex, async () =>
+		read(download.data),
+	);
+}

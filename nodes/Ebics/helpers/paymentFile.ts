@@ -1,0 +1,155 @@
+/**
+ * The check of a payment file before it is uploaded: which ISO 20022 message it is (by its
+ * namespace), whether that is what the chosen service takes, and whether it is valid against the
+ * message's schema (nodes/shared/bankfiles: libxml2's validation over the schemas the package
+ * ships). SEPA credit transfers in pain.001.001.09 are checked against the European Payments
+ * Council's SCT schema (EUR, SEPA lengths and character set); foreign transfers (XCT) against the
+ * plain ISO 20022 schema; pain.001.001.03 and pain.008 against the ISO 20022 schemas. The SEPA
+ * services take euro amounts only, which is checked apart from the schemas.
+ */
+import { attempt } from '../../shared/attempt';
+import { schemaProblems } from '../../shared/bankfiles';
+import { allElements, parseDocument } from '../../shared/ebics';
+import { InputError } from '../../shared/errors';
+import { CUSTOM } from './services';
+
+const ISO_NAMESPACE = /^urn:iso:std:iso:20022:tech:xsd:([a-z]{4})\.(\d{3})\.(\d{3})\.(\d{2})$/;
+
+/** The ISO 20022 message of a file, from its root element's namespace. */
+export interface IsoMessage {
+	/** e.g. pain.001.001.09 */
+	id: string;
+	/** e.g. pain.001 */
+	family: string;
+	variant: string;
+	version: string;
+}
+
+/** What the check found: the message, and the schema it was checked against (or why not). */
+export interface PaymentCheck {
+	message?: IsoMessage;
+	/** The schema the file is valid against, e.g. "pain.001.001.09 (EPC SEPA credit transfer)". */
+	schema?: string;
+	/** Why no schema check was made, when none was. */
+	notChecked?: string;
+}
+
+/** The family of message each upload preset takes. */
+const FAMILY: Record<string, string> = {
+	sct: 'pain.001',
+	sctInstant: 'pain.001',
+	xct: 'pain.001',
+	sddCore: 'pain.008',
+	sddB2b: 'pain.008',
+};
+
+const SEPA_CREDIT_TRANSFERS = new Set(['sct', 'sctInstant']);
+
+/**
+ * SEPA schemes are in euro only: the EPC rulebooks say so as a usage rule, which schemas do not
+ * enforce ("Only 'EUR' is allowed" in the EPC schema's documentation).
+ */
+const EURO_ONLY: Record<string, string> = {
+	sct: 'SEPA credit transfers',
+	sctInstant: 'SEPA credit transfers',
+	sddCore: 'SEPA direct debits',
+	sddB2b: 'SEPA direct debits',
+};
+
+/** The schema file (in nodes/shared/bankfiles/schemas) for a message and a preset, and its name. */
+function schemaFor(
+	message: IsoMessage,
+	chosen: string,
+): { file: string; name: string } | undefined {
+	switch (message.id) {
+		case 'pain.001.001.03':
+			return { file: 'pain.001.001.03', name: 'pain.001.001.03 (ISO 20022)' };
+		case 'pain.001.001.09':
+			return SEPA_CREDIT_TRANSFERS.has(chosen)
+				? { file: 'pain.001.001.09', name: 'pain.001.001.09 (EPC SEPA credit transfer)' }
+				: { file: 'pain.001.001.09.iso', name: 'pain.001.001.09 (ISO 20022)' };
+		case 'pain.008.001.02':
+		case 'pain.008.001.08':
+			return { file: message.id, name: `${message.id} (ISO 20022)` };
+		default:
+			return undefined;
+	}
+}
+
+/** The ISO 20022 message of an XML file, undefined when it is not XML of an ISO 20022 message. */
+export function isoMessageOf(data: Buffer): IsoMessage | undefined {
+	const doc = attempt(() => parseDocument(data, 'The file'));
+	if (!doc.ok) return undefined;
+	const match = ISO_NAMESPACE.exec(doc.value.documentElement.namespaceURI ?? '');
+	if (!match) return undefined;
+	const [, area, number, variant, version] = match;
+	return {
+		id: `${area}.${number}.${variant}.${version}`,
+		family: `${area}.${number}`,
+		variant,
+		version,
+	};
+}
+
+/**
+ * Checks a file for an upload: an InputError (nothing sent) when it is not the message the
+ * service takes or the schema refuses it. `check` off: only what the message is, for the output.
+ */
+export async function checkPaymentFile(
+	data: Buffer,
+	chosen: string,
+	field: string,
+	itemIndex: number,
+	check: boolean,
+): Promise<PaymentCheck> {
+	const family = FAMILY[chosen];
+	const xml = attempt(() => parseDocument(data, `The file in "${field}"`));
+	if (!xml.ok) {
+		if (chosen === CUSTOM || !check) return { notChecked: 'not XML' };
+		throw new InputError(
+			`${(xml.error as Error).message}: a ${family} payment file is XML. Nothing was sent to the bank`,
+			{ itemIndex },
+		);
+	}
+	const message = isoMessageOf(data);
+	if (!message) {
+		if (chosen === CUSTOM || !check) return { notChecked: 'not an ISO 20022 message' };
+		throw new InputError(
+			`The file in "${field}" is not an ISO 20022 ${family} file (its root element's namespace is "${xml.value.documentElement.namespaceURI ?? 'none'}"). Nothing was sent to the bank`,
+			{ itemIndex },
+		);
+	}
+	if (family && message.family !== family)
+		throw new InputError(
+			`The file in "${field}" is a ${message.id}, but the service takes ${family} files. Choose the service that matches the file. Nothing was sent to the bank`,
+			{ itemIndex },
+		);
+	if (check && EURO_ONLY[chosen]) {
+		const currencies = [
+			...new Set(
+				allElements(xml.value.documentElement)
+					.filter((e) => e.localName === 'InstdAmt')
+					.map((e) => e.getAttribute('Ccy') ?? ''),
+			),
+		].filter((currency) => currency !== 'EUR');
+		if (currencies.length)
+			throw new InputError(
+				`The file in "${field}" has amounts in ${currencies.join(', ')}: ${EURO_ONLY[chosen]} are in euro only (EPC rule). ${chosen.startsWith('sct') ? 'Use the foreign transfer service (XCT) for other currencies. ' : ''}Nothing was sent to the bank`,
+				{ itemIndex },
+			);
+	}
+	if (!check) return { message, notChecked: 'the schema check is switched off' };
+	const schema = schemaFor(message, chosen);
+	if (!schema)
+		throw new InputError(
+			`The file in "${field}" is a ${message.id}, whose schema this node does not have (it checks pain.001.001.03, pain.001.001.09, pain.008.001.02 and pain.008.001.08). Switch off "Check Against Schema" to send it unchecked. Nothing was sent to the bank`,
+			{ itemIndex },
+		);
+	const problems = await schemaProblems(data.toString('utf8'), schema.file);
+	if (problems.length)
+		throw new InputError(
+			`The file in "${field}" is not valid against the ${schema.name} schema, so nothing was sent to the bank: ${problems.join('; ')}`,
+			{ itemIndex, description: 'Correct the file (or how it is built) and run the node again.' },
+		);
+	return { message, schema: schema.name };
+}

@@ -1,0 +1,199 @@
+/**
+ * The BTF service of a download or an upload as the editor shows it: a preset named as treasurers
+ * know it (End-of-Day Statement (camt.053), SEPA Credit Transfer (pain.001), ...) with the bank's
+ * scope and message version, or every BTF parameter typed (ServiceName, Scope, ServiceOption,
+ * MsgName with version, variant and format, Container). The values are checked by the EBICS
+ * library's checkService before anything is sent.
+ */
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import type { BtfService } from '../../shared/ebics';
+import { SERVICE_PRESETS } from '../../shared/ebics';
+import { InputError } from '../../shared/errors';
+
+export type Direction = 'download' | 'upload';
+
+/** Presets of each direction, in the order the editor lists them. */
+const PRESET_ORDER: Record<Direction, string[]> = {
+	download: ['camt053', 'camt052', 'camt054', 'pain002', 'mt940', 'mt942'],
+	upload: ['sct', 'sctInstant', 'sddCore', 'sddB2b', 'xct'],
+};
+
+/** The Customer Acknowledgement (HAC) is an administrative download, offered beside the BTF ones. */
+export const HAC_PRESET = 'hac';
+export const CUSTOM = 'custom';
+
+function describe(service: Omit<BtfService, 'scope'>): string {
+	return [
+		`ServiceName ${service.serviceName}`,
+		service.serviceOption && `ServiceOption ${service.serviceOption}`,
+		`MsgName ${service.msgName}`,
+		service.container && `Container ${service.container}`,
+	]
+		.filter(Boolean)
+		.join(', ');
+}
+
+function withOperation(operation: string, show: IDisplayOptions['show'] = {}): IDisplayOptions {
+	return { show: { operation: [operation], ...show } };
+}
+
+/** The Service field and the fields of a typed service, for the download or upload operation. */
+export function serviceProperties(direction: Direction, operation: string): INodeProperties[] {
+	const field = `${direction}Service`;
+	const custom = withOperation(operation, { [field]: [CUSTOM] });
+	const preset = withOperation(operation, { [field]: PRESET_ORDER[direction] });
+	const text = (
+		displayName: string,
+		name: string,
+		description: string,
+		placeholder: string,
+		required = false,
+	): INodeProperties => ({
+		displayName,
+		name,
+		type: 'string',
+		default: '',
+		required,
+		placeholder,
+		description,
+		displayOptions: custom,
+	});
+	const first = PRESET_ORDER[direction][0];
+	return [
+		{
+			displayName: 'Service',
+			name: field,
+			type: 'options',
+			noDataExpression: true,
+			default: first,
+			displayOptions: withOperation(operation),
+			options: [
+				...PRESET_ORDER[direction].map((key) => ({
+					name: SERVICE_PRESETS[key].label,
+					value: key,
+					description: describe(SERVICE_PRESETS[key].service),
+				})),
+				...(direction === 'download'
+					? [
+							{
+								name: 'Customer Acknowledgement (HAC)',
+								value: HAC_PRESET,
+								description:
+									'What the bank did with each order (pain.002): the customer protocol as a file',
+							},
+						]
+					: []),
+				{
+					name: 'Other Service (Type Its BTF Parameters)',
+					value: CUSTOM,
+					description: 'Any service the bank offers: type ServiceName, MsgName and the rest',
+				},
+			],
+		},
+		text('Service Name', 'serviceName', 'BTF ServiceName: three letters or digits', 'EOP', true),
+		text(
+			'Scope',
+			'customScope',
+			'BTF Scope: a country code (DE, CH, FR, ...) or an issuer code; empty for the global definition',
+			'DE',
+		),
+		text('Service Option', 'serviceOption', 'BTF ServiceOption, e.g. COR, B2B, URG', 'COR'),
+		text(
+			'Message Name',
+			'msgName',
+			'BTF MsgName, e.g. camt.053, pain.001, mt940',
+			'camt.053',
+			true,
+		),
+		text('Message Version', 'customMsgVersion', 'MsgName version, two or three digits', '08'),
+		text('Message Variant', 'msgVariant', 'MsgName variant, two or three digits', ''),
+		text('Message Format', 'msgFormat', 'MsgName format, up to four letters or digits', ''),
+		{
+			displayName: 'Container',
+			name: 'container',
+			type: 'options',
+			default: '',
+			options: [
+				{ name: 'None', value: '' },
+				{ name: 'SVC', value: 'SVC' },
+				{ name: 'XML', value: 'XML' },
+				{ name: 'ZIP', value: 'ZIP' },
+			],
+			description: 'BTF Container: ZIP for downloads of many files',
+			displayOptions: custom,
+		},
+		{
+			displayName: 'Scope',
+			name: 'scope',
+			type: 'string',
+			default: '',
+			placeholder: 'DE',
+			description:
+				'BTF Scope the bank uses for this service: a country code (DE for German banks under the DK rules, CH, FR, ...) or empty for the global definition. The bank lists its services with Get Subscriber Permissions (HTD).',
+			displayOptions: preset,
+		},
+		{
+			displayName: 'Message Version',
+			name: 'msgVersion',
+			type: 'string',
+			default: '',
+			placeholder: direction === 'upload' ? 'From the file' : '08',
+			description:
+				direction === 'upload'
+					? 'MsgName version, e.g. 09 for pain.001.001.09. Empty: taken from the file (its namespace).'
+					: 'MsgName version, e.g. 08 for camt.053.001.08. Empty: whatever version the bank delivers.',
+			displayOptions: preset,
+		},
+	];
+}
+
+function param(ctx: IExecuteFunctions, name: string, itemIndex: number): string {
+	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+	return typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+}
+
+/** The chosen preset key (or CUSTOM, or HAC_PRESET). */
+export function chosenService(
+	ctx: IExecuteFunctions,
+	direction: Direction,
+	itemIndex: number,
+): string {
+	return param(ctx, `${direction}Service`, itemIndex);
+}
+
+/**
+ * The BTF service from the parameters; `fromFile` gives the message version the file declares
+ * (uploads). Not checked here: the EBICS library checks it before anything is sent.
+ */
+export function readService(
+	ctx: IExecuteFunctions,
+	direction: Direction,
+	itemIndex: number,
+	fromFile?: { msgVersion?: string },
+): BtfService {
+	const chosen = chosenService(ctx, direction, itemIndex);
+	if (chosen === CUSTOM) {
+		const container = param(ctx, 'container', itemIndex);
+		return {
+			serviceName: param(ctx, 'serviceName', itemIndex),
+			scope: param(ctx, 'customScope', itemIndex) || undefined,
+			serviceOption: param(ctx, 'serviceOption', itemIndex) || undefined,
+			msgName: param(ctx, 'msgName', itemIndex),
+			msgVersion: param(ctx, 'customMsgVersion', itemIndex) || fromFile?.msgVersion,
+			msgVariant: param(ctx, 'msgVariant', itemIndex) || undefined,
+			msgFormat: param(ctx, 'msgFormat', itemIndex) || undefined,
+			container: (container || undefined) as BtfService['container'],
+		};
+	}
+	const preset = SERVICE_PRESETS[chosen];
+	if (!preset || preset.direction !== direction)
+		throw new InputError(`Service: "${chosen}" is not one of the ${direction} services`, {
+			itemIndex,
+		});
+	return {
+		...preset.service,
+		scope: param(ctx, 'scope', itemIndex) || undefined,
+		msgVersion: param(ctx, 'msgVersion', itemIndex) || fromFile?.msgVersion,
+	};
+}

@@ -1,0 +1,410 @@
+/**
+ * The EBICS credential read into what the EBICS library needs: the bank's URL, the subscriber's
+ * IDs, the bank's key hashes pinned from its letter, the subscriber's keys (made inside n8n, or
+ * pasted) and the state of the subscriber at the bank, kept encrypted in the credential.
+ *
+ * The state lives in the hidden fields EBICS_KEY_FIELDS names, written through the credential's
+ * preAuthentication (keys/state.ts explains why; ebicsInitialisation.ts does the writing). n8n runs
+ * preAuthentication while the expirable check field is empty, for the credential test too (saving
+ * it in the editor tests it); the field stays empty until the subscriber is ready, and the node
+ * hands the credential over with it emptied when it needs a step done. What the user reads is the
+ * status field: where the subscriber stands and what to do next.
+ */
+import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+import { attempt } from './attempt';
+import { CredentialFieldError, withCredentialAuth } from './credentialFields';
+import type {
+	BankKeyDigestForm,
+	EbicsBankKeys,
+	EbicsSubscriber,
+	EbicsSubscriberKeys,
+	PinnedBankHashes,
+} from './ebics';
+import {
+	checkPinnedBankKeys,
+	checkSubscriber,
+	EbicsValidationError,
+	loadBankKeys,
+	parseHash,
+} from './ebics';
+import type { KeyFields } from './keys';
+import { importPrivateKey, ImportedKeyError, MIN_RSA_BITS, readStoredKeys } from './keys';
+import { webAddressProblem } from './transport/origin';
+import type { BankCredential } from './transport/request';
+import { normalizePem } from './transport/tls';
+
+export const EBICS_CREDENTIAL = 'corporateBankingEbicsApi';
+/** Hidden, encrypted: the state of the subscriber (keys, what was sent, the bank's keys), JSON. */
+export const EBICS_STATE_FIELD = 'ebicsState';
+/** Hidden, expirable: n8n runs preAuthentication while it is empty. */
+export const EBICS_CHECK_FIELD = 'ebicsCheck';
+/** Shown: where the subscriber stands and what to do next. */
+export const EBICS_STATUS_FIELD = 'ebicsStatus';
+export const EBICS_KEY_FIELDS: KeyFields = {
+	state: EBICS_STATE_FIELD,
+	check: EBICS_CHECK_FIELD,
+	status: EBICS_STATUS_FIELD,
+};
+/** Header naming a request the credential answers itself ('test': the credential test; 'probe'). */
+export const EBICS_CHECK_HEADER = 'x-ebics-credential-check';
+/** Address the check requests name until the credential answers them. */
+export const EBICS_CHECK_URL = 'https://ebics-bank-address-from-credential.invalid/';
+/**
+ * What n8n sends once the credential has judged the check: a data: address, answered by n8n's
+ * HTTP client itself (HTTP 200, no network), so that nothing reaches the bank twice.
+ */
+export const EBICS_CHECK_PASSED_URL = 'data:text/plain,the%20EBICS%20subscriber%20is%20ready';
+
+/** The client product EBICS requests name (Product element). */
+export const EBICS_PRODUCT = { name: 'n8n-nodes-corporate-banking', language: 'en' };
+
+/**
+ * Where the subscriber stands at the bank:
+ * - new: nothing sent yet (or INI and HIA failed);
+ * - lettersSent: INI and HIA arrived at the bank: print, sign and send the letters;
+ * - waiting: the bank has not activated the subscriber yet (HPB answered 091002), or its keys are
+ *   not confirmed by the pinned hashes;
+ * - ready: the bank's keys are fetched (HPB) and match the pinned hashes;
+ * - suspended: the bank refuses the subscriber that was ready (SPR, or the bank suspended it).
+ */
+export type EbicsPhase = 'new' | 'lettersSent' | 'waiting' | 'ready' | 'suspended';
+
+/** An order sent to the bank during initialisation. */
+export interface SentOrder {
+	at: string;
+	orderId?: string;
+	/** accepted: the bank answered OK; unknown: the connection broke after sending. */
+	outcome: 'accepted' | 'unknown';
+}
+
+/** The last failure of the initialisation, kept for the node and the credential test. */
+export interface EbicsProblem {
+	at: string;
+	/** The request that failed (INI, HIA, HPB), or what was checked. */
+	step: string;
+	message: string;
+	/** The EBICS return code, its level and the bank's text, when the bank answered one. */
+	code?: string;
+	level?: 'technical' | 'business';
+	reportText?: string;
+	/** The bank's key hashes, when its keys did not match the pinned ones. */
+	bankHashes?: { authentication: string; encryption: string };
+}
+
+/** What the credential keeps (JSON in EBICS_STATE_FIELD, encrypted by n8n). */
+export interface EbicsState {
+	v: 1;
+	/** Whose keys and progress these are: "HOSTID/PARTNERID/USERID". */
+	owner: string;
+	/** Keys made inside n8n (the Generate key source). */
+	generated?: EbicsSubscriberKeys;
+	/** INI and HIA of the keys with this fingerprint. */
+	sent?: { fingerprint: string; ini?: SentOrder; hia?: SentOrder };
+	/** The bank's keys from HPB, as they matched the pinned hashes. */
+	bank?: {
+		keys: EbicsBankKeys;
+		hashes: { authentication: string; encryption: string };
+		at: string;
+	};
+	phase: EbicsPhase;
+	/** The last time the bank's answer set the phase (HPB). */
+	checkedAt?: string;
+	problem?: EbicsProblem;
+}
+
+export type KeySource = 'generate' | 'import';
+
+/** The credential as read and checked. */
+export interface EbicsCredentialView {
+	url: string;
+	subscriber: EbicsSubscriber;
+	owner: string;
+	pinned: PinnedBankHashes;
+	keySource: KeySource;
+	/** Import: the subscriber is initialised at the bank already (no INI and HIA from here). */
+	alreadyInitialised: boolean;
+	keyBits: number;
+	subscriberName?: string;
+	bankName?: string;
+	/** The pasted keys (Import), read and unencrypted. */
+	imported?: EbicsSubscriberKeys;
+	digestForm: BankKeyDigestForm;
+	state?: EbicsState;
+	/** Values never to show (the key passphrase). */
+	secrets: string[];
+}
+
+function textOf(value: unknown): string {
+	return typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+}
+
+const ID_FIELDS: Record<string, string> = {
+	hostId: 'Host ID',
+	partnerId: 'Partner ID',
+	userId: 'User ID',
+	systemId: 'System ID',
+};
+
+/** Reads the state JSON; a value that cannot be read counts as none. */
+export function readEbicsState(value: unknown): EbicsState | undefined {
+	return readStoredKeys<EbicsState>(
+		value,
+		(parsed) => parsed.v === 1 && typeof parsed.owner === 'string' && !!parsed.phase,
+	);
+}
+
+/** The pasted key pairs of the Import key source, each read and checked. */
+function importedKeys(credentials: ICredentialDataDecryptedObject): EbicsSubscriberKeys {
+	const passphrase = typeof credentials.keyPassphrase === 'string' ? credentials.keyPassphrase : '';
+	const pair = (
+		keyField: string,
+		keyLabel: string,
+		certField: string,
+		certLabel: string,
+	): { privateKeyPem: string; certificatePem: string } => {
+		const read = attempt(() => importPrivateKey(credentials[keyField], passphrase));
+		if (!read.ok) {
+			const reason =
+				read.error instanceof ImportedKeyError ? read.error.message : 'it cannot be read';
+			throw new CredentialFieldError(
+				`${keyLabel}: ${read.error instanceof ImportedKeyError && read.error.reason === 'missing' ? 'required when the keys are imported' : reason}`,
+			);
+		}
+		const certificatePem = normalizePem(credentials[certField]);
+		if (!/-----BEGIN CERTIFICATE-----/.test(certificatePem))
+			throw new CredentialFieldError(
+				`${certLabel}: ${certificatePem ? 'it is not a PEM certificate (-----BEGIN CERTIFICATE-----)' : 'required when the keys are imported'}`,
+			);
+		const certificate = attempt(() => new X509Certificate(certificatePem));
+		if (!certificate.ok)
+			throw new CredentialFieldError(
+				`${certLabel}: the PEM certificate cannot be read (it may be cut off)`,
+			);
+		const own = attempt(() => certificate.value.checkPrivateKey(createPrivateKey(read.value)));
+		if (!own.ok || !own.value)
+			throw new CredentialFieldError(
+				`${certLabel}: it does not belong to the ${keyLabel} (the certificate holds another public key)`,
+			);
+		const bits = certificate.value.publicKey.asymmetricKeyDetails?.modulusLength ?? 0;
+		if (certificate.value.publicKey.asymmetricKeyType !== 'rsa' || bits < MIN_RSA_BITS)
+			throw new CredentialFieldError(
+				`${keyLabel}: EBICS 3.0 needs RSA keys of at least ${MIN_RSA_BITS} bits (this one is ${certificate.value.publicKey.asymmetricKeyType === 'rsa' ? `${bits} bits` : `not RSA`})`,
+			);
+		return { privateKeyPem: read.value, certificatePem };
+	};
+	const keys = {
+		signature: pair(
+			'signaturePrivateKey',
+			'Signature Private Key (A006)',
+			'signatureCertificate',
+			'Signature Certificate (A006)',
+		),
+		authentication: pair(
+			'authenticationPrivateKey',
+			'Authentication Private Key (X002)',
+			'authenticationCertificate',
+			'Authentication Certificate (X002)',
+		),
+		encryption: pair(
+			'encryptionPrivateKey',
+			'Encryption Private Key (E002)',
+			'encryptionCertificate',
+			'Encryption Certificate (E002)',
+		),
+	};
+	if (new Set(Object.values(keys).map((k) => keyFingerprintOf(k.certificatePem))).size !== 3)
+		throw new CredentialFieldError(
+			'Signature, Authentication and Encryption Certificate: EBICS needs three different keys, one for each',
+		);
+	return keys;
+}
+
+function keyFingerprintOf(certificatePem: string): string {
+	return new X509Certificate(certificatePem).publicKey
+		.export({ type: 'spki', format: 'der' })
+		.toString('base64');
+}
+
+/** The fingerprint of a subscriber's three keys: INI and HIA sent are tied to it. */
+export function keysFingerprint(keys: EbicsSubscriberKeys): string {
+	const hash = createHash('sha256');
+	for (const pair of [keys.signature, keys.authentication, keys.encryption])
+		hash.update(new X509Certificate(pair.certificatePem).raw);
+	return hash.digest('hex');
+}
+
+/** A pinned hash field: empty, or 32 bytes as the bank's letter prints them. */
+function pinnedHash(value: unknown, field: string): string | undefined {
+	const raw = textOf(value);
+	if (!raw) return undefined;
+	const read = attempt(() => parseHash(raw, field));
+	if (!read.ok) {
+		const message = read.error instanceof EbicsValidationError ? read.error.message : '';
+		throw new CredentialFieldError(
+			message.startsWith(field) ? message : `${field}: ${message || 'it is not a hash'}`,
+		);
+	}
+	return raw;
+}
+
+/**
+ * Reads and checks the credential fields; throws CredentialFieldError naming the field and the
+ * rule. The pasted keys are read only when `withKeys` (the key check costs a little time).
+ */
+export function readEbicsCredential(
+	credentials: ICredentialDataDecryptedObject,
+	withKeys = true,
+): EbicsCredentialView {
+	const url = textOf(credentials.url);
+	if (!url) throw new CredentialFieldError("EBICS URL: required (the bank's EBICS address)");
+	const urlProblem = webAddressProblem('EBICS URL', url);
+	if (urlProblem) throw new CredentialFieldError(urlProblem);
+	const checked = attempt(() =>
+		checkSubscriber({
+			hostId: textOf(credentials.hostId),
+			partnerId: textOf(credentials.partnerId),
+			userId: textOf(credentials.userId),
+			systemId: textOf(credentials.systemId) || undefined,
+			product: EBICS_PRODUCT,
+		}),
+	);
+	if (!checked.ok) {
+		const error = checked.error as EbicsValidationError;
+		const field = ID_FIELDS[error.field] ?? error.field;
+		const rest = error.message.startsWith(field) ? error.message.slice(field.length) : undefined;
+		throw new CredentialFieldError(
+			rest === undefined
+				? `${field}: ${error.message}`
+				: rest.startsWith(' "')
+					? `${field}:${rest}`
+					: error.message,
+		);
+	}
+	const subscriber = checked.value;
+	const pinned: PinnedBankHashes = {
+		authentication: pinnedHash(
+			credentials.bankAuthenticationHash,
+			'Bank Authentication Key Hash (X002)',
+		),
+		encryption: pinnedHash(credentials.bankEncryptionHash, 'Bank Encryption Key Hash (E002)'),
+	};
+	const keySource: KeySource = credentials.keySource === 'import' ? 'import' : 'generate';
+	const keyBits = Number(credentials.keyBits ?? 2048);
+	if (![2048, 3072, 4096].includes(keyBits))
+		throw new CredentialFieldError('Key Length: 2048, 3072 or 4096 bits');
+	const passphrase = textOf(credentials.keyPassphrase);
+	return {
+		url,
+		subscriber,
+		owner: `${subscriber.hostId}/${subscriber.partnerId}/${subscriber.userId}`,
+		pinned,
+		keySource,
+		alreadyInitialised: keySource === 'import' && credentials.alreadyInitialised !== false,
+		keyBits,
+		subscriberName: textOf(credentials.subscriberName) || undefined,
+		bankName: textOf(credentials.bankName) || undefined,
+		imported: keySource === 'import' && withKeys ? importedKeys(credentials) : undefined,
+		digestForm: credentials.bankKeyDigestForm === 'publicKey' ? 'publicKey' : 'certificate',
+		state: readEbicsState(credentials[EBICS_STATE_FIELD]),
+		secrets: passphrase.length >= 4 ? [passphrase] : [],
+	};
+}
+
+/** The subscriber's keys in use: the imported ones, or those made in n8n (none yet: undefined). */
+export function subscriberKeys(view: EbicsCredentialView): EbicsSubscriberKeys | undefined {
+	return view.keySource === 'import' ? view.imported : view.state?.generated;
+}
+
+/** Whether INI and HIA of the keys in use reached the bank (or the keys were initialised elsewhere). */
+export function initialised(view: EbicsCredentialView): boolean {
+	if (view.alreadyInitialised) return true;
+	const keys = subscriberKeys(view);
+	const sent = view.state?.owner === view.owner ? view.state.sent : undefined;
+	return (
+		!!keys &&
+		!!sent &&
+		sent.fingerprint === keysFingerprint(keys) &&
+		sent.ini?.outcome === 'accepted' &&
+		sent.hia?.outcome === 'accepted'
+	);
+}
+
+/**
+ * The bank's keys kept in the credential, checked against the hashes pinned now (the user may
+ * have changed them). Undefined when there are none for this subscriber; EbicsBankKeyError when
+ * they do not match.
+ */
+export function usableBankKeys(view: EbicsCredentialView): EbicsBankKeys | undefined {
+	const state = view.state;
+	if (!state?.bank || state.owner !== view.owner) return undefined;
+	checkPinnedBankKeys(loadBankKeys(state.bank.keys), view.pinned);
+	return state.bank.keys;
+}
+
+/** Whether a state records anything the bank has (keys sent, its keys fetched). */
+export function sentAnything(state: EbicsState): boolean {
+	return !!(state.sent?.ini || state.sent?.hia || state.bank);
+}
+
+/**
+ * The state when the credential's IDs name another subscriber than the one whose keys the bank
+ * got: CredentialFieldError, as those keys are the other subscriber's. Undefined when there is no
+ * such conflict.
+ */
+export function checkOwner(view: EbicsCredentialView): void {
+	const state = view.state;
+	if (!state || state.owner === view.owner || !sentAnything(state)) return;
+	const sentOn = state.sent?.ini?.at ?? state.sent?.hia?.at ?? state.bank?.at ?? '';
+	throw new CredentialFieldError(
+		`Host ID, Partner ID and User ID: this credential's keys belong to the subscriber ${state.owner}, which the bank already knows (since ${sentOn.slice(0, 10)}). Put those IDs back, or create a new EBICS credential for ${view.owner}: a new subscriber needs its own keys and letters`,
+	);
+}
+
+function day(iso: string | undefined): string {
+	return iso ? iso.slice(0, 10) : '';
+}
+
+const LETTERS_STEP =
+	"print the initialisation letters (the EBICS node's Initialisation Letters operation), sign them and send them to the bank";
+
+/** Where the subscriber stands and what to do next, in words a treasurer reads. */
+export function statusText(view: EbicsCredentialView, state: EbicsState | undefined): string {
+	const problem = state?.problem;
+	const sent = state?.sent;
+	const sentOn = sent?.hia?.at ?? sent?.ini?.at;
+	switch (state?.phase ?? 'new') {
+		case 'ready': {
+			const base = `Ready: the bank's keys were fetched on ${day(state?.bank?.at)} and match the hashes of its letter`;
+			return problem
+				? `${base}, but the last check failed (${problem.message}). ${problem.bankHashes ? "Compare the hashes with the bank's letter" : 'Test the credential again'}`
+				: `${base}. Nothing to do`;
+		}
+		case 'suspended':
+			return `Suspended: the bank refuses this subscriber since ${day(state?.checkedAt)} (EBICS 091002: suspended with SPR, or by the bank). Ask the bank to activate it again, then test the credential`;
+		case 'waiting':
+			if (problem?.bankHashes)
+				return `Waiting for you: the bank has activated the subscriber, but its keys are not confirmed. ${problem.message}`;
+			return `Waiting for the bank: INI and HIA were sent${sentOn ? ` on ${day(sentOn)}` : ''}, and the bank has not activated the subscriber yet (checked ${day(state?.checkedAt)}). If not done yet, ${LETTERS_STEP}. Once the bank confirms the activation, test this credential again: it fetches the bank's keys (HPB)`;
+		case 'lettersSent':
+			return `Letters sent: the keys went to the bank with INI and HIA${sentOn ? ` on ${day(sentOn)}` : ''}. Next: ${LETTERS_STEP}. Once the bank confirms the activation, test this credential again: it fetches the bank's keys (HPB)`;
+		default:
+			if (problem) return `New: not initialised yet. ${problem.message}`;
+			return view.keySource === 'import' && view.alreadyInitialised
+				? "New: test the credential to fetch the bank's keys (HPB)"
+				: 'New: test (save) the credential to make the keys and send them to the bank (INI and HIA)';
+	}
+}
+
+/** The EBICS credential for the transport: its TLS settings, only to its own URL. */
+export const EBICS_AUTH: BankCredential = {
+	type: EBICS_CREDENTIAL,
+	authenticate(credentials, requestOptions) {
+		return withCredentialAuth(credentials, requestOptions, {
+			bearer: false,
+			allowedUrls: [textOf(credentials.url)],
+			what: 'EBICS credential',
+		});
+	},
+};

@@ -1,0 +1,322 @@
+/**
+ * EBICS in a real n8n, from a new credential to the first statement: the packed package in n8n
+ * 2.41, the sandbox EBICS bank as its own process, the editor in headless Chromium.
+ *
+ * 1. The user opens a new "Corporate Banking EBICS API" credential in the editor, types the bank's
+ *    URL, the IDs and the hashes of the bank's letter key by key (spaces, a line break) and saves:
+ *    n8n's credential test makes the keys and sends INI and HIA; the dialog says what to do next.
+ * 2. The EBICS node's panels (Download, Upload) as the user sees them; a value typed into one.
+ * 3. `n8n execute` of the letters workflow: the INI and HIA letters as fields, PDF and HTML; the
+ *    HTML letter as a browser renders it.
+ * 4. The bank activates the subscriber (sandbox admin API); opening the credential tests it again:
+ *    HPB fetches the bank's keys, they match the pinned hashes, the status says ready.
+ * 5. `n8n execute` of the payments example: a pain.001 built, checked, signed and uploaded; the
+ *    sandbox bank verified its A006 signature and stored it; the customer acknowledgement follows.
+ * 6. `n8n execute` of the statements example: the camt.053 statements downloaded, parsed, and
+ *    marked delivered at the bank only after n8n had them.
+ * 7. No private key of the credential in any output, n8n's log or its database file.
+ *
+ * The screenshots docs/ebics.md shows are saved under docs/ebics/. Waiting is always for
+ * something to appear (a text, a saved request), never for time.
+ */
+import { X509Certificate } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+
+import { ensureChromium, N8N_VERSION } from './lib/install';
+import { binaryFile, nodeError, nodeItems, type ExecuteResult } from './lib/n8n';
+import { PROJECT_ROOT } from './lib/sandbox';
+import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
+import { launchChromium, setupOwner } from './lib/ui';
+import { loadExample, type WorkflowJson } from './lib/workflows';
+
+const SHOTS = path.join(PROJECT_ROOT, 'docs', 'ebics');
+const EBICS = 'corporateBankingEbicsApi';
+const CREDENTIAL = { id: 'ebics-new-subscriber-01', name: 'Bank EBICS (new subscriber)' };
+const WORKFLOWS = { letters: 'cbebicsletters0001', payments: 'cbebicspayments001', statements: 'cbebicsstatement01' };
+
+const chromium = ensureChromium((line) => process.stderr.write(`[e2e] ${line}\n`));
+
+interface SubscriberInfo {
+	partnerId: string;
+	userId: string;
+	state: string;
+	files: Array<{ serviceName: string; msgName: string; name: string; delivered: boolean; bytes: number }>;
+	uploads: Array<{ orderId: string; orderType: string; service: { serviceName: string } | null; fileName: string | null; bytes: number; signatureFlag: string }>;
+}
+
+let stack: Stack;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let bankHashes: { authentication: string; encryption: string };
+const outputs: string[] = [];
+
+const subscriber = async (): Promise<SubscriberInfo> => {
+	const all = await stack.bank.admin<{ subscribers: SubscriberInfo[] }>('GET', '/ebics/subscribers');
+	return all.subscribers.find((s) => s.partnerId === 'PARTNER1' && s.userId === 'USER1')!;
+};
+
+const storedCredential = async (): Promise<Record<string, unknown>> =>
+	(await stack.n8n.decryptedCredentials()).find((c) => c.id === CREDENTIAL.id)!.data;
+
+/** A workflow of the tests, bound to the new subscriber's credential. */
+function withCredential(workflow: WorkflowJson, id: string, name: string): WorkflowJson {
+	for (const node of workflow.nodes) if (node.credentials?.[EBICS]) node.credentials[EBICS] = { ...CREDENTIAL };
+	return { ...workflow, id, name, active: false, settings: { executionOrder: 'v1' } };
+}
+
+const lettersWorkflow = (): WorkflowJson =>
+	withCredential(
+		{
+			nodes: [
+				{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'letters',
+					name: 'Initialisation Letters',
+					type: 'n8n-nodes-corporate-banking.ebics',
+					typeVersion: 1,
+					position: [240, 0],
+					parameters: { operation: 'initialisationLetters' },
+					credentials: { [EBICS]: { ...CREDENTIAL } },
+				},
+			],
+			connections: { Start: { main: [[{ node: 'Initialisation Letters', type: 'main', index: 0 }]] } },
+		},
+		WORKFLOWS.letters,
+		'EBICS: initialisation letters of the new subscriber',
+	);
+
+async function execute(id: string): Promise<ExecuteResult> {
+	// `n8n execute` and `n8n start` share the database: never both at once.
+	await stack.n8n.stop();
+	const result = await stack.n8n.execute(id);
+	outputs.push(result.output);
+	if (!result.run) throw new Error(`no run JSON in the output of n8n execute (exit ${result.exitCode}):\n${result.output.slice(-3000)}`);
+	for (const name of Object.keys(result.run.data.resultData.runData)) expect([name, nodeError(result.run, name)?.message]).toEqual([name, undefined]);
+	return result;
+}
+
+function field(name: string, scope: Locator | Page = page): Locator {
+	return scope.locator(`[data-test-id="parameter-input-${name}"]`).locator('input:not([type="hidden"]), textarea').first();
+}
+
+/** Types into a credential field key by key, as a person does, and leaves the field. */
+async function typeIn(dialog: Locator, name: string, text: string): Promise<void> {
+	const input = field(name, dialog);
+	await input.click();
+	await input.pressSequentially(text);
+	expect(await input.inputValue()).toBe(text);
+	await input.press('Tab');
+}
+
+async function shot(locator: Locator, name: string): Promise<void> {
+	mkdirSync(SHOTS, { recursive: true });
+	await locator.screenshot({ path: path.join(SHOTS, name) });
+}
+
+/** The credential dialog on screen (one the editor closed may stay in the page, hidden). */
+function credentialDialog(): Locator {
+	return page.locator('[data-test-id="credential-edit-dialog"]:visible').first();
+}
+
+/** The whole credential modal (header with name and Save, and the body) around its body. */
+function modal(body: Locator): Locator {
+	return page.getByRole('dialog').filter({ has: body }).first();
+}
+
+/** The hash as a letter prints it, as the user types it: two lines of 16 byte pairs. */
+const asTyped = (hash: string): string => hash.replace(/\s+/g, ' ').replace(/^((?:\S\S ){15}\S\S) /, '$1\n');
+
+if (!chromium.path) skipAll('EBICS in real n8n and its editor', chromium.reason ?? 'chromium is not available');
+else {
+	beforeAll(async () => {
+		const { install, pkg } = requireContext();
+		stack = await startStack({ install, pkg, n8nPort: 15710 });
+		const sandbox = await stack.bank.admin<{ bankHashes: { authentication: string; encryption: string } }>('GET', '/ebics/subscribers');
+		bankHashes = sandbox.bankHashes;
+		// The credential as a user starts it: the type chosen, keys to be made in n8n, the bank's TLS CA.
+		await stack.n8n.importCredentials([{ ...CREDENTIAL, type: EBICS, data: { keySource: 'generate', caCertificate: stack.bank.caPem } }]);
+		await stack.n8n.importWorkflows([
+			lettersWorkflow(),
+			withCredential(loadExample('ebics-payments.json'), WORKFLOWS.payments, 'EBICS: payments of the new subscriber'),
+			withCredential(loadExample('ebics-statements.json'), WORKFLOWS.statements, 'EBICS: statements of the new subscriber'),
+		]);
+		await stack.n8n.start();
+		const cookie = await setupOwner(stack.n8n.baseUrl);
+		browser = await launchChromium(chromium.path!);
+		context = await browser.newContext({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
+		const { hostname } = new URL(stack.n8n.baseUrl);
+		await context.addCookies([{ name: 'n8n-auth', value: cookie.slice('n8n-auth='.length), domain: hostname, path: '/' }]);
+		// Generous: the machine may be busy. Every wait is for something to appear.
+		context.setDefaultTimeout(180_000);
+		// n8n's editor takes a typed value into its form 100 ms after the last key (a debounce);
+		// its own switch for tests (N8N_DEBOUNCE_MULTIPLIER) makes that the next moment, so that a
+		// click right after typing sees every character, as a person's slower click does.
+		await context.addInitScript(() => sessionStorage.setItem('N8N_DEBOUNCE_MULTIPLIER', '0'));
+		page = await context.newPage();
+	}, 600_000);
+
+	afterAll(async () => {
+		await browser?.close();
+		await stack?.stop();
+	});
+
+	describe(`EBICS from a new credential to the first statement, in real n8n ${N8N_VERSION} and its editor`, () => {
+		test('the user types the contract data into the new credential and saves: n8n makes the keys and sends INI and HIA; the dialog says to send the letters', async () => {
+			await page.goto(`${stack.n8n.baseUrl}/home/credentials/${CREDENTIAL.id}`, { waitUntil: 'commit' });
+			const dialog = credentialDialog();
+			await field('url', dialog).waitFor();
+			// Secrets are masked, certificates are not: the private key fields are password inputs.
+			await typeIn(dialog, 'url', `${stack.bank.state.urls.ebics}`);
+			await typeIn(dialog, 'hostId', 'SBXEBICS');
+			await typeIn(dialog, 'partnerId', 'PARTNER1');
+			await typeIn(dialog, 'userId', 'USER1');
+			await typeIn(dialog, 'bankAuthenticationHash', asTyped(bankHashes.authentication));
+			await typeIn(dialog, 'bankEncryptionHash', asTyped(bankHashes.encryption).toLowerCase());
+			await typeIn(dialog, 'subscriberName', 'Erika Mustermann, Sandbox Customer GmbH');
+			// Saving stores the credential (with every value as typed), then the editor tests it.
+			const saved = page.waitForRequest((r) => /\/rest\/credentials\//.test(r.url()) && ['PATCH', 'POST'].includes(r.method()) && !/\/test$/.test(r.url()));
+			const tested = page.waitForResponse((r) => /\/rest\/credentials\/test/.test(r.url()));
+			await page.locator('[data-test-id="credential-save-button"]').click();
+			const sent = ((await saved).postDataJSON() as { data: Record<string, unknown> }).data;
+			expect(sent).toMatchObject({
+				url: stack.bank.state.urls.ebics,
+				hostId: 'SBXEBICS',
+				partnerId: 'PARTNER1',
+				userId: 'USER1',
+				bankAuthenticationHash: asTyped(bankHashes.authentication),
+				bankEncryptionHash: asTyped(bankHashes.encryption).toLowerCase(),
+				subscriberName: 'Erika Mustermann, Sandbox Customer GmbH',
+			});
+			await tested;
+			await dialog.getByText(/Couldn.t connect with these settings/).first().waitFor();
+			await dialog.getByText('More details').first().click();
+			await dialog.getByText(/Letters sent: the keys went to the bank with INI and HIA on \d{4}-\d\d-\d\d/).first().waitFor();
+			await dialog.getByText(/print the initialisation letters/).first().waitFor();
+			// The Save button shows its label again once the save and the test are done.
+			await page.waitForFunction(() => !!document.querySelector('[data-test-id="credential-save-button"]')?.textContent?.trim());
+			await page.mouse.move(0, 0);
+			await shot(modal(dialog), 'credential-letters-sent.png');
+			expect((await subscriber()).state).toBe('initialised');
+			await page.keyboard.press('Escape');
+		});
+
+		test('the EBICS node in the editor: the Download and Upload panels, a Scope typed into the upload', async () => {
+			const statements = loadExample('ebics-statements.json');
+			const download = statements.nodes.find((n) => n.name === 'Download Statements (BTD)')!;
+			await page.goto(`${stack.n8n.baseUrl}/workflow/${WORKFLOWS.statements}/${download.id}`, { waitUntil: 'commit' });
+			const ndv = page.locator('[data-test-id="ndv"]');
+			await ndv.locator('[data-test-id="parameter-input-downloadService"]').waitFor();
+			expect(await ndv.locator('[data-test-id="node-issues"], [data-test-id="parameter-issues"]').count()).toBe(0);
+			await shot(ndv, 'node-download.png');
+
+			const payments = loadExample('ebics-payments.json');
+			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
+			await page.goto(`${stack.n8n.baseUrl}/workflow/${WORKFLOWS.payments}/${upload.id}`, { waitUntil: 'commit' });
+			await ndv.locator('[data-test-id="parameter-input-uploadService"]').waitFor();
+			await ndv.getByText(/Running this node sends the file to the bank as an order/).first().waitFor();
+			const scope = field('scope', ndv);
+			const saved = page.waitForRequest((r) => /\/rest\/workflows\//.test(r.url()) && r.method() !== 'GET' && (r.postData() ?? '').includes('"scope":"DE"'));
+			await scope.click();
+			await scope.press('ControlOrMeta+a');
+			await scope.press('Backspace');
+			await scope.pressSequentially('DE');
+			await scope.press('Tab');
+			await saved;
+			expect(await scope.inputValue()).toBe('DE');
+			await page.mouse.move(0, 0);
+			await shot(ndv, 'node-upload.png');
+			await stack.n8n.stop();
+		});
+
+		test('the letters: the hashes of the keys n8n made, as fields, PDF and HTML; the HTML letter as printed', async () => {
+			const run = (await execute(WORKFLOWS.letters)).run!;
+			const [letter] = nodeItems(run, 'Initialisation Letters');
+			const state = JSON.parse(String((await storedCredential()).ebicsState)) as { generated: Record<string, { certificatePem: string }> };
+			const hash = (pem: string) => new X509Certificate(pem).fingerprint256.replace(/:/g, ' ').replace(/^((?:\S\S ){15}\S\S) /, '$1\n');
+			expect(letter.json).toMatchObject({
+				partnerId: 'PARTNER1',
+				userId: 'USER1',
+				signatureHash: hash(state.generated.signature.certificatePem),
+				authenticationHash: hash(state.generated.authentication.certificatePem),
+				encryptionHash: hash(state.generated.encryption.certificatePem),
+			});
+			const pdf = readFileSync(binaryFile(stack.n8n.userFolder, letter.binary!.data.id)!);
+			expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+			const html = readFileSync(binaryFile(stack.n8n.userFolder, letter.binary!.html.id)!, 'utf8');
+			expect(html).toContain(String(letter.json.signatureHash).split('\n')[0]);
+			const viewer = await context.newPage();
+			await viewer.setViewportSize({ width: 900, height: 1200 });
+			await viewer.setContent(html);
+			await viewer.getByText('EBICS initialisation letter (INI)').waitFor();
+			await shot(viewer.locator('section.letter').first(), 'letter-ini.png');
+			await viewer.close();
+		});
+
+		test('the bank activates the subscriber; opening the credential tests it: HPB, keys matching the letter, ready', async () => {
+			await stack.bank.admin('POST', '/ebics/subscribers/PARTNER1/USER1/activate', {});
+			await stack.n8n.start();
+			const dialog = credentialDialog();
+			const open = async (): Promise<void> => {
+				const tested = page.waitForResponse((r) => /\/rest\/credentials\/test/.test(r.url()));
+				await page.goto(`${stack.n8n.baseUrl}/home/credentials/${CREDENTIAL.id}`, { waitUntil: 'commit' });
+				// What n8n's credential test answered the editor.
+				expect(((await (await tested).json()) as { data: unknown }).data).toEqual({ status: 'OK', message: 'Connection successful!' });
+				await dialog.getByText('Connection tested successfully').first().waitFor();
+			};
+			await open();
+			await page.keyboard.press('Escape');
+			// Opened again, the status the test wrote shows.
+			await open();
+			expect(await field('ebicsStatus', dialog).inputValue()).toMatch(/^Ready: the bank's keys were fetched on \d{4}-\d\d-\d\d and match the hashes of its letter/);
+			await shot(modal(dialog), 'credential-ready.png');
+			await page.keyboard.press('Escape');
+			await stack.n8n.stop();
+			expect(JSON.parse(String((await storedCredential()).ebicsState))).toMatchObject({ phase: 'ready', bank: { hashes: bankHashes } });
+		});
+
+		test('a pain.001 built from approved invoices, checked against the EPC schema, signed and uploaded; the bank verified the signature and stored it; HAC reports it accepted', async () => {
+			const before = (await subscriber()).uploads.length;
+			const run = (await execute(WORKFLOWS.payments)).run!;
+			const [built] = nodeItems(run, 'Build pain.001');
+			const [uploaded] = nodeItems(run, 'Upload Credit Transfer (BTU)');
+			expect(uploaded.json).toMatchObject({ orderId: expect.stringMatching(/^[A-Z][A-Z0-9]{3}$/), service: 'BTU SCT DE pain.001.09', schema: 'pain.001.001.09 (EPC SEPA credit transfer)', signature: 'authorise' });
+			const file = readFileSync(binaryFile(stack.n8n.userFolder, built.binary!.data.id)!);
+			const uploads = (await subscriber()).uploads;
+			expect(uploads.length).toBe(before + 1);
+			// The sandbox stores an upload only after its A006 signature verified against the order data.
+			expect(uploads.at(-1)).toMatchObject({ orderId: uploaded.json.orderId, orderType: 'BTU', service: expect.objectContaining({ serviceName: 'SCT' }), bytes: file.length, signatureFlag: 'authorise' });
+			const hac = nodeItems(run, 'What the Bank Did (HAC)').map((i) => i.json);
+			expect(hac.filter((e) => e.orderId === uploaded.json.orderId).map((e) => e.action)).toEqual(['FILE_UPLOAD', 'ES_VERIFICATION', 'ORDER_HAC_FINAL_POS']);
+		});
+
+		test('the camt.053 statements downloaded (BTD, ZIP), parsed into entries, and delivered at the bank only then', async () => {
+			const waiting = (await subscriber()).files.filter((f) => f.serviceName === 'EOP' && f.msgName === 'camt.053');
+			expect(waiting.length).toBe(5);
+			expect(waiting.some((f) => f.delivered)).toBe(false);
+			const run = (await execute(WORKFLOWS.statements)).run!;
+			const files = nodeItems(run, 'Download Statements (BTD)');
+			expect(files.map((i) => i.json.fileName)).toEqual(waiting.map((f) => f.name));
+			for (const item of files) {
+				expect(item.json.receipt).toBe('positive');
+				expect(readFileSync(binaryFile(stack.n8n.userFolder, item.binary!.data.id)!).length).toBe(waiting.find((f) => f.name === item.json.fileName)!.bytes);
+			}
+			expect(nodeItems(run, 'Statement Entries').length).toBeGreaterThan(5);
+			expect(nodeItems(run, 'Statement Entries', 1).map((s) => s.json.check)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+			expect((await subscriber()).files.filter((f) => f.msgName === 'camt.053').every((f) => f.delivered)).toBe(true);
+		});
+
+		test("no private key of the credential appears in any output, in n8n's log or readable in its database", async () => {
+			const state = JSON.parse(String((await storedCredential()).ebicsState)) as { generated: Record<string, { privateKeyPem: string }> };
+			const lines = Object.values(state.generated).flatMap((pair) => pair.privateKeyPem.split('\n').filter((line) => line.length > 40 && !line.startsWith('-----')));
+			expect(lines.length).toBeGreaterThan(30);
+			const log = readFileSync(stack.n8n.logFile, 'utf8');
+			const database = readFileSync(stack.n8n.databaseFile).toString('latin1');
+			const shown = lines.filter((line) => outputs.some((out) => out.includes(line)) || log.includes(line) || database.includes(line));
+			expect(shown.length).toBe(0);
+		});
+	});
+}
