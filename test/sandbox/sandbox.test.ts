@@ -1318,6 +1318,7 @@ describe('credential values and CLI', () => {
 		const values = bank.credentialValues();
 		expect(Object.keys(values).sort()).toEqual([
 			'corporateBankingClientCredentialsApi',
+			'corporateBankingEbicsApi',
 			'corporateBankingFileServiceApi',
 			'corporateBankingMtlsApi',
 		]);
@@ -1340,6 +1341,15 @@ describe('credential values and CLI', () => {
 		expect(String(values.corporateBankingMtlsApi.certificate)).toMatch(
 			/^-----BEGIN CERTIFICATE-----\n/,
 		);
+		expect(values.corporateBankingEbicsApi).toMatchObject({
+			url: bank.ebicsClient('PARTNER2', 'READY1').url,
+			partnerId: 'PARTNER2',
+			userId: 'READY1',
+			keySource: 'import',
+			alreadyInitialised: true,
+		});
+		expect(String(values.corporateBankingEbicsApi.signaturePrivateKey)).toMatch(/^-----BEGIN (RSA )?PRIVATE KEY-----\n/);
+		expect(String(values.corporateBankingEbicsApi.bankAuthenticationHash)).toMatch(/^[0-9A-F]{2}( [0-9A-F]{2}){15}\n[0-9A-F]{2}( [0-9A-F]{2}){15}$/);
 	});
 
 	it('runs as a process, writes the state file and stops on SIGTERM', async () => {
