@@ -55,6 +55,7 @@ const FIELD_LABELS: Record<string, string> = {
 	'dateRange.start': 'Start Date',
 	'dateRange.end': 'End Date',
 	dateRange: 'Date Range',
+	confirmedDigest: 'Confirmed Data Digest',
 };
 
 /** An EBICS return code as the user sees it. */
@@ -95,8 +96,13 @@ function answerFailure(error: Error, description: string, itemIndex?: number): B
 }
 
 /** Whether a step sends something that changes the bank's books (an upload, SPR). */
-function changesTheBank(step: string): boolean {
-	return /^(BTU|SPR)\b/.test(step);
+/**
+ * Requests that change something at the bank (an upload, a suspension, a signature or
+ * cancellation of the distributed signature, a key change): sent once, never over a reused
+ * connection, never repeated.
+ */
+export function changesTheBank(step: string): boolean {
+	return /^(BTU|SPR|HVE|HVS|PUB|HCA|HCS)\b/.test(step);
 }
 
 /**

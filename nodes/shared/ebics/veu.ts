@@ -20,7 +20,7 @@ import { checkService, serviceLabel, serviceXml, type BtfService } from './btf';
 import { type EbicsClient, type EbicsClientOptions } from './client';
 import { H005_NS, SIGNATURE_VERSION } from './constants';
 import { keyDigest } from './digests';
-import { encryptE002, newTransactionKey, wrapTransactionKey } from './e002';
+import { E002Encryptor, encryptE002, newTransactionKey, wrapTransactionKey } from './e002';
 import { EbicsFormatError, EbicsKeyError, EbicsValidationError, rethrowAs } from './errors';
 import {
 	loadBankKeys,
@@ -36,7 +36,6 @@ import {
 } from './requests';
 import { readResponse, type ReturnCodes } from './responses';
 import { UploadSegmenter } from './segments';
-import { E002Encryptor } from './e002';
 import { child, children, el, elements, leaf, parseDocument, text } from './xml';
 
 /** Which order of the distributed signature: the originator's partner, the service, the ID. */
