@@ -9,6 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { EBICS_CREDENTIAL } from '../shared/ebicsCredential';
 import * as availableDownloads from './actions/availableDownloads.operation';
 import * as bankVersions from './actions/bankVersions.operation';
+import * as changeKeys from './actions/changeKeys.operation';
 import * as customerAcknowledgement from './actions/customerAcknowledgement.operation';
 import * as customerData from './actions/customerData.operation';
 import * as customerProtocol from './actions/customerProtocol.operation';
@@ -47,6 +48,13 @@ export class Ebics implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
+					{
+						name: 'Change Keys (PUB, HCA, HCS)',
+						value: 'changeKeys',
+						description:
+							"Replace the subscriber's keys at the bank with new keys made in n8n, sent signed with the current ones",
+						action: 'Change the subscriber keys',
+					},
 					{
 						name: 'Distributed Signature: Cancel Order (HVS)',
 						value: 'veuCancel',
@@ -158,6 +166,7 @@ export class Ebics implements INodeType {
 			...veuDetails.description,
 			...veuSign.description,
 			...veuCancel.description,
+			...changeKeys.description,
 		],
 	};
 

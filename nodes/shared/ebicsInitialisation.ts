@@ -37,6 +37,12 @@ import {
 	subscriberKeys,
 	usableBankKeys,
 } from './ebicsCredential';
+import {
+	EBICS_KEY_CHANGE_FIELD,
+	readKeyChangeRequest,
+	runKeyChange,
+	type KeyChangeRequest,
+} from './ebicsKeyChange';
 import type { KeyServiceSender } from './keys';
 import { KeyServiceUnreachable, storedKeys } from './keys';
 import { describeConnectionFailure, errorResponseOf, outcomeUnknown } from './transport/errors';
@@ -230,6 +236,9 @@ export async function runEbicsInitialisation(
 	const view = readEbicsCredential(credentials);
 	const tls = attempt(() => tlsOptionsOf(credentials, credentials.useClientCertificate === true));
 	if (!tls.ok) throw new CredentialFieldError((tls.error as Error).message);
+	const keyChange = readKeyChangeRequest(credentials[EBICS_KEY_CHANGE_FIELD]);
+	if (keyChange)
+		return await changeKeys(view, keyChange, ebicsKeySend(view.url, tls.value, send), now);
 	const running = inflight.get(view.owner);
 	if (running) return await running;
 	const work = (async () => {
@@ -263,6 +272,30 @@ export async function runEbicsInitialisation(
 	} finally {
 		inflight.delete(view.owner);
 	}
+}
+
+/**
+ * One step of a key change (ebicsKeyChange.ts) and the credential fields to store; what the bank
+ * answered is kept in the state's problem, a field to fix throws (nothing stored).
+ */
+async function changeKeys(
+	view: EbicsCredentialView,
+	request: KeyChangeRequest,
+	send: EbicsSend,
+	now: Date,
+): Promise<IDataObject> {
+	const state = stateFor(view);
+	const failure = await runKeyChange(view, state, request, send, now);
+	if (failure !== undefined) {
+		state.problem = problemOf(failure, `Key change ${request.order}`, now);
+		state.problem.message = redactSecrets(state.problem.message, view.secrets);
+	}
+	// A failed change leaves the subscriber ready with the keys the bank knows.
+	const check = state.phase === 'ready' ? now.toISOString() : '';
+	return {
+		...storedKeys(EBICS_KEY_FIELDS, state, check, statusText({ ...view, state }, state)),
+		[EBICS_KEY_CHANGE_FIELD]: '',
+	};
 }
 
 /** A send() over a pooled connection (the credential test of a ready subscriber). */

@@ -5,7 +5,7 @@
  * signs it (HVE), and the bank executes it; a digest other than the order's is refused before
  * anything is signed; HVS cancels. No key shows in anything a run shows.
  */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
@@ -22,7 +22,7 @@ function signerStore(n: 1 | 2) {
 }
 
 async function run(n: 1 | 2, parameters: Record<string, unknown>, input?: INodeExecutionData[]): Promise<RunResult> {
-	const result = await runEbics(signerStore(n), parameters, input);
+	const result = await runEbics(signerStore(n), parameters as IDataObject, input);
 	runs.push(result);
 	return result;
 }

@@ -10,6 +10,7 @@ import { loadEbicsRun, refreshInitialisation } from '../helpers/context';
 import { ebicsFailure } from '../helpers/failures';
 import * as availableDownloads from './availableDownloads.operation';
 import * as bankVersions from './bankVersions.operation';
+import * as changeKeys from './changeKeys.operation';
 import * as customerAcknowledgement from './customerAcknowledgement.operation';
 import * as customerData from './customerData.operation';
 import * as customerProtocol from './customerProtocol.operation';
@@ -55,6 +56,7 @@ const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: s
 		label: 'Get Customer Protocol (PTK)',
 	},
 	suspend: { execute: suspend.execute, need: 'bank', label: 'Suspend Subscriber (SPR)' },
+	changeKeys: { execute: changeKeys.execute, need: 'bank', label: 'Change Keys (PUB, HCA, HCS)' },
 	veuOrders: {
 		execute: veuOrders.execute,
 		need: 'bank',

@@ -111,13 +111,15 @@ function initialisationMessage(error: unknown): string {
 export async function refreshInitialisation(
 	ctx: IExecuteFunctions,
 	credentials: ICredentialDataDecryptedObject,
+	/** More fields for this run (the key change step). */
+	extra: ICredentialDataDecryptedObject = {},
 ): Promise<ICredentialDataDecryptedObject> {
 	const before = String(credentials[EBICS_STATE_FIELD] ?? '');
 	const run = await runPreAuthenticationNow(
 		ctx,
 		EBICS_CREDENTIAL,
 		credentials,
-		{ [EBICS_CHECK_FIELD]: '' },
+		{ ...extra, [EBICS_CHECK_FIELD]: '' },
 		{
 			method: 'POST',
 			url: EBICS_CHECK_URL,

@@ -16,7 +16,7 @@ import {
 	EbicsValidationError,
 	returnCodeInfo,
 } from '../../shared/ebics';
-import type { EbicsCredentialView, EbicsProblem } from '../../shared/ebicsCredential';
+import type { EbicsCredentialView, EbicsProblem, EbicsState } from '../../shared/ebicsCredential';
 import { statusText } from '../../shared/ebicsCredential';
 import { EbicsHttpStatusError } from '../../shared/ebicsInitialisation';
 import { BankFailure, InputError, isToldFailure } from '../../shared/errors';
@@ -158,6 +158,31 @@ export function ebicsFailure(error: unknown, itemIndex?: number): Error {
 }
 
 /**
+ * The bank's answer the credential kept (a return code), as the failure of `what` (none: the
+ * step the answer names), with a line of what it means for the credential. Undefined when no
+ * return code was kept.
+ */
+function keptAnswerFailure(
+	what: string,
+	problem: EbicsProblem | undefined,
+	more: string,
+	itemIndex?: number,
+): Error | undefined {
+	if (!problem?.code || !problem.level) return undefined;
+	const info = returnCodeInfo(problem.code, problem.level);
+	const coded = returnCodeFailure(
+		new EbicsReturnCodeError(problem.code, problem.level, info, problem.reportText, problem.step),
+		itemIndex,
+	);
+	return new BankFailure(what ? `${what}: ${coded.message}` : coded.message, {
+		itemIndex,
+		description: `${coded.description ?? ''}\n${more}`,
+		body: coded.body,
+		context: coded.context as IDataObject,
+	});
+}
+
+/**
  * The failure of a subscriber that is not ready, from the state the credential keeps: the bank's
  * return code when it answered one (for example 091002 before activation), otherwise where the
  * subscriber stands and what to do next.
@@ -165,17 +190,30 @@ export function ebicsFailure(error: unknown, itemIndex?: number): Error {
 export function notReadyFailure(view: EbicsCredentialView, operation: string): Error {
 	const state = view.state?.owner === view.owner ? view.state : undefined;
 	const where = statusText(view, state);
-	const problem: EbicsProblem | undefined = state?.problem;
-	if (problem?.code && problem.level) {
-		const info = returnCodeInfo(problem.code, problem.level);
-		const coded = returnCodeFailure(
-			new EbicsReturnCodeError(problem.code, problem.level, info, problem.reportText, problem.step),
-		);
-		return new BankFailure(`${operation}: ${coded.message}`, {
-			description: `${coded.description ?? ''}\nThe credential: ${where}`,
-			body: coded.body,
-			context: coded.context as IDataObject,
-		});
-	}
-	return credentialError(`${operation} needs a ready subscriber. ${where}`);
+	return (
+		keptAnswerFailure(operation, state?.problem, `The credential: ${where}`) ??
+		credentialError(`${operation} needs a ready subscriber. ${where}`)
+	);
+}
+
+/**
+ * A key change the bank has not confirmed: the bank's return code when it answered one, otherwise
+ * what the credential recorded; the credential keeps the keys the bank knows.
+ */
+export function keyChangeFailure(
+	order: string,
+	state: EbicsState | undefined,
+	itemIndex: number,
+): Error {
+	const problem = state?.problem;
+	const kept = state?.keyChange?.sentAt
+		? `The new keys are kept as pending: run Change Keys with ${order} again to finish the change (the bank may have them already).`
+		: 'The keys the bank knows stay in use; nothing changed at the bank.';
+	return (
+		keptAnswerFailure('', problem, kept, itemIndex) ??
+		new InputError(
+			`Key change ${order} not confirmed: ${problem?.message ?? 'the bank did not confirm it'}`,
+			{ itemIndex, description: kept },
+		)
+	);
 }
