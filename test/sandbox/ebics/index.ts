@@ -127,7 +127,7 @@ const FAULTS: EbicsFaultKind[] = ['tamperSignature', 'unsignedResponse', 'damage
  * name?, downloadServices?, uploadServices?, authorisationLevel?}; POST
  * subscribers/{partnerId}/{userId}/activate | suspend; POST files {partnerId, userId, serviceName,
  * msgName, name, content | contentBase64, date?}; GET|POST switches; POST faults {kind} ;
- * GET records; POST reset.
+ * GET records; GET veu (the distributed signature's orders); POST reset.
  */
 export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse, route: string, bank: SandboxEbicsBank, settings: (s: SandboxSubscriber) => EbicsClientSettings): Promise<void> {
 	const body = async (): Promise<Record<string, unknown>> => {
@@ -192,6 +192,9 @@ export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse
 				reply(res, 200, { faults: bank.faults });
 				return;
 			}
+			case 'GET /ebics/veu':
+				reply(res, 200, bank.veu.orders.map((o) => ({ orderId: o.orderId, partnerId: o.partnerId, service: o.service, state: o.state, dataDigest: o.dataDigest.toString('hex').toUpperCase(), required: o.required, signatures: o.signatures, originator: `${o.originator.partnerId}/${o.originator.userId}`, bytes: o.data.length })));
+				return;
 			case 'GET /ebics/records':
 				reply(res, 200, bank.records);
 				return;
