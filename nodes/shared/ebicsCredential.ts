@@ -26,6 +26,7 @@ import {
 	checkPinnedBankKeys,
 	checkSubscriber,
 	EbicsValidationError,
+	generateSubscriberKeys,
 	loadBankKeys,
 	parseHash,
 } from './ebics';
@@ -315,6 +316,19 @@ export function readEbicsCredential(
 		state: readEbicsState(credentials[EBICS_STATE_FIELD]),
 		secrets: passphrase.length >= 4 ? [passphrase] : [],
 	};
+}
+
+/** New keys for the credential's subscriber (named as the letters name it), made in n8n. */
+export async function makeSubscriberKeys(view: EbicsCredentialView): Promise<EbicsSubscriberKeys> {
+	return await generateSubscriberKeys({
+		subject: {
+			commonName: (
+				view.subscriberName ?? `${view.subscriber.partnerId} ${view.subscriber.userId}`
+			).slice(0, 64),
+			organization: view.subscriber.partnerId,
+		},
+		bits: view.keyBits,
+	});
 }
 
 /** The subscriber's keys in use: the imported ones, or those made in n8n (none yet: undefined). */

@@ -19,7 +19,6 @@ import {
 	EbicsBankKeyError,
 	EbicsClient,
 	EbicsReturnCodeError,
-	generateSubscriberKeys,
 	type EbicsSend,
 	type EbicsSubscriberKeys,
 } from './ebics';
@@ -32,6 +31,7 @@ import {
 	EBICS_AUTH,
 	initialised,
 	keysFingerprint,
+	makeSubscriberKeys,
 	readEbicsCredential,
 	statusText,
 	subscriberKeys,
@@ -123,18 +123,6 @@ function stateFor(view: EbicsCredentialView): EbicsState {
 	if (state.owner === view.owner) return structuredClone(state);
 	// Nothing went to the bank yet: the keys made so far serve the corrected IDs.
 	return { v: 1, owner: view.owner, generated: state.generated, phase: 'new' };
-}
-
-async function makeKeys(view: EbicsCredentialView): Promise<EbicsSubscriberKeys> {
-	return await generateSubscriberKeys({
-		subject: {
-			commonName: (
-				view.subscriberName ?? `${view.subscriber.partnerId} ${view.subscriber.userId}`
-			).slice(0, 64),
-			organization: view.subscriber.partnerId,
-		},
-		bits: view.keyBits,
-	});
 }
 
 /** INI then HIA, each once; what the bank accepted is kept whatever comes after. */
@@ -243,7 +231,8 @@ export async function runEbicsInitialisation(
 	if (running) return await running;
 	const work = (async () => {
 		const state = stateFor(view);
-		if (view.keySource === 'generate' && !state.generated) state.generated = await makeKeys(view);
+		if (view.keySource === 'generate' && !state.generated)
+			state.generated = await makeSubscriberKeys(view);
 		const current: EbicsCredentialView = { ...view, state };
 		const keys = subscriberKeys(current) as EbicsSubscriberKeys;
 		const client = new EbicsClient({

@@ -20,7 +20,6 @@
 import {
 	EbicsClient,
 	EbicsReturnCodeError,
-	generateSubscriberKeys,
 	keysAfterChange,
 	sendKeyChange,
 	type EbicsSend,
@@ -28,7 +27,12 @@ import {
 	type KeyChangeOrder,
 } from './ebics';
 import type { EbicsCredentialView, EbicsState } from './ebicsCredential';
-import { keysFingerprint, subscriberKeys, usableBankKeys } from './ebicsCredential';
+import {
+	keysFingerprint,
+	makeSubscriberKeys,
+	subscriberKeys,
+	usableBankKeys,
+} from './ebicsCredential';
 import { attemptAsync } from './attempt';
 import { CredentialFieldError } from './credentialFields';
 import { KeyServiceUnreachable } from './keys';
@@ -122,15 +126,7 @@ export async function runKeyChange(
 			throw new CredentialFieldError(
 				`A key change ${pending.order} was sent on ${pending.sentAt.slice(0, 10)} without a confirmed answer: run Change Keys with ${pending.order} to finish it first`,
 			);
-		const fresh = await generateSubscriberKeys({
-			subject: {
-				commonName: (
-					view.subscriberName ?? `${view.subscriber.partnerId} ${view.subscriber.userId}`
-				).slice(0, 64),
-				organization: view.subscriber.partnerId,
-			},
-			bits: view.keyBits,
-		});
+		const fresh = await makeSubscriberKeys(view);
 		state.keyChange = {
 			order: request.order,
 			next: keysAfterChange(request.order, state.generated, fresh),

@@ -21,7 +21,7 @@ import {
 	type EbicsSubscriberKeys,
 } from '../../nodes/shared/ebics';
 import { startSandbox, type SandboxBank } from '../sandbox';
-import { sandboxClient, sandboxSend } from '../helpers/ebicsSandbox';
+import { rejection, sandboxClient, sandboxSend } from '../helpers/ebicsSandbox';
 import { painFile, testSubscriberKeys, validateEbics } from '../helpers/ebics';
 
 let bank: SandboxBank;
@@ -35,15 +35,6 @@ function signer(n: 1 | 2): { client: EbicsClient; veu: EbicsVeu; keys: EbicsSubs
 	const client = sandboxClient(bank, 'PARTNER3', `SIGNER${n}`, keys, { bank: bankKeys, send });
 	const veu = new EbicsVeu(client, { subscriber: client.subscriber, keys: { version: 1, subscriber: keys, bank: bankKeys }, send });
 	return { client, veu, keys };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-	try {
-		await promise;
-	} catch (error) {
-		return error as Error;
-	}
-	throw new Error('expected a failure');
 }
 
 beforeAll(async () => {

@@ -14,29 +14,11 @@ import type {
 } from '../../shared/ebics';
 import { digestHex, serviceLabel } from '../../shared/ebics';
 import type { EbicsRun } from './context';
+import { param, textFields } from './services';
 
 export const VEU_ORDER_OPERATIONS = ['veuDetails', 'veuSign', 'veuCancel'];
 
-const orderFields = { show: { operation: VEU_ORDER_OPERATIONS } };
-
-function text(
-	displayName: string,
-	name: string,
-	description: string,
-	placeholder: string,
-	required = false,
-): INodeProperties {
-	return {
-		displayName,
-		name,
-		type: 'string',
-		default: '',
-		required,
-		placeholder,
-		description,
-		displayOptions: orderFields,
-	};
-}
+const text = textFields({ show: { operation: VEU_ORDER_OPERATIONS } });
 
 /** The order's fields; Get Orders Waiting (HVU) gives each of them in its items. */
 export const veuOrderProperties: INodeProperties[] = [
@@ -82,11 +64,6 @@ export const veuOrderProperties: INodeProperties[] = [
 	),
 	text('Container', 'veuContainer', 'The BTF Container, when the order has one (container)', ''),
 ];
-
-function param(ctx: IExecuteFunctions, name: string, itemIndex: number): string {
-	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
-	return typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
-}
 
 /** The order the parameters name; checked by the EBICS library before anything is sent. */
 export function readVeuOrder(

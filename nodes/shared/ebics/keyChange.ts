@@ -8,17 +8,10 @@
  * (the credential's key change records them as pending before sending, see
  * nodes/shared/ebicsKeyChange.ts).
  */
-import {
-	AUTHENTICATION_VERSION,
-	DSIG_NS,
-	ENCRYPTION_VERSION,
-	H005_NS,
-	S002_NS,
-	SIGNATURE_VERSION,
-} from './constants';
+import { H005_NS, S002_NS, SIGNATURE_VERSION } from './constants';
 import { type EbicsClient, type KeyManagementResult } from './client';
 import { loadSubscriberKeys, type EbicsSubscriberKeys } from './keys';
-import { iniOrderData, pubKeyInfo, x509Data, type EbicsSubscriber } from './requests';
+import { iniOrderData, keyPairOrderData, x509Data, type EbicsSubscriber } from './requests';
 import { el, leaf } from './xml';
 
 export type KeyChangeOrder = 'PUB' | 'HCA' | 'HCS';
@@ -39,37 +32,23 @@ export function keyChangeOrderData(
 	const keys = loadSubscriberKeys(next);
 	if (order === 'PUB')
 		return iniOrderData(subscriber as EbicsSubscriber, keys.signature.certificateDer);
-	const authentication = pubKeyInfo(
-		'AuthenticationPubKeyInfo',
-		x509Data(keys.authentication.certificateDer),
-		'AuthenticationVersion',
-		AUTHENTICATION_VERSION,
-	);
-	const encryption = pubKeyInfo(
-		'EncryptionPubKeyInfo',
-		x509Data(keys.encryption.certificateDer),
-		'EncryptionVersion',
-		ENCRYPTION_VERSION,
-	);
 	const signature =
-		order === 'HCS' &&
-		el(
-			'esig:SignaturePubKeyInfo',
-			{},
-			x509Data(keys.signature.certificateDer),
-			leaf('esig:SignatureVersion', SIGNATURE_VERSION),
-		);
-	return (
-		'<?xml version="1.0" encoding="UTF-8"?>' +
-		el(
-			`${order}RequestOrderData`,
-			{ xmlns: H005_NS, 'xmlns:ds': DSIG_NS, 'xmlns:esig': order === 'HCS' ? S002_NS : undefined },
-			authentication,
-			encryption,
-			signature,
-			leaf('PartnerID', subscriber.partnerId),
-			leaf('UserID', subscriber.userId),
-		)
+		order === 'HCS'
+			? el(
+					'esig:SignaturePubKeyInfo',
+					{ 'xmlns:esig': S002_NS },
+					x509Data(keys.signature.certificateDer),
+					leaf('esig:SignatureVersion', SIGNATURE_VERSION),
+				)
+			: '';
+	return keyPairOrderData(
+		`${order}RequestOrderData`,
+		H005_NS,
+		{
+			authentication: x509Data(keys.authentication.certificateDer),
+			encryption: x509Data(keys.encryption.certificateDer),
+		},
+		[signature, leaf('PartnerID', subscriber.partnerId), leaf('UserID', subscriber.userId)],
 	);
 }
 

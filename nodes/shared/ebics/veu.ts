@@ -361,11 +361,7 @@ export class EbicsVeu {
 		ref: VeuOrderRef,
 		confirmedDigest: Buffer,
 	): Promise<VeuActionResult & { details: VeuOrderDetails }> {
-		const checked = checkOrderRef(ref);
-		const details = await this.details(checked);
-		checkConfirmedDigest(confirmedDigest, details.dataDigest, checked.orderId);
-		const result = await this.send('HVE', checked, details.dataDigest);
-		return { ...result, details };
+		return await this.confirmed('HVE', ref, confirmedDigest);
 	}
 
 	/** HVS: cancels the order, after the same check of the confirmed digest as sign(). */
@@ -373,15 +369,20 @@ export class EbicsVeu {
 		ref: VeuOrderRef,
 		confirmedDigest: Buffer,
 	): Promise<VeuActionResult & { details: VeuOrderDetails }> {
+		return await this.confirmed('HVS', ref, confirmedDigest);
+	}
+
+	/** HVE or HVS once the confirmed digest is the one the bank reports (HVD). */
+	private async confirmed(
+		orderType: 'HVE' | 'HVS',
+		ref: VeuOrderRef,
+		confirmedDigest: Buffer,
+	): Promise<VeuActionResult & { details: VeuOrderDetails }> {
 		const checked = checkOrderRef(ref);
 		const details = await this.details(checked);
 		checkConfirmedDigest(confirmedDigest, details.dataDigest, checked.orderId);
-		const result = await this.send(
-			'HVS',
-			checked,
-			details.dataDigest,
-			hvsOrderData(details.dataDigest),
-		);
+		const orderData = orderType === 'HVS' ? hvsOrderData(details.dataDigest) : undefined;
+		const result = await this.send(orderType, checked, details.dataDigest, orderData);
 		return { ...result, details };
 	}
 

@@ -48,6 +48,7 @@ import {
 	verifyAuthSignature,
 	wrapTransactionKey,
 	type BtfService,
+	type EbicsSubscriberKeys,
 } from '../../../nodes/shared/ebics';
 import { camt054FromPain001, pain001Summary, pain002 } from '../bankfiles';
 import { seedFiles, type DownloadFile, type ProtocolEvent, type StoredUpload } from './data';
@@ -239,31 +240,26 @@ export class SandboxEbicsBank {
 		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900 });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER1', name: 'Erika Mustermann' });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER2', name: 'Max Mustermann' });
-		const ready = this.addSubscriber({ partnerId: 'PARTNER2', userId: 'READY1', name: 'Sandbox Ready Subscriber' });
-		const keys = this.options.keys.readySubscriber;
-		const certificateKey = (pem: string, version: string): RegisteredKey => {
-			const certificate = new X509Certificate(pem);
-			return { publicKey: certificate.publicKey, certificateDer: certificate.raw, version };
+		// Subscribers the bank has initialised itself, their keys in the key file.
+		const readyMade = (subscriber: SandboxSubscriber, keys: EbicsSubscriberKeys): void => {
+			const certificateKey = (pem: string, version: string): RegisteredKey => {
+				const certificate = new X509Certificate(pem);
+				return { publicKey: certificate.publicKey, certificateDer: certificate.raw, version };
+			};
+			subscriber.keys = {
+				signature: certificateKey(keys.signature.certificatePem, 'A006'),
+				authentication: certificateKey(keys.authentication.certificatePem, 'X002'),
+				encryption: certificateKey(keys.encryption.certificatePem, 'E002'),
+			};
+			subscriber.protocol = 'H005';
+			subscriber.state = 'ready';
 		};
-		ready.keys = {
-			signature: certificateKey(keys.signature.certificatePem, 'A006'),
-			authentication: certificateKey(keys.authentication.certificatePem, 'X002'),
-			encryption: certificateKey(keys.encryption.certificatePem, 'E002'),
-		};
-		ready.protocol = 'H005';
-		ready.state = 'ready';
+		readyMade(this.addSubscriber({ partnerId: 'PARTNER2', userId: 'READY1', name: 'Sandbox Ready Subscriber' }), this.options.keys.readySubscriber);
 		this.veu.reset();
 		// Two signers of one partner for the distributed signature: A (first) and B (second).
-		this.options.keys.signers?.forEach((signerKeys, index) => {
-			const signer = this.addSubscriber({ partnerId: 'PARTNER3', userId: `SIGNER${index + 1}`, name: index === 0 ? 'Anna Signer' : 'Bernd Signer', authorisationLevel: index === 0 ? 'A' : 'B' });
-			signer.keys = {
-				signature: certificateKey(signerKeys.signature.certificatePem, 'A006'),
-				authentication: certificateKey(signerKeys.authentication.certificatePem, 'X002'),
-				encryption: certificateKey(signerKeys.encryption.certificatePem, 'E002'),
-			};
-			signer.protocol = 'H005';
-			signer.state = 'ready';
-		});
+		this.options.keys.signers?.forEach((keys, index) =>
+			readyMade(this.addSubscriber({ partnerId: 'PARTNER3', userId: `SIGNER${index + 1}`, name: index === 0 ? 'Anna Signer' : 'Bernd Signer', authorisationLevel: index === 0 ? 'A' : 'B' }), keys),
+		);
 	}
 
 	private key(partnerId: string, userId: string): string {
