@@ -9,7 +9,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
-import { ebicsSecrets, ebicsStore, errorText, items, runEbics } from '../helpers/ebicsNode';
+import { ebicsSecrets, ebicsStore, errorText, hints, items, runEbics } from '../helpers/ebicsNode';
 import type { RunResult } from '../harness/engine';
 import { shownBy } from '../reliability/lib/secrets';
 
@@ -92,7 +92,9 @@ test('an upload by one signer is approved by another: HVU lists it, HVD shows wh
 	// Executed: the first signer gets the bank's status report of the payments.
 	const status = items(await run(1, { operation: 'download', downloadService: 'pain002' }));
 	expect(status.map((i) => i.json.fileName)).toContain(`pain002_${orderId}.xml`);
-	expect(items(await run(2, { operation: 'veuOrders' }))).toEqual([]);
+	const none = await run(2, { operation: 'veuOrders' });
+	expect(items(none)).toEqual([]);
+	expect(hints(none)).toEqual([expect.stringMatching(/^No order waits for signatures in the distributed signature \(HVU\): no items/)]);
 	// Signing it again is refused by the bank with its own code.
 	const again = await run(2, { operation: 'veuSign', ...orderParameters(waiting[0].json), confirmedDigest: details.dataDigest });
 	expect(errorText(again)).toMatch(/091114/);

@@ -24,5 +24,13 @@ export const description: INodeProperties[] = [
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const withDigests = ctx.getNodeParameter('veuWithDigests', itemIndex, false) === true;
 	const orders = await run.veu!.orders({ withDigests });
+	if (!orders.length) {
+		ctx.addExecutionHints({
+			type: 'info',
+			location: 'outputPane',
+			message: `No order waits for signatures in the distributed signature (${withDigests ? 'HVZ' : 'HVU'}): no items. Set "Always Output Data" in the node's settings to continue the workflow with an empty item.`,
+		});
+		return [];
+	}
 	return orders.map((order) => ({ json: veuOrderJson(order), pairedItem: { item: itemIndex } }));
 };
