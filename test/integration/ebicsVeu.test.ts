@@ -12,8 +12,12 @@ import {
 	EbicsValidationError,
 	EbicsVeu,
 	generateSubscriberKeys,
+	H005_NS,
+	hvListParams,
+	hvOrderParams,
 	keysAfterChange,
 	orderDataDigest,
+	parseDocument,
 	readConfirmedDigest,
 	sendKeyChange,
 	SERVICE_PRESETS,
@@ -89,6 +93,15 @@ describe('distributed signature: an upload by one signer approved by another', (
 		expect(details.displayFile).toContain('Message MSG-VEU-1: 3 payment(s), control sum 303.75');
 		expect(details.displayFile).toContain('100.25 EUR to Supplier 1 FR1420041010050500013M02606');
 		expect(details.signers).toEqual([expect.objectContaining({ userId: 'SIGNER1', authorisationLevel: 'A' })]);
+		// The order data the client read is what the H005 schemas define.
+		const subscriber = bank.ebics.subscriber('PARTNER3', 'SIGNER2')!;
+		const params = (xml: string) => parseDocument(`<OrderDetails xmlns="${H005_NS}">${xml}</OrderDetails>`, 'order details').documentElement;
+		for (const [orderType, xml] of [
+			['HVU', hvListParams('HVU')],
+			['HVZ', hvListParams('HVZ', [sct])],
+			['HVD', hvOrderParams('HVD', { partnerId: 'PARTNER3', service: orders[0].service, orderId })],
+		])
+			expect({ orderType, ...validateEbics(bank.ebics.veu.download(subscriber, orderType, params(xml))!.data) }).toMatchObject({ orderType, valid: true });
 	});
 
 	it('refuses a digest that is not the order\'s before anything is signed or sent', async () => {
