@@ -147,11 +147,13 @@ export function ebicsFailure(error: unknown, itemIndex?: number): Error {
 			itemIndex,
 			hint: !changesTheBank(error.step)
 				? 'Nothing was confirmed to the bank: a download is delivered again until n8n confirms it.'
-				: unknown && last
-					? 'The last segment went out but no answer came: the bank may have the order. Check the customer protocol (HAC or PTK) before sending the file again.'
-					: unknown
-						? 'The upload stopped before its last segment: the bank does not process an incomplete order. Send the file again.'
-						: 'Nothing reached the bank.',
+				: unknown && (/^HVE\b/.test(error.step) || (/^HVS\b/.test(error.step) && last))
+					? 'The request went out but no answer came: the bank may have taken it. Look at the orders waiting (Get Orders Waiting, HVU) before signing or cancelling again.'
+					: unknown && last
+						? 'The last segment went out but no answer came: the bank may have the order. Check the customer protocol (HAC or PTK) before sending the file again.'
+						: unknown
+							? 'The upload stopped before its last segment: the bank does not process an incomplete order. Send the file again.'
+							: 'Nothing reached the bank.',
 		});
 	}
 	return error instanceof Error ? error : new Error(String(error));
