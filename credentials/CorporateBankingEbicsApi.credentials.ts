@@ -19,6 +19,7 @@ import {
 	EBICS_STATUS_FIELD,
 } from '../nodes/shared/ebicsCredential';
 import { authenticateEbics, runEbicsInitialisation } from '../nodes/shared/ebicsInitialisation';
+import { EBICS_KEY_CHANGE_FIELD } from '../nodes/shared/ebicsKeyChange';
 import { keyServiceSender } from '../nodes/shared/keys';
 
 const generate = { show: { keySource: ['generate'] } };
@@ -253,6 +254,12 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			name: EBICS_STATE_FIELD,
 			type: 'hidden',
 			typeOptions: { password: true },
+			default: '',
+		},
+		{
+			displayName: 'Key Change Step',
+			name: EBICS_KEY_CHANGE_FIELD,
+			type: 'hidden',
 			default: '',
 		},
 	];

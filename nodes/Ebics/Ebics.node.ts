@@ -9,6 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { EBICS_CREDENTIAL } from '../shared/ebicsCredential';
 import * as availableDownloads from './actions/availableDownloads.operation';
 import * as bankVersions from './actions/bankVersions.operation';
+import * as changeKeys from './actions/changeKeys.operation';
 import * as customerAcknowledgement from './actions/customerAcknowledgement.operation';
 import * as customerData from './actions/customerData.operation';
 import * as customerProtocol from './actions/customerProtocol.operation';
@@ -18,7 +19,12 @@ import { router } from './actions/router';
 import * as subscriberPermissions from './actions/subscriberPermissions.operation';
 import * as suspend from './actions/suspend.operation';
 import * as upload from './actions/upload.operation';
+import * as veuCancel from './actions/veuCancel.operation';
+import * as veuDetails from './actions/veuDetails.operation';
+import * as veuOrders from './actions/veuOrders.operation';
+import * as veuSign from './actions/veuSign.operation';
 import { customerInfoOutput } from './helpers/customerInfo';
+import { veuOrderProperties } from './helpers/veuOrder';
 
 export class Ebics implements INodeType {
 	description: INodeTypeDescription = {
@@ -29,7 +35,7 @@ export class Ebics implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["operation"]}}',
 		description:
-			'Download statements and upload payment files over EBICS 3.0 (H005): initialisation letters, BTD, BTU and the administrative orders',
+			'Download statements and upload payment files over EBICS 3.0 (H005): initialisation letters, BTD, BTU, the distributed signature and the administrative orders',
 		defaults: { name: 'EBICS' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -42,6 +48,40 @@ export class Ebics implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
+					{
+						name: 'Change Keys (PUB, HCA, HCS)',
+						value: 'changeKeys',
+						description:
+							"Replace the subscriber's keys at the bank with new keys made in n8n, sent signed with the current ones",
+						action: 'Change the subscriber keys',
+					},
+					{
+						name: 'Distributed Signature: Cancel Order (HVS)',
+						value: 'veuCancel',
+						description: 'Cancel an order waiting for signatures, after confirming its data digest',
+						action: 'Cancel an order waiting for signatures',
+					},
+					{
+						name: 'Distributed Signature: Get Order Details (HVD)',
+						value: 'veuDetails',
+						description:
+							"An order's data digest (what a signer signs), the bank's display of its content and who has signed",
+						action: 'Get the details of an order waiting for signatures',
+					},
+					{
+						name: 'Distributed Signature: Get Orders Waiting (HVU)',
+						value: 'veuOrders',
+						description:
+							'The uploads waiting at the bank for further signatures (VEU), one item per order',
+						action: 'Get the orders waiting for signatures',
+					},
+					{
+						name: 'Distributed Signature: Sign Order (HVE)',
+						value: 'veuSign',
+						description:
+							"Sign an order waiting for signatures with this subscriber's electronic signature (A006), after confirming its data digest",
+						action: 'Sign an order waiting for signatures',
+					},
 					{
 						name: 'Download',
 						value: 'download',
@@ -121,6 +161,12 @@ export class Ebics implements INodeType {
 			...customerAcknowledgement.description,
 			...customerProtocol.description,
 			...suspend.description,
+			...veuOrders.description,
+			...veuOrderProperties,
+			...veuDetails.description,
+			...veuSign.description,
+			...veuCancel.description,
+			...changeKeys.description,
 		],
 	};
 

@@ -26,9 +26,11 @@ import {
 	checkPinnedBankKeys,
 	checkSubscriber,
 	EbicsValidationError,
+	generateSubscriberKeys,
 	loadBankKeys,
 	parseHash,
 } from './ebics';
+import type { DoneKeyChange, PendingKeyChange } from './ebicsKeyChange';
 import type { KeyFields } from './keys';
 import { importPrivateKey, ImportedKeyError, MIN_RSA_BITS, readStoredKeys } from './keys';
 import { webAddressProblem } from './transport/origin';
@@ -112,6 +114,10 @@ export interface EbicsState {
 	/** The last time the bank's answer set the phase (HPB). */
 	checkedAt?: string;
 	problem?: EbicsProblem;
+	/** A key change prepared, not yet known to be accepted (ebicsKeyChange.ts). */
+	keyChange?: PendingKeyChange;
+	/** The last key change the bank accepted. */
+	keysChanged?: DoneKeyChange;
 }
 
 export type KeySource = 'generate' | 'import';
@@ -312,6 +318,19 @@ export function readEbicsCredential(
 	};
 }
 
+/** New keys for the credential's subscriber (named as the letters name it), made in n8n. */
+export async function makeSubscriberKeys(view: EbicsCredentialView): Promise<EbicsSubscriberKeys> {
+	return await generateSubscriberKeys({
+		subject: {
+			commonName: (
+				view.subscriberName ?? `${view.subscriber.partnerId} ${view.subscriber.userId}`
+			).slice(0, 64),
+			organization: view.subscriber.partnerId,
+		},
+		bits: view.keyBits,
+	});
+}
+
 /** The subscriber's keys in use: the imported ones, or those made in n8n (none yet: undefined). */
 export function subscriberKeys(view: EbicsCredentialView): EbicsSubscriberKeys | undefined {
 	return view.keySource === 'import' ? view.imported : view.state?.generated;
@@ -376,7 +395,11 @@ export function statusText(view: EbicsCredentialView, state: EbicsState | undefi
 	const sentOn = sent?.hia?.at ?? sent?.ini?.at;
 	switch (state?.phase ?? 'new') {
 		case 'ready': {
-			const base = `Ready: the bank's keys were fetched on ${day(state?.bank?.at)} and match the hashes of its letter`;
+			const change = state?.keyChange;
+			if (change)
+				return `Ready, with a key change ${change.order} ${change.sentAt ? `sent on ${day(change.sentAt)} and not confirmed` : `prepared on ${day(change.preparedAt)} and not sent`}${problem ? ` (${problem.message})` : ''}. Run the EBICS node's Change Keys with ${change.order} again to finish it: the keys the bank knows are kept until it confirms`;
+			const changed = state?.keysChanged;
+			const base = `Ready: the bank's keys were fetched on ${day(state?.bank?.at)} and match the hashes of its letter${changed ? `; new keys in use since ${day(changed.at)} (${changed.order})` : ''}`;
 			return problem
 				? `${base}, but the last check failed (${problem.message}). ${problem.bankHashes ? "Compare the hashes with the bank's letter" : 'Test the credential again'}`
 				: `${base}. Nothing to do`;

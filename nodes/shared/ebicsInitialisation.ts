@@ -19,7 +19,6 @@ import {
 	EbicsBankKeyError,
 	EbicsClient,
 	EbicsReturnCodeError,
-	generateSubscriberKeys,
 	type EbicsSend,
 	type EbicsSubscriberKeys,
 } from './ebics';
@@ -32,11 +31,18 @@ import {
 	EBICS_AUTH,
 	initialised,
 	keysFingerprint,
+	makeSubscriberKeys,
 	readEbicsCredential,
 	statusText,
 	subscriberKeys,
 	usableBankKeys,
 } from './ebicsCredential';
+import {
+	EBICS_KEY_CHANGE_FIELD,
+	readKeyChangeRequest,
+	runKeyChange,
+	type KeyChangeRequest,
+} from './ebicsKeyChange';
 import type { KeyServiceSender } from './keys';
 import { KeyServiceUnreachable, storedKeys } from './keys';
 import { describeConnectionFailure, errorResponseOf, outcomeUnknown } from './transport/errors';
@@ -117,18 +123,6 @@ function stateFor(view: EbicsCredentialView): EbicsState {
 	if (state.owner === view.owner) return structuredClone(state);
 	// Nothing went to the bank yet: the keys made so far serve the corrected IDs.
 	return { v: 1, owner: view.owner, generated: state.generated, phase: 'new' };
-}
-
-async function makeKeys(view: EbicsCredentialView): Promise<EbicsSubscriberKeys> {
-	return await generateSubscriberKeys({
-		subject: {
-			commonName: (
-				view.subscriberName ?? `${view.subscriber.partnerId} ${view.subscriber.userId}`
-			).slice(0, 64),
-			organization: view.subscriber.partnerId,
-		},
-		bits: view.keyBits,
-	});
 }
 
 /** INI then HIA, each once; what the bank accepted is kept whatever comes after. */
@@ -230,11 +224,15 @@ export async function runEbicsInitialisation(
 	const view = readEbicsCredential(credentials);
 	const tls = attempt(() => tlsOptionsOf(credentials, credentials.useClientCertificate === true));
 	if (!tls.ok) throw new CredentialFieldError((tls.error as Error).message);
+	const keyChange = readKeyChangeRequest(credentials[EBICS_KEY_CHANGE_FIELD]);
+	if (keyChange)
+		return await changeKeys(view, keyChange, ebicsKeySend(view.url, tls.value, send), now);
 	const running = inflight.get(view.owner);
 	if (running) return await running;
 	const work = (async () => {
 		const state = stateFor(view);
-		if (view.keySource === 'generate' && !state.generated) state.generated = await makeKeys(view);
+		if (view.keySource === 'generate' && !state.generated)
+			state.generated = await makeSubscriberKeys(view);
 		const current: EbicsCredentialView = { ...view, state };
 		const keys = subscriberKeys(current) as EbicsSubscriberKeys;
 		const client = new EbicsClient({
@@ -263,6 +261,30 @@ export async function runEbicsInitialisation(
 	} finally {
 		inflight.delete(view.owner);
 	}
+}
+
+/**
+ * One step of a key change (ebicsKeyChange.ts) and the credential fields to store; what the bank
+ * answered is kept in the state's problem, a field to fix throws (nothing stored).
+ */
+async function changeKeys(
+	view: EbicsCredentialView,
+	request: KeyChangeRequest,
+	send: EbicsSend,
+	now: Date,
+): Promise<IDataObject> {
+	const state = stateFor(view);
+	const failure = await runKeyChange(view, state, request, send, now);
+	if (failure !== undefined) {
+		state.problem = problemOf(failure, `Key change ${request.order}`, now);
+		state.problem.message = redactSecrets(state.problem.message, view.secrets);
+	}
+	// A failed change leaves the subscriber ready with the keys the bank knows.
+	const check = state.phase === 'ready' ? now.toISOString() : '';
+	return {
+		...storedKeys(EBICS_KEY_FIELDS, state, check, statusText({ ...view, state }, state)),
+		[EBICS_KEY_CHANGE_FIELD]: '',
+	};
 }
 
 /** A send() over a pooled connection (the credential test of a ready subscriber). */

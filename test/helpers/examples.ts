@@ -5,7 +5,7 @@ import type { INode } from 'n8n-workflow';
 
 import type { CredentialStore, HarnessWorkflow, RunResult } from '../harness/engine';
 import { loadWorkflow, MANUAL_TRIGGER_TYPE, runWorkflow } from '../harness/engine';
-import { EXAMPLE_FILES_FOLDER, FILE_SERVICE_CREDENTIAL, PIN_EXAMPLES, pinCredential } from '../e2e/lib/workflows';
+import { EXAMPLE_FILES_FOLDER, FILE_SERVICE_CREDENTIAL, PIN_EXAMPLES, pinCredential, sandboxCredentialKey } from '../e2e/lib/workflows';
 import type { SandboxBank } from '../sandbox';
 import { CREDENTIAL_IDS, sandboxCredentials } from './bank';
 import { packageCredentialTypes, packageNodeTypes } from './nodes';
@@ -41,8 +41,13 @@ export function prepareExample(file: string, bank: SandboxBank): { workflow: Har
 	for (const node of workflow.nodes as INode[]) {
 		for (const type of Object.keys(node.credentials ?? {})) {
 			const id = CREDENTIAL_IDS[type as keyof typeof CREDENTIAL_IDS];
+			const key = sandboxCredentialKey(type, node.credentials![type].id ?? undefined);
 			if (pinBank && type === FILE_SERVICE_CREDENTIAL) node.credentials![type] = pinCredential(pinBank);
-			else if (id) node.credentials![type] = { id, name: `${type} (sandbox)` };
+			else if (key !== type) {
+				// A second subscriber of the type (the EBICS signers): its own credential.
+				store.set({ id: key, name: key, type, data: bank.credentialValues()[key] as Record<string, string> });
+				node.credentials![type] = { id: key, name: key };
+			} else if (id) node.credentials![type] = { id, name: `${type} (sandbox)` };
 		}
 		const selector = node.parameters.fileSelector;
 		if (typeof selector === 'string' && selector.startsWith(`${EXAMPLE_FILES_FOLDER}/`))

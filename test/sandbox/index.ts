@@ -272,7 +272,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const ebicsClient = (partnerId: string, userId: string): ReturnType<SandboxBank['ebicsClient']> => {
 		const subscriber = ebics.subscriber(partnerId, userId);
 		if (!subscriber) throw new Error(`The sandbox EBICS bank has no subscriber ${partnerId}/${userId}`);
-		return clientSettings(ebics, base, subscriber, ebicsKeys.readySubscriber);
+		return clientSettings(ebics, base, subscriber, ebicsKeys.readySubscriber, ebicsKeys.signers);
 	};
 	const fileDeps: FileServiceDeps = {
 		store: files,
@@ -663,6 +663,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			},
 			// EBICS: the subscriber the sandbox activated already, its keys imported.
 			corporateBankingEbicsApi: ebicsCredentialValues(ebicsClient('PARTNER2', 'READY1'), pki.caCertPem),
+			// EBICS distributed signature: the two signers of PARTNER3 (A and B), keys imported.
+			...(ebicsKeys.signers
+				? {
+						'corporateBankingEbicsApi#SIGNER1': ebicsCredentialValues(ebicsClient('PARTNER3', 'SIGNER1'), pki.caCertPem),
+						'corporateBankingEbicsApi#SIGNER2': ebicsCredentialValues(ebicsClient('PARTNER3', 'SIGNER2'), pki.caCertPem),
+					}
+				: {}),
 		}),
 		eventSettings: () => ({
 			eventsUrl: urls.events,

@@ -10,6 +10,7 @@ import { loadEbicsRun, refreshInitialisation } from '../helpers/context';
 import { ebicsFailure } from '../helpers/failures';
 import * as availableDownloads from './availableDownloads.operation';
 import * as bankVersions from './bankVersions.operation';
+import * as changeKeys from './changeKeys.operation';
 import * as customerAcknowledgement from './customerAcknowledgement.operation';
 import * as customerData from './customerData.operation';
 import * as customerProtocol from './customerProtocol.operation';
@@ -18,6 +19,10 @@ import * as initialisationLetters from './initialisationLetters.operation';
 import * as subscriberPermissions from './subscriberPermissions.operation';
 import * as suspend from './suspend.operation';
 import * as upload from './upload.operation';
+import * as veuCancel from './veuCancel.operation';
+import * as veuDetails from './veuDetails.operation';
+import * as veuOrders from './veuOrders.operation';
+import * as veuSign from './veuSign.operation';
 
 /** Each operation, what it needs of the subscriber, and how messages name it. */
 const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: string }> = {
@@ -51,6 +56,27 @@ const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: s
 		label: 'Get Customer Protocol (PTK)',
 	},
 	suspend: { execute: suspend.execute, need: 'bank', label: 'Suspend Subscriber (SPR)' },
+	changeKeys: { execute: changeKeys.execute, need: 'bank', label: 'Change Keys (PUB, HCA, HCS)' },
+	veuOrders: {
+		execute: veuOrders.execute,
+		need: 'bank',
+		label: 'Distributed Signature: Get Orders Waiting (HVU)',
+	},
+	veuDetails: {
+		execute: veuDetails.execute,
+		need: 'bank',
+		label: 'Distributed Signature: Get Order Details (HVD)',
+	},
+	veuSign: {
+		execute: veuSign.execute,
+		need: 'bank',
+		label: 'Distributed Signature: Sign Order (HVE)',
+	},
+	veuCancel: {
+		execute: veuCancel.execute,
+		need: 'bank',
+		label: 'Distributed Signature: Cancel Order (HVS)',
+	},
 };
 
 /**

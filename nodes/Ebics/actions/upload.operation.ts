@@ -124,6 +124,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 				transactionId: result.transactionId,
 				service: `BTU ${serviceLabel(service)}`,
 				serviceName: service.serviceName,
+				scope: service.scope ?? null,
 				msgName: service.msgName,
 				msgVersion: service.msgVersion ?? null,
 				signature: flag,

@@ -15,7 +15,7 @@ import type {
 import { attempt, attemptAsync } from '../../shared/attempt';
 import { CredentialFieldError } from '../../shared/credentialFields';
 import type { EbicsSend, EbicsSubscriberKeys } from '../../shared/ebics';
-import { EbicsBankKeyError, EbicsClient } from '../../shared/ebics';
+import { EbicsBankKeyError, EbicsClient, EbicsVeu } from '../../shared/ebics';
 import type { EbicsCredentialView } from '../../shared/ebicsCredential';
 import {
 	EBICS_AUTH,
@@ -32,7 +32,7 @@ import {
 import { EbicsHttpStatusError } from '../../shared/ebicsInitialisation';
 import { runPreAuthenticationNow } from '../../shared/keys';
 import { bankRequest } from '../../shared/transport/request';
-import { credentialError, EbicsRequestFailed, notReadyFailure } from './failures';
+import { changesTheBank, credentialError, EbicsRequestFailed, notReadyFailure } from './failures';
 
 /** What an operation needs of the subscriber: nothing (HEV), its keys sent (letters), or ready. */
 export type Need = 'none' | 'keys' | 'bank';
@@ -45,6 +45,8 @@ export interface EbicsRun {
 	keys?: EbicsSubscriberKeys;
 	/** The client with the bank's keys (need 'bank'). */
 	client?: EbicsClient;
+	/** The distributed signature orders (HVU, HVZ, HVD, HVE, HVS) of the same client. */
+	veu?: EbicsVeu;
 }
 
 /** An EBICS operation, run for one item with the credential read once per run. */
@@ -53,11 +55,6 @@ export type EbicsOperation = (
 	itemIndex: number,
 	run: EbicsRun,
 ) => Promise<INodeExecutionData[]>;
-
-/** Requests that change something at the bank are sent once and never over a reused connection. */
-function changesTheBank(step: string): boolean {
-	return /^(BTU|SPR)\b/.test(step);
-}
 
 /** Posts one EBICS request through the transport and gives the answer's text. */
 export function transportSend(ctx: IExecuteFunctions, url: string): EbicsSend {
@@ -114,13 +111,15 @@ function initialisationMessage(error: unknown): string {
 export async function refreshInitialisation(
 	ctx: IExecuteFunctions,
 	credentials: ICredentialDataDecryptedObject,
+	/** More fields for this run (the key change step). */
+	extra: ICredentialDataDecryptedObject = {},
 ): Promise<ICredentialDataDecryptedObject> {
 	const before = String(credentials[EBICS_STATE_FIELD] ?? '');
 	const run = await runPreAuthenticationNow(
 		ctx,
 		EBICS_CREDENTIAL,
 		credentials,
-		{ [EBICS_CHECK_FIELD]: '' },
+		{ ...extra, [EBICS_CHECK_FIELD]: '' },
 		{
 			method: 'POST',
 			url: EBICS_CHECK_URL,
@@ -172,11 +171,12 @@ export async function loadEbicsRun(
 		throw bank.error;
 	}
 	if (!bank.value) throw notReadyFailure(view, operation);
-	const client = new EbicsClient({
+	const options = {
 		subscriber: view.subscriber,
-		keys: { version: 1, subscriber: keys, bank: bank.value },
+		keys: { version: 1 as const, subscriber: keys, bank: bank.value },
 		send,
 		bankKeyDigestForm: view.digestForm,
-	});
-	return { view, send, keys, client };
+	};
+	const client = new EbicsClient(options);
+	return { view, send, keys, client, veu: new EbicsVeu(client, options) };
 }

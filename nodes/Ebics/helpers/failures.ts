@@ -16,7 +16,7 @@ import {
 	EbicsValidationError,
 	returnCodeInfo,
 } from '../../shared/ebics';
-import type { EbicsCredentialView, EbicsProblem } from '../../shared/ebicsCredential';
+import type { EbicsCredentialView, EbicsProblem, EbicsState } from '../../shared/ebicsCredential';
 import { statusText } from '../../shared/ebicsCredential';
 import { EbicsHttpStatusError } from '../../shared/ebicsInitialisation';
 import { BankFailure, InputError, isToldFailure } from '../../shared/errors';
@@ -55,6 +55,7 @@ const FIELD_LABELS: Record<string, string> = {
 	'dateRange.start': 'Start Date',
 	'dateRange.end': 'End Date',
 	dateRange: 'Date Range',
+	confirmedDigest: 'Confirmed Data Digest',
 };
 
 /** An EBICS return code as the user sees it. */
@@ -95,8 +96,13 @@ function answerFailure(error: Error, description: string, itemIndex?: number): B
 }
 
 /** Whether a step sends something that changes the bank's books (an upload, SPR). */
-function changesTheBank(step: string): boolean {
-	return /^(BTU|SPR)\b/.test(step);
+/**
+ * Requests that change something at the bank (an upload, a suspension, a signature or
+ * cancellation of the distributed signature, a key change): sent once, never over a reused
+ * connection, never repeated.
+ */
+export function changesTheBank(step: string): boolean {
+	return /^(BTU|SPR|HVE|HVS|PUB|HCA|HCS)\b/.test(step);
 }
 
 /**
@@ -141,14 +147,41 @@ export function ebicsFailure(error: unknown, itemIndex?: number): Error {
 			itemIndex,
 			hint: !changesTheBank(error.step)
 				? 'Nothing was confirmed to the bank: a download is delivered again until n8n confirms it.'
-				: unknown && last
-					? 'The last segment went out but no answer came: the bank may have the order. Check the customer protocol (HAC or PTK) before sending the file again.'
-					: unknown
-						? 'The upload stopped before its last segment: the bank does not process an incomplete order. Send the file again.'
-						: 'Nothing reached the bank.',
+				: unknown && (/^HVE\b/.test(error.step) || (/^HVS\b/.test(error.step) && last))
+					? 'The request went out but no answer came: the bank may have taken it. Look at the orders waiting (Get Orders Waiting, HVU) before signing or cancelling again.'
+					: unknown && last
+						? 'The last segment went out but no answer came: the bank may have the order. Check the customer protocol (HAC or PTK) before sending the file again.'
+						: unknown
+							? 'The upload stopped before its last segment: the bank does not process an incomplete order. Send the file again.'
+							: 'Nothing reached the bank.',
 		});
 	}
 	return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * The bank's answer the credential kept (a return code), as the failure of `what` (none: the
+ * step the answer names), with a line of what it means for the credential. Undefined when no
+ * return code was kept.
+ */
+function keptAnswerFailure(
+	what: string,
+	problem: EbicsProblem | undefined,
+	more: string,
+	itemIndex?: number,
+): Error | undefined {
+	if (!problem?.code || !problem.level) return undefined;
+	const info = returnCodeInfo(problem.code, problem.level);
+	const coded = returnCodeFailure(
+		new EbicsReturnCodeError(problem.code, problem.level, info, problem.reportText, problem.step),
+		itemIndex,
+	);
+	return new BankFailure(what ? `${what}: ${coded.message}` : coded.message, {
+		itemIndex,
+		description: `${coded.description ?? ''}\n${more}`,
+		body: coded.body,
+		context: coded.context as IDataObject,
+	});
 }
 
 /**
@@ -159,17 +192,30 @@ export function ebicsFailure(error: unknown, itemIndex?: number): Error {
 export function notReadyFailure(view: EbicsCredentialView, operation: string): Error {
 	const state = view.state?.owner === view.owner ? view.state : undefined;
 	const where = statusText(view, state);
-	const problem: EbicsProblem | undefined = state?.problem;
-	if (problem?.code && problem.level) {
-		const info = returnCodeInfo(problem.code, problem.level);
-		const coded = returnCodeFailure(
-			new EbicsReturnCodeError(problem.code, problem.level, info, problem.reportText, problem.step),
-		);
-		return new BankFailure(`${operation}: ${coded.message}`, {
-			description: `${coded.description ?? ''}\nThe credential: ${where}`,
-			body: coded.body,
-			context: coded.context as IDataObject,
-		});
-	}
-	return credentialError(`${operation} needs a ready subscriber. ${where}`);
+	return (
+		keptAnswerFailure(operation, state?.problem, `The credential: ${where}`) ??
+		credentialError(`${operation} needs a ready subscriber. ${where}`)
+	);
+}
+
+/**
+ * A key change the bank has not confirmed: the bank's return code when it answered one, otherwise
+ * what the credential recorded; the credential keeps the keys the bank knows.
+ */
+export function keyChangeFailure(
+	order: string,
+	state: EbicsState | undefined,
+	itemIndex: number,
+): Error {
+	const problem = state?.problem;
+	const kept = state?.keyChange?.sentAt
+		? `The new keys are kept as pending: run Change Keys with ${order} again to finish the change (the bank may have them already).`
+		: 'The keys the bank knows stay in use; nothing changed at the bank.';
+	return (
+		keptAnswerFailure('', problem, kept, itemIndex) ??
+		new InputError(
+			`Key change ${order} not confirmed: ${problem?.message ?? 'the bank did not confirm it'}`,
+			{ itemIndex, description: kept },
+		)
+	);
 }

@@ -38,18 +38,17 @@ function withOperation(operation: string, show: IDisplayOptions['show'] = {}): I
 	return { show: { operation: [operation], ...show } };
 }
 
-/** The Service field and the fields of a typed service, for the download or upload operation. */
-export function serviceProperties(direction: Direction, operation: string): INodeProperties[] {
-	const field = `${direction}Service`;
-	const custom = withOperation(operation, { [field]: [CUSTOM] });
-	const preset = withOperation(operation, { [field]: PRESET_ORDER[direction] });
-	const text = (
-		displayName: string,
-		name: string,
-		description: string,
-		placeholder: string,
-		required = false,
-	): INodeProperties => ({
+/** A maker of optional or required text fields shown with these display options. */
+export function textFields(
+	displayOptions: IDisplayOptions,
+): (
+	displayName: string,
+	name: string,
+	description: string,
+	placeholder: string,
+	required?: boolean,
+) => INodeProperties {
+	return (displayName, name, description, placeholder, required = false) => ({
 		displayName,
 		name,
 		type: 'string',
@@ -57,8 +56,16 @@ export function serviceProperties(direction: Direction, operation: string): INod
 		required,
 		placeholder,
 		description,
-		displayOptions: custom,
+		displayOptions,
 	});
+}
+
+/** The Service field and the fields of a typed service, for the download or upload operation. */
+export function serviceProperties(direction: Direction, operation: string): INodeProperties[] {
+	const field = `${direction}Service`;
+	const custom = withOperation(operation, { [field]: [CUSTOM] });
+	const preset = withOperation(operation, { [field]: PRESET_ORDER[direction] });
+	const text = textFields(custom);
 	const first = PRESET_ORDER[direction][0];
 	return [
 		{
@@ -148,7 +155,8 @@ export function serviceProperties(direction: Direction, operation: string): INod
 	];
 }
 
-function param(ctx: IExecuteFunctions, name: string, itemIndex: number): string {
+/** A text parameter, trimmed (a number as its text). */
+export function param(ctx: IExecuteFunctions, name: string, itemIndex: number): string {
 	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
 	return typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
 }

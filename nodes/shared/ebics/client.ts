@@ -315,7 +315,7 @@ export class EbicsClient {
 	 */
 	async download(
 		orderType: string,
-		params: OrderParams & { kind: 'BTD' | 'standard' },
+		params: OrderParams & { kind: 'BTD' | 'standard' | 'element' },
 	): Promise<Download | undefined> {
 		const bank = this.bankKeys(orderType);
 		const label =

@@ -54,3 +54,5 @@ export * from './segments';
 export * from './x002';
 export * from './xml';
 export * from './zip';
+export * from './keyChange';
+export * from './veu';

@@ -256,7 +256,9 @@ export function hpbRequest(
 export type OrderParams =
 	| { kind: 'BTD'; service: BtfService; dateRange?: DateRange }
 	| { kind: 'BTU'; service: BtfService; signatureFlag?: SignatureFlag; fileName?: string }
-	| { kind: 'standard'; dateRange?: DateRange };
+	| { kind: 'standard'; dateRange?: DateRange }
+	/** An order parameters element built by its order type's module (veu.ts: HVU, HVD, HVE, ...). */
+	| { kind: 'element'; xml: string };
 
 /** A date range of a download, both ends included (YYYY-MM-DD). */
 export interface DateRange {
@@ -323,6 +325,8 @@ function orderParamsXml(params: OrderParams): string {
 					empty('SignatureFlag', { requestEDS: flag === 'distributed' ? 'true' : undefined }),
 			);
 		}
+		case 'element':
+			return params.xml;
 		default:
 			return el('StandardOrderParams', {}, dateRangeXml(checkDateRange(params.dateRange)));
 	}

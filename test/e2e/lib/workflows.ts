@@ -57,12 +57,28 @@ export function packageHasNode(name: string): boolean {
 	return packageManifest().nodes.includes(name);
 }
 
-/** Credential ids in the e2e n8n: one credential per type, holding the sandbox bank's values. */
-export function credentialId(type: string): string {
-	return `sandbox-${type}`.slice(0, 36);
+/**
+ * Credential ids in the e2e n8n: one credential per type, holding the sandbox bank's values, and
+ * more of a type under "type#NAME" keys (the EBICS signers SIGNER1 and SIGNER2).
+ */
+export function credentialId(key: string): string {
+	const [type, more] = key.split('#');
+	return (more ? `sandbox-${more.toLowerCase()}-${type}` : `sandbox-${type}`).slice(0, 36);
 }
 
-export function credentialName(type: string): string {
+/**
+ * The sandbox credential an example's credential stands for: the type's own, or for an example
+ * with two EBICS subscribers (credential ids ending in "-signer1", "-signer2") the sandbox's
+ * signers of one partner.
+ */
+export function sandboxCredentialKey(type: string, exampleCredentialId: string | undefined): string {
+	const signer = /-signer([12])$/.exec(exampleCredentialId ?? '');
+	return signer ? `${type}#SIGNER${signer[1]}` : type;
+}
+
+export function credentialName(key: string): string {
+	const [type, more] = key.split('#');
+	if (more) return `${credentialName(type)} (${more})`;
 	const label: Record<string, string> = {
 		corporateBankingClientCredentialsApi: 'Sandbox bank: FX API (client credentials)',
 		corporateBankingMtlsApi: 'Sandbox bank: events (mutual TLS)',
@@ -76,13 +92,14 @@ export function credentialName(type: string): string {
 export function sandboxCredentials(
 	state: SandboxState,
 ): Array<{ id: string; name: string; type: string; data: Record<string, unknown> }> {
-	return packageManifest()
-		.credentials.filter((type) => state.credentials[type])
-		.map((type) => ({
-			id: credentialId(type),
-			name: credentialName(type),
-			type,
-			data: state.credentials[type],
+	const types = packageManifest().credentials;
+	return Object.keys(state.credentials)
+		.filter((key) => types.includes(key.split('#')[0]))
+		.map((key) => ({
+			id: credentialId(key),
+			name: credentialName(key),
+			type: key.split('#')[0],
+			data: state.credentials[key],
 		}));
 }
 
@@ -177,7 +194,10 @@ export function prepareForImport(
 			node.credentials![type] =
 				pinBank && type === FILE_SERVICE_CREDENTIAL
 					? pinCredential(pinBank)
-					: { id: credentialId(type), name: credentialName(type) };
+					: {
+							id: credentialId(sandboxCredentialKey(type, node.credentials![type].id ?? undefined)),
+							name: credentialName(sandboxCredentialKey(type, node.credentials![type].id ?? undefined)),
+						};
 		}
 		if (typeof node.parameters.mockBaseUrl === 'string') {
 			node.parameters.mockBaseUrl = state.urls.mockBase;

@@ -48,10 +48,13 @@ import {
 	verifyAuthSignature,
 	wrapTransactionKey,
 	type BtfService,
+	type EbicsSubscriberKeys,
 } from '../../../nodes/shared/ebics';
 import { camt054FromPain001, pain001Summary, pain002 } from '../bankfiles';
 import { seedFiles, type DownloadFile, type ProtocolEvent, type StoredUpload } from './data';
 import type { EbicsBankKeyFile } from './keys';
+import { changeKeys, KEY_CHANGE_ORDERS } from './keyChange';
+import { SandboxVeu, VEU_DOWNLOADS } from './veu';
 
 export const EBICS_PATH = '/ebics';
 export const SANDBOX_HOST_ID = 'SBXEBICS';
@@ -69,7 +72,7 @@ export const STATE_TEXT: Record<SubscriberState, string> = {
 	suspended: 'suspended: activate it again',
 };
 
-interface RegisteredKey {
+export interface RegisteredKey {
 	publicKey: KeyObject;
 	certificateDer?: Buffer;
 	version: string;
@@ -117,6 +120,8 @@ interface Transaction {
 		dataDigest: Buffer;
 		flag: StoredUpload['signatureFlag'];
 		signer: { partnerId: string; userId: string };
+		/** HVS: the order details naming the order to cancel. */
+		details?: Element;
 		/** H004: the signature over the order data, verified once all segments are in. */
 		verify?: (data: Buffer) => boolean;
 	};
@@ -210,6 +215,8 @@ export class SandboxEbicsBank {
 	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900 };
 	readonly bankAuthentication: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	readonly bankEncryption: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
+	/** Orders waiting for further signatures (distributed signature, veu.ts). */
+	readonly veu: SandboxVeu;
 	private orderCounter = 0;
 	private fileCounter = 0;
 
@@ -220,6 +227,7 @@ export class SandboxEbicsBank {
 		};
 		this.bankAuthentication = load(options.keys.bank.authentication);
 		this.bankEncryption = load(options.keys.bank.encryption);
+		this.veu = new SandboxVeu(options.now);
 		this.reset();
 	}
 
@@ -232,19 +240,26 @@ export class SandboxEbicsBank {
 		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900 });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER1', name: 'Erika Mustermann' });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER2', name: 'Max Mustermann' });
-		const ready = this.addSubscriber({ partnerId: 'PARTNER2', userId: 'READY1', name: 'Sandbox Ready Subscriber' });
-		const keys = this.options.keys.readySubscriber;
-		const certificateKey = (pem: string, version: string): RegisteredKey => {
-			const certificate = new X509Certificate(pem);
-			return { publicKey: certificate.publicKey, certificateDer: certificate.raw, version };
+		// Subscribers the bank has initialised itself, their keys in the key file.
+		const readyMade = (subscriber: SandboxSubscriber, keys: EbicsSubscriberKeys): void => {
+			const certificateKey = (pem: string, version: string): RegisteredKey => {
+				const certificate = new X509Certificate(pem);
+				return { publicKey: certificate.publicKey, certificateDer: certificate.raw, version };
+			};
+			subscriber.keys = {
+				signature: certificateKey(keys.signature.certificatePem, 'A006'),
+				authentication: certificateKey(keys.authentication.certificatePem, 'X002'),
+				encryption: certificateKey(keys.encryption.certificatePem, 'E002'),
+			};
+			subscriber.protocol = 'H005';
+			subscriber.state = 'ready';
 		};
-		ready.keys = {
-			signature: certificateKey(keys.signature.certificatePem, 'A006'),
-			authentication: certificateKey(keys.authentication.certificatePem, 'X002'),
-			encryption: certificateKey(keys.encryption.certificatePem, 'E002'),
-		};
-		ready.protocol = 'H005';
-		ready.state = 'ready';
+		readyMade(this.addSubscriber({ partnerId: 'PARTNER2', userId: 'READY1', name: 'Sandbox Ready Subscriber' }), this.options.keys.readySubscriber);
+		this.veu.reset();
+		// Two signers of one partner for the distributed signature: A (first) and B (second).
+		this.options.keys.signers?.forEach((keys, index) =>
+			readyMade(this.addSubscriber({ partnerId: 'PARTNER3', userId: `SIGNER${index + 1}`, name: index === 0 ? 'Anna Signer' : 'Bernd Signer', authorisationLevel: index === 0 ? 'A' : 'B' }), keys),
+		);
 	}
 
 	private key(partnerId: string, userId: string): string {
@@ -483,7 +498,7 @@ export class SandboxEbicsBank {
 		}
 	}
 
-	private certificateKey(info: Element | undefined, versionElement: string, ns: string, expected: string, lengthCode: string, versionCode: string): RegisteredKey {
+	certificateKey(info: Element | undefined, versionElement: string, ns: string, expected: string, lengthCode: string, versionCode: string): RegisteredKey {
 		const version = text(child(info, ns, versionElement));
 		if (version !== expected) throw new EbicsRefusal(versionCode, 'business', `Version ${version ?? '(none)'} is not supported: ${expected} only`);
 		const der = text(xmlPath(info, DSIG_NS, 'X509Data', 'X509Certificate'))?.replace(/\s+/g, '');
@@ -752,7 +767,7 @@ export class SandboxEbicsBank {
 		const service = this.readService(child(btd, H005_NS, 'Service'), H005_NS);
 		const rangeElement = child(params, H005_NS, 'DateRange');
 		const range = rangeElement ? { start: text(child(rangeElement, H005_NS, 'Start')) ?? '', end: text(child(rangeElement, H005_NS, 'End')) ?? '' } : undefined;
-		const found = this.downloadData(subscriber, orderType, service, range);
+		const found = VEU_DOWNLOADS.includes(orderType) ? this.veu.download(subscriber, orderType, details) : this.downloadData(subscriber, orderType, service, range);
 		if (!found) throw new EbicsRefusal('090005', 'business');
 		return this.startDownload(subscriber, orderType, found, 'H005');
 	}
@@ -815,12 +830,12 @@ export class SandboxEbicsBank {
 		if (orderType === 'BTU') {
 			if (!service) throw new EbicsRefusal('091112', 'technical');
 			if (!subscriber.uploadServices.includes(service.serviceName)) throw new EbicsRefusal('090003', 'business');
-		} else if (orderType !== 'SPR') throw new EbicsRefusal('091006', 'technical', `${orderType} is not an upload order type of this bank`);
+		} else if (!['SPR', 'HVE', 'HVS', ...KEY_CHANGE_ORDERS].includes(orderType)) throw new EbicsRefusal('091006', 'technical', `${orderType} is not an upload order type of this bank`);
 		const signatureFlag = child(btu, H005_NS, 'SignatureFlag');
 		const flag: StoredUpload['signatureFlag'] = !signatureFlag ? 'transport' : signatureFlag.getAttribute('requestEDS') === 'true' ? 'distributed' : 'authorise';
 		if (flag === 'authorise' && subscriber.authorisationLevel === 'T') throw new EbicsRefusal('090003', 'business', 'A transport signature cannot authorise the order');
 		const numSegments = Number(text(child(staticHeader, H005_NS, 'NumSegments')) ?? 'NaN');
-		if (!Number.isInteger(numSegments) || numSegments < (orderType === 'SPR' ? 0 : 1)) throw new EbicsRefusal('091113', 'technical', 'NumSegments is missing or not valid');
+		if (!Number.isInteger(numSegments) || numSegments < (orderType === 'SPR' || orderType === 'HVE' ? 0 : 1)) throw new EbicsRefusal('091113', 'technical', 'NumSegments is missing or not valid');
 		if (numSegments > 10000) throw new EbicsRefusal('091118', 'technical');
 		const info = child(dataTransfer, H005_NS, 'DataEncryptionInfo');
 		this.checkBankDigest(text(child(info, H005_NS, 'EncryptionPubKeyDigest')), this.bankEncryption);
@@ -852,6 +867,11 @@ export class SandboxEbicsBank {
 		const signature = Buffer.from(text(child(mine, S002_NS, 'SignatureValue')) ?? '', 'base64');
 		if (!subscriber.keys.signature || !verifyA006(dataDigest, signature, subscriber.keys.signature.publicKey)) throw new EbicsRefusal('091301', 'business');
 		const orderId = this.newOrderId();
+		if (orderType === 'HVE') {
+			const { order, executed } = this.veu.sign(subscriber, details, dataDigest);
+			this.logOrder(subscriber, { orderId: order.orderId, orderType: 'HVE', service: order.service, accepted: true, text: executed ? `signature of ${subscriber.userId} verified: the order has its signatures and is executed` : `signature of ${subscriber.userId} verified, waiting for further signers` });
+			return this.response({ phase: 'Initialisation', technical: '000000', business: '000000', orderId });
+		}
 		if (orderType === 'SPR') {
 			subscriber.state = 'suspended';
 			subscriber.uploads.push({ orderId, orderType, data: Buffer.alloc(0), signatureFlag: flag, signer: { partnerId: subscriber.partnerId, userId: subscriber.userId }, receivedAt: this.options.now().toISOString() });
@@ -861,6 +881,7 @@ export class SandboxEbicsBank {
 		const tx = this.openUpload(subscriber, 'H005', orderType, orderId, numSegments, transactionKey, {
 			service,
 			fileName: btu?.getAttribute('fileName') ?? undefined,
+			details: orderType === 'HVS' ? details : undefined,
 			dataDigest,
 			flag,
 			signer: { partnerId: subscriber.partnerId, userId: subscriber.userId },
@@ -937,13 +958,38 @@ export class SandboxEbicsBank {
 			throw new EbicsRefusal('090004', 'business', 'The order data does not decrypt and decompress');
 		}
 		const meta = tx.upload as NonNullable<Transaction['upload']>;
+		if (tx.orderType === 'HVS') {
+			let orderData: Document;
+			try {
+				orderData = parseDocument(data, 'HVS order data');
+			} catch {
+				throw new EbicsRefusal('090004', 'business', 'The HVS order data is not XML');
+			}
+			const order = this.veu.cancel(tx.subscriber, meta.details, meta.dataDigest, orderData);
+			this.logOrder(order.originator, { orderId: order.orderId, orderType: order.orderType, service: order.service, accepted: false, reasonCode: 'DS02', text: `cancelled in the distributed signature by ${tx.subscriber.userId} (HVS)` });
+			return;
+		}
 		if (meta.verify ? !meta.verify(data) : !orderDataDigest(data).equals(meta.dataDigest)) {
 			this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, service: meta.service, accepted: false, reasonCode: 'DS0B', text: '091301 EBICS_SIGNATURE_VERIFICATION_FAILED: the order data does not match its signed hash' });
 			throw new EbicsRefusal('091301', 'business', 'The order data does not match its signed hash');
 		}
+		if (KEY_CHANGE_ORDERS.includes(tx.orderType)) {
+			changeKeys(tx.subscriber, tx.orderType, data, (...args) => this.certificateKey(...args));
+			this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, accepted: true, text: `new keys of ${tx.subscriber.userId} in force (${tx.orderType})` });
+			return;
+		}
 		const receivedAt = this.options.now();
 		tx.subscriber.uploads.push({ orderId: tx.orderId, orderType: tx.orderType, service: meta.service, fileName: meta.fileName, data, signatureFlag: meta.flag, signer: meta.signer, receivedAt: receivedAt.toISOString() });
 		this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, service: meta.service, accepted: true, text: `signature verified (${meta.flag === 'transport' ? 'transport signature' : meta.flag === 'distributed' ? 'first signature, waiting for further signers' : 'authorising signature'}), order stored` });
+		const execute = (): void => this.executeOrder(tx.subscriber, tx.orderId, data);
+		if (this.veu.hold({ subscriber: tx.subscriber, orderId: tx.orderId, orderType: tx.orderType, service: meta.service, fileName: meta.fileName, data, flag: meta.flag, receivedAt: receivedAt.toISOString(), execute })) return;
+		execute();
+	}
+
+	/** Executes an order: a pain.001 gets its pain.002 and camt.054. */
+	executeOrder(subscriber: SandboxSubscriber, orderId: string, data: Buffer): void {
+		const tx = { subscriber, orderId };
+		const receivedAt = this.options.now();
 		const summary = pain001Summary(data);
 		if (summary) {
 			const date = receivedAt.toISOString().slice(0, 10);

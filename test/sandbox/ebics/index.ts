@@ -48,11 +48,12 @@ export interface EbicsClientSettings {
 	userId: string;
 	state: string;
 	bankHashes: { authentication: string; encryption: string };
-	/** Only for the subscriber the sandbox initialised itself (PARTNER2/READY1): its keys, to import. */
+	/** Only for the subscribers the sandbox initialised itself (PARTNER2/READY1, PARTNER3/SIGNER1 and SIGNER2): their keys, to import. */
 	subscriberKeys?: EbicsSubscriberKeys;
 }
 
-export function clientSettings(bank: SandboxEbicsBank, baseUrl: string, subscriber: SandboxSubscriber, readyKeys: EbicsSubscriberKeys): EbicsClientSettings {
+export function clientSettings(bank: SandboxEbicsBank, baseUrl: string, subscriber: SandboxSubscriber, readyKeys: EbicsSubscriberKeys, signerKeys: EbicsSubscriberKeys[] = []): EbicsClientSettings {
+	const signer = subscriber.partnerId === 'PARTNER3' ? /^SIGNER([12])$/.exec(subscriber.userId) : null;
 	return {
 		url: `${baseUrl}${EBICS_PATH}`,
 		hostId: bank.hostId,
@@ -60,14 +61,14 @@ export function clientSettings(bank: SandboxEbicsBank, baseUrl: string, subscrib
 		userId: subscriber.userId,
 		state: STATE_TEXT[subscriber.state],
 		bankHashes: bank.letterHashes(),
-		subscriberKeys: subscriber.partnerId === 'PARTNER2' && subscriber.userId === 'READY1' ? readyKeys : undefined,
+		subscriberKeys: subscriber.partnerId === 'PARTNER2' && subscriber.userId === 'READY1' ? readyKeys : signer ? signerKeys[Number(signer[1]) - 1] : undefined,
 	};
 }
 
 /**
  * Values of a "Corporate Banking EBICS API" credential for a sandbox subscriber: the URL, the IDs,
- * the bank's hashes as its letter prints them and the sandbox CA. For PARTNER2/READY1 (active
- * already) the keys are imported; any other subscriber gets keys generated in n8n, so the
+ * the bank's hashes as its letter prints them and the sandbox CA. For PARTNER2/READY1 and the
+ * signers PARTNER3/SIGNER1 and SIGNER2 (active already) the keys are imported; any other subscriber gets keys generated in n8n, so the
  * credential's test sends INI and HIA.
  */
 export function ebicsCredentialValues(settings: EbicsClientSettings, caPem: string): Record<string, unknown> {
@@ -126,7 +127,7 @@ const FAULTS: EbicsFaultKind[] = ['tamperSignature', 'unsignedResponse', 'damage
  * name?, downloadServices?, uploadServices?, authorisationLevel?}; POST
  * subscribers/{partnerId}/{userId}/activate | suspend; POST files {partnerId, userId, serviceName,
  * msgName, name, content | contentBase64, date?}; GET|POST switches; POST faults {kind} ;
- * GET records; POST reset.
+ * GET records; GET veu (the distributed signature's orders); POST reset.
  */
 export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse, route: string, bank: SandboxEbicsBank, settings: (s: SandboxSubscriber) => EbicsClientSettings): Promise<void> {
 	const body = async (): Promise<Record<string, unknown>> => {
@@ -191,6 +192,9 @@ export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse
 				reply(res, 200, { faults: bank.faults });
 				return;
 			}
+			case 'GET /ebics/veu':
+				reply(res, 200, bank.veu.orders.map((o) => ({ orderId: o.orderId, partnerId: o.partnerId, service: o.service, state: o.state, dataDigest: o.dataDigest.toString('hex').toUpperCase(), required: o.required, signatures: o.signatures, originator: `${o.originator.partnerId}/${o.originator.userId}`, bytes: o.data.length })));
+				return;
 			case 'GET /ebics/records':
 				reply(res, 200, bank.records);
 				return;

@@ -20,6 +20,18 @@ export interface EbicsBankKeyFile {
 	};
 	/** Keys of the subscriber the sandbox initialises itself (for "imported keys" credentials). */
 	readySubscriber: EbicsSubscriberKeys;
+	/** Keys of the two signers of PARTNER3 (distributed signature): SIGNER1 (A) and SIGNER2 (B). */
+	signers?: [EbicsSubscriberKeys, EbicsSubscriberKeys];
+}
+
+function makeSigners(): Promise<[EbicsSubscriberKeys, EbicsSubscriberKeys]> {
+	return Promise.all([1, 2].map((n) => generateSubscriberKeys({ subject: { commonName: `Sandbox Signer ${n}`, organization: 'Sandbox Signers GmbH', country: 'DE' } }))) as Promise<[EbicsSubscriberKeys, EbicsSubscriberKeys]>;
+}
+
+function writeKeyFile(path: string, file: EbicsBankKeyFile): void {
+	const temp = `${path}.${process.pid}.tmp`;
+	writeFileSync(temp, JSON.stringify(file), { mode: 0o600 });
+	renameSync(temp, path);
 }
 
 /** Reads the bank's keys from `certDir`, making and writing them the first time. */
@@ -27,12 +39,22 @@ export async function loadOrCreateEbicsKeys(certDir: string): Promise<EbicsBankK
 	const path = join(certDir, FILE);
 	if (existsSync(path)) {
 		const stored = JSON.parse(readFileSync(path, 'utf8')) as EbicsBankKeyFile;
-		if (stored.version === VERSION) return stored;
+		if (stored.version === VERSION) {
+			if (stored.signers) return stored;
+			// A key file from before the signers: the bank's keys stay, the signers are added.
+			const signers = await makeSigners();
+			const again = JSON.parse(readFileSync(path, 'utf8')) as EbicsBankKeyFile;
+			if (again.signers) return again;
+			const file = { ...stored, signers };
+			writeKeyFile(path, file);
+			return file;
+		}
 	}
-	const [authentication, encryption, readySubscriber] = await Promise.all([
+	const [authentication, encryption, readySubscriber, signers] = await Promise.all([
 		generateKeyWithCertificate({ subject: { commonName: 'Sandbox Bank EBICS X002', organization: 'Sandbox Bank', country: 'DE' }, use: 'authentication', validityDays: 3650 }),
 		generateKeyWithCertificate({ subject: { commonName: 'Sandbox Bank EBICS E002', organization: 'Sandbox Bank', country: 'DE' }, use: 'encryption', validityDays: 3650 }),
 		generateSubscriberKeys({ subject: { commonName: 'Sandbox Ready Subscriber', organization: 'Sandbox Customer GmbH', country: 'DE' } }),
+		makeSigners(),
 	]);
 	const file: EbicsBankKeyFile = {
 		version: VERSION,
@@ -41,6 +63,7 @@ export async function loadOrCreateEbicsKeys(certDir: string): Promise<EbicsBankK
 			encryption: { privateKeyPem: encryption.privateKeyPem, certificatePem: encryption.certificatePem },
 		},
 		readySubscriber,
+		signers,
 	};
 	mkdirSync(certDir, { recursive: true });
 	const temp = `${path}.${process.pid}.tmp`;

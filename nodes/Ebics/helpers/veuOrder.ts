@@ -1,0 +1,162 @@
+/**
+ * The order of the distributed signature (VEU) the Order Details, Sign and Cancel operations work
+ * on: its Order ID, the originator's Partner ID and its service, as Get Orders Waiting (HVU) gives
+ * them in each item (map them with expressions), and what the operations return about an order.
+ */
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import type {
+	BtfService,
+	VeuOrder,
+	VeuOrderDetails,
+	VeuOrderRef,
+	VeuSigner,
+} from '../../shared/ebics';
+import { digestHex, serviceLabel } from '../../shared/ebics';
+import type { EbicsRun } from './context';
+import { param, textFields } from './services';
+
+export const VEU_ORDER_OPERATIONS = ['veuDetails', 'veuSign', 'veuCancel'];
+
+const text = textFields({ show: { operation: VEU_ORDER_OPERATIONS } });
+
+/** The order's fields; Get Orders Waiting (HVU) gives each of them in its items. */
+export const veuOrderProperties: INodeProperties[] = [
+	text(
+		'Order ID',
+		'veuOrderId',
+		'The order ID the bank gave the upload, as Get Orders Waiting (HVU) lists it (orderId)',
+		'A1B2',
+		true,
+	),
+	text(
+		'Originator Partner ID',
+		'veuPartnerId',
+		"The Partner ID of the subscriber who uploaded the order (partnerId in HVU's items). Empty: this credential's Partner ID.",
+		'PARTNER1',
+	),
+	text(
+		'Service Name',
+		'veuServiceName',
+		"The order's BTF ServiceName (serviceName in HVU's items)",
+		'SCT',
+		true,
+	),
+	text('Scope', 'veuScope', "The order's BTF Scope, when it has one (scope)", 'DE'),
+	text(
+		'Service Option',
+		'veuServiceOption',
+		"The order's BTF ServiceOption, when it has one (serviceOption)",
+		'',
+	),
+	text(
+		'Message Name',
+		'veuMsgName',
+		"The order's BTF MsgName (msgName in HVU's items)",
+		'pain.001',
+		true,
+	),
+	text(
+		'Message Version',
+		'veuMsgVersion',
+		'The MsgName version, when it has one (msgVersion)',
+		'09',
+	),
+	text('Container', 'veuContainer', 'The BTF Container, when the order has one (container)', ''),
+];
+
+/** The order the parameters name; checked by the EBICS library before anything is sent. */
+export function readVeuOrder(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	run: EbicsRun,
+): VeuOrderRef {
+	const container = param(ctx, 'veuContainer', itemIndex).toUpperCase();
+	return {
+		orderId: param(ctx, 'veuOrderId', itemIndex),
+		partnerId: param(ctx, 'veuPartnerId', itemIndex) || run.view.subscriber.partnerId,
+		service: {
+			serviceName: param(ctx, 'veuServiceName', itemIndex),
+			scope: param(ctx, 'veuScope', itemIndex) || undefined,
+			serviceOption: param(ctx, 'veuServiceOption', itemIndex) || undefined,
+			msgName: param(ctx, 'veuMsgName', itemIndex),
+			msgVersion: param(ctx, 'veuMsgVersion', itemIndex) || undefined,
+			container: (container || undefined) as BtfService['container'],
+		},
+	};
+}
+
+function serviceFields(service: BtfService): IDataObject {
+	return {
+		service: serviceLabel(service),
+		serviceName: service.serviceName,
+		scope: service.scope ?? null,
+		serviceOption: service.serviceOption ?? null,
+		msgName: service.msgName,
+		msgVersion: service.msgVersion ?? null,
+		container: service.container ?? null,
+	};
+}
+
+function signers(list: VeuSigner[]): IDataObject[] {
+	return list.map((s) => ({
+		partnerId: s.partnerId,
+		userId: s.userId,
+		name: s.name ?? null,
+		signedAt: s.at,
+		signatureClass: s.authorisationLevel,
+	}));
+}
+
+/** One item of Get Orders Waiting (HVU, HVZ). */
+export function veuOrderJson(order: VeuOrder): IDataObject {
+	return {
+		orderId: order.orderId,
+		partnerId: order.originator.partnerId,
+		...serviceFields(order.service),
+		originator: {
+			partnerId: order.originator.partnerId,
+			userId: order.originator.userId,
+			name: order.originator.name ?? null,
+			submittedAt: order.originator.at,
+		},
+		readyToBeSigned: order.readyToBeSigned,
+		signaturesRequired: order.signaturesRequired,
+		signaturesDone: order.signaturesDone,
+		signers: signers(order.signers),
+		orderDataSize: order.orderDataSize,
+		additionalInfo: order.additionalInfo ?? null,
+		...(order.dataDigest ? { dataDigest: order.dataDigest } : {}),
+	};
+}
+
+/** What Order Details (HVD) shows, and what Sign and Cancel report as signed. */
+export function veuDetailsJson(ref: VeuOrderRef, details: VeuOrderDetails): IDataObject {
+	return {
+		orderId: ref.orderId.toUpperCase(),
+		partnerId: ref.partnerId,
+		...serviceFields(ref.service),
+		dataDigest: digestHex(details.dataDigest),
+		dataDigestBase64: details.dataDigest.toString('base64'),
+		signatureVersion: details.signatureVersion,
+		displayFile: details.displayFile,
+		orderDataSize: details.orderDataSize,
+		orderDataAvailable: details.orderDataAvailable,
+		orderDetailsAvailable: details.orderDetailsAvailable,
+		signers: signers(details.signers),
+	};
+}
+
+/** The digest the user confirms, for Sign and Cancel. */
+export function confirmedDigestProperty(operation: string, action: string): INodeProperties {
+	return {
+		displayName: 'Confirmed Data Digest',
+		name: 'confirmedDigest',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: '3F 9A 0C ... (the dataDigest of Get Order Details)',
+		description: `The order's data digest as Get Order Details (HVD) shows it (dataDigest): the order is ${action} only when it is the digest the bank reports now, so that you ${action === 'signed' ? 'sign' : 'cancel'} the order you have seen`,
+		displayOptions: { show: { operation: [operation] } },
+	};
+}

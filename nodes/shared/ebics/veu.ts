@@ -1,0 +1,495 @@
+/**
+ * Distributed signature (VEU, EDS in the English spec): orders an upload left at the bank until
+ * further subscribers sign them. Order types (EBICS 3.0, chapter 8 and annex 2):
+ * - HVU / HVZ: download the orders waiting for signatures (HVZ adds each order's DataDigest);
+ * - HVD: download one order's details: its DataDigest (the A006 hash the signers sign), the
+ *   display file (what the bank shows as the order's content), who has signed;
+ * - HVE: upload this subscriber's A006 signature of that DataDigest (no order data);
+ * - HVS: cancel the order (order data HVSRequestOrderData naming its DataDigest, signed the same
+ *   way).
+ * Order parameters of HVD, HVE and HVS name the order: the originator's PartnerID, the order's
+ * Service and its OrderID (HVRequestStructure of ebics_orders_H005.xsd).
+ *
+ * The signature of HVE and HVS is made over the DataDigest the bank reported in HVD, and only
+ * after the caller has confirmed it (checkConfirmedDigest): a signer signs what they saw.
+ */
+import { deflateSync } from 'node:zlib';
+
+import { signA006, userSignatureData } from './a006';
+import { checkService, serviceLabel, serviceXml, type BtfService } from './btf';
+import { type EbicsClient, type EbicsClientOptions } from './client';
+import { H005_NS, SIGNATURE_VERSION } from './constants';
+import { keyDigest } from './digests';
+import { E002Encryptor, encryptE002, newTransactionKey, wrapTransactionKey } from './e002';
+import { EbicsFormatError, EbicsKeyError, EbicsValidationError, rethrowAs } from './errors';
+import {
+	loadBankKeys,
+	loadSubscriberKeys,
+	type LoadedBankKeys,
+	type LoadedSubscriberKeys,
+} from './keys';
+import {
+	checkSubscriber,
+	uploadInitRequest,
+	uploadTransferRequest,
+	type EbicsSubscriber,
+} from './requests';
+import { readResponse, type ReturnCodes } from './responses';
+import { UploadSegmenter } from './segments';
+import { child, children, el, elements, leaf, parseDocument, text } from './xml';
+
+/** Which order of the distributed signature: the originator's partner, the service, the ID. */
+export interface VeuOrderRef {
+	partnerId: string;
+	service: BtfService;
+	orderId: string;
+}
+
+/** Someone who signed an order (SignerInfo), with the signature class they signed with. */
+export interface VeuSigner {
+	partnerId: string;
+	userId: string;
+	name?: string;
+	at: string;
+	/** E (single), A (first), B (second) or T (transport). */
+	authorisationLevel: string;
+}
+
+/** One order waiting for signatures (HVU, HVZ). */
+export interface VeuOrder {
+	orderId: string;
+	service: BtfService;
+	/** "SCT DE pain.001.09" */
+	serviceLabel: string;
+	orderDataSize: number;
+	/** Whether this subscriber may sign it now. */
+	readyToBeSigned: boolean;
+	signaturesRequired: number;
+	signaturesDone: number;
+	signers: VeuSigner[];
+	originator: { partnerId: string; userId: string; name?: string; at: string };
+	additionalInfo?: string;
+	/** HVZ only: the order's DataDigest (hex, upper case, as letters print hashes). */
+	dataDigest?: string;
+}
+
+/** One order's details (HVD). */
+export interface VeuOrderDetails {
+	/** The A006 hash of the order data: what a signer signs. */
+	dataDigest: Buffer;
+	signatureVersion: string;
+	/** The bank's display file of the order (its content for people to read), as text. */
+	displayFile: string;
+	orderDataAvailable: boolean;
+	orderDataSize: number;
+	orderDetailsAvailable: boolean;
+	signers: VeuSigner[];
+}
+
+const ORDER_ID = /^[A-Z][A-Z0-9]{3}$/;
+
+/** Checks an order reference; EbicsValidationError names the field and the rule. */
+export function checkOrderRef(ref: VeuOrderRef): VeuOrderRef {
+	const partnerId = String(ref?.partnerId ?? '').trim();
+	if (!/^[a-zA-Z0-9,=]{1,35}$/.test(partnerId))
+		throw new EbicsValidationError(
+			'partnerId',
+			`Originator Partner ID "${partnerId}" is not valid: 1 to 35 letters, digits, "," or "="`,
+		);
+	const orderId = String(ref?.orderId ?? '')
+		.trim()
+		.toUpperCase();
+	if (!ORDER_ID.test(orderId))
+		throw new EbicsValidationError(
+			'orderId',
+			`Order ID "${orderId}" is not valid: a letter then three letters or digits (e.g. A102), as HVU lists it`,
+		);
+	return { partnerId, orderId, service: checkService(ref.service) };
+}
+
+/** HVU or HVZ order parameters: optionally only the orders of some services. */
+export function hvListParams(orderType: 'HVU' | 'HVZ', services: BtfService[] = []): string {
+	return el(
+		`${orderType}OrderParams`,
+		{},
+		services.map((service, index) =>
+			serviceXml(checkService(service, `serviceFilter[${index}]`)).replace(
+				/^<Service>([\s\S]*)<\/Service>$/,
+				'<ServiceFilter>$1</ServiceFilter>',
+			),
+		),
+	);
+}
+
+/** HVD, HVE or HVS order parameters: the order they are about. */
+export function hvOrderParams(orderType: 'HVD' | 'HVE' | 'HVS', ref: VeuOrderRef): string {
+	const checked = checkOrderRef(ref);
+	return el(
+		`${orderType}OrderParams`,
+		{},
+		leaf('PartnerID', checked.partnerId),
+		serviceXml(checked.service),
+		leaf('OrderID', checked.orderId),
+	);
+}
+
+/** The order data of HVS: the DataDigest of the order to cancel. */
+export function hvsOrderData(dataDigest: Buffer): string {
+	return (
+		'<?xml version="1.0" encoding="UTF-8"?>' +
+		el(
+			'HVSRequestOrderData',
+			{ xmlns: H005_NS },
+			leaf('CancelledDataDigest', dataDigest.toString('base64'), {
+				SignatureVersion: SIGNATURE_VERSION,
+			}),
+		)
+	);
+}
+
+/** A hash as letters print it: upper-case hex in pairs. */
+export function digestHex(digest: Buffer): string {
+	return digest.toString('hex').toUpperCase().match(/.{2}/g)?.join(' ') ?? '';
+}
+
+/**
+ * Reads a digest the user confirms: hex (spaces, colons and either case are fine) or base64.
+ * EbicsValidationError when it is neither 32 bytes of hex nor of base64.
+ */
+export function readConfirmedDigest(value: string, field = 'confirmedDigest'): Buffer {
+	const raw = String(value ?? '').trim();
+	if (!raw)
+		throw new EbicsValidationError(
+			field,
+			`${field} is required: the order's data digest as Order Details (HVD) shows it, so that you sign what you have seen`,
+		);
+	const hex = raw.replace(/[\s:]/g, '');
+	if (/^[0-9a-fA-F]{64}$/.test(hex)) return Buffer.from(hex, 'hex');
+	if (/^[A-Za-z0-9+/]{43}=$/.test(raw)) return Buffer.from(raw, 'base64');
+	throw new EbicsValidationError(
+		field,
+		`${field} is not a SHA-256 digest: 64 hexadecimal digits (spaces allowed) or 44 characters of base64, as Order Details (HVD) shows it`,
+	);
+}
+
+/**
+ * Refuses a signature unless the digest the user confirmed is the one the bank reports for the
+ * order now (HVD): nothing is signed or sent otherwise.
+ */
+export function checkConfirmedDigest(confirmed: Buffer, reported: Buffer, orderId: string): void {
+	if (!confirmed.equals(reported))
+		throw new EbicsValidationError(
+			'confirmedDigest',
+			`The confirmed digest ${digestHex(confirmed)} is not the data digest the bank reports for order ${orderId} (${digestHex(reported)}): nothing was signed or sent. Look at the order's details (HVD) again and confirm the digest shown there`,
+		);
+}
+
+function bool(value: string | undefined): boolean {
+	return value === 'true' || value === '1';
+}
+
+function count(value: string | null | undefined, what: string): number {
+	if (!value || !/^\d+$/.test(value))
+		throw new EbicsFormatError(`The bank's VEU data has a ${what} that is not a number`);
+	return Number(value);
+}
+
+function readService(element: Element | undefined): BtfService {
+	const msg = child(element, H005_NS, 'MsgName');
+	const container = child(element, H005_NS, 'Container')?.getAttribute('containerType');
+	const service: BtfService = {
+		serviceName: text(child(element, H005_NS, 'ServiceName')) ?? '',
+		scope: text(child(element, H005_NS, 'Scope')),
+		serviceOption: text(child(element, H005_NS, 'ServiceOption')),
+		container: (container || undefined) as BtfService['container'],
+		msgName: text(msg) ?? '',
+		msgVersion: msg?.getAttribute('version') || undefined,
+		msgVariant: msg?.getAttribute('variant') || undefined,
+		msgFormat: msg?.getAttribute('format') || undefined,
+	};
+	for (const key of Object.keys(service) as Array<keyof BtfService>)
+		if (service[key] === undefined) delete service[key];
+	return service;
+}
+
+function readSigners(parent: Element): VeuSigner[] {
+	return children(parent, H005_NS, 'SignerInfo').map((info) => ({
+		partnerId: text(child(info, H005_NS, 'PartnerID')) ?? '',
+		userId: text(child(info, H005_NS, 'UserID')) ?? '',
+		name: text(child(info, H005_NS, 'Name')),
+		at: text(child(info, H005_NS, 'Timestamp')) ?? '',
+		authorisationLevel:
+			child(info, H005_NS, 'Permission')?.getAttribute('AuthorisationLevel') ?? '',
+	}));
+}
+
+function orderRoot(xml: Buffer, rootName: string): Element {
+	const root = parseDocument(xml, `The bank's ${rootName}`).documentElement;
+	if (root.namespaceURI !== H005_NS || root.localName !== rootName)
+		throw new EbicsFormatError(
+			`The bank's answer is not a ${rootName} (the root is ${root.localName})`,
+		);
+	return root;
+}
+
+/** Reads HVUResponseOrderData or HVZResponseOrderData: the orders waiting for signatures. */
+export function readVeuOrders(xml: Buffer, orderType: 'HVU' | 'HVZ'): VeuOrder[] {
+	const root = orderRoot(xml, `${orderType}ResponseOrderData`);
+	return children(root, H005_NS, 'OrderDetails').map((details) => {
+		const service = readService(child(details, H005_NS, 'Service'));
+		const signing = child(details, H005_NS, 'SigningInfo');
+		const originator = child(details, H005_NS, 'OriginatorInfo');
+		const digest = text(child(details, H005_NS, 'DataDigest'));
+		const order: VeuOrder = {
+			orderId: text(child(details, H005_NS, 'OrderID')) ?? '',
+			service,
+			serviceLabel: serviceLabel(service),
+			orderDataSize: count(text(child(details, H005_NS, 'OrderDataSize')), 'OrderDataSize'),
+			readyToBeSigned: bool(signing?.getAttribute('readyToBeSigned') ?? undefined),
+			signaturesRequired: count(signing?.getAttribute('NumSigRequired'), 'NumSigRequired'),
+			signaturesDone: count(signing?.getAttribute('NumSigDone'), 'NumSigDone'),
+			signers: readSigners(details),
+			originator: {
+				partnerId: text(child(originator, H005_NS, 'PartnerID')) ?? '',
+				userId: text(child(originator, H005_NS, 'UserID')) ?? '',
+				name: text(child(originator, H005_NS, 'Name')),
+				at: text(child(originator, H005_NS, 'Timestamp')) ?? '',
+			},
+			additionalInfo: text(child(details, H005_NS, 'AdditionalOrderInfo')),
+		};
+		if (digest) order.dataDigest = digestHex(Buffer.from(digest, 'base64'));
+		return order;
+	});
+}
+
+/** Reads HVDResponseOrderData: the order's DataDigest, display file and signers. */
+export function readVeuDetails(xml: Buffer): VeuOrderDetails {
+	const root = orderRoot(xml, 'HVDResponseOrderData');
+	const digestElement = child(root, H005_NS, 'DataDigest');
+	const dataDigest = Buffer.from(text(digestElement) ?? '', 'base64');
+	if (dataDigest.length !== 32)
+		throw new EbicsFormatError("The bank's HVD answer has no 32-byte DataDigest of the order");
+	const display = Buffer.from(text(child(root, H005_NS, 'DisplayFile')) ?? '', 'base64');
+	return {
+		dataDigest,
+		signatureVersion: digestElement?.getAttribute('SignatureVersion') ?? '',
+		displayFile: display.toString('utf8'),
+		orderDataAvailable: bool(text(child(root, H005_NS, 'OrderDataAvailable'))),
+		orderDataSize: count(text(child(root, H005_NS, 'OrderDataSize')), 'OrderDataSize'),
+		orderDetailsAvailable: bool(text(child(root, H005_NS, 'OrderDetailsAvailable'))),
+		signers: readSigners(root),
+	};
+}
+
+/** What HVE or HVS answered. */
+export interface VeuActionResult {
+	orderId?: string;
+	codes: ReturnCodes;
+}
+
+/**
+ * The distributed signature orders of one subscriber. Downloads go through the EbicsClient;
+ * HVE and HVS are sent here, signed with the subscriber's A006 key over the order's DataDigest.
+ */
+export class EbicsVeu {
+	private readonly subscriber: EbicsSubscriber;
+	private readonly keys: LoadedSubscriberKeys;
+	private readonly bank: LoadedBankKeys;
+	private readonly options: EbicsClientOptions;
+
+	constructor(
+		private readonly client: EbicsClient,
+		options: EbicsClientOptions,
+	) {
+		this.subscriber = checkSubscriber(options.subscriber);
+		this.keys = loadSubscriberKeys(options.keys.subscriber);
+		if (!options.keys.bank)
+			throw new EbicsKeyError(
+				"bank's keys",
+				"The distributed signature needs the bank's keys: fetch them with HPB first",
+			);
+		this.bank = loadBankKeys(options.keys.bank);
+		this.options = options;
+	}
+
+	private async read<T>(
+		orderType: string,
+		params: string,
+		parse: (data: Buffer) => T,
+	): Promise<T | undefined> {
+		const download = await this.client.download(orderType, { kind: 'element', xml: params });
+		if (!download) return undefined;
+		let outcome: { ok: true; value: T } | { ok: false; error: unknown };
+		try {
+			outcome = { ok: true, value: parse(download.data) };
+		} catch (error) {
+			outcome = { ok: false, error };
+		}
+		if (!outcome.ok) {
+			await download.reject();
+			throw outcome.error;
+		}
+		await download.acknowledge();
+		return outcome.value;
+	}
+
+	/** HVU (or HVZ with the digests): the orders waiting for signatures; [] when none (090005). */
+	async orders(
+		options: { withDigests?: boolean; services?: BtfService[] } = {},
+	): Promise<VeuOrder[]> {
+		const orderType = options.withDigests ? 'HVZ' : 'HVU';
+		return (
+			(await this.read(orderType, hvListParams(orderType, options.services), (data) =>
+				readVeuOrders(data, orderType),
+			)) ?? []
+		);
+	}
+
+	/** HVD: one order's DataDigest, display file and signers. */
+	async details(ref: VeuOrderRef): Promise<VeuOrderDetails> {
+		const details = await this.read('HVD', hvOrderParams('HVD', ref), readVeuDetails);
+		if (!details)
+			throw new EbicsFormatError(`The bank has no details of order ${ref.orderId} (HVD)`);
+		return details;
+	}
+
+	/**
+	 * HVE: signs the order. Fetches its details (HVD) first and refuses, before anything is signed
+	 * or sent, unless `confirmedDigest` is the DataDigest the bank reports.
+	 */
+	async sign(
+		ref: VeuOrderRef,
+		confirmedDigest: Buffer,
+	): Promise<VeuActionResult & { details: VeuOrderDetails }> {
+		return await this.confirmed('HVE', ref, confirmedDigest);
+	}
+
+	/** HVS: cancels the order, after the same check of the confirmed digest as sign(). */
+	async cancel(
+		ref: VeuOrderRef,
+		confirmedDigest: Buffer,
+	): Promise<VeuActionResult & { details: VeuOrderDetails }> {
+		return await this.confirmed('HVS', ref, confirmedDigest);
+	}
+
+	/** HVE or HVS once the confirmed digest is the one the bank reports (HVD). */
+	private async confirmed(
+		orderType: 'HVE' | 'HVS',
+		ref: VeuOrderRef,
+		confirmedDigest: Buffer,
+	): Promise<VeuActionResult & { details: VeuOrderDetails }> {
+		const checked = checkOrderRef(ref);
+		const details = await this.details(checked);
+		checkConfirmedDigest(confirmedDigest, details.dataDigest, checked.orderId);
+		const orderData = orderType === 'HVS' ? hvsOrderData(details.dataDigest) : undefined;
+		const result = await this.send(orderType, checked, details.dataDigest, orderData);
+		return { ...result, details };
+	}
+
+	/** An HVE or HVS upload: the A006 signature of the order's digest, and HVS's order data. */
+	private async send(
+		orderType: 'HVE' | 'HVS',
+		ref: VeuOrderRef,
+		dataDigest: Buffer,
+		orderData?: string,
+	): Promise<VeuActionResult> {
+		const label = `${orderType} order ${ref.orderId}`;
+		const transactionKey = newTransactionKey();
+		const signature = signA006(dataDigest, this.keys.signature.privateKey);
+		const signatureXml = userSignatureData(signature, {
+			partnerId: this.subscriber.partnerId,
+			userId: this.subscriber.userId,
+		});
+		const segments: string[] = [];
+		if (orderData !== undefined) {
+			const encryptor = new E002Encryptor(transactionKey);
+			const segmenter = new UploadSegmenter();
+			segments.push(
+				...segmenter.push(encryptor.update(deflateSync(Buffer.from(orderData, 'utf8')))),
+				...segmenter.push(encryptor.final()),
+				...segmenter.end(),
+			);
+		}
+		const digests = {
+			authentication: keyDigest(
+				this.bank.authentication,
+				this.options.bankKeyDigestForm ?? 'certificate',
+			),
+			encryption: keyDigest(this.bank.encryption, this.options.bankKeyDigestForm ?? 'certificate'),
+		};
+		const xml = uploadInitRequest(
+			this.subscriber,
+			orderType,
+			{ kind: 'element', xml: hvOrderParams(orderType, ref) },
+			digests,
+			{
+				wrappedTransactionKey: wrapTransactionKey(transactionKey, this.bank.encryption.publicKey),
+				encryptedSignatureData: encryptE002(
+					deflateSync(Buffer.from(signatureXml, 'utf8')),
+					transactionKey,
+				),
+				dataDigest,
+				numSegments: segments.length,
+			},
+			this.keys.authentication.privateKey,
+		);
+		const verify = { bankAuthenticationKey: this.bank.authentication.publicKey };
+		const init = readResponse(
+			await this.options.send(xml, `${label} initialisation`),
+			`${label} initialisation`,
+			verify,
+		);
+		let codes = init.codes;
+		let orderId = init.orderId;
+		for (let index = 0; index < segments.length; index++) {
+			if (!init.transactionId)
+				throw new EbicsFormatError(
+					`The bank's answer to ${label} initialisation has no transaction ID`,
+				);
+			const step = `${label} transfer of segment ${index + 1} of ${segments.length}`;
+			const answer = readResponse(
+				await this.options.send(
+					uploadTransferRequest(
+						this.subscriber.hostId,
+						init.transactionId,
+						index + 1,
+						index + 1 === segments.length,
+						segments[index],
+						this.keys.authentication.privateKey,
+					),
+					step,
+				),
+				step,
+				verify,
+			);
+			codes = answer.codes;
+			orderId = answer.orderId ?? orderId;
+		}
+		return { orderId, codes };
+	}
+}
+
+/** For the sandbox bank and tests: the HVRequestStructure of an order parameters element. */
+export function readOrderRef(params: Element | undefined): VeuOrderRef | undefined {
+	if (!params) return undefined;
+	const service = child(params, H005_NS, 'Service');
+	const orderId = text(child(params, H005_NS, 'OrderID'));
+	if (!service || !orderId) return undefined;
+	return rethrowAs(
+		() => ({
+			partnerId: text(child(params, H005_NS, 'PartnerID')) ?? '',
+			service: readService(service),
+			orderId,
+		}),
+		() => new EbicsFormatError('The order parameters cannot be read'),
+	);
+}
+
+/** For the sandbox bank: the service filters of HVU and HVZ order parameters. */
+export function readServiceFilters(params: Element | undefined): BtfService[] {
+	return params
+		? elements(params)
+				.filter((e) => e.localName === 'ServiceFilter')
+				.map((e) => readService(e))
+		: [];
+}

@@ -1,0 +1,208 @@
+/**
+ * The sandbox bank's distributed signature (VEU): an upload whose signer may not release it alone
+ * (signature class A or B with an authorising signature, or any class with requestEDS) waits here
+ * until enough further subscribers of the same partner sign it with HVE; it is executed (its
+ * pain.002 and camt.054 appear) only then. HVU and HVZ list the waiting orders, HVD gives one
+ * order's DataDigest, display file and signers, HVS cancels. Every HVE and HVS signature is
+ * verified (A006, over the order's DataDigest) by the bank's upload initialisation before it
+ * reaches here; here the DataDigest must be the order's.
+ */
+import {
+	child,
+	el,
+	H005_NS,
+	leaf,
+	orderDataDigest,
+	readOrderRef,
+	readServiceFilters,
+	text,
+	type BtfService,
+} from '../../../nodes/shared/ebics';
+import { pain001Summary } from '../bankfiles';
+import { EbicsRefusal, type SandboxSubscriber } from './bank';
+
+export interface VeuSignature {
+	partnerId: string;
+	userId: string;
+	name: string;
+	at: string;
+	level: SandboxSubscriber['authorisationLevel'];
+}
+
+export interface HeldOrder {
+	orderId: string;
+	partnerId: string;
+	orderType: string;
+	service: BtfService;
+	fileName?: string;
+	data: Buffer;
+	dataDigest: Buffer;
+	originator: SandboxSubscriber;
+	receivedAt: string;
+	required: number;
+	signatures: VeuSignature[];
+	state: 'waiting' | 'executed' | 'cancelled';
+	/** Runs the order once it has its signatures. */
+	execute: () => void;
+}
+
+export const VEU_DOWNLOADS = ['HVU', 'HVZ', 'HVD'];
+
+function sameService(a: BtfService, b: BtfService): boolean {
+	return a.serviceName === b.serviceName && a.msgName === b.msgName && (a.scope ?? '') === (b.scope ?? '');
+}
+
+/** What a signer reads before signing: the order in words (a pain.001: its payments). */
+function displayFile(order: HeldOrder): string {
+	const summary = pain001Summary(order.data);
+	const lines = [
+		`Order ${order.orderId} (${order.orderType} ${order.service.serviceName} ${order.service.msgName})`,
+		`Submitted by ${order.originator.partnerId}/${order.originator.userId} (${order.originator.name}) on ${order.receivedAt.slice(0, 19).replace('T', ' ')}`,
+		order.fileName ? `File: ${order.fileName}` : '',
+		`Size: ${order.data.length} bytes`,
+	];
+	if (summary) {
+		lines.push(`Message ${summary.messageId}: ${summary.transactions} payment(s)${summary.controlSum ? `, control sum ${summary.controlSum}` : ''}`);
+		const xml = order.data.toString('utf8');
+		for (const match of xml.matchAll(/<CdtTrfTxInf>([\s\S]*?)<\/CdtTrfTxInf>/g)) {
+			const block = match[1];
+			const amount = /<InstdAmt Ccy="([A-Z]{3})">([^<]+)</.exec(block);
+			const name = /<Cdtr>\s*<Nm>([^<]+)</.exec(block)?.[1];
+			const iban = /<CdtrAcct>[\s\S]*?<IBAN>([^<]+)</.exec(block)?.[1];
+			lines.push(`  ${amount ? `${amount[2]} ${amount[1]}` : '?'} to ${name ?? '?'} ${iban ?? ''}`.trimEnd());
+		}
+	}
+	return lines.filter(Boolean).join('\n') + '\n';
+}
+
+export class SandboxVeu {
+	readonly orders: HeldOrder[] = [];
+
+	constructor(private readonly now: () => Date) {}
+
+	reset(): void {
+		this.orders.length = 0;
+	}
+
+	/** Whether an upload waits for further signatures; if so it is held (not executed yet). */
+	hold(upload: { subscriber: SandboxSubscriber; orderId: string; orderType: string; service?: BtfService; fileName?: string; data: Buffer; flag: string; receivedAt: string; execute: () => void }): boolean {
+		const level = upload.subscriber.authorisationLevel;
+		const needsMore = upload.flag === 'distributed' || (upload.flag === 'authorise' && (level === 'A' || level === 'B'));
+		if (!needsMore || !upload.service) return false;
+		this.orders.push({
+			orderId: upload.orderId,
+			partnerId: upload.subscriber.partnerId,
+			orderType: upload.orderType,
+			service: upload.service,
+			fileName: upload.fileName,
+			data: upload.data,
+			dataDigest: orderDataDigest(upload.data),
+			originator: upload.subscriber,
+			receivedAt: upload.receivedAt,
+			required: 2,
+			signatures: [{ partnerId: upload.subscriber.partnerId, userId: upload.subscriber.userId, name: upload.subscriber.name, at: upload.receivedAt, level }],
+			state: 'waiting',
+			execute: upload.execute,
+		});
+		return true;
+	}
+
+	private waiting(subscriber: SandboxSubscriber): HeldOrder[] {
+		return this.orders.filter((o) => o.state === 'waiting' && o.partnerId === subscriber.partnerId);
+	}
+
+	/** The order an HVD, HVE or HVS names; 091114 when there is none waiting. */
+	find(subscriber: SandboxSubscriber, params: Element | undefined): HeldOrder {
+		const ref = readOrderRef(params);
+		if (!ref) throw new EbicsRefusal('091113', 'technical', 'The order parameters must name PartnerID, Service and OrderID');
+		const order = this.orders.find((o) => o.orderId === ref.orderId && o.partnerId === ref.partnerId);
+		if (!order || order.partnerId !== subscriber.partnerId) throw new EbicsRefusal('091114', 'business', `No order ${ref.orderId} of partner ${ref.partnerId} in the distributed signature`);
+		if (!sameService(order.service, ref.service)) throw new EbicsRefusal('091114', 'business', `Order ${ref.orderId} is not an order of service ${ref.service.serviceName} ${ref.service.msgName}`);
+		if (order.state !== 'waiting') throw new EbicsRefusal('091114', 'business', `Order ${ref.orderId} was ${order.state} already`);
+		return order;
+	}
+
+	private signersXml(order: HeldOrder): string[] {
+		return order.signatures.map((s) => el('SignerInfo', {}, leaf('PartnerID', s.partnerId), leaf('UserID', s.userId), leaf('Name', s.name), leaf('Timestamp', s.at), el('Permission', { AuthorisationLevel: s.level })));
+	}
+
+	private serviceXml(service: BtfService): string {
+		return el('Service', {}, leaf('ServiceName', service.serviceName), service.scope && leaf('Scope', service.scope), service.container && el('Container', { containerType: service.container }), leaf('MsgName', service.msgName, { version: service.msgVersion }));
+	}
+
+	/** HVU, HVZ and HVD order data; undefined (090005) when no order waits. */
+	download(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined): { data: Buffer; fileIds: number[] } | undefined {
+		const params = child(details, H005_NS, `${orderType}OrderParams`);
+		if (!params) throw new EbicsRefusal('091113', 'technical', `${orderType} needs ${orderType}OrderParams`);
+		const declaration = '<?xml version="1.0" encoding="UTF-8"?>';
+		if (orderType === 'HVD') {
+			const order = this.find(subscriber, params);
+			const xml = el(
+				'HVDResponseOrderData',
+				{ xmlns: H005_NS },
+				leaf('DataDigest', order.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
+				leaf('DisplayFile', Buffer.from(displayFile(order)).toString('base64')),
+				leaf('OrderDataAvailable', 'false'),
+				leaf('OrderDataSize', order.data.length),
+				leaf('OrderDetailsAvailable', 'false'),
+				this.signersXml(order),
+			);
+			return { data: Buffer.from(declaration + xml), fileIds: [] };
+		}
+		const filters = readServiceFilters(params);
+		const orders = this.waiting(subscriber).filter((o) => !filters.length || filters.some((f) => sameService(o.service, f)));
+		if (!orders.length) return undefined;
+		const xml = el(
+			`${orderType}ResponseOrderData`,
+			{ xmlns: H005_NS },
+			orders.map((o) =>
+				el(
+					'OrderDetails',
+					{},
+					this.serviceXml(o.service),
+					leaf('OrderID', o.orderId),
+					orderType === 'HVZ' && leaf('DataDigest', o.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
+					orderType === 'HVZ' && leaf('OrderDataAvailable', 'false'),
+					leaf('OrderDataSize', o.data.length),
+					orderType === 'HVZ' && leaf('OrderDetailsAvailable', 'false'),
+					el('SigningInfo', { readyToBeSigned: this.maySign(subscriber, o) ? 'true' : 'false', NumSigRequired: o.required, NumSigDone: o.signatures.length }),
+					this.signersXml(o),
+					el('OriginatorInfo', {}, leaf('PartnerID', o.originator.partnerId), leaf('UserID', o.originator.userId), leaf('Name', o.originator.name), leaf('Timestamp', o.receivedAt)),
+					o.fileName && leaf('AdditionalOrderInfo', o.fileName.slice(0, 255)),
+				),
+			),
+		);
+		return { data: Buffer.from(declaration + xml), fileIds: [] };
+	}
+
+	private maySign(subscriber: SandboxSubscriber, order: HeldOrder): boolean {
+		return subscriber.authorisationLevel !== 'T' && !order.signatures.some((s) => s.userId === subscriber.userId);
+	}
+
+	/** HVE: the signature (verified over `dataDigest` already) of `subscriber`. */
+	sign(subscriber: SandboxSubscriber, details: Element | undefined, dataDigest: Buffer): { order: HeldOrder; executed: boolean } {
+		const order = this.find(subscriber, child(details, H005_NS, 'HVEOrderParams'));
+		if (!order.dataDigest.equals(dataDigest)) throw new EbicsRefusal('091301', 'business', `The signed DataDigest is not the digest of order ${order.orderId}`);
+		if (subscriber.authorisationLevel === 'T') throw new EbicsRefusal('091007', 'technical', 'A transport signature (class T) cannot sign in the distributed signature');
+		if (order.signatures.some((s) => s.userId === subscriber.userId)) throw new EbicsRefusal('091306', 'business');
+		order.signatures.push({ partnerId: subscriber.partnerId, userId: subscriber.userId, name: subscriber.name, at: this.now().toISOString(), level: subscriber.authorisationLevel });
+		const executed = order.signatures.length >= order.required && order.signatures.some((s) => s.level !== 'B');
+		if (executed) {
+			order.state = 'executed';
+			order.execute();
+		}
+		return { order, executed };
+	}
+
+	/** HVS: cancels the order named by the parameters and the order data's CancelledDataDigest. */
+	cancel(subscriber: SandboxSubscriber, details: Element | undefined, signedDigest: Buffer, orderData: Document): HeldOrder {
+		const order = this.find(subscriber, child(details, H005_NS, 'HVSOrderParams'));
+		const root = orderData.documentElement;
+		if (root.namespaceURI !== H005_NS || root.localName !== 'HVSRequestOrderData') throw new EbicsRefusal('090004', 'business', 'HVS order data must be an HVSRequestOrderData');
+		const cancelled = Buffer.from(text(child(root, H005_NS, 'CancelledDataDigest')) ?? '', 'base64');
+		if (!cancelled.equals(order.dataDigest) || !signedDigest.equals(order.dataDigest)) throw new EbicsRefusal('091301', 'business', `The cancelled DataDigest is not the digest of order ${order.orderId}`);
+		if (subscriber.authorisationLevel === 'T') throw new EbicsRefusal('091007', 'technical', 'A transport signature (class T) cannot cancel');
+		order.state = 'cancelled';
+		return order;
+	}
+}
