@@ -276,8 +276,8 @@ async function changeKeys(
 	const state = stateFor(view);
 	const failure = await runKeyChange(view, state, request, send, now);
 	if (failure !== undefined) {
-		state.problem = problemOf(failure, `Key change ${request.order}`, now);
-		state.problem.message = redactSecrets(state.problem.message, view.secrets);
+		const problem = problemOf(failure, `Key change ${request.order}`, now);
+		state.problem = { ...problem, message: redactSecrets(problem.message, view.secrets) };
 	}
 	// A failed change leaves the subscriber ready with the keys the bank knows.
 	const check = state.phase === 'ready' ? now.toISOString() : '';
