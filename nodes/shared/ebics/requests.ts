@@ -80,6 +80,16 @@ export function newNonce(): string {
 }
 
 const ROOT_ATTRIBUTES = { xmlns: H005_NS, 'xmlns:ds': DSIG_NS, Version: H005, Revision: 1 };
+
+/** The protocol version of a request: H005 (EBICS 3.0) or H004 (EBICS 2.5, h004/requests.ts). */
+export type EbicsVersion = 'H005' | 'H004';
+
+/** The root attributes of a request in a protocol version (namespace, Version, Revision). */
+export function rootAttributes(version: EbicsVersion = H005): Record<string, string | number> {
+	return version === H005
+		? ROOT_ATTRIBUTES
+		: { xmlns: `urn:org:ebics:${version}`, 'xmlns:ds': DSIG_NS, Version: version, Revision: 1 };
+}
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
 function productXml(subscriber: EbicsSubscriber): string | undefined {
@@ -91,7 +101,8 @@ function productXml(subscriber: EbicsSubscriber): string | undefined {
 	});
 }
 
-function identityXml(subscriber: EbicsSubscriber): string[] {
+/** PartnerID, UserID, SystemID and Product of a static header. */
+export function identityXml(subscriber: EbicsSubscriber): string[] {
 	return [
 		leaf('PartnerID', subscriber.partnerId),
 		leaf('UserID', subscriber.userId),
@@ -256,7 +267,19 @@ export function hpbRequest(
 export type OrderParams =
 	| { kind: 'BTD'; service: BtfService; dateRange?: DateRange }
 	| { kind: 'BTU'; service: BtfService; signatureFlag?: SignatureFlag; fileName?: string }
-	| { kind: 'standard'; dateRange?: DateRange };
+	| { kind: 'standard'; dateRange?: DateRange; signatureFlag?: SignatureFlag }
+	| FileOrderParams;
+
+/** FDL and FUL of EBICS 2.5 (H004): a file format the bank names (h004/requests.ts). */
+export interface FileOrderParams {
+	kind: 'file';
+	fileFormat: string;
+	/** Two upper-case letters, when the bank's file format needs a country. */
+	countryCode?: string;
+	dateRange?: DateRange;
+	/** FUL: how the ES authorises the order (as BTU's). */
+	signatureFlag?: SignatureFlag;
+}
 
 /** A date range of a download, both ends included (YYYY-MM-DD). */
 export interface DateRange {
@@ -300,7 +323,8 @@ export function checkDateRange(
 	return { start: range.start, end: range.end };
 }
 
-function dateRangeXml(range: DateRange | undefined): string | undefined {
+/** The DateRange element of order parameters (both versions). */
+export function dateRangeXml(range: DateRange | undefined): string | undefined {
 	return range && el('DateRange', {}, leaf('Start', range.start), leaf('End', range.end));
 }
 
@@ -323,6 +347,11 @@ function orderParamsXml(params: OrderParams): string {
 					empty('SignatureFlag', { requestEDS: flag === 'distributed' ? 'true' : undefined }),
 			);
 		}
+		case 'file':
+			throw new EbicsValidationError(
+				'orderType',
+				'FDL and FUL (file format parameters) are EBICS 2.5 order types: set the EBICS Version of the credential to H004, or use BTD and BTU',
+			);
 		default:
 			return el('StandardOrderParams', {}, dateRangeXml(checkDateRange(params.dateRange)));
 	}
@@ -373,9 +402,15 @@ function initialisationHeader(
 	);
 }
 
-function ebicsRequest(header: string, body: string, authenticationKey: KeyObject): string {
+/** An ebicsRequest of a protocol version, signed with X002. */
+export function ebicsRequest(
+	header: string,
+	body: string,
+	authenticationKey: KeyObject,
+	version: EbicsVersion = H005,
+): string {
 	return signRequest(
-		el('ebicsRequest', ROOT_ATTRIBUTES, header, authSignatureTemplate(), body),
+		el('ebicsRequest', rootAttributes(version), header, authSignatureTemplate(), body),
 		authenticationKey,
 	);
 }
@@ -429,6 +464,7 @@ function transferRequest(
 	lastSegment: boolean,
 	body: string,
 	authenticationKey: KeyObject,
+	version: EbicsVersion,
 ): string {
 	return ebicsRequest(
 		transactionHeader(hostId, transactionId, 'Transfer', {
@@ -437,6 +473,7 @@ function transferRequest(
 		}),
 		body,
 		authenticationKey,
+		version,
 	);
 }
 
@@ -447,6 +484,7 @@ export function downloadTransferRequest(
 	segmentNumber: number,
 	lastSegment: boolean,
 	authenticationKey: KeyObject,
+	version: EbicsVersion = H005,
 ): string {
 	return transferRequest(
 		hostId,
@@ -455,6 +493,7 @@ export function downloadTransferRequest(
 		lastSegment,
 		empty('body'),
 		authenticationKey,
+		version,
 	);
 }
 
@@ -464,6 +503,7 @@ export function receiptRequest(
 	transactionId: string,
 	receiptCode: 0 | 1,
 	authenticationKey: KeyObject,
+	version: EbicsVersion = H005,
 ): string {
 	return ebicsRequest(
 		transactionHeader(hostId, transactionId, 'Receipt'),
@@ -473,6 +513,7 @@ export function receiptRequest(
 			el('TransferReceipt', { authenticate: 'true' }, leaf('ReceiptCode', receiptCode)),
 		),
 		authenticationKey,
+		version,
 	);
 }
 
@@ -535,6 +576,7 @@ export function uploadTransferRequest(
 	lastSegment: boolean,
 	orderDataBase64: string,
 	authenticationKey: KeyObject,
+	version: EbicsVersion = H005,
 ): string {
 	return transferRequest(
 		hostId,
@@ -543,5 +585,6 @@ export function uploadTransferRequest(
 		lastSegment,
 		el('body', {}, el('DataTransfer', {}, `<OrderData>${orderDataBase64}</OrderData>`)),
 		authenticationKey,
+		version,
 	);
 }
