@@ -139,7 +139,7 @@ export interface EbicsSwitches {
 	acceptKeyDigests: boolean;
 	/** Bytes of ciphertext per download segment (default the spec's maximum). */
 	segmentBytes: number;
-	/** Validate every H005 request against the schemas with xmllint (default true). */
+	/** Validate every H005 and H004 request against the schemas with xmllint (default true). */
 	validateSchema: boolean;
 	/** Seconds a request's timestamp may differ from the bank's clock (default 900). */
 	timestampToleranceSeconds: number;
@@ -189,8 +189,8 @@ function nextOrderId(counter: number): string {
 	return `${String.fromCharCode(65 + (n % 26))}${tail}`;
 }
 
-/** Runs xmllint on a document from stdin against an H005 schema; resolves with its complaint or undefined. */
-function schemaProblem(xml: string, schema: string): Promise<string | undefined> {
+/** Runs xmllint on a document from stdin against an EBICS schema (H005, or H004/...); resolves with its complaint or undefined. */
+export function schemaProblem(xml: string, schema: string): Promise<string | undefined> {
 	return new Promise((resolve) => {
 		const child = spawn('xmllint', ['--noout', '--schema', path.join(XSD_DIR, schema), '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
 		let stderr = '';

@@ -35,7 +35,7 @@ export async function handleEbics(ctx: RequestContext, bank: SandboxEbicsBank): 
 	if (!doc || (ns !== H005_NS && ns !== H000_NS && ns !== H004_NS)) {
 		bank.record({ protocol: '?', root: doc?.documentElement.localName ?? '(not XML)', technical: '091010', business: '000000' });
 		answer = bank.response({ phase: 'Initialisation', technical: '091010', business: '000000', text: doc ? 'Not an EBICS request' : 'The request is not well-formed XML (or declares a DOCTYPE)' });
-	} else if (ns === H004_NS) answer = handleH004(bank, doc);
+	} else if (ns === H004_NS) answer = await handleH004(bank, doc, xml);
 	else answer = await bank.handleH005(doc, xml);
 	send(ctx, 200, { 'content-type': 'text/xml; charset=UTF-8' }, answer);
 }
