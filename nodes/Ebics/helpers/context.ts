@@ -18,6 +18,7 @@ import type { EbicsSend, EbicsSubscriberKeys } from '../../shared/ebics';
 import { EbicsBankKeyError, EbicsClient } from '../../shared/ebics';
 import type { EbicsCredentialView } from '../../shared/ebicsCredential';
 import {
+	clientOptionsOf,
 	EBICS_AUTH,
 	EBICS_CHECK_FIELD,
 	EBICS_CHECK_HEADER,
@@ -173,10 +174,9 @@ export async function loadEbicsRun(
 	}
 	if (!bank.value) throw notReadyFailure(view, operation);
 	const client = new EbicsClient({
-		subscriber: view.subscriber,
+		...clientOptionsOf(view),
 		keys: { version: 1, subscriber: keys, bank: bank.value },
 		send,
-		bankKeyDigestForm: view.digestForm,
 	});
 	return { view, send, keys, client };
 }
