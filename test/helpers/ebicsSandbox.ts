@@ -40,3 +40,13 @@ export async function ebicsAdmin(bank: SandboxBank, route: string, body?: unknow
 	if (result.status !== 200) throw new Error(`admin ${route}: HTTP ${result.status} ${result.text()}`);
 	return result.json();
 }
+
+/** The error a promise rejects with; fails the test when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+	try {
+		await promise;
+	} catch (error) {
+		return error as Error;
+	}
+	throw new Error('expected a failure');
+}

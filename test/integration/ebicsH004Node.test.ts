@@ -13,7 +13,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { formatHash, publicKeyDigest } from '../../nodes/shared/ebics';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
-import { bankRecords, credentialTest, ebicsStore, ebicsValues, errorText, items, runEbics, storedState } from '../helpers/ebicsNode';
+import { bankRecords, credentialTest, ebicsStore, ebicsValues, errorText, hints, items, runEbics, storedState } from '../helpers/ebicsNode';
 
 const sandbox = useSandbox({ seed: 42 });
 const bank = () => sandbox.bank();
@@ -99,6 +99,21 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		const format = await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'FDL', downloadFileFormat: 'camt 053' });
 		expect(errorText(format)).toMatch(/^File format "camt 053" is not valid/);
 		expect(bank().ebics.records.slice(before).filter((r) => r.phase === 'Initialisation')).toEqual([]);
+	});
+});
+
+describe('Bank Versions with an EBICS 2.5 credential', () => {
+	test('marks H004 as the version the credential uses, and warns when the bank does not offer it', async () => {
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004' }));
+		const result = await runEbics(store, { operation: 'bankVersions' });
+		expect(items(result).map((i) => [i.json.protocol, i.json.spokenByThisNode, i.json.usedByThisCredential])).toEqual([
+			['H004', true, true],
+			['H005', true, false],
+		]);
+		expect(hints(result)).toEqual([]);
+		bank().ebics.switches.offerH004 = false;
+		const only3 = await runEbics(store, { operation: 'bankVersions' });
+		expect(hints(only3)).toEqual(["The bank does not offer EBICS 2.5 (H004), which this credential is set to: it offers H005 (03.00). Set the credential's EBICS Version to H005."]);
 	});
 });
 

@@ -23,7 +23,7 @@ import {
 	type EbicsSubscriberKeys,
 } from '../../nodes/shared/ebics';
 import { startSandbox, type SandboxBank } from '../sandbox';
-import { ebicsAdmin, sandboxSend } from '../helpers/ebicsSandbox';
+import { ebicsAdmin, rejection, sandboxSend } from '../helpers/ebicsSandbox';
 import { otherSubscriberKeys, painFile, testSubscriberKeys, validateEbics } from '../helpers/ebics';
 
 let bank: SandboxBank;
@@ -42,15 +42,6 @@ function h004Client(partnerId: string, userId: string, keys: EbicsSubscriberKeys
 /** The order data INI and HIA sent, inflated. */
 function orderDataOf(entries: Array<{ request: string }>): string[] {
 	return entries.map(({ request }) => inflateSync(Buffer.from(/<OrderData>([^<]+)</.exec(request)?.[1] ?? '', 'base64')).toString('utf8'));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-	try {
-		await promise;
-	} catch (error) {
-		return error as Error;
-	}
-	throw new Error('expected a failure');
 }
 
 /** The bank's letter in EBICS 2.5: the hashes of its bare keys. */

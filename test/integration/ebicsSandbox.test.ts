@@ -27,7 +27,7 @@ import {
 	type EbicsClient,
 } from '../../nodes/shared/ebics';
 import { startSandbox, type SandboxBank } from '../sandbox';
-import { ebicsAdmin, sandboxClient, sandboxSend } from '../helpers/ebicsSandbox';
+import { ebicsAdmin, rejection, sandboxClient, sandboxSend } from '../helpers/ebicsSandbox';
 import { otherSubscriberKeys, painFile, testSubscriberKeys, validateEbics } from '../helpers/ebics';
 
 let bank: SandboxBank;
@@ -36,15 +36,6 @@ let bankKeys: EbicsBankKeys;
 const camt053 = { ...SERVICE_PRESETS.camt053.service, scope: 'DE' };
 const mt940 = SERVICE_PRESETS.mt940.service;
 const sct = { ...SERVICE_PRESETS.sct.service, scope: 'DE' };
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-	try {
-		await promise;
-	} catch (error) {
-		return error as Error;
-	}
-	throw new Error('expected a failure');
-}
 
 beforeAll(async () => {
 	bank = await startSandbox({ seed: 7 });

@@ -160,17 +160,21 @@ export function x509Data(certificateDer: Buffer): string {
 
 /** The order data of INI: the signature certificate (S002 SignaturePubKeyOrderData). */
 export function iniOrderData(subscriber: EbicsSubscriber, signatureCertificateDer: Buffer): string {
+	return signatureKeyOrderData(subscriber, x509Data(signatureCertificateDer), S002_NS);
+}
+
+/** SignaturePubKeyOrderData with the given key element(s), in S002 (H005) or S001 (H004). */
+export function signatureKeyOrderData(
+	subscriber: EbicsSubscriber,
+	keyXml: string,
+	namespace: string,
+): string {
 	return (
 		DECLARATION +
 		el(
 			'SignaturePubKeyOrderData',
-			{ xmlns: S002_NS, 'xmlns:ds': DSIG_NS },
-			pubKeyInfo(
-				'SignaturePubKeyInfo',
-				x509Data(signatureCertificateDer),
-				'SignatureVersion',
-				SIGNATURE_VERSION,
-			),
+			{ xmlns: namespace, 'xmlns:ds': DSIG_NS },
+			pubKeyInfo('SignaturePubKeyInfo', keyXml, 'SignatureVersion', SIGNATURE_VERSION),
 			leaf('PartnerID', subscriber.partnerId),
 			leaf('UserID', subscriber.userId),
 		)
@@ -194,8 +198,28 @@ export function hiaOrderData(
 	);
 }
 
+/**
+ * The OrderDetails of INI, HIA and HPB: AdminOrderType in H005; OrderType and OrderAttribute
+ * (DZNNN unsigned and unencrypted for INI and HIA, DZHNN for HPB) in H004.
+ */
+function keyManagementOrderDetails(orderType: string, version: EbicsVersion): string {
+	return version === H005
+		? el('OrderDetails', {}, leaf('AdminOrderType', orderType))
+		: el(
+				'OrderDetails',
+				{},
+				leaf('OrderType', orderType),
+				leaf('OrderAttribute', orderType === 'HPB' ? 'DZHNN' : 'DZNNN'),
+			);
+}
+
 /** The header of INI, HIA (no nonce, no timestamp) and HPB (with them). */
-function keyManagementHeader(s: EbicsSubscriber, orderType: string, time?: RequestTime): string {
+function keyManagementHeader(
+	s: EbicsSubscriber,
+	orderType: string,
+	version: EbicsVersion,
+	time?: RequestTime,
+): string {
 	return el(
 		'header',
 		{ authenticate: 'true' },
@@ -206,7 +230,7 @@ function keyManagementHeader(s: EbicsSubscriber, orderType: string, time?: Reque
 			time && leaf('Nonce', time.nonce ?? newNonce()),
 			time && leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
 			identityXml(s),
-			el('OrderDetails', {}, leaf('AdminOrderType', orderType)),
+			keyManagementOrderDetails(orderType, version),
 			leaf('SecurityMedium', s.securityMedium ?? DEFAULT_SECURITY_MEDIUM),
 		),
 		empty('mutable'),
@@ -218,14 +242,15 @@ export function unsecuredRequest(
 	subscriber: EbicsSubscriber,
 	orderType: 'INI' | 'HIA',
 	orderDataXml: string,
+	version: EbicsVersion = H005,
 ): string {
 	const s = checkSubscriber(subscriber);
 	return (
 		DECLARATION +
 		el(
 			'ebicsUnsecuredRequest',
-			{ xmlns: H005_NS, 'xmlns:ds': DSIG_NS, Version: H005, Revision: 1 },
-			keyManagementHeader(s, orderType),
+			rootAttributes(version),
+			keyManagementHeader(s, orderType, version),
 			el(
 				'body',
 				{},
@@ -251,12 +276,13 @@ export function hpbRequest(
 	subscriber: EbicsSubscriber,
 	authenticationKey: KeyObject,
 	time: RequestTime = {},
+	version: EbicsVersion = H005,
 ): string {
 	const s = checkSubscriber(subscriber);
 	const xml = el(
 		'ebicsNoPubKeyDigestsRequest',
-		ROOT_ATTRIBUTES,
-		keyManagementHeader(s, 'HPB', time),
+		rootAttributes(version),
+		keyManagementHeader(s, 'HPB', version, time),
 		authSignatureTemplate(),
 		empty('body'),
 	);
@@ -372,6 +398,26 @@ function initialisationHeader(
 			'orderType',
 			`Order type "${orderType}" is not valid: three upper-case letters or digits`,
 		);
+	return initialisationHeaderXml(
+		s,
+		el('OrderDetails', {}, leaf('AdminOrderType', orderType), orderParamsXml(params)),
+		digests,
+		time,
+		numSegments,
+	);
+}
+
+/**
+ * The header of an initialisation in either version, around its OrderDetails element: host,
+ * nonce, timestamp, the subscriber, the bank key digests, the security medium, NumSegments.
+ */
+export function initialisationHeaderXml(
+	s: EbicsSubscriber,
+	orderDetails: string,
+	digests: BankKeyDigests,
+	time: RequestTime,
+	numSegments?: number,
+): string {
 	return el(
 		'header',
 		{ authenticate: 'true' },
@@ -382,7 +428,7 @@ function initialisationHeader(
 			leaf('Nonce', time.nonce ?? newNonce()),
 			leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
 			identityXml(s),
-			el('OrderDetails', {}, leaf('AdminOrderType', orderType), orderParamsXml(params)),
+			orderDetails,
 			el(
 				'BankPubKeyDigests',
 				{},
@@ -528,6 +574,24 @@ export interface UploadInitData {
 	numSegments: number;
 }
 
+/** DataEncryptionInfo and SignatureData of an upload's initialisation (both versions). */
+export function uploadEncryptionXml(digests: BankKeyDigests, data: UploadInitData): string[] {
+	return [
+		el(
+			'DataEncryptionInfo',
+			{ authenticate: 'true' },
+			leaf('EncryptionPubKeyDigest', digests.encryption.toString('base64'), {
+				Version: ENCRYPTION_VERSION,
+				Algorithm: SHA256_URI,
+			}),
+			leaf('TransactionKey', data.wrappedTransactionKey.toString('base64')),
+		),
+		leaf('SignatureData', data.encryptedSignatureData.toString('base64'), {
+			authenticate: 'true',
+		}),
+	];
+}
+
 /** Initialisation of an upload (BTU, or SPR with no order data). */
 export function uploadInitRequest(
 	subscriber: EbicsSubscriber,
@@ -547,18 +611,7 @@ export function uploadInitRequest(
 			el(
 				'DataTransfer',
 				{},
-				el(
-					'DataEncryptionInfo',
-					{ authenticate: 'true' },
-					leaf('EncryptionPubKeyDigest', digests.encryption.toString('base64'), {
-						Version: ENCRYPTION_VERSION,
-						Algorithm: SHA256_URI,
-					}),
-					leaf('TransactionKey', data.wrappedTransactionKey.toString('base64')),
-				),
-				leaf('SignatureData', data.encryptedSignatureData.toString('base64'), {
-					authenticate: 'true',
-				}),
+				uploadEncryptionXml(digests, data),
 				leaf('DataDigest', data.dataDigest.toString('base64'), {
 					SignatureVersion: SIGNATURE_VERSION,
 				}),

@@ -143,6 +143,8 @@ export interface EbicsSwitches {
 	validateSchema: boolean;
 	/** Seconds a request's timestamp may differ from the bank's clock (default 900). */
 	timestampToleranceSeconds: number;
+	/** Whether HEV lists EBICS 2.5 (H004) beside 3.0 (default true; a 3.0-only bank when false). */
+	offerH004: boolean;
 }
 
 /** One-shot faults of the EBICS bank, consumed in order by the next answer they apply to. */
@@ -207,7 +209,7 @@ export class SandboxEbicsBank {
 	readonly transactions = new Map<string, Transaction>();
 	readonly records: EbicsRecord[] = [];
 	readonly faults: EbicsFaultKind[] = [];
-	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900 };
+	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true };
 	readonly bankAuthentication: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	readonly bankEncryption: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	private orderCounter = 0;
@@ -229,7 +231,7 @@ export class SandboxEbicsBank {
 		this.transactions.clear();
 		this.records.length = 0;
 		this.faults.length = 0;
-		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900 });
+		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER1', name: 'Erika Mustermann' });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER2', name: 'Max Mustermann' });
 		const ready = this.addSubscriber({ partnerId: 'PARTNER2', userId: 'READY1', name: 'Sandbox Ready Subscriber' });
@@ -389,7 +391,7 @@ export class SandboxEbicsBank {
 				'ebicsHEVResponse',
 				{ xmlns: H000_NS },
 				el('SystemReturnCode', {}, leaf('ReturnCode', ok ? '000000' : '091011'), leaf('ReportText', ok ? '[EBICS_OK] OK' : '[EBICS_INVALID_HOST_ID] Unknown host ID')),
-				ok && leaf('VersionNumber', '02.50', { ProtocolVersion: 'H004' }),
+				ok && this.switches.offerH004 && leaf('VersionNumber', '02.50', { ProtocolVersion: 'H004' }),
 				ok && leaf('VersionNumber', '03.00', { ProtocolVersion: 'H005' }),
 			)
 		);

@@ -11,27 +11,19 @@
  * it, DZHNN for an upload with a transport signature only.
  */
 import type { KeyObject } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
 
-import {
-	AUTHENTICATION_VERSION,
-	DEFAULT_SECURITY_MEDIUM,
-	DSIG_NS,
-	ENCRYPTION_VERSION,
-	SHA256_URI,
-	SIGNATURE_VERSION,
-} from '../constants';
 import { EbicsValidationError } from '../errors';
 import {
 	checkDateRange,
 	checkSubscriber,
 	dateRangeXml,
 	ebicsRequest,
-	identityXml,
+	hpbRequest,
+	initialisationHeaderXml,
 	keyPairOrderData,
-	newNonce,
-	pubKeyInfo,
-	rootAttributes,
+	signatureKeyOrderData,
+	unsecuredRequest,
+	uploadEncryptionXml,
 	x509Data,
 	type BankKeyDigests,
 	type EbicsSubscriber,
@@ -39,15 +31,12 @@ import {
 	type RequestTime,
 	type UploadInitData,
 } from '../requests';
-import { authSignatureTemplate, signRequest } from '../x002';
 import { el, empty, leaf } from '../xml';
 
 export const H004 = 'H004';
 export const H004_NS = 'urn:org:ebics:H004';
 /** The signature namespace of EBICS 2.5 (ebics_signature.xsd): INI order data, UserSignatureData. */
 export const S001_NS = 'http://www.ebics.org/S001';
-
-const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
 /**
  * How INI and HIA carry the subscriber's keys: 'certificate' the X.509 certificate and the bare
@@ -90,21 +79,7 @@ export function iniOrderDataH004(
 	signature: H004PublicKey,
 	form: H004KeyForm = 'certificate',
 ): string {
-	return (
-		DECLARATION +
-		el(
-			'SignaturePubKeyOrderData',
-			{ xmlns: S001_NS, 'xmlns:ds': DSIG_NS },
-			pubKeyInfo(
-				'SignaturePubKeyInfo',
-				keyXml(signature, form),
-				'SignatureVersion',
-				SIGNATURE_VERSION,
-			),
-			leaf('PartnerID', subscriber.partnerId),
-			leaf('UserID', subscriber.userId),
-		)
-	);
+	return signatureKeyOrderData(subscriber, keyXml(signature, form), S001_NS);
 }
 
 /** The order data of HIA in H004: the authentication and encryption keys. */
@@ -132,53 +107,13 @@ function orderDetails(orderType: string, orderAttribute: string, params?: string
 	);
 }
 
-function keyManagementHeader(
-	s: EbicsSubscriber,
-	orderType: string,
-	orderAttribute: string,
-	time?: RequestTime,
-): string {
-	return el(
-		'header',
-		{ authenticate: 'true' },
-		el(
-			'static',
-			{},
-			leaf('HostID', s.hostId),
-			time && leaf('Nonce', time.nonce ?? newNonce()),
-			time && leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
-			identityXml(s),
-			orderDetails(orderType, orderAttribute),
-			leaf('SecurityMedium', s.securityMedium ?? DEFAULT_SECURITY_MEDIUM),
-		),
-		empty('mutable'),
-	);
-}
-
 /** INI or HIA in H004: unsigned, the order data compressed and base64. */
 export function unsecuredRequestH004(
 	subscriber: EbicsSubscriber,
 	orderType: 'INI' | 'HIA',
 	orderDataXml: string,
 ): string {
-	const s = checkSubscriber(subscriber);
-	return (
-		DECLARATION +
-		el(
-			'ebicsUnsecuredRequest',
-			rootAttributes(H004),
-			keyManagementHeader(s, orderType, 'DZNNN'),
-			el(
-				'body',
-				{},
-				el(
-					'DataTransfer',
-					{},
-					leaf('OrderData', deflateSync(Buffer.from(orderDataXml, 'utf8')).toString('base64')),
-				),
-			),
-		)
-	);
+	return unsecuredRequest(subscriber, orderType, orderDataXml, H004);
 }
 
 /** HPB in H004: signed with X002, no bank key digests yet. */
@@ -187,17 +122,7 @@ export function hpbRequestH004(
 	authenticationKey: KeyObject,
 	time: RequestTime = {},
 ): string {
-	const s = checkSubscriber(subscriber);
-	return signRequest(
-		el(
-			'ebicsNoPubKeyDigestsRequest',
-			rootAttributes(H004),
-			keyManagementHeader(s, 'HPB', 'DZHNN', time),
-			authSignatureTemplate(),
-			empty('body'),
-		),
-		authenticationKey,
-	);
+	return hpbRequest(subscriber, authenticationKey, time, H004);
 }
 
 const ORDER_TYPE = /^[A-Z0-9]{3}$/;
@@ -271,45 +196,6 @@ function orderParamsH004(orderType: string, params: OrderParams, upload: boolean
 	}
 }
 
-function initialisationHeaderH004(
-	s: EbicsSubscriber,
-	orderType: string,
-	orderAttribute: string,
-	params: string,
-	digests: BankKeyDigests,
-	time: RequestTime,
-	numSegments?: number,
-): string {
-	return el(
-		'header',
-		{ authenticate: 'true' },
-		el(
-			'static',
-			{},
-			leaf('HostID', s.hostId),
-			leaf('Nonce', time.nonce ?? newNonce()),
-			leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
-			identityXml(s),
-			orderDetails(orderType, orderAttribute, params),
-			el(
-				'BankPubKeyDigests',
-				{},
-				leaf('Authentication', digests.authentication.toString('base64'), {
-					Version: AUTHENTICATION_VERSION,
-					Algorithm: SHA256_URI,
-				}),
-				leaf('Encryption', digests.encryption.toString('base64'), {
-					Version: ENCRYPTION_VERSION,
-					Algorithm: SHA256_URI,
-				}),
-			),
-			leaf('SecurityMedium', s.securityMedium ?? DEFAULT_SECURITY_MEDIUM),
-			numSegments !== undefined && leaf('NumSegments', numSegments),
-		),
-		el('mutable', {}, leaf('TransactionPhase', 'Initialisation')),
-	);
-}
-
 /** Initialisation of an H004 download (C53, STA, FDL, HAC, PTK, HPD, ...). */
 export function downloadInitRequestH004(
 	subscriber: EbicsSubscriber,
@@ -322,7 +208,12 @@ export function downloadInitRequestH004(
 	const s = checkSubscriber(subscriber);
 	const type = checkOrderTypeH004(orderType);
 	return ebicsRequest(
-		initialisationHeaderH004(s, type, 'DZHNN', orderParamsH004(type, params, false), digests, time),
+		initialisationHeaderXml(
+			s,
+			orderDetails(type, 'DZHNN', orderParamsH004(type, params, false)),
+			digests,
+			time,
+		),
 		empty('body'),
 		authenticationKey,
 		H004,
@@ -346,35 +237,18 @@ export function uploadInitRequestH004(
 	const type = checkOrderTypeH004(orderType);
 	const signatureFlag = 'signatureFlag' in params ? params.signatureFlag : undefined;
 	return ebicsRequest(
-		initialisationHeaderH004(
+		initialisationHeaderXml(
 			s,
-			type,
-			signatureFlag === 'transport' ? 'DZHNN' : 'OZHNN',
-			orderParamsH004(type, params, true),
+			orderDetails(
+				type,
+				signatureFlag === 'transport' ? 'DZHNN' : 'OZHNN',
+				orderParamsH004(type, params, true),
+			),
 			digests,
 			time,
 			data.numSegments,
 		),
-		el(
-			'body',
-			{},
-			el(
-				'DataTransfer',
-				{},
-				el(
-					'DataEncryptionInfo',
-					{ authenticate: 'true' },
-					leaf('EncryptionPubKeyDigest', digests.encryption.toString('base64'), {
-						Version: ENCRYPTION_VERSION,
-						Algorithm: SHA256_URI,
-					}),
-					leaf('TransactionKey', data.wrappedTransactionKey.toString('base64')),
-				),
-				leaf('SignatureData', data.encryptedSignatureData.toString('base64'), {
-					authenticate: 'true',
-				}),
-			),
-		),
+		el('body', {}, el('DataTransfer', {}, uploadEncryptionXml(digests, data))),
 		authenticationKey,
 		H004,
 	);
