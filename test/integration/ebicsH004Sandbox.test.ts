@@ -15,7 +15,12 @@ import {
 	EbicsFormatError,
 	EbicsReturnCodeError,
 	EbicsValidationError,
+	downloadInitRequestH004,
 	formatHash,
+	H004_NS,
+	loadBankKeys,
+	loadSubscriberKeys,
+	readResponse,
 	publicKeyDigest,
 	readCustomerAcknowledgement,
 	type EbicsBankKeys,
@@ -178,6 +183,47 @@ describe('a new EBICS 2.5 subscriber, from INI and HIA to the first statement an
 			expect({ step, ...validateEbics(request, 'H004/ebics_H004.xsd') }).toMatchObject({ step, valid: true });
 			expect(answer).toContain('urn:org:ebics:H004');
 		}
+	});
+});
+
+describe('the strict bank in EBICS 2.5', () => {
+	async function readyClient(send?: EbicsSend): Promise<{ client: EbicsClient; keys: EbicsSubscriberKeys; bankKeys: EbicsBankKeys }> {
+		const keys = await testSubscriberKeys();
+		const bankKeys = (await h004Client('H004CUST', 'H004USER', keys).hpb(bankH004Hashes())).keys;
+		return { client: h004Client('H004CUST', 'H004USER', keys, { bank: bankKeys, send }), keys, bankKeys };
+	}
+	const post = async (xml: string, step: string, bankKeys: EbicsBankKeys) =>
+		readResponse(await sandboxSend(bank)(xml, step), step, { namespace: H004_NS, bankAuthenticationKey: loadBankKeys(bankKeys).authentication.publicKey });
+
+	it('refuses a nonce used before (091103), wrong digests of its keys (091008) and a request changed after signing (061001)', async () => {
+		const { keys, bankKeys } = await readyClient();
+		const loaded = loadSubscriberKeys(keys);
+		const bankLoaded = loadBankKeys(bankKeys);
+		const digests = { authentication: publicKeyDigest(bankLoaded.authentication.publicKey), encryption: publicKeyDigest(bankLoaded.encryption.publicKey) };
+		const time = { nonce: 'AB'.repeat(16) };
+		const hpd = () => downloadInitRequestH004({ hostId: bank.ebics.hostId, partnerId: 'H004CUST', userId: 'H004USER' }, 'HPD', { kind: 'standard' }, digests, loaded.authentication.privateKey, time);
+		expect(await post(hpd(), 'HPD', bankKeys)).toMatchObject({ codes: { technical: '000000' }, signed: true, transactionId: expect.stringMatching(/^[0-9A-F]{32}$/) });
+		const again = await rejection(post(hpd(), 'HPD', bankKeys));
+		expect(again).toMatchObject({ code: '091103' });
+		// The H005 form of its keys' hashes is not the H004 one.
+		const certificateForm = { authentication: Buffer.alloc(32, 1), encryption: digests.encryption };
+		expect(await rejection(post(downloadInitRequestH004({ hostId: bank.ebics.hostId, partnerId: 'H004CUST', userId: 'H004USER' }, 'STA', { kind: 'standard' }, certificateForm, loaded.authentication.privateKey), 'STA', bankKeys))).toMatchObject({ code: '091008' });
+		const signed = downloadInitRequestH004({ hostId: bank.ebics.hostId, partnerId: 'H004CUST', userId: 'H004USER' }, 'STA', { kind: 'standard' }, digests, loaded.authentication.privateKey);
+		expect(await rejection(post(signed.replace('<OrderType>STA</OrderType>', '<OrderType>C53</OrderType>'), 'STA', bankKeys))).toMatchObject({ code: '061001' });
+		// A request the H004 schema refuses.
+		expect(await rejection(post(signed.replace('<OrderAttribute>DZHNN</OrderAttribute>', '<OrderAttribute>XXXXX</OrderAttribute>'), 'STA', bankKeys))).toMatchObject({ code: '091010' });
+	});
+
+	it('refuses an upload whose A006 signature is not over its order data, and writes the refusal into HAC', async () => {
+		const { client, keys, bankKeys } = await readyClient();
+		// Signed with a key the bank did not register for this subscriber (another subscriber's).
+		const forged = h004Client('H004CUST', 'H004USER', { ...keys, signature: (await otherSubscriberKeys()).signature }, { bank: bankKeys });
+		const refused = await rejection(forged.upload('CCT', { kind: 'standard' }, painFile('MSG-FORGED', { version: 'pain.001.001.03' })));
+		expect(refused).toMatchObject({ code: '091301' });
+		expect(bank.ebics.subscriber('H004CUST', 'H004USER')!.uploads.some((u) => u.data.toString().includes('MSG-FORGED'))).toBe(false);
+		const hac = await client.hac();
+		expect(readCustomerAcknowledgement(hac!.data).entries.some((e) => e.reasonCode === 'DS0B')).toBe(true);
+		await hac!.reject();
 	});
 });
 
