@@ -306,9 +306,10 @@ export class SandboxEbicsBank {
 		return stored;
 	}
 
-	/** The bank's key hashes as its letter prints them (H005: certificate hashes). */
-	letterHashes(): { authentication: string; encryption: string } {
-		return { authentication: formatHash(certificateDigest(this.bankAuthentication.certificateDer)), encryption: formatHash(certificateDigest(this.bankEncryption.certificateDer)) };
+	/** The bank's key hashes as its letter prints them (H005: certificate hashes; H004: hashes of exponent and modulus). */
+	letterHashes(version: 'H005' | 'H004' = 'H005'): { authentication: string; encryption: string } {
+		const hash = (key: { certificateDer: Buffer; publicKey: KeyObject }): string => formatHash(version === 'H005' ? certificateDigest(key.certificateDer) : publicKeyDigest(key.publicKey));
+		return { authentication: hash(this.bankAuthentication), encryption: hash(this.bankEncryption) };
 	}
 
 	now(): Date {

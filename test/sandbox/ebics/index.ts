@@ -147,7 +147,7 @@ export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse
 		switch (route) {
 			case 'GET /ebics':
 			case 'GET /ebics/subscribers':
-				reply(res, 200, { hostId: bank.hostId, bankHashes: bank.letterHashes(), subscribers: [...bank.subscribers.values()].map((s) => ({ ...describe(s), client: { ...settings(s), subscriberKeys: undefined } })) });
+				reply(res, 200, { hostId: bank.hostId, bankHashes: bank.letterHashes(), bankHashesH004: bank.letterHashes('H004'), subscribers: [...bank.subscribers.values()].map((s) => ({ ...describe(s), client: { ...settings(s), subscriberKeys: undefined } })) });
 				return;
 			case 'POST /ebics/subscribers': {
 				const input = await body();
