@@ -122,7 +122,8 @@ function describe(subscriber: SandboxSubscriber): Record<string, unknown> {
 const FAULTS: EbicsFaultKind[] = ['tamperSignature', 'unsignedResponse', 'damageSegment', 'truncateZip', 'headerOkBodyError'];
 
 /**
- * Admin routes under /__sandbox/ebics (JSON): GET subscribers; POST subscribers {partnerId, userId,
+ * Admin routes under /__sandbox/ebics (JSON): GET subscribers (with the bank's letter hashes,
+ * bankHashes for EBICS 3.0 and bankHashesH004 for 2.5); POST subscribers {partnerId, userId,
  * name?, downloadServices?, uploadServices?, authorisationLevel?}; POST
  * subscribers/{partnerId}/{userId}/activate | suspend; POST files {partnerId, userId, serviceName,
  * msgName, name, content | contentBase64, date?}; GET|POST switches; POST faults {kind} ;
