@@ -110,6 +110,49 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			description: 'Only when the bank gave you a technical subscriber that sends for the user',
 		},
 		{
+			displayName: 'EBICS Version',
+			name: 'ebicsVersion',
+			type: 'options',
+			options: [
+				{
+					name: 'EBICS 3.0 (H005)',
+					value: 'H005',
+					description: 'Downloads and uploads by BTF service (BTD, BTU)',
+				},
+				{
+					name: 'EBICS 2.5 (H004)',
+					value: 'H004',
+					description:
+						'For a bank that still offers only EBICS 2.5: order types such as C53, STA, CCT, FDL and FUL',
+				},
+			],
+			default: 'H005',
+			description:
+				"The EBICS version in the bank's contract; the EBICS node's Bank Versions operation lists what the bank speaks",
+		},
+		{
+			displayName: 'Keys in INI and HIA',
+			name: 'h004KeyForm',
+			type: 'options',
+			options: [
+				{
+					name: 'Certificates and Keys',
+					value: 'certificate',
+					description:
+						'The X.509 certificates beside the keys (modulus and exponent): for banks that register certificates',
+				},
+				{
+					name: 'Bare Keys Only',
+					value: 'key',
+					description:
+						'Only modulus and exponent (RSAKeyValue), for banks that take no certificates',
+				},
+			],
+			default: 'certificate',
+			displayOptions: { show: { ebicsVersion: ['H004'] } },
+			description: 'How EBICS 2.5 sends your public keys to the bank',
+		},
+		{
 			displayName: 'Bank Authentication Key Hash (X002)',
 			name: 'bankAuthenticationHash',
 			type: 'string',
@@ -117,7 +160,7 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			default: '',
 			placeholder: '3F 9A 0C ... (32 byte pairs)',
 			description:
-				"The SHA-256 hash of the bank's authentication key as its letter (or its EBICS page) prints it: spaces, line breaks, colons and either case are fine. The bank's keys are used only when they match.",
+				"The SHA-256 hash of the bank's authentication key as its letter (or its EBICS page) prints it (EBICS 3.0: of the certificate; EBICS 2.5: of exponent and modulus): spaces, line breaks, colons and either case are fine. The bank's keys are used only when they match.",
 		},
 		{
 			displayName: 'Bank Encryption Key Hash (E002)',
@@ -239,6 +282,7 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 				},
 			],
 			default: 'certificate',
+			displayOptions: { show: { ebicsVersion: ['H005'] } },
 			description: "How requests name the bank's keys (BankPubKeyDigests)",
 		},
 		...tlsProperties({ clientCertificate: 'optional' }),

@@ -35,7 +35,7 @@ export class Ebics implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["operation"]}}',
 		description:
-			'Download statements and upload payment files over EBICS 3.0 (H005): initialisation letters, BTD, BTU, the distributed signature and the administrative orders',
+			'Download statements and upload payment files over EBICS 3.0 (H005) or 2.5 (H004): initialisation letters, BTD, BTU or EBICS 2.5 order types, the distributed signature and the administrative orders',
 		defaults: { name: 'EBICS' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -86,7 +86,7 @@ export class Ebics implements INodeType {
 						name: 'Download',
 						value: 'download',
 						description:
-							'Download files (BTD): statements, reports, notifications, payment status; one item per file',
+							'Download files (BTD, or an EBICS 2.5 order type): statements, reports, notifications, payment status; one item per file',
 						action: 'Download files',
 					},
 					{
@@ -144,7 +144,7 @@ export class Ebics implements INodeType {
 						name: 'Upload',
 						value: 'upload',
 						description:
-							'Upload a payment file (BTU): SEPA credit transfer, instant, direct debit, foreign, or any service',
+							'Upload a payment file (BTU, or an EBICS 2.5 order type): SEPA credit transfer, instant, direct debit, foreign, or any service',
 						action: 'Upload a payment file',
 					},
 				],

@@ -18,8 +18,11 @@ import { CredentialFieldError, withCredentialAuth } from './credentialFields';
 import type {
 	BankKeyDigestForm,
 	EbicsBankKeys,
+	EbicsClientOptions,
 	EbicsSubscriber,
 	EbicsSubscriberKeys,
+	EbicsVersion,
+	H004KeyForm,
 	PinnedBankHashes,
 } from './ebics';
 import {
@@ -137,6 +140,10 @@ export interface EbicsCredentialView {
 	/** The pasted keys (Import), read and unencrypted. */
 	imported?: EbicsSubscriberKeys;
 	digestForm: BankKeyDigestForm;
+	/** The protocol version the bank is spoken to in (EBICS Version field). */
+	version: EbicsVersion;
+	/** EBICS 2.5: how INI and HIA carry the keys. */
+	h004KeyForm: H004KeyForm;
 	state?: EbicsState;
 	/** Values never to show (the key passphrase). */
 	secrets: string[];
@@ -313,8 +320,31 @@ export function readEbicsCredential(
 		bankName: textOf(credentials.bankName) || undefined,
 		imported: keySource === 'import' && withKeys ? importedKeys(credentials) : undefined,
 		digestForm: credentials.bankKeyDigestForm === 'publicKey' ? 'publicKey' : 'certificate',
+		version: ebicsVersionOf(credentials.ebicsVersion),
+		h004KeyForm: credentials.h004KeyForm === 'key' ? 'key' : 'certificate',
 		state: readEbicsState(credentials[EBICS_STATE_FIELD]),
 		secrets: passphrase.length >= 4 ? [passphrase] : [],
+	};
+}
+
+/** The EBICS Version field: H005 (default) or H004; anything else is refused by name. */
+export function ebicsVersionOf(value: unknown): EbicsVersion {
+	if (value === undefined || value === '' || value === 'H005') return 'H005';
+	if (value === 'H004') return 'H004';
+	throw new CredentialFieldError(
+		`EBICS Version: "${textOf(value) || String(value)}" is not one of H005 (EBICS 3.0) or H004 (EBICS 2.5)`,
+	);
+}
+
+/** What an EbicsClient of this credential is made with besides keys and send. */
+export function clientOptionsOf(
+	view: EbicsCredentialView,
+): Pick<EbicsClientOptions, 'subscriber' | 'bankKeyDigestForm' | 'version' | 'h004KeyForm'> {
+	return {
+		subscriber: view.subscriber,
+		bankKeyDigestForm: view.digestForm,
+		version: view.version,
+		h004KeyForm: view.h004KeyForm,
 	};
 }
 
@@ -358,7 +388,11 @@ export function initialised(view: EbicsCredentialView): boolean {
 export function usableBankKeys(view: EbicsCredentialView): EbicsBankKeys | undefined {
 	const state = view.state;
 	if (!state?.bank || state.owner !== view.owner) return undefined;
-	checkPinnedBankKeys(loadBankKeys(state.bank.keys), view.pinned);
+	checkPinnedBankKeys(
+		loadBankKeys(state.bank.keys),
+		view.pinned,
+		view.version === 'H004' ? 'publicKey' : 'certificate',
+	);
 	return state.bank.keys;
 }
 

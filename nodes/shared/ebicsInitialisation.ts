@@ -25,6 +25,7 @@ import {
 import type { EbicsCredentialView, EbicsProblem, EbicsState, SentOrder } from './ebicsCredential';
 import {
 	checkOwner,
+	clientOptionsOf,
 	EBICS_CHECK_HEADER,
 	EBICS_CHECK_PASSED_URL,
 	EBICS_KEY_FIELDS,
@@ -236,10 +237,9 @@ export async function runEbicsInitialisation(
 		const current: EbicsCredentialView = { ...view, state };
 		const keys = subscriberKeys(current) as EbicsSubscriberKeys;
 		const client = new EbicsClient({
-			subscriber: view.subscriber,
+			...clientOptionsOf(view),
 			keys: { version: 1, subscriber: keys },
 			send: ebicsKeySend(view.url, tls.value, send),
-			bankKeyDigestForm: view.digestForm,
 		});
 		if (initialised(current)) await fetchBankKeys(client, current, state, now);
 		else await sendKeys(client, state, keysFingerprint(keys), now);
@@ -335,10 +335,9 @@ async function judgeEbicsCredential(credentials: ICredentialDataDecryptedObject)
 	const tls = attempt(() => tlsOptionsOf(credentials, credentials.useClientCertificate === true));
 	if (!tls.ok) throw new CredentialFieldError((tls.error as Error).message);
 	const client = new EbicsClient({
-		subscriber: view.subscriber,
+		...clientOptionsOf(view),
 		keys: { version: 1, subscriber: subscriberKeys(view) as EbicsSubscriberKeys },
 		send: pooledSend(view.url, tls.value),
-		bankKeyDigestForm: view.digestForm,
 	});
 	const checked = await attemptAsync(async () => await client.hpb(view.pinned));
 	if (checked.ok) return;

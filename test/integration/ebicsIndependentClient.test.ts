@@ -118,7 +118,7 @@ describe('EBICS 3.0: the sandbox answers verify with xmlsec1', () => {
 		await download!.acknowledge();
 		const signed = log.filter((l) => l.answer.includes('<ebicsResponse'));
 		expect(signed.map((l) => l.step)).toEqual([expect.stringContaining('initialisation'), expect.stringContaining('receipt')]);
-		const bankKey = publicKeyPem(bankKeys.authenticationCertificatePem);
+		const bankKey = publicKeyPem(bankKeys.authenticationCertificatePem as string);
 		const subscriberKey = publicKeyPem(bank.ebicsClient('PARTNER2', 'READY1').subscriberKeys!.authentication.certificatePem);
 		for (const { answer, request } of signed) {
 			expect(xmlsecVerifyX002(answer, bankKey)).toEqual({ ok: true, output: expect.stringContaining('OK') });

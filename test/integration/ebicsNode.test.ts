@@ -234,8 +234,8 @@ describe('administration', () => {
 		const fresh = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1'));
 		const result = await runEbics(fresh, { operation: 'bankVersions' });
 		expect(items(result).map((i) => i.json)).toEqual([
-			{ hostId: 'SBXEBICS', protocol: 'H004', version: '02.50', ebics: '2.5', spokenByThisNode: false },
-			{ hostId: 'SBXEBICS', protocol: 'H005', version: '03.00', ebics: '3.0', spokenByThisNode: true },
+			{ hostId: 'SBXEBICS', protocol: 'H004', version: '02.50', ebics: '2.5', spokenByThisNode: true, usedByThisCredential: false },
+			{ hostId: 'SBXEBICS', protocol: 'H005', version: '03.00', ebics: '3.0', spokenByThisNode: true, usedByThisCredential: true },
 		]);
 		// HEV needs nothing of the subscriber: no keys were made, no INI or HIA was sent.
 		expect(storedState(fresh)).toBeUndefined();

@@ -216,7 +216,7 @@ describe('a strict bank', () => {
 	it('refuses an old timestamp (091103), segments out of order (011101) or beyond the declared number (091104)', async () => {
 		const loaded = loadSubscriberKeys(keys);
 		const bankLoaded = loadBankKeys(bankKeys);
-		const digests = { authentication: certificateDigest(bankLoaded.authentication.certificateDer), encryption: certificateDigest(bankLoaded.encryption.certificateDer) };
+		const digests = { authentication: certificateDigest(bankLoaded.authentication.certificateDer as Buffer), encryption: certificateDigest(bankLoaded.encryption.certificateDer as Buffer) };
 		const subscriber = { hostId: 'SBXEBICS', partnerId: 'PARTNER1', userId: 'USER1' };
 		const send = sandboxSend(bank);
 		const code = (answer: string): string | undefined => /<ReturnCode>(\d{6})<\/ReturnCode>/.exec(answer)?.[1];

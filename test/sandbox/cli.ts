@@ -102,12 +102,16 @@ async function main(): Promise<void> {
 		lines.push(`  ${'danske'.padEnd(14)} PIN ${String(state.danske.enrol.pin).padEnd(18)} Certificate Service URL ${String(state.danske.enrol.certificateServiceUrl)} (Service URL ${bank.urls.danske.soap}; Bank Certificate: the sandbox CA, ca.pem)`);
 		lines.push('  More: curl -k -X POST ' + `${bank.urls.admin}/enrolment -H 'content-type: application/json' -d '{"bank": "op"}'` + ' (or "danske")');
 		const hashes = bank.ebics.letterHashes();
+		const hashesH004 = bank.ebics.letterHashes('H004');
 		lines.push(
 			'',
 			`EBICS bank (EBICS 3.0 H005, and 2.5 H004): URL ${bank.urls.ebics}  Host ID ${bank.ebics.hostId}`,
 			"  The bank's key hashes, as its letter prints them (pin them in the credential):",
 			`    authentication (X002): ${hashes.authentication.replace(/\n/g, ' ')}`,
 			`    encryption (E002):     ${hashes.encryption.replace(/\n/g, ' ')}`,
+			"  For a credential with EBICS Version H004, its EBICS 2.5 letter's hashes (of exponent and modulus):",
+			`    authentication (X002): ${hashesH004.authentication.replace(/\n/g, ' ')}`,
+			`    encryption (E002):     ${hashesH004.encryption.replace(/\n/g, ' ')}`,
 			'  Subscribers (Partner ID / User ID: state):',
 		);
 		for (const subscriber of bank.ebics.subscribers.values()) {

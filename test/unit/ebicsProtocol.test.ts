@@ -249,7 +249,7 @@ describe('requests validate against the official H005 schemas', () => {
 		const prepared = prepareUpload(Buffer.from('<Document/>'), {
 			signatureKey: keys.signature.privateKey,
 			signer: { partnerId: 'PARTNER1', userId: 'USER1' },
-			bankEncryptionKey: createPublicKey(bank.encryptionCertificatePem),
+			bankEncryptionKey: createPublicKey(bank.encryptionCertificatePem as string),
 		});
 		const service = { ...SERVICE_PRESETS.sddCore.service, scope: 'DE', msgVersion: '08' };
 		const inits = (['authorise', 'distributed', 'transport'] as const).map((signatureFlag) =>
@@ -291,7 +291,7 @@ describe('segmentation', () => {
 		const prepared = prepareUpload(data, {
 			signatureKey: keys.signature.privateKey,
 			signer: { partnerId: 'P', userId: 'U' },
-			bankEncryptionKey: createPublicKey(bank.encryptionCertificatePem),
+			bankEncryptionKey: createPublicKey(bank.encryptionCertificatePem as string),
 		});
 		const lengths = prepared.segments.map((segment) => segment.length);
 		expect(lengths.slice(0, 2)).toEqual([SEGMENT_MAX_BASE64, SEGMENT_MAX_BASE64]);

@@ -5,15 +5,21 @@ import type { EbicsOperation } from '../helpers/context';
 
 export const description: INodeProperties[] = [];
 
-/** Get Bank Versions (HEV): one item per EBICS version the bank speaks; needs no keys. */
+/**
+ * Get Bank Versions (HEV): one item per EBICS version the bank speaks, and whether the node speaks
+ * it and the credential uses it; needs no keys.
+ */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const versions = await bankVersions(run.view.subscriber.hostId, run.send);
-	if (!versions.some((v) => v.protocol === H005))
+	const inUse = run.view.version;
+	if (!versions.some((v) => v.protocol === inUse)) {
+		const other = inUse === H005 ? 'H004' : H005;
 		ctx.addExecutionHints({
 			type: 'warning',
 			location: 'outputPane',
-			message: `The bank does not offer EBICS 3.0 (H005), which this node speaks: it offers ${versions.map((v) => `${v.protocol} (${v.version})`).join(', ') || 'nothing'}.`,
+			message: `The bank does not offer ${inUse === H005 ? 'EBICS 3.0 (H005)' : 'EBICS 2.5 (H004)'}, which this credential is set to: it offers ${versions.map((v) => `${v.protocol} (${v.version})`).join(', ') || 'nothing'}.${versions.some((v) => v.protocol === other) ? ` Set the credential's EBICS Version to ${other}.` : ''}`,
 		});
+	}
 	return versions.map((version) => ({
 		json: {
 			hostId: run.view.subscriber.hostId,
@@ -27,7 +33,8 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 						: version.protocol === 'H003'
 							? '2.4'
 							: null,
-			spokenByThisNode: version.protocol === H005,
+			spokenByThisNode: version.protocol === H005 || version.protocol === 'H004',
+			usedByThisCredential: version.protocol === inUse,
 		},
 		pairedItem: { item: itemIndex },
 	}));

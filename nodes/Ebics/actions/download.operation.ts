@@ -11,18 +11,21 @@ import {
 	nothingToDownload,
 	readRange,
 } from '../helpers/downloads';
+import { h004Order, orderTypeProperties, refuseOrderTypeChoice } from '../helpers/orderTypes';
 import { chosenService, HAC_PRESET, readService, serviceProperties } from '../helpers/services';
 
 const displayOptions = { show: { operation: ['download'] } };
 
 export const description: INodeProperties[] = [
 	...serviceProperties('download', 'download'),
+	...orderTypeProperties('download', 'download'),
 	...downloadProperties(displayOptions, [outputFileField(displayOptions)]),
 ];
 
 /**
- * Download (BTD): one item per file the bank delivers, a ZIP container opened into its files;
- * the positive receipt goes to the bank once n8n holds every file. No data (090005): no items.
+ * Download (BTD, or the EBICS 2.5 order type with an H004 credential): one item per file the bank
+ * delivers, a ZIP container opened into its files; the positive receipt goes to the bank once n8n
+ * holds every file. No data (090005): no items.
  */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const client = run.client!;
@@ -35,7 +38,12 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	if (chosen === HAC_PRESET) {
 		label = 'HAC (customer acknowledgement)';
 		download = await client.hac(range);
+	} else if (client.version === 'H004') {
+		const order = h004Order(ctx, 'download', chosen, itemIndex, { dateRange: range });
+		label = order.label;
+		download = await client.download(order.orderType, order.params);
 	} else {
+		refuseOrderTypeChoice(chosen, itemIndex);
 		const service = checkService(readService(ctx, 'download', itemIndex));
 		label = `BTD ${serviceLabel(service)}`;
 		download = await client.btd(service, range);

@@ -37,6 +37,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 			encryption: keys.encryption.certificatePem,
 		},
 		sentAt ? new Date(sentAt) : new Date(),
+		view.version,
 	);
 	const name = `ebics-letters-${view.subscriber.partnerId}-${view.subscriber.userId}`;
 	return [
@@ -45,6 +46,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 				hostId: view.subscriber.hostId,
 				partnerId: view.subscriber.partnerId,
 				userId: view.subscriber.userId,
+				ebicsVersion: view.version,
 				signatureHash: letters.hashes.signature,
 				authenticationHash: letters.hashes.authentication,
 				encryptionHash: letters.hashes.encryption,

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { attemptAsync } from '../../shared/attempt';
 import { EbicsReturnCodeError } from '../../shared/ebics';
-import { EBICS_CREDENTIAL } from '../../shared/ebicsCredential';
+import { EBICS_CREDENTIAL, ebicsVersionOf } from '../../shared/ebicsCredential';
 import { InputError, toNodeError } from '../../shared/errors';
 import { runForEachItem } from '../../shared/runItems';
 import type { EbicsOperation, EbicsRun, Need } from '../helpers/context';
@@ -25,7 +25,10 @@ import * as veuOrders from './veuOrders.operation';
 import * as veuSign from './veuSign.operation';
 
 /** Each operation, what it needs of the subscriber, and how messages name it. */
-const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: string }> = {
+const OPERATIONS: Record<
+	string,
+	{ execute: EbicsOperation; need: Need; label: string; h005Only?: true }
+> = {
 	initialisationLetters: {
 		execute: initialisationLetters.execute,
 		need: 'keys',
@@ -56,26 +59,35 @@ const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: s
 		label: 'Get Customer Protocol (PTK)',
 	},
 	suspend: { execute: suspend.execute, need: 'bank', label: 'Suspend Subscriber (SPR)' },
-	changeKeys: { execute: changeKeys.execute, need: 'bank', label: 'Change Keys (PUB, HCA, HCS)' },
+	changeKeys: {
+		execute: changeKeys.execute,
+		need: 'bank',
+		label: 'Change Keys (PUB, HCA, HCS)',
+		h005Only: true,
+	},
 	veuOrders: {
 		execute: veuOrders.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Get Orders Waiting (HVU)',
+		h005Only: true,
 	},
 	veuDetails: {
 		execute: veuDetails.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Get Order Details (HVD)',
+		h005Only: true,
 	},
 	veuSign: {
 		execute: veuSign.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Sign Order (HVE)',
+		h005Only: true,
 	},
 	veuCancel: {
 		execute: veuCancel.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Cancel Order (HVS)',
+		h005Only: true,
 	},
 };
 
@@ -102,6 +114,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw toNodeError(this.getNode(), new InputError(`Operation "${name}" is not supported`));
 	let run: EbicsRun;
 	try {
+		if (operation.h005Only) {
+			const credentials = await this.getCredentials(EBICS_CREDENTIAL);
+			if (ebicsVersionOf(credentials.ebicsVersion) === 'H004')
+				throw new InputError(
+					`${operation.label}: EBICS 3.0 (H005) only; the credential's EBICS Version is EBICS 2.5 (H004). Use a credential with EBICS Version H005 for this subscriber, or do this in the bank's own client`,
+				);
+		}
 		run = await loadEbicsRun(this, operation.need, operation.label);
 	} catch (error) {
 		throw toNodeError(this.getNode(), ebicsFailure(error));

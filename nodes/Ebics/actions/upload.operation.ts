@@ -7,7 +7,8 @@ import { InputError } from '../../shared/errors';
 import { inputBinaryField, optionsCollection } from '../../shared/properties';
 import type { EbicsOperation } from '../helpers/context';
 import { checkPaymentFile } from '../helpers/paymentFile';
-import { chosenService, readService, serviceProperties } from '../helpers/services';
+import { h004Order, orderTypeProperties, refuseOrderTypeChoice } from '../helpers/orderTypes';
+import { chosenService, CUSTOM, readService, serviceProperties } from '../helpers/services';
 
 const displayOptions = { show: { operation: ['upload'] } };
 
@@ -27,6 +28,7 @@ export const description: INodeProperties[] = [
 		displayOptions,
 	},
 	...serviceProperties('upload', 'upload'),
+	...orderTypeProperties('upload', 'upload'),
 	inputBinaryField('The name of the input binary field holding the payment file', displayOptions),
 	{
 		displayName: 'Signature',
@@ -77,7 +79,7 @@ export const description: INodeProperties[] = [
 ];
 
 /**
- * Upload (BTU): the input binary file, checked against its schema, signed with A006, compressed,
+ * Upload (BTU, or the EBICS 2.5 order type with an H004 credential): the input binary file, checked against its schema, signed with A006, compressed,
  * encrypted and sent in segments; returns the bank's order ID. Sent once, never retried.
  */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
@@ -105,28 +107,43 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 				itemIndex,
 			},
 		);
+	const client = run.client!;
+	const order =
+		client.version === 'H004'
+			? h004Order(ctx, 'upload', chosen, itemIndex, { signatureFlag: flag })
+			: (refuseOrderTypeChoice(chosen, itemIndex), undefined);
 	const check = await checkPaymentFile(
 		data,
-		chosen,
+		order ? (order.checkAs ?? CUSTOM) : chosen,
 		field,
 		itemIndex,
 		options.checkSchema !== false,
 	);
-	const service = checkService(
-		readService(ctx, 'upload', itemIndex, { msgVersion: check.message?.version }),
-	);
+	const service = order
+		? undefined
+		: checkService(readService(ctx, 'upload', itemIndex, { msgVersion: check.message?.version }));
 	const fileName = options.fileName?.trim() || binary.fileName || undefined;
-	const result = await run.client!.btu(service, data, flag, { fileName });
+	const result = order
+		? await client.upload(order.orderType, order.params, data)
+		: await client.btu(service!, data, flag, { fileName });
 	return [
 		{
 			json: {
 				orderId: result.orderId ?? null,
 				transactionId: result.transactionId,
-				service: `BTU ${serviceLabel(service)}`,
-				serviceName: service.serviceName,
-				scope: service.scope ?? null,
-				msgName: service.msgName,
-				msgVersion: service.msgVersion ?? null,
+				...(service
+					? {
+							service: `BTU ${serviceLabel(service)}`,
+							serviceName: service.serviceName,
+							scope: service.scope ?? null,
+							msgName: service.msgName,
+							msgVersion: service.msgVersion ?? null,
+						}
+					: {
+							service: order!.label,
+							orderType: order!.orderType,
+							fileFormat: order!.params.kind === 'file' ? order!.params.fileFormat : null,
+						}),
 				signature: flag,
 				signatureClass: SIGNATURE_CLASSES[flag],
 				fileName: fileName ?? null,

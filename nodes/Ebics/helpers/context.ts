@@ -18,6 +18,7 @@ import type { EbicsSend, EbicsSubscriberKeys } from '../../shared/ebics';
 import { EbicsBankKeyError, EbicsClient, EbicsVeu } from '../../shared/ebics';
 import type { EbicsCredentialView } from '../../shared/ebicsCredential';
 import {
+	clientOptionsOf,
 	EBICS_AUTH,
 	EBICS_CHECK_FIELD,
 	EBICS_CHECK_HEADER,
@@ -172,10 +173,9 @@ export async function loadEbicsRun(
 	}
 	if (!bank.value) throw notReadyFailure(view, operation);
 	const options = {
-		subscriber: view.subscriber,
+		...clientOptionsOf(view),
 		keys: { version: 1 as const, subscriber: keys, bank: bank.value },
 		send,
-		bankKeyDigestForm: view.digestForm,
 	};
 	const client = new EbicsClient(options);
 	return { view, send, keys, client, veu: new EbicsVeu(client, options) };

@@ -10,6 +10,7 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 import type { BtfService } from '../../shared/ebics';
 import { SERVICE_PRESETS } from '../../shared/ebics';
 import { InputError } from '../../shared/errors';
+import { orderTypeOption } from './orderTypes';
 
 export type Direction = 'download' | 'upload';
 
@@ -91,6 +92,7 @@ export function serviceProperties(direction: Direction, operation: string): INod
 							},
 						]
 					: []),
+				orderTypeOption(direction),
 				{
 					name: 'Other Service (Type Its BTF Parameters)',
 					value: CUSTOM,

@@ -82,14 +82,21 @@ export interface SignerIdentity {
 	certificateBase64?: string;
 }
 
-/** The UserSignatureData document (S002) carrying one A006 signature. */
-export function userSignatureData(signature: Buffer, signer: SignerIdentity): string {
+/**
+ * The UserSignatureData document carrying one A006 signature: S002 in EBICS 3.0, S001 (the same
+ * elements) in EBICS 2.5.
+ */
+export function userSignatureData(
+	signature: Buffer,
+	signer: SignerIdentity,
+	namespace: string = S002_NS,
+): string {
 	return (
 		'<?xml version="1.0" encoding="UTF-8"?>' +
 		el(
 			'UserSignatureData',
 			{
-				xmlns: S002_NS,
+				xmlns: namespace,
 				'xmlns:ds': signer.certificateBase64 ? 'http://www.w3.org/2000/09/xmldsig#' : undefined,
 			},
 			el(

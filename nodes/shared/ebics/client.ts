@@ -15,6 +15,7 @@
  */
 import { checkService, serviceLabel, type BtfService } from './btf';
 import { H005 } from './constants';
+import { H005_DIALECT, type EbicsDialect } from './dialect';
 import { unwrapTransactionKey } from './e002';
 import { EbicsBankKeyError, EbicsFormatError, EbicsKeyError } from './errors';
 import {
@@ -33,28 +34,18 @@ import {
 	type LoadedBankKeys,
 	type LoadedSubscriberKeys,
 } from './keys';
-import {
-	readAvailableServices,
-	readCustomerInfo,
-	readHpbOrderData,
-	type CustomerInfo,
-	type HpbKeys,
-} from './orderData';
+import { readAvailableServices, readCustomerInfo, type CustomerInfo } from './orderData';
+import { h004Dialect, H004_ORDER_TYPES, type H004KeyForm } from './h004';
 import {
 	checkSubscriber,
-	downloadInitRequest,
 	downloadTransferRequest,
 	hevRequest,
-	hiaOrderData,
-	hpbRequest,
-	iniOrderData,
 	receiptRequest,
-	unsecuredRequest,
-	uploadInitRequest,
 	uploadTransferRequest,
 	type BankKeyDigests,
 	type DateRange,
 	type EbicsSubscriber,
+	type EbicsVersion,
 	type OrderParams,
 	type SignatureFlag,
 } from './requests';
@@ -84,6 +75,10 @@ export interface EbicsClientOptions {
 	bankKeyDigestForm?: BankKeyDigestForm;
 	/** Bytes per segment before base64 (default the spec's maximum; tests use less). */
 	segmentBytes?: number;
+	/** The protocol version (default H005, EBICS 3.0; H004 for EBICS 2.5 banks). */
+	version?: EbicsVersion;
+	/** H004: the keys in INI and HIA with their certificates (default) or bare. */
+	h004KeyForm?: H004KeyForm;
 }
 
 export interface KeyManagementResult {
@@ -145,7 +140,11 @@ const DOWNLOAD_NAMES: Record<string, string> = {
 function fileNameFor(orderType: string, service?: BtfService): string {
 	if (service)
 		return `${service.msgName}${service.msgVersion ? `.${service.msgVersion}` : ''}${/^mt/.test(service.msgName) ? '.txt' : '.xml'}`;
-	return DOWNLOAD_NAMES[orderType] ?? `${orderType.toLowerCase()}.dat`;
+	return (
+		DOWNLOAD_NAMES[orderType] ??
+		H004_ORDER_TYPES[orderType]?.fileName ??
+		`${orderType.toLowerCase()}.dat`
+	);
 }
 
 /**
@@ -158,10 +157,11 @@ function fileNameFor(orderType: string, service?: BtfService): string {
 export function checkPinnedBankKeys(
 	loaded: LoadedBankKeys,
 	pinned: PinnedBankHashes | undefined,
+	form: BankKeyDigestForm = 'certificate',
 ): { authentication: string; encryption: string } {
 	const hashes = {
-		authentication: formatHash(certificateDigest(loaded.authentication.certificateDer)),
-		encryption: formatHash(certificateDigest(loaded.encryption.certificateDer)),
+		authentication: formatHash(keyDigest(loaded.authentication, form)),
+		encryption: formatHash(keyDigest(loaded.encryption, form)),
 	};
 	const shown = `the bank's authentication key (X002) hash is\n${hashes.authentication}\nand its encryption key (E002) hash is\n${hashes.encryption}`;
 	if (!pinned?.authentication?.trim() || !pinned?.encryption?.trim())
@@ -172,7 +172,7 @@ export function checkPinnedBankKeys(
 	const matches = (pin: string, field: string, key: LoadedBankKeys['authentication']): boolean => {
 		const pinnedHash = parseHash(pin, field);
 		return (
-			pinnedHash.equals(certificateDigest(key.certificateDer)) ||
+			(!!key.certificateDer && pinnedHash.equals(certificateDigest(key.certificateDer))) ||
 			pinnedHash.equals(publicKeyDigest(key.publicKey))
 		);
 	};
@@ -201,24 +201,37 @@ export class EbicsClient {
 	private readonly send: EbicsSend;
 	private readonly digestForm: BankKeyDigestForm;
 	private readonly segmentBytes?: number;
+	/** What the protocol version changes (requests, namespaces, key hashes). */
+	private readonly dialect: EbicsDialect;
 
 	constructor(options: EbicsClientOptions) {
+		this.dialect = options.version === 'H004' ? h004Dialect(options.h004KeyForm) : H005_DIALECT;
 		this.subscriber = checkSubscriber(options.subscriber);
 		if (options.keys?.version !== 1)
 			throw new EbicsKeyError('key material', 'The EBICS key material has an unknown version');
 		this.keys = loadSubscriberKeys(options.keys.subscriber);
 		this.bank = options.keys.bank ? loadBankKeys(options.keys.bank) : undefined;
 		this.send = options.send;
-		this.digestForm = options.bankKeyDigestForm ?? 'certificate';
+		// EBICS 2.5 names the bank's keys only by the hash of exponent and modulus.
+		this.digestForm =
+			this.dialect.keyHashForm === 'publicKey'
+				? 'publicKey'
+				: (options.bankKeyDigestForm ?? 'certificate');
 		this.segmentBytes = options.segmentBytes;
 	}
 
-	/** The subscriber's certificate hashes as the initialisation letters print them. */
+	/** The protocol version the client speaks. */
+	get version(): EbicsVersion {
+		return this.dialect.version;
+	}
+
+	/** The subscriber's key hashes as the initialisation letters of the version print them. */
 	letterHashes(): { signature: string; authentication: string; encryption: string } {
+		const form = this.dialect.keyHashForm;
 		return {
-			signature: formatHash(certificateDigest(this.keys.signature.certificateDer)),
-			authentication: formatHash(certificateDigest(this.keys.authentication.certificateDer)),
-			encryption: formatHash(certificateDigest(this.keys.encryption.certificateDer)),
+			signature: formatHash(keyDigest(this.keys.signature, form)),
+			authentication: formatHash(keyDigest(this.keys.authentication, form)),
+			encryption: formatHash(keyDigest(this.keys.encryption, form)),
 		};
 	}
 
@@ -234,28 +247,20 @@ export class EbicsClient {
 
 	/** INI: sends the signature certificate (A006). */
 	async ini(): Promise<KeyManagementResult> {
-		const xml = unsecuredRequest(
-			this.subscriber,
-			'INI',
-			iniOrderData(this.subscriber, this.keys.signature.certificateDer),
-		);
-		const response = readResponse(await this.send(xml, 'INI'), 'INI');
+		const xml = this.dialect.iniRequest(this.subscriber, this.keys);
+		const response = readResponse(await this.send(xml, 'INI'), 'INI', this.readOptions());
 		return { orderId: response.orderId, codes: response.codes };
 	}
 
 	/** HIA: sends the authentication (X002) and encryption (E002) certificates. */
 	async hia(): Promise<KeyManagementResult> {
-		const xml = unsecuredRequest(
-			this.subscriber,
-			'HIA',
-			hiaOrderData(
-				this.subscriber,
-				this.keys.authentication.certificateDer,
-				this.keys.encryption.certificateDer,
-			),
-		);
-		const response = readResponse(await this.send(xml, 'HIA'), 'HIA');
+		const xml = this.dialect.hiaRequest(this.subscriber, this.keys);
+		const response = readResponse(await this.send(xml, 'HIA'), 'HIA', this.readOptions());
 		return { orderId: response.orderId, codes: response.codes };
+	}
+
+	private readOptions(): { namespace: string } {
+		return { namespace: this.dialect.namespace };
 	}
 
 	/**
@@ -264,24 +269,21 @@ export class EbicsClient {
 	 */
 	async hpb(pinned: PinnedBankHashes): Promise<HpbResult> {
 		const response = readResponse(
-			await this.send(hpbRequest(this.subscriber, this.keys.authentication.privateKey), 'HPB'),
+			await this.send(
+				this.dialect.hpbRequest(this.subscriber, this.keys.authentication.privateKey),
+				'HPB',
+			),
 			'HPB',
+			this.readOptions(),
 		);
 		if (!response.transactionKey || response.orderData === undefined)
 			throw new EbicsFormatError(
 				"The bank's answer to HPB carries no order data with the bank's keys",
 			);
 		const key = unwrapTransactionKey(response.transactionKey, this.keys.encryption.privateKey);
-		const keys: HpbKeys = readHpbOrderData(decodeDownload([response.orderData], key));
-		const hashes = checkPinnedBankKeys(loadBankKeys(keys), pinned);
-		return {
-			keys: {
-				authenticationCertificatePem: keys.authenticationCertificatePem,
-				encryptionCertificatePem: keys.encryptionCertificatePem,
-			},
-			hashes,
-			hostId: keys.hostId,
-		};
+		const read = this.dialect.readHpb(decodeDownload([response.orderData], key));
+		const hashes = checkPinnedBankKeys(loadBankKeys(read.keys), pinned, this.dialect.keyHashForm);
+		return { keys: read.keys, hashes, hostId: read.hostId };
 	}
 
 	private bankKeys(step: string): LoadedBankKeys {
@@ -305,6 +307,7 @@ export class EbicsClient {
 		return readResponse(await this.send(xml, step), step, {
 			bankAuthenticationKey: bank.authentication.publicKey,
 			allowNoData,
+			...this.readOptions(),
 		});
 	}
 
@@ -315,13 +318,13 @@ export class EbicsClient {
 	 */
 	async download(
 		orderType: string,
-		params: OrderParams & { kind: 'BTD' | 'standard' | 'element' },
+		params: OrderParams & { kind: 'BTD' | 'standard' | 'element' | 'file' },
 	): Promise<Download | undefined> {
 		const bank = this.bankKeys(orderType);
 		const label =
 			params.kind === 'BTD' ? `BTD ${serviceLabel(checkService(params.service))}` : orderType;
 		const init = await this.exchange(
-			downloadInitRequest(
+			this.dialect.downloadInitRequest(
 				this.subscriber,
 				orderType,
 				params,
@@ -353,6 +356,7 @@ export class EbicsClient {
 					number,
 					number === numSegments,
 					this.keys.authentication.privateKey,
+					this.dialect.version,
 				),
 				step,
 			);
@@ -377,6 +381,7 @@ export class EbicsClient {
 						transactionId,
 						code,
 						this.keys.authentication.privateKey,
+						this.dialect.version,
 					),
 					step,
 				)
@@ -468,7 +473,7 @@ export class EbicsClient {
 	 */
 	async upload(
 		orderType: string,
-		params: OrderParams & { kind: 'BTU' | 'standard' },
+		params: OrderParams & { kind: 'BTU' | 'standard' | 'file' },
 		orderData: Buffer,
 	): Promise<UploadResult> {
 		const bank = this.bankKeys(orderType);
@@ -479,10 +484,11 @@ export class EbicsClient {
 			signer: { partnerId: this.subscriber.partnerId, userId: this.subscriber.userId },
 			bankEncryptionKey: bank.encryption.publicKey,
 			segmentBytes: this.segmentBytes,
+			signatureNamespace: this.dialect.signatureNamespace,
 		});
 		const segments = orderType === 'SPR' ? [] : prepared.segments;
 		const init = await this.exchange(
-			uploadInitRequest(
+			this.dialect.uploadInitRequest(
 				this.subscriber,
 				orderType,
 				params,
@@ -508,6 +514,7 @@ export class EbicsClient {
 					number === segments.length,
 					segments[index],
 					this.keys.authentication.privateKey,
+					this.dialect.version,
 				),
 				`${label} transfer of segment ${number} of ${segments.length}`,
 			);

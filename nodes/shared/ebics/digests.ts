@@ -39,12 +39,12 @@ export function publicKeyDigest(publicKey: KeyObject): Buffer {
 		.digest();
 }
 
-/** The digest of a key in the chosen form. */
+/** The digest of a key in the chosen form (a bare key has only the H004 form). */
 export function keyDigest(
-	key: { publicKey: KeyObject; certificateDer: Buffer },
+	key: { publicKey: KeyObject; certificateDer?: Buffer },
 	form: BankKeyDigestForm = 'certificate',
 ): Buffer {
-	return form === 'certificate'
+	return form === 'certificate' && key.certificateDer
 		? certificateDigest(key.certificateDer)
 		: publicKeyDigest(key.publicKey);
 }

@@ -33,6 +33,11 @@
  * `bankVersions(hostId, send)`: HEV without keys. `checkPinnedBankKeys`: the bank's keys against
  * the hashes pinned from its letter.
  *
+ * EBICS 2.5 (h004/): `new EbicsClient({ ..., version: 'H004', h004KeyForm })` speaks H004 to
+ * banks that offer only EBICS 2.5: order types (C53, STA, CCT, FDL/FUL with a file format, ...)
+ * through `download(orderType, params)` and `upload(orderType, params, data)`; keys named by the
+ * hash of exponent and modulus; `H004_ORDER_TYPES` and `H004_PRESET_ORDER_TYPES` for the node.
+ *
  * Lower layers, for the sandbox bank, tests and part 2 (streaming): requests.ts (one builder per
  * message), responses.ts, x002.ts, a006.ts, e002.ts, segments.ts, orderData.ts, zip.ts.
  */
@@ -40,9 +45,11 @@ export * from './a006';
 export * from './btf';
 export * from './client';
 export * from './constants';
+export * from './dialect';
 export * from './digests';
 export * from './e002';
 export * from './errors';
+export * from './h004';
 export * from './keys';
 export * from './letters';
 export * from './orderData';

@@ -45,9 +45,15 @@ export interface EbicsSubscriberKeys {
 	encryption: EbicsKeyPairPem;
 }
 
+/**
+ * The bank's two keys: certificates (EBICS 3.0 always; EBICS 2.5 banks may send them) or, from an
+ * EBICS 2.5 (H004) bank that sends bare keys (RSAKeyValue), the public keys as SPKI PEM.
+ */
 export interface EbicsBankKeys {
-	authenticationCertificatePem: string;
-	encryptionCertificatePem: string;
+	authenticationCertificatePem?: string;
+	encryptionCertificatePem?: string;
+	authenticationPublicKeyPem?: string;
+	encryptionPublicKeyPem?: string;
 }
 
 export interface EbicsKeyMaterial {
@@ -71,9 +77,16 @@ export interface LoadedSubscriberKeys {
 	encryption: LoadedKeyPair;
 }
 
+/** One key of the bank; no certificate when an EBICS 2.5 bank sent the bare key. */
+export interface LoadedBankKey {
+	publicKey: KeyObject;
+	certificate?: X509Certificate;
+	certificateDer?: Buffer;
+}
+
 export interface LoadedBankKeys {
-	authentication: { publicKey: KeyObject; certificate: X509Certificate; certificateDer: Buffer };
-	encryption: { publicKey: KeyObject; certificate: X509Certificate; certificateDer: Buffer };
+	authentication: LoadedBankKey;
+	encryption: LoadedBankKey;
 }
 
 export const KEY_NAMES = {
@@ -159,16 +172,36 @@ export function loadSubscriberKeys(keys: EbicsSubscriberKeys): LoadedSubscriberK
 	return loaded;
 }
 
-/** Reads the bank's two certificates (from HPB, kept in the credential). */
+/** Reads the bank's two keys (from HPB, kept in the credential): certificates or bare keys. */
 export function loadBankKeys(keys: EbicsBankKeys): LoadedBankKeys {
-	const read = (pem: string, what: string): LoadedBankKeys['authentication'] => {
-		const certificate = readCertificate(pem, what);
+	const read = (
+		certificatePem: string | undefined,
+		publicKeyPem: string | undefined,
+		what: string,
+	): LoadedBankKey => {
+		if (!certificatePem && publicKeyPem) {
+			const publicKey = rethrowAs(
+				() => createPublicKey({ key: publicKeyPem, format: 'pem' }),
+				() => new EbicsKeyError(what, `The ${what} cannot be read: the PEM text is damaged`),
+			);
+			checkRsa(publicKey, what, 1024);
+			return { publicKey };
+		}
+		const certificate = readCertificate(certificatePem ?? '', what);
 		checkRsa(certificate.publicKey, what, 1024);
 		return { publicKey: certificate.publicKey, certificate, certificateDer: certificate.raw };
 	};
 	return {
-		authentication: read(keys.authenticationCertificatePem, "bank's authentication key (X002)"),
-		encryption: read(keys.encryptionCertificatePem, "bank's encryption key (E002)"),
+		authentication: read(
+			keys?.authenticationCertificatePem,
+			keys?.authenticationPublicKeyPem,
+			"bank's authentication key (X002)",
+		),
+		encryption: read(
+			keys?.encryptionCertificatePem,
+			keys?.encryptionPublicKeyPem,
+			"bank's encryption key (E002)",
+		),
 	};
 }
 

@@ -10,6 +10,10 @@
  * and validity identify it, and the HTML letter prints the certificate itself too (as
  * ebics-java-client and ebics-client-php do).
  *
+ * EBICS 2.5 (H004) letters print the hash of the public key instead: SHA-256 over the exponent
+ * and the modulus in hexadecimal (EBICS 2.5 annex, "hash value of the public key"), with the
+ * exponent and modulus themselves; that hash reproduces the spec's example letter (test/unit).
+ *
  * Output: the hashes as plain fields, one HTML document (both letters, a page each when printed)
  * and the same as PDF (pdf-lib, bundled; standard fonts, so no font files are read).
  */
@@ -17,7 +21,8 @@ import { X509Certificate } from 'node:crypto';
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 
 import { AUTHENTICATION_VERSION, ENCRYPTION_VERSION, H005, SIGNATURE_VERSION } from './constants';
-import { certificateDigest, formatHash } from './digests';
+import { certificateDigest, formatHash, publicKeyDigest } from './digests';
+import type { EbicsVersion } from './requests';
 import { escapeXml } from './xml';
 
 export interface LetterKey {
@@ -34,6 +39,9 @@ export interface LetterKey {
 	bits: number;
 	/** The certificate itself (printed in the HTML letter). */
 	certificatePem: string;
+	/** EBICS 2.5: the exponent and modulus in hexadecimal, as the letter prints them. */
+	exponent?: string;
+	modulus?: string;
 }
 
 export interface Letter {
@@ -75,12 +83,28 @@ function readableName(name: string): string {
 		.join(', ');
 }
 
-function letterKey(title: string, version: string, certificatePem: string): LetterKey {
+function letterKey(
+	title: string,
+	version: string,
+	certificatePem: string,
+	protocol: EbicsVersion,
+): LetterKey {
 	const certificate = new X509Certificate(certificatePem);
+	const jwk = certificate.publicKey.export({ format: 'jwk' });
+	const hex = (value: string | undefined): string =>
+		Buffer.from(value ?? '', 'base64url')
+			.toString('hex')
+			.replace(/^0+/, '')
+			.toUpperCase();
 	return {
 		title,
 		version,
-		hash: formatHash(certificateDigest(certificate.raw)),
+		hash: formatHash(
+			protocol === H005
+				? certificateDigest(certificate.raw)
+				: publicKeyDigest(certificate.publicKey),
+		),
+		...(protocol === H005 ? {} : { exponent: hex(jwk.e), modulus: hex(jwk.n) }),
 		subject: readableName(certificate.subject),
 		issuer: readableName(certificate.issuer),
 		serialNumber: certificate.serialNumber.toUpperCase(),
@@ -92,35 +116,41 @@ function letterKey(title: string, version: string, certificatePem: string): Lett
 }
 
 /** The letters' content from the subscriber's three certificates (PEM). */
-export function letterContent(certificates: LetterCertificates): Letter[] {
+export function letterContent(
+	certificates: LetterCertificates,
+	protocol: EbicsVersion = H005,
+): Letter[] {
+	const key = (title: string, version: string, pem: string): LetterKey =>
+		letterKey(title, version, pem, protocol);
 	return [
 		{
 			order: 'INI',
 			keys: [
-				letterKey(
-					'Certificate for the electronic signature',
-					SIGNATURE_VERSION,
-					certificates.signature,
-				),
+				key('Certificate for the electronic signature', SIGNATURE_VERSION, certificates.signature),
 			],
 			confirmation: 'I hereby confirm the above certificate for my electronic signature.',
 		},
 		{
 			order: 'HIA',
 			keys: [
-				letterKey(
+				key(
 					'Certificate for identification and authentication',
 					AUTHENTICATION_VERSION,
 					certificates.authentication,
 				),
-				letterKey('Certificate for encryption', ENCRYPTION_VERSION, certificates.encryption),
+				key('Certificate for encryption', ENCRYPTION_VERSION, certificates.encryption),
 			],
 			confirmation: 'I hereby confirm the above certificates for my EBICS access.',
 		},
 	];
 }
 
-function headerRows(party: LetterParty, order: string, at: Date): Array<[string, string]> {
+function headerRows(
+	party: LetterParty,
+	order: string,
+	at: Date,
+	protocol: EbicsVersion,
+): Array<[string, string]> {
 	return [
 		['Date', at.toISOString().slice(0, 10)],
 		['Time', `${at.toISOString().slice(11, 19)} UTC`],
@@ -129,7 +159,7 @@ function headerRows(party: LetterParty, order: string, at: Date): Array<[string,
 		['User ID', party.userId],
 		['Customer ID', party.partnerId],
 		['Order', order],
-		['EBICS version', `${H005} (EBICS 3.0)`],
+		['EBICS version', protocol === H005 ? `${H005} (EBICS 3.0)` : `${protocol} (EBICS 2.5)`],
 	];
 }
 
@@ -144,7 +174,24 @@ function keyRows(key: LetterKey): Array<[string, string]> {
 	];
 }
 
-function html(party: LetterParty, letters: Letter[], at: Date): string {
+/** What the printed hash is of. */
+function hashTitle(key: LetterKey): string {
+	return key.modulus
+		? 'Hash value of the public key (SHA-256 of exponent and modulus):'
+		: 'Hash value of the certificate (SHA-256):';
+}
+
+/** EBICS 2.5: the exponent and the modulus, 64 hex digits a line. */
+function keyNumbers(key: LetterKey): string[] {
+	if (!key.modulus || !key.exponent) return [];
+	return [
+		`Exponent: ${key.exponent}`,
+		'Modulus:',
+		...(key.modulus.match(/.{1,64}/g) ?? []).map((line) => line.replace(/(..)(?=.)/g, '$1 ')),
+	];
+}
+
+function html(party: LetterParty, letters: Letter[], at: Date, protocol: EbicsVersion): string {
 	const rows = (list: Array<[string, string]>): string =>
 		list
 			.map(([name, value]) => `<tr><th>${escapeXml(name)}</th><td>${escapeXml(value)}</td></tr>`)
@@ -152,12 +199,17 @@ function html(party: LetterParty, letters: Letter[], at: Date): string {
 	const pages = letters.map(
 		(letter) => `<section class="letter">
 <h1>EBICS initialisation letter (${letter.order})</h1>
-<table>${rows(headerRows(party, letter.order, at))}</table>
+<table>${rows(headerRows(party, letter.order, at, protocol))}</table>
 ${letter.keys
 	.map(
 		(key) => `<h2>${escapeXml(key.title)} (${key.version})</h2>
 <table>${rows(keyRows(key))}</table>
-<p>Hash value of the certificate (SHA-256):</p>
+${
+	key.modulus
+		? `<pre class="numbers">${escapeXml(keyNumbers(key).join('\n'))}</pre>
+`
+		: ''
+}<p>${escapeXml(hashTitle(key))}</p>
 <pre class="hash">${escapeXml(key.hash)}</pre>
 <p>Certificate:</p>
 <pre class="certificate">${escapeXml(key.certificatePem.trim())}</pre>`,
@@ -175,7 +227,7 @@ body{font-family:Helvetica,Arial,sans-serif;font-size:11pt;margin:2cm}
 .letter{page-break-after:always}
 th{text-align:left;padding-right:1em;font-weight:normal;color:#444}
 .hash{font-family:"Courier New",monospace;font-size:12pt;font-weight:bold}
-.certificate{font-family:"Courier New",monospace;font-size:7pt}
+.certificate,.numbers{font-family:"Courier New",monospace;font-size:7pt}
 .sign td{padding-right:2em;padding-top:2.5em}
 </style></head><body>
 ${pages.join('\n')}
@@ -188,7 +240,12 @@ function pdfText(value: string): string {
 	return value.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
 }
 
-async function pdf(party: LetterParty, letters: Letter[], at: Date): Promise<Buffer> {
+async function pdf(
+	party: LetterParty,
+	letters: Letter[],
+	at: Date,
+	protocol: EbicsVersion,
+): Promise<Buffer> {
 	const doc = await PDFDocument.create();
 	doc.setTitle(`EBICS initialisation letters ${party.partnerId} ${party.userId}`);
 	doc.setCreationDate(at);
@@ -198,14 +255,23 @@ async function pdf(party: LetterParty, letters: Letter[], at: Date): Promise<Buf
 	const bold = await doc.embedFont(StandardFonts.HelveticaBold);
 	const mono = await doc.embedFont(StandardFonts.CourierBold);
 	for (const letter of letters) {
-		const page = doc.addPage([595.28, 841.89]);
+		let page = doc.addPage([595.28, 841.89]);
 		let y = 790;
+		// An EBICS 2.5 letter with long keys goes on over a second page.
+		const room = (height: number): void => {
+			if (y >= 56 + height) return;
+			page = doc.addPage([595.28, 841.89]);
+			y = 790;
+		};
 		const write = (value: string, font: PDFFont, size: number, x = 56): void => {
+			room(size);
 			page.drawText(pdfText(value), { x, y, size, font, color: rgb(0, 0, 0), maxWidth: 483 });
 			y -= size + 6;
 		};
-		const table = (list: Array<[string, string]>, target: PDFPage): void => {
+		const table = (list: Array<[string, string]>): void => {
 			for (const [name, value] of list) {
+				room(10);
+				const target: PDFPage = page;
 				target.drawText(pdfText(name), {
 					x: 56,
 					y,
@@ -219,17 +285,19 @@ async function pdf(party: LetterParty, letters: Letter[], at: Date): Promise<Buf
 		};
 		write(`EBICS initialisation letter (${letter.order})`, bold, 16);
 		y -= 6;
-		table(headerRows(party, letter.order, at), page);
+		table(headerRows(party, letter.order, at, protocol));
 		for (const key of letter.keys) {
 			y -= 10;
 			write(`${key.title} (${key.version})`, bold, 12);
-			table(keyRows(key), page);
+			table(keyRows(key));
 			y -= 4;
-			write('Hash value of the certificate (SHA-256):', regular, 10);
+			for (const line of keyNumbers(key)) write(line, mono, 6);
+			write(hashTitle(key), regular, 10);
 			for (const line of key.hash.split('\n')) write(line, mono, 12);
 		}
 		y -= 14;
 		write(letter.confirmation, regular, 10);
+		room(52);
 		y -= 40;
 		for (const [index, label] of [
 			'Place, date',
@@ -252,8 +320,9 @@ export async function initialisationLetters(
 	party: LetterParty,
 	certificates: LetterCertificates,
 	at: Date = new Date(),
+	protocol: EbicsVersion = H005,
 ): Promise<InitialisationLetters> {
-	const letters = letterContent(certificates);
+	const letters = letterContent(certificates, protocol);
 	return {
 		hashes: {
 			signature: letters[0].keys[0].hash,
@@ -262,7 +331,7 @@ export async function initialisationLetters(
 		},
 		letters,
 		createdAt: at,
-		html: html(party, letters, at),
-		pdf: await pdf(party, letters, at),
+		html: html(party, letters, at, protocol),
+		pdf: await pdf(party, letters, at, protocol),
 	};
 }

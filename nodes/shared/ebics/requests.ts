@@ -80,6 +80,16 @@ export function newNonce(): string {
 }
 
 const ROOT_ATTRIBUTES = { xmlns: H005_NS, 'xmlns:ds': DSIG_NS, Version: H005, Revision: 1 };
+
+/** The protocol version of a request: H005 (EBICS 3.0) or H004 (EBICS 2.5, h004/requests.ts). */
+export type EbicsVersion = 'H005' | 'H004';
+
+/** The root attributes of a request in a protocol version (namespace, Version, Revision). */
+export function rootAttributes(version: EbicsVersion = H005): Record<string, string | number> {
+	return version === H005
+		? ROOT_ATTRIBUTES
+		: { xmlns: `urn:org:ebics:${version}`, 'xmlns:ds': DSIG_NS, Version: version, Revision: 1 };
+}
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
 function productXml(subscriber: EbicsSubscriber): string | undefined {
@@ -91,7 +101,8 @@ function productXml(subscriber: EbicsSubscriber): string | undefined {
 	});
 }
 
-function identityXml(subscriber: EbicsSubscriber): string[] {
+/** PartnerID, UserID, SystemID and Product of a static header. */
+export function identityXml(subscriber: EbicsSubscriber): string[] {
 	return [
 		leaf('PartnerID', subscriber.partnerId),
 		leaf('UserID', subscriber.userId),
@@ -149,17 +160,21 @@ export function x509Data(certificateDer: Buffer): string {
 
 /** The order data of INI: the signature certificate (S002 SignaturePubKeyOrderData). */
 export function iniOrderData(subscriber: EbicsSubscriber, signatureCertificateDer: Buffer): string {
+	return signatureKeyOrderData(subscriber, x509Data(signatureCertificateDer), S002_NS);
+}
+
+/** SignaturePubKeyOrderData with the given key element(s), in S002 (H005) or S001 (H004). */
+export function signatureKeyOrderData(
+	subscriber: EbicsSubscriber,
+	keyXml: string,
+	namespace: string,
+): string {
 	return (
 		DECLARATION +
 		el(
 			'SignaturePubKeyOrderData',
-			{ xmlns: S002_NS, 'xmlns:ds': DSIG_NS },
-			pubKeyInfo(
-				'SignaturePubKeyInfo',
-				x509Data(signatureCertificateDer),
-				'SignatureVersion',
-				SIGNATURE_VERSION,
-			),
+			{ xmlns: namespace, 'xmlns:ds': DSIG_NS },
+			pubKeyInfo('SignaturePubKeyInfo', keyXml, 'SignatureVersion', SIGNATURE_VERSION),
 			leaf('PartnerID', subscriber.partnerId),
 			leaf('UserID', subscriber.userId),
 		)
@@ -183,8 +198,28 @@ export function hiaOrderData(
 	);
 }
 
+/**
+ * The OrderDetails of INI, HIA and HPB: AdminOrderType in H005; OrderType and OrderAttribute
+ * (DZNNN unsigned and unencrypted for INI and HIA, DZHNN for HPB) in H004.
+ */
+function keyManagementOrderDetails(orderType: string, version: EbicsVersion): string {
+	return version === H005
+		? el('OrderDetails', {}, leaf('AdminOrderType', orderType))
+		: el(
+				'OrderDetails',
+				{},
+				leaf('OrderType', orderType),
+				leaf('OrderAttribute', orderType === 'HPB' ? 'DZHNN' : 'DZNNN'),
+			);
+}
+
 /** The header of INI, HIA (no nonce, no timestamp) and HPB (with them). */
-function keyManagementHeader(s: EbicsSubscriber, orderType: string, time?: RequestTime): string {
+function keyManagementHeader(
+	s: EbicsSubscriber,
+	orderType: string,
+	version: EbicsVersion,
+	time?: RequestTime,
+): string {
 	return el(
 		'header',
 		{ authenticate: 'true' },
@@ -195,7 +230,7 @@ function keyManagementHeader(s: EbicsSubscriber, orderType: string, time?: Reque
 			time && leaf('Nonce', time.nonce ?? newNonce()),
 			time && leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
 			identityXml(s),
-			el('OrderDetails', {}, leaf('AdminOrderType', orderType)),
+			keyManagementOrderDetails(orderType, version),
 			leaf('SecurityMedium', s.securityMedium ?? DEFAULT_SECURITY_MEDIUM),
 		),
 		empty('mutable'),
@@ -207,14 +242,15 @@ export function unsecuredRequest(
 	subscriber: EbicsSubscriber,
 	orderType: 'INI' | 'HIA',
 	orderDataXml: string,
+	version: EbicsVersion = H005,
 ): string {
 	const s = checkSubscriber(subscriber);
 	return (
 		DECLARATION +
 		el(
 			'ebicsUnsecuredRequest',
-			{ xmlns: H005_NS, 'xmlns:ds': DSIG_NS, Version: H005, Revision: 1 },
-			keyManagementHeader(s, orderType),
+			rootAttributes(version),
+			keyManagementHeader(s, orderType, version),
 			el(
 				'body',
 				{},
@@ -240,12 +276,13 @@ export function hpbRequest(
 	subscriber: EbicsSubscriber,
 	authenticationKey: KeyObject,
 	time: RequestTime = {},
+	version: EbicsVersion = H005,
 ): string {
 	const s = checkSubscriber(subscriber);
 	const xml = el(
 		'ebicsNoPubKeyDigestsRequest',
-		ROOT_ATTRIBUTES,
-		keyManagementHeader(s, 'HPB', time),
+		rootAttributes(version),
+		keyManagementHeader(s, 'HPB', version, time),
 		authSignatureTemplate(),
 		empty('body'),
 	);
@@ -256,9 +293,21 @@ export function hpbRequest(
 export type OrderParams =
 	| { kind: 'BTD'; service: BtfService; dateRange?: DateRange }
 	| { kind: 'BTU'; service: BtfService; signatureFlag?: SignatureFlag; fileName?: string }
-	| { kind: 'standard'; dateRange?: DateRange }
+	| { kind: 'standard'; dateRange?: DateRange; signatureFlag?: SignatureFlag }
 	/** An order parameters element built by its order type's module (veu.ts: HVU, HVD, HVE, ...). */
-	| { kind: 'element'; xml: string };
+	| { kind: 'element'; xml: string }
+	| FileOrderParams;
+
+/** FDL and FUL of EBICS 2.5 (H004): a file format the bank names (h004/requests.ts). */
+export interface FileOrderParams {
+	kind: 'file';
+	fileFormat: string;
+	/** Two upper-case letters, when the bank's file format needs a country. */
+	countryCode?: string;
+	dateRange?: DateRange;
+	/** FUL: how the ES authorises the order (as BTU's). */
+	signatureFlag?: SignatureFlag;
+}
 
 /** A date range of a download, both ends included (YYYY-MM-DD). */
 export interface DateRange {
@@ -302,7 +351,8 @@ export function checkDateRange(
 	return { start: range.start, end: range.end };
 }
 
-function dateRangeXml(range: DateRange | undefined): string | undefined {
+/** The DateRange element of order parameters (both versions). */
+export function dateRangeXml(range: DateRange | undefined): string | undefined {
 	return range && el('DateRange', {}, leaf('Start', range.start), leaf('End', range.end));
 }
 
@@ -327,6 +377,11 @@ function orderParamsXml(params: OrderParams): string {
 		}
 		case 'element':
 			return params.xml;
+		case 'file':
+			throw new EbicsValidationError(
+				'orderType',
+				'FDL and FUL (file format parameters) are EBICS 2.5 order types: set the EBICS Version of the credential to H004, or use BTD and BTU',
+			);
 		default:
 			return el('StandardOrderParams', {}, dateRangeXml(checkDateRange(params.dateRange)));
 	}
@@ -347,6 +402,26 @@ function initialisationHeader(
 			'orderType',
 			`Order type "${orderType}" is not valid: three upper-case letters or digits`,
 		);
+	return initialisationHeaderXml(
+		s,
+		el('OrderDetails', {}, leaf('AdminOrderType', orderType), orderParamsXml(params)),
+		digests,
+		time,
+		numSegments,
+	);
+}
+
+/**
+ * The header of an initialisation in either version, around its OrderDetails element: host,
+ * nonce, timestamp, the subscriber, the bank key digests, the security medium, NumSegments.
+ */
+export function initialisationHeaderXml(
+	s: EbicsSubscriber,
+	orderDetails: string,
+	digests: BankKeyDigests,
+	time: RequestTime,
+	numSegments?: number,
+): string {
 	return el(
 		'header',
 		{ authenticate: 'true' },
@@ -357,7 +432,7 @@ function initialisationHeader(
 			leaf('Nonce', time.nonce ?? newNonce()),
 			leaf('Timestamp', (time.timestamp ?? new Date()).toISOString()),
 			identityXml(s),
-			el('OrderDetails', {}, leaf('AdminOrderType', orderType), orderParamsXml(params)),
+			orderDetails,
 			el(
 				'BankPubKeyDigests',
 				{},
@@ -377,9 +452,15 @@ function initialisationHeader(
 	);
 }
 
-function ebicsRequest(header: string, body: string, authenticationKey: KeyObject): string {
+/** An ebicsRequest of a protocol version, signed with X002. */
+export function ebicsRequest(
+	header: string,
+	body: string,
+	authenticationKey: KeyObject,
+	version: EbicsVersion = H005,
+): string {
 	return signRequest(
-		el('ebicsRequest', ROOT_ATTRIBUTES, header, authSignatureTemplate(), body),
+		el('ebicsRequest', rootAttributes(version), header, authSignatureTemplate(), body),
 		authenticationKey,
 	);
 }
@@ -433,6 +514,7 @@ function transferRequest(
 	lastSegment: boolean,
 	body: string,
 	authenticationKey: KeyObject,
+	version: EbicsVersion,
 ): string {
 	return ebicsRequest(
 		transactionHeader(hostId, transactionId, 'Transfer', {
@@ -441,6 +523,7 @@ function transferRequest(
 		}),
 		body,
 		authenticationKey,
+		version,
 	);
 }
 
@@ -451,6 +534,7 @@ export function downloadTransferRequest(
 	segmentNumber: number,
 	lastSegment: boolean,
 	authenticationKey: KeyObject,
+	version: EbicsVersion = H005,
 ): string {
 	return transferRequest(
 		hostId,
@@ -459,6 +543,7 @@ export function downloadTransferRequest(
 		lastSegment,
 		empty('body'),
 		authenticationKey,
+		version,
 	);
 }
 
@@ -468,6 +553,7 @@ export function receiptRequest(
 	transactionId: string,
 	receiptCode: 0 | 1,
 	authenticationKey: KeyObject,
+	version: EbicsVersion = H005,
 ): string {
 	return ebicsRequest(
 		transactionHeader(hostId, transactionId, 'Receipt'),
@@ -477,6 +563,7 @@ export function receiptRequest(
 			el('TransferReceipt', { authenticate: 'true' }, leaf('ReceiptCode', receiptCode)),
 		),
 		authenticationKey,
+		version,
 	);
 }
 
@@ -489,6 +576,24 @@ export interface UploadInitData {
 	/** The A006 hash of the order data. */
 	dataDigest: Buffer;
 	numSegments: number;
+}
+
+/** DataEncryptionInfo and SignatureData of an upload's initialisation (both versions). */
+export function uploadEncryptionXml(digests: BankKeyDigests, data: UploadInitData): string[] {
+	return [
+		el(
+			'DataEncryptionInfo',
+			{ authenticate: 'true' },
+			leaf('EncryptionPubKeyDigest', digests.encryption.toString('base64'), {
+				Version: ENCRYPTION_VERSION,
+				Algorithm: SHA256_URI,
+			}),
+			leaf('TransactionKey', data.wrappedTransactionKey.toString('base64')),
+		),
+		leaf('SignatureData', data.encryptedSignatureData.toString('base64'), {
+			authenticate: 'true',
+		}),
+	];
 }
 
 /** Initialisation of an upload (BTU, or SPR with no order data). */
@@ -510,18 +615,7 @@ export function uploadInitRequest(
 			el(
 				'DataTransfer',
 				{},
-				el(
-					'DataEncryptionInfo',
-					{ authenticate: 'true' },
-					leaf('EncryptionPubKeyDigest', digests.encryption.toString('base64'), {
-						Version: ENCRYPTION_VERSION,
-						Algorithm: SHA256_URI,
-					}),
-					leaf('TransactionKey', data.wrappedTransactionKey.toString('base64')),
-				),
-				leaf('SignatureData', data.encryptedSignatureData.toString('base64'), {
-					authenticate: 'true',
-				}),
+				uploadEncryptionXml(digests, data),
 				leaf('DataDigest', data.dataDigest.toString('base64'), {
 					SignatureVersion: SIGNATURE_VERSION,
 				}),
@@ -539,6 +633,7 @@ export function uploadTransferRequest(
 	lastSegment: boolean,
 	orderDataBase64: string,
 	authenticationKey: KeyObject,
+	version: EbicsVersion = H005,
 ): string {
 	return transferRequest(
 		hostId,
@@ -547,5 +642,6 @@ export function uploadTransferRequest(
 		lastSegment,
 		el('body', {}, el('DataTransfer', {}, `<OrderData>${orderDataBase64}</OrderData>`)),
 		authenticationKey,
+		version,
 	);
 }

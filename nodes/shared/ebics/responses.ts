@@ -78,6 +78,8 @@ export interface ReadOptions {
 	bankAuthenticationKey?: KeyObject;
 	/** Download initialisation: 090005 is an empty result. */
 	allowNoData?: boolean;
+	/** The protocol's namespace (default H005; urn:org:ebics:H004 for EBICS 2.5). */
+	namespace?: string;
 }
 
 /**
@@ -86,22 +88,23 @@ export interface ReadOptions {
  * EbicsSignatureError name what is wrong.
  */
 export function readResponse(xml: string, step: string, options: ReadOptions = {}): EbicsResponse {
+	const ns = options.namespace ?? H005_NS;
 	const doc = parseDocument(xml, `The bank's answer to ${step}`);
 	const root = doc.documentElement;
 	if (
-		root.namespaceURI !== H005_NS ||
+		root.namespaceURI !== ns ||
 		(root.localName !== 'ebicsResponse' && root.localName !== 'ebicsKeyManagementResponse')
 	) {
 		throw new EbicsFormatError(
-			`The bank's answer to ${step} is not an EBICS 3.0 response: its root is ${root.localName}${root.namespaceURI ? ` in ${root.namespaceURI}` : ' without namespace'}${root.namespaceURI === 'urn:org:ebics:H004' ? ' (EBICS 2.5: check the EBICS version the bank offers with HEV)' : ''}`,
+			`The bank's answer to ${step} is not an ${ns === H005_NS ? 'EBICS 3.0' : 'EBICS 2.5'} response: its root is ${root.localName}${root.namespaceURI ? ` in ${root.namespaceURI}` : ' without namespace'}${/^urn:org:ebics:H00/.test(root.namespaceURI ?? '') ? ` (the bank answers in ${root.namespaceURI?.slice(-4)}: set the credential's EBICS Version to what the bank offers, see Bank Versions)` : ''}`,
 		);
 	}
-	const header = child(root, H005_NS, 'header');
-	const body = child(root, H005_NS, 'body');
-	const mutable = child(header, H005_NS, 'mutable');
-	const staticHeader = child(header, H005_NS, 'static');
-	const technical = text(child(mutable, H005_NS, 'ReturnCode'));
-	const business = text(child(body, H005_NS, 'ReturnCode'));
+	const header = child(root, ns, 'header');
+	const body = child(root, ns, 'body');
+	const mutable = child(header, ns, 'mutable');
+	const staticHeader = child(header, ns, 'static');
+	const technical = text(child(mutable, ns, 'ReturnCode'));
+	const business = text(child(body, ns, 'ReturnCode'));
 	if (!technical || !/^\d{6}$/.test(technical))
 		throw new EbicsFormatError(
 			`The bank's answer to ${step} has no technical return code (header/mutable/ReturnCode)`,
@@ -113,7 +116,7 @@ export function readResponse(xml: string, step: string, options: ReadOptions = {
 	const codes: ReturnCodes = {
 		technical,
 		business,
-		reportText: text(child(mutable, H005_NS, 'ReportText')),
+		reportText: text(child(mutable, ns, 'ReportText')),
 	};
 	checkReturnCodes(codes, step, { allowNoData: options.allowNoData });
 	let signed = false;
@@ -125,21 +128,21 @@ export function readResponse(xml: string, step: string, options: ReadOptions = {
 		verifyAuthSignature(doc, options.bankAuthenticationKey, `The bank's answer to ${step}`);
 		signed = true;
 	}
-	const segment = child(mutable, H005_NS, 'SegmentNumber');
-	const dataTransfer = child(body, H005_NS, 'DataTransfer');
-	const encryptionInfo = child(dataTransfer, H005_NS, 'DataEncryptionInfo');
-	const transactionKey = text(child(encryptionInfo, H005_NS, 'TransactionKey'));
-	const keyDigest = text(child(encryptionInfo, H005_NS, 'EncryptionPubKeyDigest'));
-	const orderData = child(dataTransfer, H005_NS, 'OrderData');
+	const segment = child(mutable, ns, 'SegmentNumber');
+	const dataTransfer = child(body, ns, 'DataTransfer');
+	const encryptionInfo = child(dataTransfer, ns, 'DataEncryptionInfo');
+	const transactionKey = text(child(encryptionInfo, ns, 'TransactionKey'));
+	const keyDigest = text(child(encryptionInfo, ns, 'EncryptionPubKeyDigest'));
+	const orderData = child(dataTransfer, ns, 'OrderData');
 	return {
 		root: root.localName,
 		codes,
-		transactionId: text(child(staticHeader, H005_NS, 'TransactionID')),
-		numSegments: integer(text(child(staticHeader, H005_NS, 'NumSegments')), 'NumSegments'),
-		phase: text(child(mutable, H005_NS, 'TransactionPhase')),
+		transactionId: text(child(staticHeader, ns, 'TransactionID')),
+		numSegments: integer(text(child(staticHeader, ns, 'NumSegments')), 'NumSegments'),
+		phase: text(child(mutable, ns, 'TransactionPhase')),
 		segmentNumber: integer(text(segment), 'SegmentNumber'),
 		lastSegment: segment ? segment.getAttribute('lastSegment') === 'true' : undefined,
-		orderId: text(child(mutable, H005_NS, 'OrderID')),
+		orderId: text(child(mutable, ns, 'OrderID')),
 		transactionKey: transactionKey ? Buffer.from(transactionKey, 'base64') : undefined,
 		encryptionPubKeyDigest: keyDigest ? Buffer.from(keyDigest, 'base64') : undefined,
 		orderData: orderData ? (orderData.textContent ?? '') : undefined,

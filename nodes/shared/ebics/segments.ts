@@ -89,6 +89,8 @@ export interface UploadSigning {
 	bankEncryptionKey: KeyObject;
 	/** Bytes per segment before base64 (tests use small ones to make many segments). */
 	segmentBytes?: number;
+	/** The namespace of UserSignatureData (default S002; S001 in EBICS 2.5). */
+	signatureNamespace?: string;
 }
 
 /** Signs, compresses, encrypts and segments order data held in memory. */
@@ -96,7 +98,7 @@ export function prepareUpload(orderData: Buffer, signing: UploadSigning): Prepar
 	const transactionKey = newTransactionKey();
 	const dataDigest = new OrderDataHasher().update(orderData).digest();
 	const signature = signA006(dataDigest, signing.signatureKey);
-	const signatureXml = userSignatureData(signature, signing.signer);
+	const signatureXml = userSignatureData(signature, signing.signer, signing.signatureNamespace);
 	const encryptedSignatureData = encryptE002(
 		deflateSync(Buffer.from(signatureXml, 'utf8')),
 		transactionKey,

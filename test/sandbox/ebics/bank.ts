@@ -144,10 +144,12 @@ export interface EbicsSwitches {
 	acceptKeyDigests: boolean;
 	/** Bytes of ciphertext per download segment (default the spec's maximum). */
 	segmentBytes: number;
-	/** Validate every H005 request against the schemas with xmllint (default true). */
+	/** Validate every H005 and H004 request against the schemas with xmllint (default true). */
 	validateSchema: boolean;
 	/** Seconds a request's timestamp may differ from the bank's clock (default 900). */
 	timestampToleranceSeconds: number;
+	/** Whether HEV lists EBICS 2.5 (H004) beside 3.0 (default true; a 3.0-only bank when false). */
+	offerH004: boolean;
 }
 
 /** One-shot faults of the EBICS bank, consumed in order by the next answer they apply to. */
@@ -194,8 +196,8 @@ function nextOrderId(counter: number): string {
 	return `${String.fromCharCode(65 + (n % 26))}${tail}`;
 }
 
-/** Runs xmllint on a document from stdin against an H005 schema; resolves with its complaint or undefined. */
-function schemaProblem(xml: string, schema: string): Promise<string | undefined> {
+/** Runs xmllint on a document from stdin against an EBICS schema (H005, or H004/...); resolves with its complaint or undefined. */
+export function schemaProblem(xml: string, schema: string): Promise<string | undefined> {
 	return new Promise((resolve) => {
 		const child = spawn('xmllint', ['--noout', '--schema', path.join(XSD_DIR, schema), '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
 		let stderr = '';
@@ -212,7 +214,7 @@ export class SandboxEbicsBank {
 	readonly transactions = new Map<string, Transaction>();
 	readonly records: EbicsRecord[] = [];
 	readonly faults: EbicsFaultKind[] = [];
-	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900 };
+	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true };
 	readonly bankAuthentication: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	readonly bankEncryption: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	/** Orders waiting for further signatures (distributed signature, veu.ts). */
@@ -237,7 +239,7 @@ export class SandboxEbicsBank {
 		this.transactions.clear();
 		this.records.length = 0;
 		this.faults.length = 0;
-		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900 });
+		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER1', name: 'Erika Mustermann' });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER2', name: 'Max Mustermann' });
 		// Subscribers the bank has initialised itself, their keys in the key file.
@@ -319,9 +321,10 @@ export class SandboxEbicsBank {
 		return stored;
 	}
 
-	/** The bank's key hashes as its letter prints them (H005: certificate hashes). */
-	letterHashes(): { authentication: string; encryption: string } {
-		return { authentication: formatHash(certificateDigest(this.bankAuthentication.certificateDer)), encryption: formatHash(certificateDigest(this.bankEncryption.certificateDer)) };
+	/** The bank's key hashes as its letter prints them (H005: certificate hashes; H004: hashes of exponent and modulus). */
+	letterHashes(version: 'H005' | 'H004' = 'H005'): { authentication: string; encryption: string } {
+		const hash = (key: { certificateDer: Buffer; publicKey: KeyObject }): string => formatHash(version === 'H005' ? certificateDigest(key.certificateDer) : publicKeyDigest(key.publicKey));
+		return { authentication: hash(this.bankAuthentication), encryption: hash(this.bankEncryption) };
 	}
 
 	now(): Date {
@@ -404,7 +407,7 @@ export class SandboxEbicsBank {
 				'ebicsHEVResponse',
 				{ xmlns: H000_NS },
 				el('SystemReturnCode', {}, leaf('ReturnCode', ok ? '000000' : '091011'), leaf('ReportText', ok ? '[EBICS_OK] OK' : '[EBICS_INVALID_HOST_ID] Unknown host ID')),
-				ok && leaf('VersionNumber', '02.50', { ProtocolVersion: 'H004' }),
+				ok && this.switches.offerH004 && leaf('VersionNumber', '02.50', { ProtocolVersion: 'H004' }),
 				ok && leaf('VersionNumber', '03.00', { ProtocolVersion: 'H005' }),
 			)
 		);

@@ -1,17 +1,18 @@
 /**
- * EBICS 2.5 (H004) in the sandbox bank, so that clients written by others (the npm package
- * ebics-client 5.x speaks only H004) can run against it: INI and HIA with bare RSA keys
- * (PubKeyValue/RSAKeyValue), HPB, downloads by order type (STA, C52, C53, C54, Z01, HAC, PTK,
- * HTD, HKD, HAA) and uploads (CCT, CDD, CDB, XCT) with an A006 signature over the order data.
- * Same checks as H005: state, X002 signature, nonce and timestamp, bank key digests (the H004
- * form: SHA-256 of "exponent modulus"), segments, receipts. Schema validation is not run for
- * H004 (the H004 schemas are not among the fixtures).
+ * EBICS 2.5 (H004) in the sandbox bank, for this project's H004 client and for clients written
+ * by others (the npm package ebics-client 5.x speaks only H004): INI and HIA with bare RSA keys
+ * (PubKeyValue/RSAKeyValue), with or without their certificates (X509Data must hold the same
+ * key), HPB (bare keys), downloads by order type (STA, VMK, C52, C53, C54, Z52, Z53, Z54, Z01,
+ * FDL by file format, HAC, PTK, HPD, HTD, HKD, HAA) and uploads (CCT, CDD, CDB, XCT, FUL by file
+ * format) with an A006 signature over the order data. Same checks as H005: every request against
+ * the H004 schemas, state, X002 signature, nonce and timestamp, bank key digests (the H004 form:
+ * SHA-256 of "exponent modulus"), the order attribute, segments, receipts.
  */
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 
 import { child, children, decryptE002, DSIG_NS, el, keyPairOrderData, leaf, orderDataDigest, parseDocument, path, publicKeyDigest, text, unwrapTransactionKey, verifyA006, type BtfService } from '../../../nodes/shared/ebics';
-import { EbicsRefusal, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
+import { EbicsRefusal, schemaProblem, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
 
 export const H004_NS = 'urn:org:ebics:H004';
 const S001_NS = 'http://www.ebics.org/S001';
@@ -22,8 +23,32 @@ const DOWNLOADS: Record<string, BtfService> = {
 	C53: { serviceName: 'EOP', msgName: 'camt.053', container: 'ZIP' },
 	C52: { serviceName: 'STM', msgName: 'camt.052', container: 'ZIP' },
 	C54: { serviceName: 'REP', msgName: 'camt.054', container: 'ZIP' },
+	Z53: { serviceName: 'EOP', msgName: 'camt.053', container: 'ZIP' },
+	Z52: { serviceName: 'STM', msgName: 'camt.052', container: 'ZIP' },
+	Z54: { serviceName: 'REP', msgName: 'camt.054', container: 'ZIP' },
 	Z01: { serviceName: 'PSR', msgName: 'pain.002', container: 'ZIP' },
+	VMK: { serviceName: 'STM', msgName: 'mt942' },
 };
+
+/** FDL and FUL: the services a file format names (its message name), as the bank's contract lists them. */
+const FILE_FORMATS: Array<{ prefix: string; direction: 'download' | 'upload'; service: BtfService }> = [
+	{ prefix: 'camt.053', direction: 'download', service: DOWNLOADS.C53 },
+	{ prefix: 'camt.052', direction: 'download', service: DOWNLOADS.C52 },
+	{ prefix: 'camt.054', direction: 'download', service: DOWNLOADS.C54 },
+	{ prefix: 'pain.002', direction: 'download', service: DOWNLOADS.Z01 },
+	{ prefix: 'mt940', direction: 'download', service: DOWNLOADS.STA },
+	{ prefix: 'mt942', direction: 'download', service: DOWNLOADS.VMK },
+	{ prefix: 'pain.001', direction: 'upload', service: { serviceName: 'SCT', msgName: 'pain.001' } },
+	{ prefix: 'pain.008', direction: 'upload', service: { serviceName: 'SDD', serviceOption: 'COR', msgName: 'pain.008' } },
+];
+
+function fileService(details: Element | undefined, direction: 'download' | 'upload'): BtfService {
+	const params = child(details, H004_NS, direction === 'download' ? 'FDLOrderParams' : 'FULOrderParams');
+	const format = text(child(params, H004_NS, 'FileFormat')) ?? '';
+	const found = FILE_FORMATS.find((f) => f.direction === direction && format.startsWith(f.prefix));
+	if (!found) throw new EbicsRefusal('091112', 'technical', `File format ${format} is not in the contract`);
+	return found.service;
+}
 const UPLOADS: Record<string, BtfService> = {
 	CCT: { serviceName: 'SCT', msgName: 'pain.001' },
 	CDD: { serviceName: 'SDD', serviceOption: 'COR', msgName: 'pain.008' },
@@ -36,11 +61,32 @@ function rsaKey(info: Element | undefined, ns: string): KeyObject {
 	const modulus = text(path(value, DSIG_NS, 'RSAKeyValue', 'Modulus'));
 	const exponent = text(path(value, DSIG_NS, 'RSAKeyValue', 'Exponent'));
 	if (!modulus || !exponent) throw new EbicsRefusal('090004', 'business', 'The key has no RSAKeyValue');
+	let key: KeyObject;
 	try {
-		return createPublicKey({ key: { kty: 'RSA', n: Buffer.from(modulus, 'base64').toString('base64url'), e: Buffer.from(exponent, 'base64').toString('base64url') }, format: 'jwk' });
+		key = createPublicKey({ key: { kty: 'RSA', n: Buffer.from(modulus, 'base64').toString('base64url'), e: Buffer.from(exponent, 'base64').toString('base64url') }, format: 'jwk' });
 	} catch {
 		throw new EbicsRefusal('090004', 'business', 'The RSAKeyValue is not an RSA key');
 	}
+	// A certificate sent beside the bare key must hold that key.
+	const der = text(path(info, DSIG_NS, 'X509Data', 'X509Certificate'));
+	if (der) {
+		let certificateKey: KeyObject;
+		try {
+			certificateKey = new X509Certificate(Buffer.from(der, 'base64')).publicKey;
+		} catch {
+			throw new EbicsRefusal('091208', 'business', 'The X509Certificate cannot be read');
+		}
+		const spki = (k: KeyObject): string => k.export({ type: 'spki', format: 'der' }).toString('base64');
+		if (spki(certificateKey) !== spki(key)) throw new EbicsRefusal('091208', 'business', 'The certificate holds another key than the RSAKeyValue');
+	}
+	return key;
+}
+
+/** The order attribute a request must carry: DZNNN (INI, HIA), DZHNN (HPB, downloads), OZHNN or DZHNN (uploads). */
+function checkOrderAttribute(details: Element | undefined, allowed: string[]): string {
+	const attribute = text(child(details, H004_NS, 'OrderAttribute')) ?? '';
+	if (!allowed.includes(attribute)) throw new EbicsRefusal('091113', 'technical', `OrderAttribute ${attribute} is not ${allowed.join(' or ')} here`);
+	return attribute;
 }
 
 function rsaKeyValue(key: KeyObject): string {
@@ -49,6 +95,7 @@ function rsaKeyValue(key: KeyObject): string {
 }
 
 function keyManagement(bank: SandboxEbicsBank, subscriber: SandboxSubscriber, orderType: string, root: Element): string {
+	checkOrderAttribute(path(root, H004_NS, 'header', 'static', 'OrderDetails'), ['DZNNN']);
 	let data: Buffer;
 	try {
 		data = inflateSync(Buffer.from(text(path(root, H004_NS, 'body', 'DataTransfer', 'OrderData')) ?? '', 'base64'));
@@ -106,7 +153,8 @@ function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: Sandb
 	const orderType = text(child(details, H004_NS, 'OrderType')) ?? '';
 	const dataTransfer = path(root, H004_NS, 'body', 'DataTransfer');
 	if (child(dataTransfer, H004_NS, 'SignatureData')) {
-		const service = UPLOADS[orderType];
+		const attribute = checkOrderAttribute(details, ['OZHNN', 'DZHNN']);
+		const service = orderType === 'FUL' ? fileService(details, 'upload') : UPLOADS[orderType];
 		if (!service) throw new EbicsRefusal('091006', 'technical');
 		if (!subscriber.uploadServices.includes(service.serviceName)) throw new EbicsRefusal('090003', 'business');
 		const info = child(dataTransfer, H004_NS, 'DataEncryptionInfo');
@@ -128,23 +176,47 @@ function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: Sandb
 		const tx = bank.openUpload(subscriber, 'H004', orderType, orderId, numSegments, transactionKey, {
 			service,
 			dataDigest: Buffer.alloc(32),
-			flag: 'authorise',
+			flag: attribute === 'OZHNN' ? 'authorise' : 'transport',
 			signer: { partnerId: subscriber.partnerId, userId: subscriber.userId },
 			verify: (data: Buffer) => !!signatureKey && verifyA006(orderDataDigest(data), signature, signatureKey),
 		});
 		return bank.response({ phase: 'Initialisation', technical: '000000', business: '000000', transactionId: tx.id, orderId, ns: H004_NS });
 	}
-	const params = child(details, H004_NS, 'StandardOrderParams');
+	checkOrderAttribute(details, ['DZHNN']);
+	const params = child(details, H004_NS, 'StandardOrderParams') ?? child(details, H004_NS, 'FDLOrderParams');
 	const range = child(params, H004_NS, 'DateRange');
 	const dateRange = range ? { start: text(child(range, H004_NS, 'Start')) ?? '', end: text(child(range, H004_NS, 'End')) ?? '' } : undefined;
-	const service = DOWNLOADS[orderType];
+	if (orderType === 'HPD') return bank.startDownload(subscriber, orderType, { data: Buffer.from(hpdData(bank)), fileIds: [] }, 'H004', H004_NS);
+	const service = orderType === 'FDL' ? fileService(details, 'download') : DOWNLOADS[orderType];
 	const found = bank.downloadData(subscriber, service ? 'BTD' : orderType, service, dateRange);
 	if (!found) throw new EbicsRefusal('090005', 'business');
 	return bank.startDownload(subscriber, orderType, found, 'H004', H004_NS);
 }
 
-/** Answers one H004 request. */
-export function handleH004(bank: SandboxEbicsBank, doc: Document): string {
+/** HPD: the bank's EBICS parameters (access, protocol versions and features). */
+function hpdData(bank: SandboxEbicsBank): string {
+	return (
+		'<?xml version="1.0" encoding="UTF-8"?>' +
+		el(
+			'HPDResponseOrderData',
+			{ xmlns: H004_NS },
+			el('AccessParams', {}, leaf('URL', 'https://sandbox.invalid/ebics', { valid_from: '2020-01-01T00:00:00Z' }), leaf('Institute', 'Sandbox Bank'), leaf('HostID', bank.hostId)),
+			el(
+				'ProtocolParams',
+				{},
+				el('Version', {}, leaf('Protocol', 'H004 H005'), leaf('Authentication', 'X002'), leaf('Encryption', 'E002'), leaf('Signature', 'A006')),
+				el('Recovery', { supported: 'false' }),
+				el('PreValidation', { supported: 'false' }),
+				el('X509Data', { supported: 'true', persistent: 'false' }),
+				el('ClientDataDownload', { supported: 'true' }),
+				el('DownloadableOrderData', { supported: 'true' }),
+			),
+		)
+	);
+}
+
+/** Answers one H004 request; each is checked against the H004 schemas first (switch validateSchema). */
+export async function handleH004(bank: SandboxEbicsBank, doc: Document, xml: string): Promise<string> {
 	const root = doc.documentElement;
 	const header = child(root, H004_NS, 'header');
 	const staticHeader = child(header, H004_NS, 'static');
@@ -159,6 +231,10 @@ export function handleH004(bank: SandboxEbicsBank, doc: Document): string {
 	};
 	const keyManagementRoot = root.localName !== 'ebicsRequest';
 	try {
+		if (bank.switches.validateSchema) {
+			const problem = await schemaProblem(xml, 'H004/ebics_H004.xsd');
+			if (problem) throw new EbicsRefusal('091010', 'technical', `Request not valid against the H004 schema: ${problem.slice(0, 200)}`);
+		}
 		if (text(child(staticHeader, H004_NS, 'HostID')) !== bank.hostId) throw new EbicsRefusal('091011', 'technical');
 		let answer: string;
 		const transactionId = text(child(staticHeader, H004_NS, 'TransactionID'));
@@ -168,6 +244,7 @@ export function handleH004(bank: SandboxEbicsBank, doc: Document): string {
 			if (!subscriber) throw new EbicsRefusal('091003', 'technical');
 			if (root.localName === 'ebicsUnsecuredRequest') answer = keyManagement(bank, subscriber, info.orderType ?? '', root);
 			else if (root.localName === 'ebicsNoPubKeyDigestsRequest') {
+				checkOrderAttribute(child(staticHeader, H004_NS, 'OrderDetails'), ['DZHNN']);
 				bank.authenticate(doc, subscriber, staticHeader, H004_NS);
 				answer = hpb(bank, subscriber);
 			} else answer = initialisation(bank, doc, subscriber, staticHeader, root);

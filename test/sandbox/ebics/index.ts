@@ -35,7 +35,7 @@ export async function handleEbics(ctx: RequestContext, bank: SandboxEbicsBank): 
 	if (!doc || (ns !== H005_NS && ns !== H000_NS && ns !== H004_NS)) {
 		bank.record({ protocol: '?', root: doc?.documentElement.localName ?? '(not XML)', technical: '091010', business: '000000' });
 		answer = bank.response({ phase: 'Initialisation', technical: '091010', business: '000000', text: doc ? 'Not an EBICS request' : 'The request is not well-formed XML (or declares a DOCTYPE)' });
-	} else if (ns === H004_NS) answer = handleH004(bank, doc);
+	} else if (ns === H004_NS) answer = await handleH004(bank, doc, xml);
 	else answer = await bank.handleH005(doc, xml);
 	send(ctx, 200, { 'content-type': 'text/xml; charset=UTF-8' }, answer);
 }
@@ -123,7 +123,8 @@ function describe(subscriber: SandboxSubscriber): Record<string, unknown> {
 const FAULTS: EbicsFaultKind[] = ['tamperSignature', 'unsignedResponse', 'damageSegment', 'truncateZip', 'headerOkBodyError'];
 
 /**
- * Admin routes under /__sandbox/ebics (JSON): GET subscribers; POST subscribers {partnerId, userId,
+ * Admin routes under /__sandbox/ebics (JSON): GET subscribers (with the bank's letter hashes,
+ * bankHashes for EBICS 3.0 and bankHashesH004 for 2.5); POST subscribers {partnerId, userId,
  * name?, downloadServices?, uploadServices?, authorisationLevel?}; POST
  * subscribers/{partnerId}/{userId}/activate | suspend; POST files {partnerId, userId, serviceName,
  * msgName, name, content | contentBase64, date?}; GET|POST switches; POST faults {kind} ;
@@ -148,7 +149,7 @@ export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse
 		switch (route) {
 			case 'GET /ebics':
 			case 'GET /ebics/subscribers':
-				reply(res, 200, { hostId: bank.hostId, bankHashes: bank.letterHashes(), subscribers: [...bank.subscribers.values()].map((s) => ({ ...describe(s), client: { ...settings(s), subscriberKeys: undefined } })) });
+				reply(res, 200, { hostId: bank.hostId, bankHashes: bank.letterHashes(), bankHashesH004: bank.letterHashes('H004'), subscribers: [...bank.subscribers.values()].map((s) => ({ ...describe(s), client: { ...settings(s), subscriberKeys: undefined } })) });
 				return;
 			case 'POST /ebics/subscribers': {
 				const input = await body();

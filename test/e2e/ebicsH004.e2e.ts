@@ -1,0 +1,141 @@
+/**
+ * An EBICS 2.5 (H004) credential in a real n8n: the packed package in n8n 2.41, the sandbox EBICS
+ * bank as its own process, the workflows run with `n8n execute`.
+ *
+ * 1. A new credential with EBICS Version H004 (bare keys) and the bank's EBICS 2.5 hashes; the
+ *    letters workflow's first run makes the keys and sends INI and HIA in H004, and prints the
+ *    letters with the hashes of exponent and modulus.
+ * 2. The bank activates the subscriber; the payments example sends its pain.001 as CCT (the
+ *    SEPA credit transfer preset), the bank verifies the signature; HAC names the order.
+ * 3. The statements example fetches the camt.053 statements as C53, delivered at the bank after.
+ * 4. No private key of the credential in any output or n8n's log.
+ */
+import { readFileSync } from 'node:fs';
+
+import { N8N_VERSION } from './lib/install';
+import { binaryFile, nodeError, nodeItems, type ExecuteResult } from './lib/n8n';
+import { requireContext, startStack, type Stack } from './lib/stack';
+import { loadExample, type WorkflowJson } from './lib/workflows';
+
+const EBICS = 'corporateBankingEbicsApi';
+const CREDENTIAL = { id: 'ebics-h004-subscr-01', name: 'Bank EBICS 2.5 (new subscriber)' };
+const WORKFLOWS = { letters: 'cbebicsh004letter1', payments: 'cbebicsh004paymnt1', statements: 'cbebicsh004statmt1' };
+
+interface SubscriberInfo {
+	partnerId: string;
+	userId: string;
+	state: string;
+	files: Array<{ serviceName: string; msgName: string; name: string; delivered: boolean; bytes: number }>;
+	uploads: Array<{ orderId: string; orderType: string; bytes: number; signatureFlag: string }>;
+}
+
+let stack: Stack;
+const outputs: string[] = [];
+
+const subscriber = async (): Promise<SubscriberInfo> => {
+	const all = await stack.bank.admin<{ subscribers: SubscriberInfo[] }>('GET', '/ebics/subscribers');
+	return all.subscribers.find((s) => s.partnerId === 'PARTNER1' && s.userId === 'USER2')!;
+};
+
+function withCredential(workflow: WorkflowJson, id: string, name: string): WorkflowJson {
+	for (const node of workflow.nodes) if (node.credentials?.[EBICS]) node.credentials[EBICS] = { ...CREDENTIAL };
+	return { ...workflow, id, name, active: false, settings: { executionOrder: 'v1' } };
+}
+
+async function execute(id: string): Promise<ExecuteResult> {
+	await stack.n8n.stop();
+	const result = await stack.n8n.execute(id);
+	outputs.push(result.output);
+	if (!result.run) throw new Error(`no run JSON in the output of n8n execute (exit ${result.exitCode}):\n${result.output.slice(-3000)}`);
+	for (const name of Object.keys(result.run.data.resultData.runData)) expect([name, nodeError(result.run, name)?.message]).toEqual([name, undefined]);
+	return result;
+}
+
+beforeAll(async () => {
+	const { install, pkg } = requireContext();
+	stack = await startStack({ install, pkg, n8nPort: 15712 });
+	const sandbox = await stack.bank.admin<{ bankHashesH004: { authentication: string; encryption: string } }>('GET', '/ebics/subscribers');
+	await stack.n8n.importCredentials([
+		{
+			...CREDENTIAL,
+			type: EBICS,
+			data: {
+				url: stack.bank.state.urls.ebics,
+				hostId: 'SBXEBICS',
+				partnerId: 'PARTNER1',
+				userId: 'USER2',
+				ebicsVersion: 'H004',
+				h004KeyForm: 'key',
+				bankAuthenticationHash: sandbox.bankHashesH004.authentication,
+				bankEncryptionHash: sandbox.bankHashesH004.encryption,
+				keySource: 'generate',
+				subscriberName: 'Erika Mustermann, Sandbox Customer GmbH',
+				caCertificate: stack.bank.caPem,
+			},
+		},
+	]);
+	await stack.n8n.importWorkflows([
+		withCredential(
+			{
+				nodes: [
+					{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+					{ id: 'letters', name: 'Initialisation Letters', type: 'n8n-nodes-corporate-banking.ebics', typeVersion: 1, position: [240, 0], parameters: { operation: 'initialisationLetters' }, credentials: { [EBICS]: { ...CREDENTIAL } } },
+				],
+				connections: { Start: { main: [[{ node: 'Initialisation Letters', type: 'main', index: 0 }]] } },
+			},
+			WORKFLOWS.letters,
+			'EBICS 2.5: initialisation letters',
+		),
+		withCredential(loadExample('ebics-payments.json'), WORKFLOWS.payments, 'EBICS 2.5: payments'),
+		withCredential(loadExample('ebics-statements.json'), WORKFLOWS.statements, 'EBICS 2.5: statements'),
+	]);
+}, 600_000);
+
+afterAll(async () => {
+	await stack?.stop();
+});
+
+describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
+	test('the first run sends INI and HIA in H004 and prints the letters with the hashes of exponent and modulus', async () => {
+		const run = (await execute(WORKFLOWS.letters)).run!;
+		const [letter] = nodeItems(run, 'Initialisation Letters');
+		expect(letter.json).toMatchObject({ ebicsVersion: 'H004', status: expect.stringMatching(/^Letters sent/) });
+		expect(String(letter.json.signatureHash)).toMatch(/^([0-9A-F]{2} ){15}[0-9A-F]{2}\n([0-9A-F]{2} ){15}[0-9A-F]{2}$/);
+		expect(await subscriber()).toMatchObject({ state: 'initialised' });
+		const html = readFileSync(binaryFile(stack.n8n.userFolder, letter.binary!.html.id)!, 'utf8');
+		expect(html).toContain('H004 (EBICS 2.5)');
+		expect(html).toContain('Hash value of the public key (SHA-256 of exponent and modulus):');
+	});
+
+	test('after activation the payments example sends its pain.001 as CCT; the bank verifies it; HAC names the order', async () => {
+		await stack.bank.admin('POST', '/ebics/subscribers/PARTNER1/USER2/activate', {});
+		const run = (await execute(WORKFLOWS.payments)).run!;
+		const [uploaded] = nodeItems(run, 'Upload Credit Transfer (BTU)');
+		expect(uploaded.json).toMatchObject({ orderType: 'CCT', returnCodes: { technical: '000000', business: '000000' } });
+		const stored = (await subscriber()).uploads.find((u) => u.orderId === uploaded.json.orderId);
+		expect(stored).toMatchObject({ orderType: 'CCT', signatureFlag: 'authorise' });
+		const hac = nodeItems(run, 'What the Bank Did (HAC)').map((i) => i.json);
+		expect(hac.some((entry) => entry.orderId === uploaded.json.orderId)).toBe(true);
+	});
+
+	test('the statements example fetches the camt.053 statements as C53, delivered at the bank after', async () => {
+		const waiting = (await subscriber()).files.filter((f) => f.msgName === 'camt.053' && !f.delivered);
+		expect(waiting.length).toBeGreaterThan(0);
+		const run = (await execute(WORKFLOWS.statements)).run!;
+		const files = nodeItems(run, 'Download Statements (BTD)');
+		expect(files.map((f) => f.json.fileName).sort()).toEqual(waiting.map((f) => f.name).sort());
+		expect(files[0].json).toMatchObject({ orderType: 'C53', receipt: 'positive' });
+		expect((await subscriber()).files.filter((f) => f.msgName === 'camt.053').every((f) => f.delivered)).toBe(true);
+	});
+
+	test('no private key of the credential in any output or in n8n\'s log', async () => {
+		const data = (await stack.n8n.decryptedCredentials()).find((c) => c.id === CREDENTIAL.id)!.data;
+		const state = JSON.parse(String(data.ebicsState)) as { generated: Record<string, { privateKeyPem: string }> };
+		const log = readFileSync(stack.n8n.logFile, 'utf8');
+		for (const pair of Object.values(state.generated)) {
+			const body = pair.privateKeyPem.split('\n')[1];
+			expect(body.length).toBeGreaterThan(40);
+			for (const text of [...outputs, log]) expect(text.includes(body)).toBe(false);
+		}
+	});
+});

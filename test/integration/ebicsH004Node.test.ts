@@ -1,0 +1,139 @@
+/**
+ * An EBICS 2.5 (H004) credential and the EBICS node through the n8n engine against the sandbox
+ * bank: keys made in n8n sent with INI and HIA in H004, the letters with the hashes of exponent
+ * and modulus, activation, HPB against the bank's H004 hashes, a CCT upload from the SEPA credit
+ * transfer preset, C53 from the camt.053 preset with its receipt, HAC, STA and FDL chosen as
+ * order types; and the choices that do not fit the credential's version refused by name before
+ * anything is sent.
+ */
+import { X509Certificate } from 'node:crypto';
+
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { formatHash, publicKeyDigest } from '../../nodes/shared/ebics';
+import { useSandbox } from '../helpers/bank';
+import { painFile } from '../helpers/ebics';
+import { bankRecords, credentialTest, ebicsStore, ebicsValues, errorText, hints, items, runEbics, storedState } from '../helpers/ebicsNode';
+
+const sandbox = useSandbox({ seed: 42 });
+const bank = () => sandbox.bank();
+
+function keyHash(pem: string): string {
+	return formatHash(publicKeyDigest(new X509Certificate(pem).publicKey));
+}
+
+/** The bank's EBICS 2.5 letter: the hashes of its keys (exponent and modulus). */
+function bankH004Hashes(): { bankAuthenticationHash: string; bankEncryptionHash: string } {
+	return { bankAuthenticationHash: keyHash(bank().ebics.bankAuthentication.certificatePem), bankEncryptionHash: keyHash(bank().ebics.bankEncryption.certificatePem) };
+}
+
+function fileItem(data: Buffer, fileName = 'payments.xml'): INodeExecutionData[] {
+	return [{ json: {}, binary: { data: { data: data.toString('base64'), mimeType: 'application/xml', fileName } } }];
+}
+
+describe('an EBICS 2.5 (H004) credential', () => {
+	test('from a new subscriber to a payment sent and the statements fetched', async () => {
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', h004KeyForm: 'key', ...bankH004Hashes() }));
+		// Saving the credential sends INI and HIA in H004.
+		const saved = await credentialTest(store);
+		expect(saved.message).toMatch(/^Letters sent/);
+		const subscriber = bank().ebics.subscriber('PARTNER1', 'USER1')!;
+		expect(subscriber).toMatchObject({ state: 'initialised', protocol: 'H004' });
+		expect(bankRecords(bank(), 'USER1')).toEqual([
+			['INI', '', '000000', '000000'],
+			['HIA', '', '000000', '000000'],
+		]);
+		// The letters print the hashes of exponent and modulus, which the bank compares with the keys it got.
+		const [letter] = items(await runEbics(store, { operation: 'initialisationLetters' }));
+		const keys = storedState(store)!.generated!;
+		expect(letter.json).toMatchObject({
+			ebicsVersion: 'H004',
+			signatureHash: keyHash(keys.signature.certificatePem),
+			authenticationHash: keyHash(keys.authentication.certificatePem),
+			encryptionHash: keyHash(keys.encryption.certificatePem),
+		});
+		expect(letter.json.signatureHash).toBe(formatHash(publicKeyDigest(subscriber.keys.signature!.publicKey)));
+		// Activated: the next test fetches the bank's keys and checks them against its H004 letter.
+		bank().ebics.activate('PARTNER1', 'USER1');
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		expect(storedState(store)).toMatchObject({ phase: 'ready', bank: { hashes: { authentication: bankH004Hashes().bankAuthenticationHash } } });
+
+		// The SEPA credit transfer preset goes as CCT.
+		const file = painFile('MSG-H004-NODE', { version: 'pain.001.001.03' });
+		const [sent] = items(await runEbics(store, { operation: 'upload', uploadService: 'sct' }, fileItem(file)));
+		expect(sent.json).toMatchObject({ orderType: 'CCT', service: 'CCT (SEPA credit transfer pain.001)', signature: 'authorise', returnCodes: { technical: '000000', business: '000000' } });
+		const stored = subscriber.uploads.find((u) => u.orderId === sent.json.orderId)!;
+		expect(stored.orderType).toBe('CCT');
+		expect(stored.data.equals(file)).toBe(true);
+
+		// The camt.053 preset goes as C53, with the positive receipt once n8n holds the files.
+		const expected = subscriber.files.filter((f) => f.serviceName === 'EOP' && f.msgName === 'camt.053');
+		const statements = items(await runEbics(store, { operation: 'download', downloadService: 'camt053' }));
+		expect(statements.map((i) => i.json.fileName)).toEqual(expected.map((f) => f.name));
+		expect(statements[0].json).toMatchObject({ orderType: 'C53', service: 'C53 (End-of-day statement camt.053)', receipt: 'positive' });
+		expect(expected.every((f) => f.delivered)).toBe(true);
+		expect(items(await runEbics(store, { operation: 'download', downloadService: 'camt053' }))).toEqual([]);
+
+		// The customer acknowledgement (HAC) names the CCT order.
+		const hac = items(await runEbics(store, { operation: 'customerAcknowledgement' }));
+		expect(JSON.stringify(hac.map((i) => i.json))).toContain(String(sent.json.orderId));
+
+		// Order types chosen: STA, and FDL with a file format.
+		const sta = items(await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'STA' }));
+		expect(sta[0].json).toMatchObject({ orderType: 'STA', fileName: 'mt940.txt' });
+		const fdl = items(await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'FDL', downloadFileFormat: 'camt.052.001.02' }));
+		expect(fdl[0].json).toMatchObject({ orderType: 'FDL', service: 'FDL camt.052.001.02 (File by its format)' });
+		expect(bankRecords(bank(), 'USER1').filter((r) => r[0] === 'BTD' || r[0] === 'BTU')).toEqual([]);
+	});
+
+	test('a preset without an EBICS 2.5 order type, a bad file format, the distributed signature or a key change is refused by name; nothing is sent', async () => {
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', ...bankH004Hashes() }));
+		await credentialTest(store);
+		bank().ebics.activate('PARTNER1', 'USER1');
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		const before = bank().ebics.records.length;
+		const instant = await runEbics(store, { operation: 'upload', uploadService: 'sctInstant' }, fileItem(painFile('MSG-SCI', { version: 'pain.001.001.03' })));
+		expect(errorText(instant)).toMatch(/^Service: SEPA instant credit transfer \(pain\.001\) has no EBICS 2\.5 order type common to all banks, and the credential's EBICS Version is H004/);
+		const status = await runEbics(store, { operation: 'download', downloadService: 'pain002' });
+		expect(errorText(status)).toMatch(/e\.g\. CRZ or Z01 for pain\.002 status reports\)\. Nothing was sent to the bank/);
+		const format = await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'FDL', downloadFileFormat: 'camt 053' });
+		expect(errorText(format)).toMatch(/^File format "camt 053" is not valid/);
+		// The distributed signature and the key changes are EBICS 3.0 only.
+		const waiting = await runEbics(store, { operation: 'veuOrders' });
+		expect(errorText(waiting)).toMatch(/^Distributed Signature: Get Orders Waiting \(HVU\): EBICS 3\.0 \(H005\) only; the credential's EBICS Version is EBICS 2\.5 \(H004\)/);
+		const change = await runEbics(store, { operation: 'changeKeys', keyChangeOrder: 'PUB', confirmKeyChange: true });
+		expect(errorText(change)).toMatch(/^Change Keys \(PUB, HCA, HCS\): EBICS 3\.0 \(H005\) only/);
+		expect(bank().ebics.records.slice(before).filter((r) => r.phase === 'Initialisation')).toEqual([]);
+	});
+});
+
+describe('Bank Versions with an EBICS 2.5 credential', () => {
+	test('marks H004 as the version the credential uses, and warns when the bank does not offer it', async () => {
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004' }));
+		const result = await runEbics(store, { operation: 'bankVersions' });
+		expect(items(result).map((i) => [i.json.protocol, i.json.spokenByThisNode, i.json.usedByThisCredential])).toEqual([
+			['H004', true, true],
+			['H005', true, false],
+		]);
+		expect(hints(result)).toEqual([]);
+		bank().ebics.switches.offerH004 = false;
+		const only3 = await runEbics(store, { operation: 'bankVersions' });
+		expect(hints(only3)).toEqual(["The bank does not offer EBICS 2.5 (H004), which this credential is set to: it offers H005 (03.00). Set the credential's EBICS Version to H005."]);
+	});
+});
+
+describe('an EBICS 3.0 (H005) credential', () => {
+	test('refuses the EBICS 2.5 order type choice by name; nothing is sent', async () => {
+		const store = ebicsStore(ebicsValues(bank()));
+		const before = bank().ebics.records.length;
+		const result = await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'C53' });
+		expect(errorText(result)).toMatch(/^Service: EBICS 2\.5 order types need a credential whose EBICS Version is H004 \(EBICS 2\.5\); this credential speaks EBICS 3\.0 \(H005\)/);
+		expect(bank().ebics.records.slice(before).filter((r) => r.phase === 'Initialisation')).toEqual([]);
+	});
+
+	test('an EBICS Version that is neither is refused naming the field', async () => {
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER2', 'READY1', { ebicsVersion: 'H003' }));
+		const result = await runEbics(store, { operation: 'download', downloadService: 'camt053' });
+		expect(errorText(result)).toMatch(/EBICS Version: "H003" is not one of H005 \(EBICS 3\.0\) or H004 \(EBICS 2\.5\)/);
+	});
+});
