@@ -1319,6 +1319,8 @@ describe('credential values and CLI', () => {
 		expect(Object.keys(values).sort()).toEqual([
 			'corporateBankingClientCredentialsApi',
 			'corporateBankingEbicsApi',
+			'corporateBankingEbicsApi#SIGNER1',
+			'corporateBankingEbicsApi#SIGNER2',
 			'corporateBankingFileServiceApi',
 			'corporateBankingMtlsApi',
 		]);
