@@ -4,7 +4,7 @@
  * editor), without stopping the run: the run then names every field to fix in one error.
  */
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
-import { NodeHelpers } from 'n8n-workflow';
+import { NodeHelpers, resetSafeRegexEngine, setSafeRegexEngine } from 'n8n-workflow';
 
 import { FxTradeExecution } from '../../nodes/FxTradeExecution/FxTradeExecution.node';
 import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
@@ -45,6 +45,25 @@ describe('FX Trade Execution: fields marked before the node runs', () => {
 
 	it('a currency picked from the list shows none', () => {
 		expect(shown(notice('buyCurrencyNotice'), {})).toBe(false);
+	});
+
+	it("a currency picked from the list or typed plainly never reaches n8n's regular expression engine (its 250 ms limit fails runs on a busy machine)", () => {
+		const patterns: string[] = [];
+		const refuse = (pattern: string): never => {
+			patterns.push(pattern.slice(0, 20));
+			throw new Error('Regular expression execution timed out');
+		};
+		setSafeRegexEngine({ exec: refuse, test: refuse, replace: refuse, matchAll: refuse, split: refuse });
+		try {
+			for (const value of ['EUR', 'DKK', 'usd', 'JPY'])
+				expect([value, shown(notice('buyCurrencyNotice'), { buyCurrency: code(value), sellCurrency: code(value) })]).toEqual([value, false]);
+			expect(shown(notice('sellCurrencyNotice'), {})).toBe(false);
+			expect(patterns).toEqual([]);
+			// A value that is not usual still goes through the pattern.
+			expect(() => shown(notice('buyCurrencyNotice'), { buyCurrency: code(' eur ') })).toThrow('timed out');
+		} finally {
+			resetSafeRegexEngine();
+		}
 	});
 
 	it('the notices never block a run: a code that is not ISO 4217 is not a field issue for n8n', () => {

@@ -38,12 +38,26 @@ export async function searchCurrencies(
 }
 
 /**
- * Hides a notice while the watched field is empty, an expression (checked when the node runs) or
- * matches the pattern of a good value: n8n shows it the moment the field holds anything else.
+ * Hides a notice while the watched field is empty, one of the usual good values, an expression
+ * (checked when the node runs) or matches the pattern of a good value: n8n shows it the moment the
+ * field holds anything else. n8n tries the rules in order and stops at the first that holds, so a
+ * usual value never reaches n8n's regular expression engine, which fails the whole workflow when
+ * a pattern takes longer than 250 ms (a long pattern on a busy machine can).
  */
-export function unlessValid(field: string, pattern: string): INodeProperties['displayOptions'] {
-	return { hide: { [field]: ['', { _cnd: { startsWith: '=' } }, { _cnd: { regex: pattern } }] } };
+export function unlessValid(
+	field: string,
+	pattern: string,
+	usual: string[] = [],
+): INodeProperties['displayOptions'] {
+	return {
+		hide: {
+			[field]: ['', ...usual, { _cnd: { startsWith: '=' } }, { _cnd: { regex: pattern } }],
+		},
+	};
 }
+
+/** The codes as picked from the list or typed plainly, upper or lower case. */
+const USUAL_CODES = [...ISO_4217].flatMap((code) => [code, code.toLowerCase()]);
 
 /** Any ISO 4217 code, in any case, with spaces around it (what `FxValidator.currency` takes). */
 const ISO_CODE_PATTERN = `^\\s*(?:${[...ISO_4217]
@@ -88,7 +102,7 @@ export function currencyProperty(field: {
 			name: `${field.name}Notice`,
 			type: 'notice',
 			default: '',
-			displayOptions: unlessValid(field.name, ISO_CODE_PATTERN),
+			displayOptions: unlessValid(field.name, ISO_CODE_PATTERN, USUAL_CODES),
 		},
 	];
 }
