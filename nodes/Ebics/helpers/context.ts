@@ -10,6 +10,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
 	INodeExecutionData,
+	IPollFunctions,
 } from 'n8n-workflow';
 
 import { attempt, attemptAsync } from '../../shared/attempt';
@@ -37,6 +38,9 @@ import { credentialError, EbicsRequestFailed, notReadyFailure } from './failures
 /** What an operation needs of the subscriber: nothing (HEV), its keys sent (letters), or ready. */
 export type Need = 'none' | 'keys' | 'bank';
 
+/** A node run or a trigger's poll: both read the credential and talk to the bank alike. */
+export type EbicsContext = IExecuteFunctions | IPollFunctions;
+
 /** The credential and the client of one node run. */
 export interface EbicsRun {
 	view: EbicsCredentialView;
@@ -60,7 +64,7 @@ function changesTheBank(step: string): boolean {
 }
 
 /** Posts one EBICS request through the transport and gives the answer's text. */
-export function transportSend(ctx: IExecuteFunctions, url: string): EbicsSend {
+export function transportSend(ctx: EbicsContext, url: string): EbicsSend {
 	return async (xml, step) => {
 		const sent = await attemptAsync(
 			async () =>
@@ -112,7 +116,7 @@ function initialisationMessage(error: unknown): string {
  * store its result; returns the credential as stored afterwards.
  */
 export async function refreshInitialisation(
-	ctx: IExecuteFunctions,
+	ctx: EbicsContext,
 	credentials: ICredentialDataDecryptedObject,
 ): Promise<ICredentialDataDecryptedObject> {
 	const before = String(credentials[EBICS_STATE_FIELD] ?? '');
@@ -150,7 +154,7 @@ function due(view: EbicsCredentialView, need: Need): boolean {
  * it is an error saying where it stands and what to do next.
  */
 export async function loadEbicsRun(
-	ctx: IExecuteFunctions,
+	ctx: EbicsContext,
 	need: Need,
 	operation: string,
 ): Promise<EbicsRun> {

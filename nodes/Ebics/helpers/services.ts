@@ -14,7 +14,7 @@ import { InputError } from '../../shared/errors';
 export type Direction = 'download' | 'upload';
 
 /** Presets of each direction, in the order the editor lists them. */
-const PRESET_ORDER: Record<Direction, string[]> = {
+export const PRESET_ORDER: Record<Direction, string[]> = {
 	download: ['camt053', 'camt052', 'camt054', 'pain002', 'mt940', 'mt942'],
 	upload: ['sct', 'sctInstant', 'sddCore', 'sddB2b', 'xct'],
 };
@@ -23,7 +23,8 @@ const PRESET_ORDER: Record<Direction, string[]> = {
 export const HAC_PRESET = 'hac';
 export const CUSTOM = 'custom';
 
-function describe(service: Omit<BtfService, 'scope'>): string {
+/** A preset's BTF parameters as the editor describes it. */
+export function describeService(service: Omit<BtfService, 'scope'>): string {
 	return [
 		`ServiceName ${service.serviceName}`,
 		service.serviceOption && `ServiceOption ${service.serviceOption}`,
@@ -72,7 +73,7 @@ export function serviceProperties(direction: Direction, operation: string): INod
 				...PRESET_ORDER[direction].map((key) => ({
 					name: SERVICE_PRESETS[key].label,
 					value: key,
-					description: describe(SERVICE_PRESETS[key].service),
+					description: describeService(SERVICE_PRESETS[key].service),
 				})),
 				...(direction === 'download'
 					? [
