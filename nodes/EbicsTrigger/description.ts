@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { SERVICE_PRESETS } from '../shared/ebics';
 import { parseOptionsProperty } from '../shared/delivery';
 import { optionsCollection } from '../shared/properties';
-import { describeService, PRESET_ORDER } from '../Ebics/helpers/services';
+import { describeService, PRESET_ORDER, typedServiceFields } from '../Ebics/helpers/services';
 
 export const DEFAULTS = {
 	services: ['camt053'],
@@ -24,22 +24,6 @@ const OUTPUTS = [
 			'Each new file parsed as the Bank File node does (camt.052, camt.053, camt.054, MT940, MT942, pain.002): one item per entry or payment status, the statements, then the file itself',
 	},
 ];
-
-const typed = (
-	displayName: string,
-	name: string,
-	description: string,
-	placeholder: string,
-	required = false,
-): INodeProperties => ({
-	displayName,
-	name,
-	type: 'string',
-	default: '',
-	required,
-	placeholder,
-	description,
-});
 
 export const ebicsTriggerProperties: INodeProperties[] = [
 	{
@@ -84,39 +68,7 @@ export const ebicsTriggerProperties: INodeProperties[] = [
 			{
 				displayName: 'Service',
 				name: 'service',
-				values: [
-					typed(
-						'Service Name',
-						'serviceName',
-						'BTF ServiceName: three letters or digits',
-						'EOP',
-						true,
-					),
-					typed(
-						'Scope',
-						'scope',
-						'BTF Scope: a country code or an issuer code; empty for the global definition',
-						'DE',
-					),
-					typed('Service Option', 'serviceOption', 'BTF ServiceOption, e.g. COR, B2B, URG', ''),
-					typed('Message Name', 'msgName', 'BTF MsgName, e.g. camt.053, mt940', 'camt.053', true),
-					typed('Message Version', 'msgVersion', 'MsgName version, two or three digits', '08'),
-					typed('Message Variant', 'msgVariant', 'MsgName variant, two or three digits', ''),
-					typed('Message Format', 'msgFormat', 'MsgName format, up to four letters or digits', ''),
-					{
-						displayName: 'Container',
-						name: 'container',
-						type: 'options',
-						default: '',
-						options: [
-							{ name: 'None', value: '' },
-							{ name: 'SVC', value: 'SVC' },
-							{ name: 'XML', value: 'XML' },
-							{ name: 'ZIP', value: 'ZIP' },
-						],
-						description: 'BTF Container: ZIP for downloads of many files',
-					},
-				],
+				values: typedServiceFields(),
 			},
 		],
 	},

@@ -39,11 +39,12 @@ function withOperation(operation: string, show: IDisplayOptions['show'] = {}): I
 	return { show: { operation: [operation], ...show } };
 }
 
-/** The Service field and the fields of a typed service, for the download or upload operation. */
-export function serviceProperties(direction: Direction, operation: string): INodeProperties[] {
-	const field = `${direction}Service`;
-	const custom = withOperation(operation, { [field]: [CUSTOM] });
-	const preset = withOperation(operation, { [field]: PRESET_ORDER[direction] });
+/**
+ * The fields of a service typed with its BTF parameters (ServiceName, Scope, ServiceOption,
+ * MsgName with version, variant and format, Container), named as `typedService` reads them.
+ */
+export function typedServiceFields(displayOptions?: IDisplayOptions): INodeProperties[] {
+	const shown = displayOptions ? { displayOptions } : {};
 	const text = (
 		displayName: string,
 		name: string,
@@ -58,8 +59,70 @@ export function serviceProperties(direction: Direction, operation: string): INod
 		required,
 		placeholder,
 		description,
-		displayOptions: custom,
+		...shown,
 	});
+	return [
+		text('Service Name', 'serviceName', 'BTF ServiceName: three letters or digits', 'EOP', true),
+		text(
+			'Scope',
+			'customScope',
+			'BTF Scope: a country code (DE, CH, FR, ...) or an issuer code; empty for the global definition',
+			'DE',
+		),
+		text('Service Option', 'serviceOption', 'BTF ServiceOption, e.g. COR, B2B, URG', 'COR'),
+		text(
+			'Message Name',
+			'msgName',
+			'BTF MsgName, e.g. camt.053, pain.001, mt940',
+			'camt.053',
+			true,
+		),
+		text('Message Version', 'customMsgVersion', 'MsgName version, two or three digits', '08'),
+		text('Message Variant', 'msgVariant', 'MsgName variant, two or three digits', ''),
+		text('Message Format', 'msgFormat', 'MsgName format, up to four letters or digits', ''),
+		{
+			displayName: 'Container',
+			name: 'container',
+			type: 'options',
+			default: '',
+			options: [
+				{ name: 'None', value: '' },
+				{ name: 'SVC', value: 'SVC' },
+				{ name: 'XML', value: 'XML' },
+				{ name: 'ZIP', value: 'ZIP' },
+			],
+			description: 'BTF Container: ZIP for downloads of many files',
+			...shown,
+		},
+	];
+}
+
+/**
+ * A service from the values of `typedServiceFields` (`value` gives each field's trimmed text);
+ * `fromFile` gives the message version an upload's file declares. Not checked here.
+ */
+export function typedService(
+	value: (name: string) => string,
+	fromFile?: { msgVersion?: string },
+): BtfService {
+	const container = value('container');
+	return {
+		serviceName: value('serviceName'),
+		scope: value('customScope') || undefined,
+		serviceOption: value('serviceOption') || undefined,
+		msgName: value('msgName'),
+		msgVersion: value('customMsgVersion') || fromFile?.msgVersion,
+		msgVariant: value('msgVariant') || undefined,
+		msgFormat: value('msgFormat') || undefined,
+		container: (container || undefined) as BtfService['container'],
+	};
+}
+
+/** The Service field and the fields of a typed service, for the download or upload operation. */
+export function serviceProperties(direction: Direction, operation: string): INodeProperties[] {
+	const field = `${direction}Service`;
+	const custom = withOperation(operation, { [field]: [CUSTOM] });
+	const preset = withOperation(operation, { [field]: PRESET_ORDER[direction] });
 	const first = PRESET_ORDER[direction][0];
 	return [
 		{
@@ -92,38 +155,7 @@ export function serviceProperties(direction: Direction, operation: string): INod
 				},
 			],
 		},
-		text('Service Name', 'serviceName', 'BTF ServiceName: three letters or digits', 'EOP', true),
-		text(
-			'Scope',
-			'customScope',
-			'BTF Scope: a country code (DE, CH, FR, ...) or an issuer code; empty for the global definition',
-			'DE',
-		),
-		text('Service Option', 'serviceOption', 'BTF ServiceOption, e.g. COR, B2B, URG', 'COR'),
-		text(
-			'Message Name',
-			'msgName',
-			'BTF MsgName, e.g. camt.053, pain.001, mt940',
-			'camt.053',
-			true,
-		),
-		text('Message Version', 'customMsgVersion', 'MsgName version, two or three digits', '08'),
-		text('Message Variant', 'msgVariant', 'MsgName variant, two or three digits', ''),
-		text('Message Format', 'msgFormat', 'MsgName format, up to four letters or digits', ''),
-		{
-			displayName: 'Container',
-			name: 'container',
-			type: 'options',
-			default: '',
-			options: [
-				{ name: 'None', value: '' },
-				{ name: 'SVC', value: 'SVC' },
-				{ name: 'XML', value: 'XML' },
-				{ name: 'ZIP', value: 'ZIP' },
-			],
-			description: 'BTF Container: ZIP for downloads of many files',
-			displayOptions: custom,
-		},
+		...typedServiceFields(custom),
 		{
 			displayName: 'Scope',
 			name: 'scope',
@@ -174,19 +206,7 @@ export function readService(
 	fromFile?: { msgVersion?: string },
 ): BtfService {
 	const chosen = chosenService(ctx, direction, itemIndex);
-	if (chosen === CUSTOM) {
-		const container = param(ctx, 'container', itemIndex);
-		return {
-			serviceName: param(ctx, 'serviceName', itemIndex),
-			scope: param(ctx, 'customScope', itemIndex) || undefined,
-			serviceOption: param(ctx, 'serviceOption', itemIndex) || undefined,
-			msgName: param(ctx, 'msgName', itemIndex),
-			msgVersion: param(ctx, 'customMsgVersion', itemIndex) || fromFile?.msgVersion,
-			msgVariant: param(ctx, 'msgVariant', itemIndex) || undefined,
-			msgFormat: param(ctx, 'msgFormat', itemIndex) || undefined,
-			container: (container || undefined) as BtfService['container'],
-		};
-	}
+	if (chosen === CUSTOM) return typedService((name) => param(ctx, name, itemIndex), fromFile);
 	const preset = SERVICE_PRESETS[chosen];
 	if (!preset || preset.direction !== direction)
 		throw new InputError(`Service: "${chosen}" is not one of the ${direction} services`, {

@@ -6,7 +6,7 @@ import { checkService, SERVICE_PRESETS } from '../../shared/ebics';
 import type { ParseSettings } from '../../shared/delivery';
 import { readParseOptions, text, wholeNumber } from '../../shared/delivery';
 import { InputError } from '../../shared/errors';
-import { PRESET_ORDER } from '../../Ebics/helpers/services';
+import { PRESET_ORDER, typedService } from '../../Ebics/helpers/services';
 import { ebicsFailure } from '../../Ebics/helpers/failures';
 import { DEFAULTS } from '../description';
 
@@ -45,21 +45,12 @@ function others(ctx: IPollFunctions): BtfService[] {
 	const given = ctx.getNodeParameter('otherServices', {}) as { service?: unknown };
 	const entries = Array.isArray(given.service) ? (given.service as IDataObject[]) : [];
 	return entries.map((entry, index) => {
-		const container = text(entry.container);
-		if (container !== undefined && !['SVC', 'XML', 'ZIP'].includes(container))
+		const service = typedService((name) => text(entry[name]) ?? '');
+		if (service.container !== undefined && !['SVC', 'XML', 'ZIP'].includes(service.container))
 			throw new InputError(
-				`Other Services ${index + 1}: Container: "${container}" is not one of SVC, XML, ZIP`,
+				`Other Services ${index + 1}: Container: "${service.container}" is not one of SVC, XML, ZIP`,
 			);
-		return checked(`Other Services ${index + 1}`, {
-			serviceName: text(entry.serviceName) ?? '',
-			scope: text(entry.scope),
-			serviceOption: text(entry.serviceOption),
-			msgName: text(entry.msgName) ?? '',
-			msgVersion: text(entry.msgVersion),
-			msgVariant: text(entry.msgVariant),
-			msgFormat: text(entry.msgFormat),
-			container: container as BtfService['container'],
-		});
+		return checked(`Other Services ${index + 1}`, service);
 	});
 }
 
