@@ -61,7 +61,7 @@ async function deliver(
 		if (sent.ok) ctx.logger.debug(`${LOG} ${due.service}: positive receipt sent`);
 		else
 			ctx.logger.warn(
-				`${LOG} ${due.service}: the positive receipt of transaction ${due.transactionId} did not go through: ${why(sent.error)}. The bank delivers those files again; they are recognised and not emitted twice.`,
+				`${LOG} ${due.service}: the positive receipt of transaction ${due.transactionId} did not go through: ${why(sent.error)}. If the bank did not get it earlier, it delivers those files again; they are recognised and not emitted twice.`,
 			);
 	}
 
