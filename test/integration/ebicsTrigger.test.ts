@@ -7,6 +7,7 @@
  */
 import { DownloadState } from '../../nodes/EbicsTrigger/downloads/state';
 import { useSandbox } from '../helpers/bank';
+import { ebicsSecrets, ebicsStore, ebicsValues } from '../helpers/ebicsNode';
 import { storedBytes } from '../helpers/fileTrigger';
 import { arrive, bankFiles, ebicsTriggerHarness, emittedDigests, receipts, repeated, sha256, waiting } from '../helpers/ebicsTrigger';
 import type { SandboxBank } from '../sandbox';
@@ -227,5 +228,27 @@ describe('parameters', () => {
 		const h = ebicsTriggerHarness(b, { services: [], otherServices: { service: [{ serviceName: 'STM', msgName: 'camt.052', container: 'ZIP' }] } });
 		const result = await h.poll();
 		expect(sorted(result![0].map((i) => String(i.json.sha256)))).toEqual(sorted(waiting(b, 'camt.052', 'STM')));
+	});
+});
+
+describe('secrets', () => {
+	it('no private key of the subscriber is in any item, static data, test event, error or log line of the trigger', async () => {
+		const b = bank();
+		const store = ebicsStore(ebicsValues(b));
+		const h = ebicsTriggerHarness(b, { services: ['camt053', 'mt940'], output: 'parse' }, store);
+		const test = await h.pollManual();
+		await h.poll();
+		b.ebics.faults.push('damageSegment');
+		await h.poll();
+		const bad = ebicsTriggerHarness(b, { services: [], otherServices: { service: [{ serviceName: 'TOOLONG', msgName: 'x' }] } }, store);
+		const error = await bad.poll().catch((e: Error & { description?: string }) => `${e.message}\n${e.description ?? ''}`);
+		const texts = [
+			{ where: 'items', text: JSON.stringify([h.emitted, test]) },
+			{ where: 'static data', text: JSON.stringify(h.staticData()) },
+			{ where: 'logs', text: [...h.logs, ...bad.logs].join('\n') },
+			{ where: 'error', text: String(error) },
+		];
+		expect(h.logs.join('\n')).toMatch(/the download failed/);
+		expect(ebicsSecrets(b, store).scan(texts)).toEqual([]);
 	});
 });
