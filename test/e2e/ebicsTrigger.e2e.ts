@@ -8,8 +8,9 @@
  * from n8n's sqlite database.
  */
 import { expectNoNodeErrors, finished, waitForEmitted } from './lib/executions';
+import { statementsAt, until, type EbicsBankFile } from './lib/ebicsSandbox';
 import { N8N_VERSION } from './lib/install';
-import { nodeItems, sleep, type StoredExecution } from './lib/n8n';
+import { nodeItems, type StoredExecution } from './lib/n8n';
 import { skipAll, useTriggerExample, type Stack } from './lib/stack';
 import { exampleUsing, packageManifest, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
@@ -24,14 +25,6 @@ const skipReason = !manifest.nodes.includes(TRIGGER)
 	: !example
 		? 'no example workflow uses the EBICS Trigger'
 		: undefined;
-
-interface BankFile {
-	id: number;
-	serviceName: string;
-	msgName: string;
-	name: string;
-	delivered: boolean;
-}
 
 let stack: Stack | undefined;
 let trigger: WorkflowNode;
@@ -50,12 +43,7 @@ async function waitForFiles(wanted: string[]): Promise<StoredExecution[]> {
 	return await waitForEmitted(stack!.n8n, id, wanted, emitted, 'statements', 180_000);
 }
 
-/** The subscriber's end-of-day statements (camt.053) at the bank. */
-async function statements(): Promise<BankFile[]> {
-	const { subscribers } = await stack!.bank.admin<{ subscribers: Array<{ partnerId: string; userId: string; files: BankFile[] }> }>('GET', '/ebics/subscribers');
-	const ready = subscribers.find((s) => s.partnerId === PARTNER && s.userId === USER)!;
-	return ready.files.filter((f) => f.serviceName === 'EOP' && f.msgName === 'camt.053');
-}
+const statements = async (): Promise<EbicsBankFile[]> => await statementsAt(stack!, PARTNER, USER);
 
 /** New statements arriving at the bank; their file names. */
 async function arrive(count: number): Promise<string[]> {
@@ -68,17 +56,6 @@ async function arrive(count: number): Promise<string[]> {
 		names.push(name);
 	}
 	return names;
-}
-
-/** Waits (polling the sandbox's admin API) until `check` holds; fails with `what` after 3 minutes. */
-async function until<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
-	const deadline = Date.now() + 180_000;
-	for (;;) {
-		const value = await read();
-		if (check(value)) return value;
-		if (Date.now() > deadline) throw new Error(`waited 180 s for ${what}; last: ${JSON.stringify(value)}`);
-		await sleep(500);
-	}
 }
 
 const holds = async () => await stack!.bank.admin<{ armed: string[]; waiting: string[] }>('GET', '/ebics/holds');

@@ -6,8 +6,9 @@
  * run's outcome. A run that fails is n8n's to show and to retry from its execution list.
  */
 import { finished, waitForEmitted } from './lib/executions';
+import { statementsAt, until, type EbicsBankFile } from './lib/ebicsSandbox';
 import { N8N_VERSION } from './lib/install';
-import { nodeError, nodeItems, sleep, type StoredExecution } from './lib/n8n';
+import { nodeError, nodeItems, type StoredExecution } from './lib/n8n';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import { exampleUsing, packageManifest, packageNode, prepareForImport, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
@@ -18,13 +19,6 @@ const USER = 'READY1';
 const manifest = packageManifest();
 const example = exampleUsing(TRIGGER)?.file;
 const skipReason = !manifest.nodes.includes(TRIGGER) ? `package.json does not list the ${TRIGGER} node` : !example ? 'no example workflow uses the EBICS Trigger' : undefined;
-
-interface BankFile {
-	serviceName: string;
-	msgName: string;
-	name: string;
-	delivered: boolean;
-}
 
 type Item = { json: Record<string, unknown>; binary?: Record<string, unknown> };
 
@@ -37,10 +31,7 @@ const FAILING = 'Book Statement';
 const itemsOf = (executions: StoredExecution[]): Item[] => executions.flatMap((e) => (e.run ? (nodeItems(e.run, trigger.name) as Item[]) : []));
 const fileNames = (executions: StoredExecution[]): string[] => itemsOf(executions).filter((i) => i.json.kind === 'file').map((i) => String(i.json.fileName));
 
-async function statements(): Promise<BankFile[]> {
-	const { subscribers } = await stack!.bank.admin<{ subscribers: Array<{ partnerId: string; userId: string; files: BankFile[] }> }>('GET', '/ebics/subscribers');
-	return subscribers.find((s) => s.partnerId === PARTNER && s.userId === USER)!.files.filter((f) => f.serviceName === 'EOP' && f.msgName === 'camt.053');
-}
+const statements = async (): Promise<EbicsBankFile[]> => await statementsAt(stack!, PARTNER, USER);
 
 /** A copy of one of the bank's statements under a new name and message ID (a real statement to parse). */
 async function arriveCopy(name: string): Promise<void> {
@@ -52,16 +43,6 @@ async function arriveCopy(name: string): Promise<void> {
 		name,
 		content: `<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>${name}</MsgId><CreDtTm>2026-11-20T18:00:00</CreDtTm></GrpHdr><Stmt><Id>${name}</Id><CreDtTm>2026-11-20T18:00:00</CreDtTm><Acct><Id><IBAN>DE02500105170137075030</IBAN></Id><Ccy>EUR</Ccy></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">100.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-19</Dt></Dt></Bal><Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">150.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-20</Dt></Dt></Bal><Ntry><Amt Ccy="EUR">50.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-20</Dt></BookgDt><ValDt><Dt>2026-11-20</Dt></ValDt><BkTxCd/></Ntry></Stmt></BkToCstmrStmt></Document>\n`,
 	});
-}
-
-async function until<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
-	const deadline = Date.now() + 180_000;
-	for (;;) {
-		const value = await read();
-		if (check(value)) return value;
-		if (Date.now() > deadline) throw new Error(`waited 180 s for ${what}; last: ${JSON.stringify(value)}`);
-		await sleep(500);
-	}
 }
 
 if (skipReason) skipAll('EBICS Trigger, Parsed Entries and failing runs, in real n8n', skipReason);
