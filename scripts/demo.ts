@@ -255,6 +255,23 @@ const TRIGGERS: TriggerDemo[] = [
 		what: 'new bank file(s)',
 		timeoutMs: 150_000,
 	},
+	{
+		// The first poll already emits what the bank has not delivered (its own five statements too).
+		type: 'ebicsTrigger',
+		queue: async (stack) => {
+			const names: string[] = [];
+			for (let n = 1; n <= 3; n++) {
+				const name = `camt053_demo_${n}.xml`;
+				const content = `<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>DEMO-${n}</MsgId><CreDtTm>2026-11-20T18:00:00</CreDtTm></GrpHdr></BkToCstmrStmt></Document>\n`;
+				await stack.bank.admin('POST', '/ebics/files', { partnerId: 'PARTNER2', userId: 'READY1', serviceName: 'EOP', msgName: 'camt.053', name, content });
+				names.push(name);
+			}
+			return names;
+		},
+		key: 'fileName',
+		what: 'new EBICS statement(s)',
+		timeoutMs: 120_000,
+	},
 ];
 
 async function runTrigger(stack: Stack, file: string, workflow: WorkflowJson, kind: TriggerDemo): Promise<number> {

@@ -7,13 +7,7 @@ import {
 	requestCompressionOption,
 	timeoutOption,
 } from '../CorporateFileService/helpers/sharedProperties';
-import {
-	fileFormatOption,
-	itemPerOption,
-	keepXmlOption,
-	onInvalidRecordOption,
-	textEncodingOption,
-} from '../BankFile/actions/parse.operation';
+import { parseOptionsProperty } from '../shared/delivery';
 import { optionsCollection } from '../shared/properties';
 import { OUTPUT_MODE_OPTIONS } from './files/outputs';
 
@@ -77,38 +71,7 @@ export const bankFileTriggerProperties: INodeProperties[] = [
 		hint: 'The name of the output binary field to put the file in',
 		displayOptions: { show: { output: ['binary', 'parse'] } },
 	},
-	{
-		displayName: 'Parse Options',
-		name: 'parseOptions',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show: { output: ['parse'] } },
-		options: [
-			{
-				...fileFormatOption,
-				description: 'The kind of bank file; detected from the content of each file by default',
-			},
-			itemPerOption,
-			keepXmlOption,
-			{
-				...onInvalidRecordOption,
-				options: [
-					{
-						name: 'Fail',
-						value: 'fail',
-						description: 'Emit the file with the error instead of its entries',
-					},
-					{
-						name: 'Skip With a Warning',
-						value: 'warn',
-						description: 'Leave it out and emit a warning item (kind "warning")',
-					},
-				],
-			},
-			textEncodingOption,
-		],
-	},
+	parseOptionsProperty,
 	{
 		displayName: 'Max Files per Poll',
 		name: 'maxFilesPerPoll',

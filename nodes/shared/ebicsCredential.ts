@@ -328,7 +328,7 @@ export function readEbicsCredential(
 }
 
 /** The EBICS Version field: H005 (default) or H004; anything else is refused by name. */
-export function ebicsVersionOf(value: unknown): EbicsVersion {
+function ebicsVersionOf(value: unknown): EbicsVersion {
 	if (value === undefined || value === '' || value === 'H005') return 'H005';
 	if (value === 'H004') return 'H004';
 	throw new CredentialFieldError(

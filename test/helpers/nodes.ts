@@ -7,6 +7,7 @@ import { CorporateBankingMtlsApi } from '../../credentials/CorporateBankingMtlsA
 import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.node';
 import { BankFile } from '../../nodes/BankFile/BankFile.node';
 import { BankFileTrigger } from '../../nodes/BankFileTrigger/BankFileTrigger.node';
+import { EbicsTrigger } from '../../nodes/EbicsTrigger/EbicsTrigger.node';
 import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
 import { Ebics } from '../../nodes/Ebics/Ebics.node';
@@ -28,7 +29,7 @@ export const CREDENTIAL_IDS = { [CC]: 'cc-1', [MTLS]: 'mtls-1', [FILES]: 'files-
 
 /** Every node type of the package, under the names n8n gives them when the package is installed. */
 export function packageNodeTypes(): Record<string, INodeType> {
-	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile(), new Ebics()];
+	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile(), new Ebics(), new EbicsTrigger()];
 	const out: Record<string, INodeType> = {};
 	for (const t of list) out[`${PACKAGE}.${t.description.name}`] = t;
 	return out;

@@ -1,7 +1,8 @@
 /**
  * The layout rule that code is easy to follow: no module of the product (nodes/, credentials/)
- * reaches itself through its runtime imports, and a protocol folder never imports another. Type-only
- * imports do not count (they vanish from the build).
+ * reaches itself through its imports, type-only imports included (a type that two modules need
+ * lives in the one that the other imports), and a protocol folder never imports another at run
+ * time.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -18,12 +19,12 @@ function sources(dir: string): string[] {
 	return out;
 }
 
-/** The product files each file imports at run time (relative imports, `import type` left out). */
-function runtimeImports(file: string): string[] {
+/** The product files each file imports (relative imports; `import type` only with `types`). */
+function importsOf(file: string, types: boolean): string[] {
 	const text = readFileSync(file, 'utf8');
 	const out: string[] = [];
 	for (const match of text.matchAll(/^(?:import|export)\s+(type\s+)?(?:[^;'"]*?\sfrom\s+)?'(\.[^']+)'/gms)) {
-		if (match[1]) continue;
+		if (match[1] && !types) continue;
 		const target = path.resolve(path.dirname(file), match[2]);
 		const found = [`${target}.ts`, path.join(target, 'index.ts')].find((candidate) => existsSync(candidate));
 		if (found) out.push(found);
@@ -66,11 +67,33 @@ function cycles(graph: Map<string, string[]>): string[][] {
 }
 
 const files = [...sources(path.join(ROOT, 'nodes')), ...sources(path.join(ROOT, 'credentials'))];
-const graph = new Map(files.map((file) => [file, runtimeImports(file)]));
+const graph = new Map(files.map((file) => [file, importsOf(file, false)]));
+const withTypes = new Map(files.map((file) => [file, importsOf(file, true)]));
 
-test('no product module imports itself through others (type-only imports aside)', () => {
+test('no product module imports itself through others, type-only imports included', () => {
 	expect(graph.size).toBeGreaterThan(50);
-	expect(cycles(graph)).toEqual([]);
+	expect(cycles(withTypes)).toEqual([]);
+});
+
+test('type-only imports count: a circle made only of them is found', () => {
+	const dir = path.join(ROOT, 'nodes', 'BankFileTrigger');
+	const circle = new Map(withTypes);
+	// The circle the Bank File Trigger had: its description, output modes and settings.
+	circle.set(path.join(dir, 'files', 'outputs.ts'), [path.join(dir, 'files', 'settings.ts')]);
+	expect(cycles(circle).flat()).toEqual(
+		expect.arrayContaining(['nodes/BankFileTrigger/files/outputs.ts', 'nodes/BankFileTrigger/files/settings.ts']),
+	);
+});
+
+test('the file triggers share one delivery core and import no other trigger', () => {
+	const rel = (file: string) => path.relative(ROOT, file);
+	for (const trigger of ['BankFileTrigger', 'EbicsTrigger']) {
+		const own = files.filter((f) => rel(f).startsWith(`nodes/${trigger}/`));
+		expect(own.length).toBeGreaterThan(0);
+		const targets = own.flatMap((f) => (withTypes.get(f) ?? []).map(rel));
+		expect(targets.some((t) => t.startsWith('nodes/shared/delivery/'))).toBe(true);
+		expect(targets.filter((t) => /^nodes\/(BankFileTrigger|EbicsTrigger)\//.test(t) && !t.startsWith(`nodes/${trigger}/`))).toEqual([]);
+	}
 });
 
 test('the detector finds a cycle when there is one', () => {

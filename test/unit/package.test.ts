@@ -22,8 +22,10 @@ describe('the built package', () => {
 				'FxTradeReport.node.js',
 				'FxTradeExecution.node.js',
 				'BankEventTrigger.node.js',
+				'BankFileTrigger.node.js',
 				'BankMockService.node.js',
 				'Ebics.node.js',
+				'EbicsTrigger.node.js',
 			]),
 		);
 		expect(pkg.n8n.credentials).toHaveLength(4);

@@ -6,23 +6,21 @@
  * downloads it with `fetchFile`, sets `downloads: true`, and returns the items of that one file
  * (Parsed Entries: one item per entry, then the file itself).
  */
-import type { Readable } from 'node:stream';
-
-import type {
-	IBinaryData,
-	IDataObject,
-	INodeExecutionData,
-	INodePropertyOptions,
-	IPollFunctions,
-} from 'n8n-workflow';
-import { BINARY_ENCODING } from 'n8n-workflow';
-
-import { BankFileError, parseBankFile } from '../../shared/bankfiles';
+import type { INodeExecutionData, INodePropertyOptions, IPollFunctions } from 'n8n-workflow';
 
 import type { FileDescriptor } from '../../shared/bxd';
+import type { ParseSettings } from '../../shared/delivery';
+import { parsedItems } from '../../shared/delivery';
 import { descriptorJson, fetchFile } from '../../CorporateFileService/helpers/bankFiles';
+import type { CommonOptions } from '../../CorporateFileService/helpers/readParameters';
 import type { ServiceContext } from '../../CorporateFileService/helpers/serviceContext';
-import type { FileTriggerSettings } from './settings';
+
+/** What the output modes need of the trigger's settings (settings.ts reads them). */
+export interface OutputSettings extends ParseSettings {
+	targetId?: string;
+	/** How requests are sent (endpoint, signature canonicalization, timeout, compression). */
+	request: CommonOptions;
+}
 
 export interface FileOutput {
 	option: INodePropertyOptions;
@@ -36,7 +34,7 @@ export interface FileOutput {
 		ctx: IPollFunctions,
 		service: ServiceContext,
 		file: FileDescriptor & { fileReference: string },
-		settings: FileTriggerSettings,
+		settings: OutputSettings,
 	): Promise<INodeExecutionData[] | undefined>;
 }
 
@@ -79,107 +77,19 @@ const report: FileOutput = {
 };
 
 /**
- * The file's content: read back from n8n's binary storage as a stream, or the bytes held in the
- * item.
+ * The items of one downloaded file (its descriptor in the JSON, the file in the binary field):
+ * one item per entry or payment status, the statements, then the file item; each names the file
+ * by reference and name.
  */
-async function contentOf(ctx: IPollFunctions, binary: IBinaryData): Promise<Buffer | Readable> {
-	return binary.id
-		? await ctx.helpers.getBinaryStream(binary.id)
-		: Buffer.from(binary.data, BINARY_ENCODING);
-}
-
-/**
- * A parsed entry (or payment status) as an item: the parser's object itself with the kind and the
- * file added, not a copy, since a statement can have a hundred thousand of them.
- */
-function tagged(
-	value: object,
-	kind: string,
-	fileReference: string,
-	fileName: string | null,
-): IDataObject {
-	const json = value as IDataObject;
-	json.kind = kind;
-	json.fileReference = fileReference;
-	json.fileName = fileName;
-	return json;
-}
-
-/**
- * The items of one file held in an item (its descriptor in the JSON, the file in the binary
- * field): one item per entry or payment status, the statements, then the file item with what was
- * found. A file that cannot be parsed is the file item alone, with the reason.
- */
-export async function parsedItems(
+export async function parsedOf(
 	ctx: IPollFunctions,
 	stored: INodeExecutionData,
 	fileReference: string,
-	settings: FileTriggerSettings,
+	settings: ParseSettings,
 ): Promise<INodeExecutionData[]> {
 	const data = stored.binary![settings.binaryPropertyName];
 	const fileName = (stored.json.fileName as string | undefined) ?? data.fileName ?? null;
-	const of = { fileReference, fileName };
-	const items: INodeExecutionData[] = [];
-	const counts = { entries: 0, paymentStatuses: 0, statements: 0, warnings: 0 };
-	let format: string | null = null;
-	try {
-		for await (const event of parseBankFile(await contentOf(ctx, data), settings.parse)) {
-			switch (event.type) {
-				case 'format':
-					format = event.format.messageType;
-					break;
-				case 'entry':
-					counts.entries++;
-					items.push({ json: tagged(event.entry, 'entry', fileReference, fileName) });
-					break;
-				case 'paymentStatus':
-					counts.paymentStatuses++;
-					items.push({ json: tagged(event.status, 'paymentStatus', fileReference, fileName) });
-					break;
-				case 'statement':
-					counts.statements++;
-					items.push({
-						json: { kind: 'statement', ...(event.statement as unknown as IDataObject), ...of },
-					});
-					break;
-				case 'warning':
-					counts.warnings++;
-					items.push({
-						json: { kind: 'warning', ...(event.warning as unknown as IDataObject), ...of },
-					});
-					break;
-				default:
-					break;
-			}
-		}
-	} catch (error) {
-		// A file that cannot be parsed is emitted once as it is, with the reason, so it is neither
-		// lost nor retried forever; none of its entries are emitted (a half-read file would look
-		// whole).
-		const problem = error instanceof BankFileError ? error : undefined;
-		ctx.logger.warn(
-			`Bank File Trigger: file ${fileReference} could not be parsed: ${(error as Error).message}. It is emitted with the error.`,
-		);
-		return [
-			{
-				json: {
-					kind: 'file',
-					...stored.json,
-					parsed: false,
-					format,
-					error: (error as Error).message,
-					errorCode: problem?.code ?? null,
-					errorLocation: problem?.location ?? null,
-				},
-				binary: stored.binary,
-			},
-		];
-	}
-	items.push({
-		json: { kind: 'file', ...stored.json, parsed: true, format, ...counts },
-		binary: stored.binary,
-	});
-	return items;
+	return await parsedItems(ctx, stored, { fileReference, fileName }, settings, 'Bank File Trigger');
 }
 
 const parse: FileOutput = {
@@ -193,7 +103,7 @@ const parse: FileOutput = {
 	async emit(ctx, service, file, settings) {
 		const fetched = await binary.emit(ctx, service, file, settings);
 		if (!fetched) return undefined;
-		return await parsedItems(ctx, fetched[0], file.fileReference, settings);
+		return await parsedOf(ctx, fetched[0], file.fileReference, settings);
 	},
 };
 

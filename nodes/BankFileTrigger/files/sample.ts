@@ -2,20 +2,16 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import type { BankFileFormat } from '../../shared/bankfiles';
 import type { FileDescriptor } from '../../shared/bxd';
+import { formatNamed, sampleItems as sharedSampleItems } from '../../shared/delivery';
 import { descriptorJson } from '../../CorporateFileService/helpers/bankFiles';
 import type { ServiceContext } from '../../CorporateFileService/helpers/serviceContext';
 import { loadServiceContext } from '../../CorporateFileService/helpers/serviceContext';
 import { listForTrigger, oldestFirst, windowStart } from './bank';
-import { FILE_OUTPUTS, parsedItems } from './outputs';
-import type { SampleFile } from './samples';
-import { SAMPLE_FILES } from './samples';
+import { FILE_OUTPUTS } from './outputs';
 import type { FileTriggerSettings } from './settings';
 
 const UNTOUCHED =
 	'Nothing was marked as downloaded and nothing was remembered: the active workflow still receives every new file.';
-
-/** The file reference of a sample file: never one a bank gives. */
-export const SAMPLE_REFERENCE = 'SAMPLE';
 
 const isNew = (file: FileDescriptor): boolean => (file.status ?? '').toUpperCase() === 'NEW';
 
@@ -83,18 +79,6 @@ export async function fetchSample(
 	return [await sampleItems(ctx, settings, service, why)];
 }
 
-/** What a file type holds, from its code and the bank profile's name for it. */
-const FORMAT_OF_TYPE: Array<[RegExp, BankFileFormat]> = [
-	[/camt\.?052/i, 'camt.052'],
-	[/camt\.?054/i, 'camt.054'],
-	[/camt\.?053|^XT$/i, 'camt.053'],
-	[/pain\.?002|^XP$/i, 'pain.002'],
-	[/\bTITO\b/i, 'tito'],
-	[/\bKTL\b/i, 'ktl'],
-	[/\bMT\s?942\b/i, 'mt942'],
-	[/\bMT\s?940\b|\bSTA\b/i, 'mt940'],
-];
-
 /**
  * The sample for the trigger's settings: the File Format of the Parse Options when one is chosen,
  * else the format of the first file type that names one, else a camt.053 statement (and the note
@@ -103,33 +87,21 @@ const FORMAT_OF_TYPE: Array<[RegExp, BankFileFormat]> = [
 function chooseSample(
 	settings: FileTriggerSettings,
 	service: ServiceContext,
-): { sample: SampleFile; note: string } {
+): { format: BankFileFormat; note: string } {
 	const chosen = settings.parse.format;
-	if (chosen && chosen !== 'auto') return { sample: SAMPLE_FILES[chosen], note: '' };
+	if (chosen && chosen !== 'auto') return { format: chosen, note: '' };
 	const labels = new Map((service.profile?.fileTypes ?? []).map((t) => [t.code, t.label]));
 	for (const code of settings.fileTypes) {
-		const text = [code, labels.get(code) ?? ''];
-		const match = FORMAT_OF_TYPE.find(([pattern]) => text.some((t) => pattern.test(t)));
-		if (match) return { sample: SAMPLE_FILES[match[1]], note: '' };
+		const format = formatNamed([code, labels.get(code) ?? '']);
+		if (format) return { format, note: '' };
 	}
 	return {
-		sample: SAMPLE_FILES['camt.053'],
+		format: 'camt.053',
 		note: settings.fileTypes.length
 			? ` The node has no sample of type ${settings.fileTypes.join(', ')}: this is a camt.053 statement.`
 			: '',
 	};
 }
-
-const FORMAT_NAMES: Record<BankFileFormat, string> = {
-	'camt.052': 'camt.052 intraday account report',
-	mt940: 'MT940 account statement',
-	mt942: 'MT942 intraday report',
-	'camt.053': 'camt.053 account statement',
-	'camt.054': 'camt.054 debit/credit notification',
-	'pain.002': 'pain.002 payment status report',
-	tito: 'TITO account statement',
-	ktl: 'KTL reference payment file',
-};
 
 /** The sample file as the Output makes a file into items, every item marked as a sample. */
 async function sampleItems(
@@ -138,32 +110,18 @@ async function sampleItems(
 	service: ServiceContext,
 	why: string,
 ): Promise<INodeExecutionData[]> {
-	const { sample, note } = chooseSample(settings, service);
-	const data = await ctx.helpers.prepareBinaryData(
-		Buffer.from(sample.content, 'utf8'),
-		sample.fileName,
-		sample.mimeType,
-	);
-	const stored: INodeExecutionData = {
-		json: {
-			fileReference: SAMPLE_REFERENCE,
-			fileType: settings.fileTypes[0] ?? null,
-			userFilename: sample.fileName,
-			status: SAMPLE_REFERENCE,
-			fileName: sample.fileName,
-			mimeType: sample.mimeType,
-			fileSize: Buffer.byteLength(sample.content, 'utf8'),
+	const { format, note } = chooseSample(settings, service);
+	return await sharedSampleItems(
+		ctx,
+		{
+			format,
+			parsed: settings.output === 'parse',
+			binaryPropertyName: settings.binaryPropertyName,
+			parse: settings.parse,
+			trigger: 'Bank File Trigger',
+			fields: { fileType: settings.fileTypes[0] ?? null },
 		},
-		binary: { [settings.binaryPropertyName]: data },
-	};
-	const items =
-		settings.output === 'parse'
-			? await parsedItems(ctx, stored, SAMPLE_REFERENCE, settings)
-			: [stored];
-	const testEvent = `A sample ${FORMAT_NAMES[sample.format]} made by the node, not a file from the bank: ${why}. Build the workflow on it; once published, the workflow receives the bank's own files.${note} ${UNTOUCHED}`;
-	for (const item of items) {
-		item.json.sample = true;
-		item.json.testEvent = testEvent;
-	}
-	return items;
+		(sample) =>
+			`${sample}, not a file from the bank: ${why}. Build the workflow on it; once published, the workflow receives the bank's own files.${note} ${UNTOUCHED}`,
+	);
 }

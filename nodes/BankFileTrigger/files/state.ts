@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { RememberedIds, stringList } from '../../shared/polling';
+import { DeliveredFiles } from '../../shared/delivery';
+import { stringList } from '../../shared/polling';
 
 /**
  * What the trigger keeps in the workflow's static data (per workflow and node):
@@ -36,17 +37,17 @@ export class FileMemory {
 	private baseline: Set<string>;
 	private baselineDay?: string;
 	private coveredFrom?: string;
-	private readonly emittedFiles: RememberedIds;
+	private readonly emittedFiles: DeliveredFiles;
 
 	constructor(
 		private readonly data: IDataObject,
-		private readonly limit: number,
+		limit: number,
 	) {
 		this.scope = typeof data.scope === 'string' ? data.scope : undefined;
 		this.baseline = new Set(stringList(data.baseline));
 		this.baselineDay = day(data.baselineDay);
 		this.coveredFrom = day(data.coveredFrom);
-		this.emittedFiles = new RememberedIds(data.emitted);
+		this.emittedFiles = new DeliveredFiles(data, 'emitted', limit);
 	}
 
 	/**
@@ -107,24 +108,10 @@ export class FileMemory {
 	 * file still listed is forgotten only when the listings alone exceed the limit.
 	 */
 	save(listed: ReadonlySet<string>): void {
-		let all = this.emittedFiles.all();
-		if (all.length > this.limit) {
-			let excess = all.length - this.limit;
-			const keep: string[] = [];
-			for (const reference of all) {
-				if (excess > 0 && !listed.has(reference)) {
-					excess--;
-					continue;
-				}
-				keep.push(reference);
-			}
-			all = excess > 0 ? keep.slice(excess) : keep;
-		}
 		this.data.scope = this.scope;
 		this.data.baseline = [...this.baseline];
 		this.data.baselineDay = this.baselineDay;
 		this.data.coveredFrom = this.coveredFrom;
-		if (this.emittedFiles.changed || all.length !== this.emittedFiles.storedCount)
-			this.data.emitted = all;
+		this.emittedFiles.save(listed);
 	}
 }

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { attemptAsync } from '../../shared/attempt';
 import { EbicsReturnCodeError } from '../../shared/ebics';
-import { EBICS_CREDENTIAL, ebicsVersionOf } from '../../shared/ebicsCredential';
+import { EBICS_CREDENTIAL } from '../../shared/ebicsCredential';
 import { InputError, toNodeError } from '../../shared/errors';
 import { runForEachItem } from '../../shared/runItems';
 import type { EbicsOperation, EbicsRun, Need } from '../helpers/context';
@@ -114,14 +114,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw toNodeError(this.getNode(), new InputError(`Operation "${name}" is not supported`));
 	let run: EbicsRun;
 	try {
-		if (operation.h005Only) {
-			const credentials = await this.getCredentials(EBICS_CREDENTIAL);
-			if (ebicsVersionOf(credentials.ebicsVersion) === 'H004')
-				throw new InputError(
-					`${operation.label}: EBICS 3.0 (H005) only; the credential's EBICS Version is EBICS 2.5 (H004). Use a credential with EBICS Version H005 for this subscriber, or do this in the bank's own client`,
-				);
-		}
-		run = await loadEbicsRun(this, operation.need, operation.label);
+		run = await loadEbicsRun(this, operation.need, operation.label, {
+			h005Only: operation.h005Only,
+		});
 	} catch (error) {
 		throw toNodeError(this.getNode(), ebicsFailure(error));
 	}

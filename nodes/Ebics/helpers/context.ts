@@ -10,6 +10,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
 	INodeExecutionData,
+	IPollFunctions,
 } from 'n8n-workflow';
 
 import { attempt, attemptAsync } from '../../shared/attempt';
@@ -31,12 +32,16 @@ import {
 	usableBankKeys,
 } from '../../shared/ebicsCredential';
 import { EbicsHttpStatusError } from '../../shared/ebicsInitialisation';
+import { InputError } from '../../shared/errors';
 import { runPreAuthenticationNow } from '../../shared/keys';
 import { bankRequest } from '../../shared/transport/request';
 import { changesTheBank, credentialError, EbicsRequestFailed, notReadyFailure } from './failures';
 
 /** What an operation needs of the subscriber: nothing (HEV), its keys sent (letters), or ready. */
 export type Need = 'none' | 'keys' | 'bank';
+
+/** A node run or a trigger's poll: both read the credential and talk to the bank alike. */
+export type EbicsContext = IExecuteFunctions | IPollFunctions;
 
 /** The credential and the client of one node run. */
 export interface EbicsRun {
@@ -58,7 +63,7 @@ export type EbicsOperation = (
 ) => Promise<INodeExecutionData[]>;
 
 /** Posts one EBICS request through the transport and gives the answer's text. */
-export function transportSend(ctx: IExecuteFunctions, url: string): EbicsSend {
+export function transportSend(ctx: EbicsContext, url: string): EbicsSend {
 	return async (xml, step) => {
 		const sent = await attemptAsync(
 			async () =>
@@ -110,7 +115,7 @@ function initialisationMessage(error: unknown): string {
  * store its result; returns the credential as stored afterwards.
  */
 export async function refreshInitialisation(
-	ctx: IExecuteFunctions,
+	ctx: EbicsContext,
 	credentials: ICredentialDataDecryptedObject,
 	/** More fields for this run (the key change step). */
 	extra: ICredentialDataDecryptedObject = {},
@@ -150,12 +155,17 @@ function due(view: EbicsCredentialView, need: Need): boolean {
  * it is an error saying where it stands and what to do next.
  */
 export async function loadEbicsRun(
-	ctx: IExecuteFunctions,
+	ctx: EbicsContext,
 	need: Need,
 	operation: string,
+	options: { h005Only?: boolean } = {},
 ): Promise<EbicsRun> {
 	let credentials = await ctx.getCredentials(EBICS_CREDENTIAL);
 	let view = read(credentials);
+	if (options.h005Only && view.version === 'H004')
+		throw new InputError(
+			`${operation}: EBICS 3.0 (H005) only; the credential's EBICS Version is EBICS 2.5 (H004). Use a credential with EBICS Version H005 for this subscriber, or do this in the bank's own client`,
+		);
 	if (due(view, need)) {
 		credentials = await refreshInitialisation(ctx, credentials);
 		view = read(credentials);
@@ -172,11 +182,11 @@ export async function loadEbicsRun(
 		throw bank.error;
 	}
 	if (!bank.value) throw notReadyFailure(view, operation);
-	const options = {
+	const clientOptions = {
 		...clientOptionsOf(view),
 		keys: { version: 1 as const, subscriber: keys, bank: bank.value },
 		send,
 	};
-	const client = new EbicsClient(options);
-	return { view, send, keys, client, veu: new EbicsVeu(client, options) };
+	const client = new EbicsClient(clientOptions);
+	return { view, send, keys, client, veu: new EbicsVeu(client, clientOptions) };
 }

@@ -15,7 +15,7 @@ import { orderTypeOption } from './orderTypes';
 export type Direction = 'download' | 'upload';
 
 /** Presets of each direction, in the order the editor lists them. */
-const PRESET_ORDER: Record<Direction, string[]> = {
+export const PRESET_ORDER: Record<Direction, string[]> = {
 	download: ['camt053', 'camt052', 'camt054', 'pain002', 'mt940', 'mt942'],
 	upload: ['sct', 'sctInstant', 'sddCore', 'sddB2b', 'xct'],
 };
@@ -24,7 +24,8 @@ const PRESET_ORDER: Record<Direction, string[]> = {
 export const HAC_PRESET = 'hac';
 export const CUSTOM = 'custom';
 
-function describe(service: Omit<BtfService, 'scope'>): string {
+/** A preset's BTF parameters as the editor describes it. */
+export function describeService(service: Omit<BtfService, 'scope'>): string {
 	return [
 		`ServiceName ${service.serviceName}`,
 		service.serviceOption && `ServiceOption ${service.serviceOption}`,
@@ -39,9 +40,9 @@ function withOperation(operation: string, show: IDisplayOptions['show'] = {}): I
 	return { show: { operation: [operation], ...show } };
 }
 
-/** A maker of optional or required text fields shown with these display options. */
+/** A maker of optional or required text fields shown with these display options (always, without). */
 export function textFields(
-	displayOptions: IDisplayOptions,
+	displayOptions?: IDisplayOptions,
 ): (
 	displayName: string,
 	name: string,
@@ -49,6 +50,7 @@ export function textFields(
 	placeholder: string,
 	required?: boolean,
 ) => INodeProperties {
+	const shown = displayOptions ? { displayOptions } : {};
 	return (displayName, name, description, placeholder, required = false) => ({
 		displayName,
 		name,
@@ -57,49 +59,18 @@ export function textFields(
 		required,
 		placeholder,
 		description,
-		displayOptions,
+		...shown,
 	});
 }
 
-/** The Service field and the fields of a typed service, for the download or upload operation. */
-export function serviceProperties(direction: Direction, operation: string): INodeProperties[] {
-	const field = `${direction}Service`;
-	const custom = withOperation(operation, { [field]: [CUSTOM] });
-	const preset = withOperation(operation, { [field]: PRESET_ORDER[direction] });
-	const text = textFields(custom);
-	const first = PRESET_ORDER[direction][0];
+/**
+ * The fields of a service typed with its BTF parameters (ServiceName, Scope, ServiceOption,
+ * MsgName with version, variant and format, Container), named as `typedService` reads them.
+ */
+export function typedServiceFields(displayOptions?: IDisplayOptions): INodeProperties[] {
+	const shown = displayOptions ? { displayOptions } : {};
+	const text = textFields(displayOptions);
 	return [
-		{
-			displayName: 'Service',
-			name: field,
-			type: 'options',
-			noDataExpression: true,
-			default: first,
-			displayOptions: withOperation(operation),
-			options: [
-				...PRESET_ORDER[direction].map((key) => ({
-					name: SERVICE_PRESETS[key].label,
-					value: key,
-					description: describe(SERVICE_PRESETS[key].service),
-				})),
-				...(direction === 'download'
-					? [
-							{
-								name: 'Customer Acknowledgement (HAC)',
-								value: HAC_PRESET,
-								description:
-									'What the bank did with each order (pain.002): the customer protocol as a file',
-							},
-						]
-					: []),
-				orderTypeOption(direction),
-				{
-					name: 'Other Service (Type Its BTF Parameters)',
-					value: CUSTOM,
-					description: 'Any service the bank offers: type ServiceName, MsgName and the rest',
-				},
-			],
-		},
 		text('Service Name', 'serviceName', 'BTF ServiceName: three letters or digits', 'EOP', true),
 		text(
 			'Scope',
@@ -130,8 +101,71 @@ export function serviceProperties(direction: Direction, operation: string): INod
 				{ name: 'ZIP', value: 'ZIP' },
 			],
 			description: 'BTF Container: ZIP for downloads of many files',
-			displayOptions: custom,
+			...shown,
 		},
+	];
+}
+
+/**
+ * A service from the values of `typedServiceFields` (`value` gives each field's trimmed text);
+ * `fromFile` gives the message version an upload's file declares. Not checked here.
+ */
+export function typedService(
+	value: (name: string) => string,
+	fromFile?: { msgVersion?: string },
+): BtfService {
+	const container = value('container');
+	return {
+		serviceName: value('serviceName'),
+		scope: value('customScope') || undefined,
+		serviceOption: value('serviceOption') || undefined,
+		msgName: value('msgName'),
+		msgVersion: value('customMsgVersion') || fromFile?.msgVersion,
+		msgVariant: value('msgVariant') || undefined,
+		msgFormat: value('msgFormat') || undefined,
+		container: (container || undefined) as BtfService['container'],
+	};
+}
+
+/** The Service field and the fields of a typed service, for the download or upload operation. */
+export function serviceProperties(direction: Direction, operation: string): INodeProperties[] {
+	const field = `${direction}Service`;
+	const custom = withOperation(operation, { [field]: [CUSTOM] });
+	const preset = withOperation(operation, { [field]: PRESET_ORDER[direction] });
+	const first = PRESET_ORDER[direction][0];
+	return [
+		{
+			displayName: 'Service',
+			name: field,
+			type: 'options',
+			noDataExpression: true,
+			default: first,
+			displayOptions: withOperation(operation),
+			options: [
+				...PRESET_ORDER[direction].map((key) => ({
+					name: SERVICE_PRESETS[key].label,
+					value: key,
+					description: describeService(SERVICE_PRESETS[key].service),
+				})),
+				...(direction === 'download'
+					? [
+							{
+								name: 'Customer Acknowledgement (HAC)',
+								value: HAC_PRESET,
+								description:
+									'What the bank did with each order (pain.002): the customer protocol as a file',
+							},
+						]
+					: []),
+				orderTypeOption(direction),
+				{
+					name: 'Other Service (Type Its BTF Parameters)',
+					value: CUSTOM,
+					description: 'Any service the bank offers: type ServiceName, MsgName and the rest',
+				},
+			],
+		},
+		...typedServiceFields(custom),
 		{
 			displayName: 'Scope',
 			name: 'scope',
@@ -183,19 +217,7 @@ export function readService(
 	fromFile?: { msgVersion?: string },
 ): BtfService {
 	const chosen = chosenService(ctx, direction, itemIndex);
-	if (chosen === CUSTOM) {
-		const container = param(ctx, 'container', itemIndex);
-		return {
-			serviceName: param(ctx, 'serviceName', itemIndex),
-			scope: param(ctx, 'customScope', itemIndex) || undefined,
-			serviceOption: param(ctx, 'serviceOption', itemIndex) || undefined,
-			msgName: param(ctx, 'msgName', itemIndex),
-			msgVersion: param(ctx, 'customMsgVersion', itemIndex) || fromFile?.msgVersion,
-			msgVariant: param(ctx, 'msgVariant', itemIndex) || undefined,
-			msgFormat: param(ctx, 'msgFormat', itemIndex) || undefined,
-			container: (container || undefined) as BtfService['container'],
-		};
-	}
+	if (chosen === CUSTOM) return typedService((name) => param(ctx, name, itemIndex), fromFile);
 	const preset = SERVICE_PRESETS[chosen];
 	if (!preset || preset.direction !== direction)
 		throw new InputError(`Service: "${chosen}" is not one of the ${direction} services`, {

@@ -373,19 +373,7 @@ export class EbicsClient {
 		const receipt = async (code: 0 | 1): Promise<ReturnCodes> => {
 			if (receiptSent) throw new EbicsFormatError(`The receipt of ${label} was already sent`);
 			receiptSent = true;
-			const step = `${label} receipt (${code === 0 ? 'positive' : 'negative'})`;
-			return (
-				await this.exchange(
-					receiptRequest(
-						this.subscriber.hostId,
-						transactionId,
-						code,
-						this.keys.authentication.privateKey,
-						this.dialect.version,
-					),
-					step,
-				)
-			).codes;
+			return await this.receipt(transactionId, code === 0, label);
 		};
 		return {
 			orderType,
@@ -402,6 +390,27 @@ export class EbicsClient {
 			acknowledge: async () => await receipt(0),
 			reject: async () => await receipt(1),
 		};
+	}
+
+	/**
+	 * The receipt of a download transaction by its ID, for a caller that sends it later than the
+	 * download (a trigger, once n8n has saved what it handed over): positive, the bank marks the
+	 * data delivered; negative, it delivers the same data again.
+	 */
+	async receipt(transactionId: string, positive: boolean, label = 'BTD'): Promise<ReturnCodes> {
+		const step = `${label} receipt (${positive ? 'positive' : 'negative'})`;
+		return (
+			await this.exchange(
+				receiptRequest(
+					this.subscriber.hostId,
+					transactionId,
+					positive ? 0 : 1,
+					this.keys.authentication.privateKey,
+					this.dialect.version,
+				),
+				step,
+			)
+		).codes;
 	}
 
 	/** BTD: downloads a business service; undefined when there is nothing to fetch (090005). */

@@ -394,6 +394,21 @@ export class N8n {
 		throw new Error(`n8n ${command} did not become ready within ${timeoutMs / 1000} s:\n${tail}`);
 	}
 
+	/**
+	 * Kills `n8n start` and every process of its group at once (SIGKILL: no graceful shutdown,
+	 * nothing saved), as a crash or a power cut does; resolves when it has exited.
+	 */
+	async kill(): Promise<void> {
+		const child = this.server;
+		if (!child) return;
+		if (this.running) {
+			const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+			killGroup(child, 'SIGKILL');
+			await exited;
+		}
+		await this.stop();
+	}
+
 	/** Stops `n8n start` (SIGTERM, n8n's graceful shutdown; SIGKILL after 60 s). */
 	async stop(): Promise<void> {
 		const child = this.server;

@@ -9,6 +9,7 @@ import { H000_NS, H005_NS, parseDocument, type EbicsSubscriberKeys } from '../..
 import { isRecord, readBody, send, type RequestContext } from '../http';
 import { EBICS_PATH, SandboxEbicsBank, STATE_TEXT, type EbicsFaultKind, type EbicsSwitches, type SandboxSubscriber } from './bank';
 import { H004_NS, handleH004 } from './h004';
+import { armHold, holdState, passHolds, releaseHolds } from './holds';
 
 export { EBICS_PATH, SANDBOX_HOST_ID, SandboxEbicsBank, STATE_TEXT } from './bank';
 export type { EbicsFaultKind, EbicsRecord, EbicsSwitches, SandboxSubscriber, SubscriberState } from './bank';
@@ -24,6 +25,10 @@ export async function handleEbics(ctx: RequestContext, bank: SandboxEbicsBank): 
 		return;
 	}
 	const xml = (await readBody(ctx.req, BODY_LIMIT)).toString('utf8');
+	if (!(await passHolds(bank, xml))) {
+		ctx.req.socket.destroy(); // dropped by a test: the bank never got it
+		return;
+	}
 	let doc: Document | undefined;
 	try {
 		doc = parseDocument(xml, 'The request');
@@ -128,7 +133,8 @@ const FAULTS: EbicsFaultKind[] = ['tamperSignature', 'unsignedResponse', 'damage
  * name?, downloadServices?, uploadServices?, authorisationLevel?}; POST
  * subscribers/{partnerId}/{userId}/activate | suspend; POST files {partnerId, userId, serviceName,
  * msgName, name, content | contentBase64, date?}; GET|POST switches; POST faults {kind} ;
- * GET records; GET veu (the distributed signature's orders); POST reset.
+ * GET records; GET veu (the distributed signature's orders); GET|POST holds, POST holds/release
+ * (holds.ts); POST reset.
  */
 export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse, route: string, bank: SandboxEbicsBank, settings: (s: SandboxSubscriber) => EbicsClientSettings): Promise<void> {
 	const body = async (): Promise<Record<string, unknown>> => {
@@ -199,7 +205,19 @@ export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse
 			case 'GET /ebics/records':
 				reply(res, 200, bank.records);
 				return;
+			case 'GET /ebics/holds':
+				reply(res, 200, holdState(bank));
+				return;
+			case 'POST /ebics/holds':
+				armHold(bank, (await body()).step);
+				reply(res, 200, holdState(bank));
+				return;
+			case 'POST /ebics/holds/release':
+				releaseHolds(bank, (await body()).process === true);
+				reply(res, 200, holdState(bank));
+				return;
 			case 'POST /ebics/reset':
+				releaseHolds(bank, false);
 				bank.reset();
 				reply(res, 200, { ok: true });
 				return;

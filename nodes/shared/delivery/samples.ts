@@ -1,11 +1,11 @@
 /**
- * The sample files "Fetch Test Event" shows when the bank has no file it can hand out without
- * marking it as downloaded: one small file of each format the Bank File node reads, each marked as
- * a sample (its name; the XML files also in a comment and their message ID; and the `sample` field
- * of every item the trigger makes of it), parsed by the same parser as the bank's files
- * (test/integration/fileTriggerParse.test.ts).
+ * The sample files a file trigger's "Fetch Test Event" shows when the bank has no file it can hand
+ * out without changing its delivery state (the Bank File Trigger, the EBICS Trigger): one small
+ * file of each format the Bank File node reads, each marked as a sample (its name; the XML files
+ * also in a comment and their message ID; and the `sample` field of every item the trigger makes
+ * of it), parsed by the same parser as the bank's files (test/integration/fileTriggerParse.test.ts).
  */
-import type { BankFileFormat } from '../../shared/bankfiles';
+import type { BankFileFormat } from '../bankfiles';
 
 export interface SampleFile {
 	format: BankFileFormat;

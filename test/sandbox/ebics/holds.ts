@@ -1,0 +1,75 @@
+/**
+ * Holds of the sandbox EBICS bank: a test arms a hold on a kind of request (a BTD initialisation,
+ * a receipt); the next matching request waits at the bank, unprocessed, until the test releases
+ * it, either processed as usual or dropped (the connection closed, nothing done: the bank never
+ * got it). So an end-to-end test can stop n8n in the middle of a poll, at a known step, and wait
+ * for that step instead of for time.
+ *
+ * Admin routes (JSON) under /__sandbox/ebics: POST holds {step: 'download' | 'receipt'} arms one;
+ * GET holds answers {armed, waiting: [step, ...]}; POST holds/release {process: boolean} releases
+ * every waiting request and disarms the rest.
+ */
+import type { SandboxEbicsBank } from './bank';
+
+export type HoldStep = 'download' | 'receipt';
+export const HOLD_STEPS: HoldStep[] = ['download', 'receipt'];
+
+interface Waiting {
+	step: HoldStep;
+	release: (process: boolean) => void;
+}
+
+class Holds {
+	armed: HoldStep[] = [];
+	waiting: Waiting[] = [];
+}
+
+const holdsOf = new WeakMap<SandboxEbicsBank, Holds>();
+
+function holds(bank: SandboxEbicsBank): Holds {
+	let found = holdsOf.get(bank);
+	if (!found) {
+		found = new Holds();
+		holdsOf.set(bank, found);
+	}
+	return found;
+}
+
+/** The step of a request, as holds name them (from its XML, before the bank reads it). */
+function stepOf(xml: string): HoldStep | undefined {
+	const phase = /<(?:\w+:)?TransactionPhase>\s*(\w+)\s*</.exec(xml)?.[1];
+	if (phase === 'Receipt') return 'receipt';
+	if (phase === 'Initialisation' && /<(?:\w+:)?AdminOrderType>\s*BTD\s*</.test(xml)) return 'download';
+	return undefined;
+}
+
+/**
+ * Waits while a hold armed for this request's step keeps it; resolves whether the bank processes
+ * it (else the caller drops the connection).
+ */
+export async function passHolds(bank: SandboxEbicsBank, xml: string): Promise<boolean> {
+	const h = holds(bank);
+	const step = stepOf(xml);
+	const index = step ? h.armed.indexOf(step) : -1;
+	if (!step || index < 0) return true;
+	h.armed.splice(index, 1);
+	return await new Promise<boolean>((resolve) => h.waiting.push({ step, release: resolve }));
+}
+
+export function armHold(bank: SandboxEbicsBank, step: unknown): void {
+	if (!HOLD_STEPS.includes(step as HoldStep)) throw new Error(`step must be one of ${HOLD_STEPS.join(', ')}.`);
+	holds(bank).armed.push(step as HoldStep);
+}
+
+export function holdState(bank: SandboxEbicsBank): { armed: HoldStep[]; waiting: HoldStep[] } {
+	const h = holds(bank);
+	return { armed: [...h.armed], waiting: h.waiting.map((w) => w.step) };
+}
+
+export function releaseHolds(bank: SandboxEbicsBank, process: boolean): void {
+	const h = holds(bank);
+	const waiting = h.waiting;
+	h.waiting = [];
+	h.armed = [];
+	for (const w of waiting) w.release(process);
+}
