@@ -1,9 +1,11 @@
 /**
  * Containers of downloaded order data: a ZIP (Container containerType="ZIP", or data that starts
  * with a ZIP local file header) is opened into one file per entry with fflate (bundled); anything
- * else is one file. A damaged or cut-off archive is an EbicsDataError naming the problem.
+ * else is one file (`streamContainer` does the same on a stream, entry by entry). A damaged or cut-off archive is an EbicsDataError naming the problem.
  */
-import { unzipSync } from 'fflate';
+import { PassThrough, Readable } from 'node:stream';
+
+import { Unzip, UnzipInflate, unzipSync, type UnzipFile } from 'fflate';
 
 import { EbicsDataError, rethrowAs } from './errors';
 
@@ -64,4 +66,151 @@ export function openContainer(data: Buffer, options: OpenOptions): ContainerFile
 		name,
 		data: Buffer.from(content.buffer, content.byteOffset, content.byteLength),
 	}));
+}
+
+/** A file of streamed order data: its name and its content, to be read to the end. */
+export interface StreamedFile {
+	name: string;
+	stream: Readable;
+}
+
+/** Bytes handed to the unzipper at a time, so a file's output never runs far ahead of its reader. */
+const UNZIP_PIECE = 64 * 1024;
+/** Bytes a file's stream may hold unread before the unzipping waits for its reader. */
+const FILE_BUFFER = 1024 * 1024;
+
+/** The first `count` bytes of a stream (fewer when it is shorter) and the whole stream again. */
+async function head(
+	source: Readable,
+	count: number,
+): Promise<{ head: Buffer; rest: AsyncIterable<Buffer> }> {
+	const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+	const parts: Buffer[] = [];
+	let size = 0;
+	let done = false;
+	while (size < count) {
+		const next = await iterator.next();
+		if (next.done) {
+			done = true;
+			break;
+		}
+		parts.push(next.value);
+		size += next.value.length;
+	}
+	const first = Buffer.concat(parts, size);
+	async function* rest(): AsyncGenerator<Buffer> {
+		if (first.length) yield first;
+		while (!done) {
+			const next = await iterator.next();
+			if (next.done) return;
+			yield next.value;
+		}
+	}
+	return { head: first, rest: rest() };
+}
+
+const damaged = (why: string): EbicsDataError =>
+	new EbicsDataError(`The ZIP container is damaged or cut off: ${why}`);
+
+/**
+ * Opens streamed order data into its files as they come, without holding any file whole: a ZIP
+ * container (as `openContainer` decides) is unzipped entry by entry with fflate's streaming
+ * unzipper, anything else is one file. `onFile` is called for each file with a stream of its
+ * content and must read it to the end; the data is read only as fast as the files are. Resolves
+ * with what `onFile` gave for each file, once every file is read; an archive that is damaged or
+ * cut off is an EbicsDataError (and the streams of its files fail with it).
+ */
+export async function streamContainer<T>(
+	data: Readable,
+	options: OpenOptions,
+	onFile: (file: StreamedFile) => Promise<T>,
+): Promise<T[]> {
+	const { head: start, rest } = await head(data, 4);
+	const zip = options.container === 'ZIP' || (options.container === undefined && isZip(start));
+	if (!zip) {
+		const stream = Readable.from(rest, { objectMode: false, highWaterMark: FILE_BUFFER });
+		return [await onFile({ name: options.name, stream })];
+	}
+	if (!isZip(start)) {
+		data.destroy();
+		throw new EbicsDataError(
+			'The download was announced as a ZIP container but is not a ZIP archive',
+		);
+	}
+	const limit = options.maxBytes ?? 4 * 1024 ** 3;
+	let total = 0;
+	let failure: Error | undefined;
+	const results: Array<Promise<T>> = [];
+	const open = new Set<PassThrough>();
+	let current: PassThrough | undefined;
+	const fail = (error: Error): void => {
+		failure ??= error;
+		for (const stream of open) stream.destroy(failure);
+		open.clear();
+	};
+	const unzip = new Unzip((file: UnzipFile) => {
+		if (failure) return;
+		if (file.name.endsWith('/')) return;
+		const stream = new PassThrough({ highWaterMark: FILE_BUFFER });
+		// Its reader sees the error; the unzipping reports it itself.
+		stream.on('error', () => undefined);
+		open.add(stream);
+		current = stream;
+		file.ondata = (error, chunk, final) => {
+			if (failure) return;
+			if (error) return fail(damaged(error.message || 'an entry does not decompress'));
+			total += chunk.length;
+			if (total > limit)
+				return fail(new EbicsDataError(`The ZIP container unpacks to more than ${limit} bytes`));
+			if (chunk.length) stream.write(Buffer.from(chunk));
+			if (final) {
+				open.delete(stream);
+				stream.end();
+			}
+		};
+		const result = onFile({ name: file.name, stream });
+		// A reader that gives up stops the unzipping; its own error is the one reported.
+		result.catch((error: unknown) =>
+			fail(error instanceof Error ? error : new Error(String(error))),
+		);
+		results.push(result);
+		file.start();
+	});
+	unzip.register(UnzipInflate);
+	const push = (piece: Uint8Array, final: boolean): void => {
+		try {
+			unzip.push(piece, final);
+		} catch (error) {
+			fail(damaged((error as Error).message || 'it cannot be read'));
+		}
+	};
+	try {
+		for await (const chunk of rest) {
+			for (let at = 0; at < chunk.length && !failure; at += UNZIP_PIECE) {
+				push(chunk.subarray(at, at + UNZIP_PIECE), false);
+				const reader = current;
+				if (reader && !reader.destroyed && reader.writableLength > FILE_BUFFER)
+					await new Promise<void>((resolve) => {
+						const done = (): void => {
+							reader.off('drain', done);
+							reader.off('close', done);
+							resolve();
+						};
+						reader.once('drain', done);
+						reader.once('close', done);
+					});
+			}
+			if (failure) break;
+		}
+		if (!failure) push(new Uint8Array(0), true);
+	} catch (error) {
+		fail(error instanceof Error ? error : new Error(String(error)));
+	}
+	if (!failure && open.size) fail(damaged('an entry ends before its end'));
+	if (failure) {
+		data.destroy();
+		await Promise.allSettled(results);
+		throw failure;
+	}
+	return await Promise.all(results);
 }
