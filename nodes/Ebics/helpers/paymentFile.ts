@@ -76,6 +76,19 @@ function schemaFor(
 	}
 }
 
+/** A file of another message family than the service takes. */
+function wrongFamily(
+	message: IsoMessage,
+	family: string,
+	field: string,
+	itemIndex: number,
+): InputError {
+	return new InputError(
+		`The file in "${field}" is a ${message.id}, but the service takes ${family} files. Choose the service that matches the file. Nothing was sent to the bank`,
+		{ itemIndex },
+	);
+}
+
 /** The ISO 20022 message of an XML file, undefined when it is not XML of an ISO 20022 message. */
 export function isoMessageOf(data: Buffer): IsoMessage | undefined {
 	const doc = attempt(() => parseDocument(data, 'The file'));
@@ -119,11 +132,7 @@ export async function checkPaymentFile(
 			{ itemIndex },
 		);
 	}
-	if (family && message.family !== family)
-		throw new InputError(
-			`The file in "${field}" is a ${message.id}, but the service takes ${family} files. Choose the service that matches the file. Nothing was sent to the bank`,
-			{ itemIndex },
-		);
+	if (family && message.family !== family) throw wrongFamily(message, family, field, itemIndex);
 	if (check && EURO_ONLY[chosen]) {
 		const currencies = [
 			...new Set(
@@ -152,4 +161,82 @@ export async function checkPaymentFile(
 			{ itemIndex, description: 'Correct the file (or how it is built) and run the node again.' },
 		);
 	return { message, schema: schema.name };
+}
+
+/** Bytes read from the start of a large file to tell which message it is. */
+export const HEAD_BYTES = 64 * 1024;
+
+/**
+ * Largest file checked against its schema: the check reads the whole file into memory (the XML
+ * tree and libxml2's copy), which a batch of this size still fits in.
+ */
+export const SCHEMA_CHECK_MAX_BYTES = 32 * 1024 * 1024;
+
+/** The ISO 20022 message of a file from its first bytes: the root element's namespace. */
+export function isoMessageOfHead(head: Buffer): IsoMessage | undefined {
+	const text = head
+		.toString('utf8')
+		.replace(/^\uFEFF/, '')
+		.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, '');
+	const root =
+		/<(?:([A-Za-z_][\w.-]*):)?[A-Za-z_][\w.-]*((?:\s+[^\s=>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*\/?>/.exec(
+			text,
+		);
+	if (!root) return undefined;
+	const attribute = root[1] ? `xmlns:${root[1]}` : 'xmlns';
+	const namespace = new RegExp(
+		`(?:^|\\s)${attribute.replace('.', '\\.')}\\s*=\\s*["']([^"']*)["']`,
+	).exec(root[2] ?? '')?.[1];
+	const match = ISO_NAMESPACE.exec(namespace ?? '');
+	if (!match) return undefined;
+	const [, area, number, variant, version] = match;
+	return {
+		id: `${area}.${number}.${variant}.${version}`,
+		family: `${area}.${number}`,
+		variant,
+		version,
+	};
+}
+
+/**
+ * The check of a large file in n8n's binary storage: up to SCHEMA_CHECK_MAX_BYTES read whole and
+ * checked as `checkPaymentFile` does; above it, the schema check (which needs the whole file in
+ * memory) is refused with what to do, and with the check off the message is told by the file's
+ * first bytes. An InputError means nothing was sent.
+ */
+export async function checkStoredPaymentFile(
+	size: number,
+	whole: () => Promise<Buffer>,
+	stream: () => Promise<NodeJS.ReadableStream>,
+	chosen: string,
+	field: string,
+	itemIndex: number,
+	check: boolean,
+): Promise<PaymentCheck> {
+	if (size <= SCHEMA_CHECK_MAX_BYTES)
+		return await checkPaymentFile(await whole(), chosen, field, itemIndex, check);
+	const source = await stream();
+	const parts: Buffer[] = [];
+	let read = 0;
+	for await (const chunk of source as AsyncIterable<Buffer>) {
+		parts.push(chunk);
+		read += chunk.length;
+		if (read >= HEAD_BYTES) break;
+	}
+	(source as { destroy?: () => void }).destroy?.();
+	const message = isoMessageOfHead(Buffer.concat(parts, read));
+	const family = FAMILY[chosen];
+	const mib = Math.round(size / 1048576);
+	if (check && (chosen !== CUSTOM || message))
+		throw new InputError(
+			`The file in "${field}" is ${mib} MiB: the schema check reads the whole file into memory and takes files up to ${SCHEMA_CHECK_MAX_BYTES / 1048576} MiB. Nothing was sent to the bank`,
+			{
+				itemIndex,
+				description:
+					'Switch off "Check Against Schema" to send it unchecked (the bank checks it on receipt), or split the batch into files of 32 MiB at most.',
+			},
+		);
+	if (!message) return { notChecked: 'not an ISO 20022 message (by its first bytes)' };
+	if (family && message.family !== family) throw wrongFamily(message, family, field, itemIndex);
+	return { message, notChecked: 'the schema check is switched off' };
 }

@@ -134,7 +134,13 @@ export class EbicsTransferInterrupted extends EbicsError {
 		readonly orderId?: string,
 	) {
 		super(
-			`${step}: ${cause instanceof EbicsReturnCodeError ? `no answer came, and the repetition was refused: ${cause.message.replace(`${cause.step}: `, '')}` : `no answer came (${(cause as Error)?.message ?? String(cause)})`}`,
+			`${step}: ${
+				cause instanceof EbicsReturnCodeError
+					? `no answer came, and the bank refused the segment sent again: ${cause.message.replace(`${cause.step}: `, '')}`
+					: cause instanceof EbicsError
+						? `no answer came, and the answer to the segment sent again cannot be used: ${cause.message}`
+						: 'no answer came, also not when the segment was sent again'
+			}`,
 		);
 		this.name = 'EbicsTransferInterrupted';
 	}

@@ -109,6 +109,24 @@ async function head(
 	return { head: first, rest: rest() };
 }
 
+/** The end record (22 bytes) and the longest comment it may carry. */
+const TAIL_BYTES = 22 + 0xffff;
+
+/**
+ * What is wrong with the end of an archive: no end of central directory record, or one that
+ * counts other entries than were read; undefined when it is whole.
+ */
+function endRecordProblem(tail: Buffer, entries: number): string | undefined {
+	for (let at = tail.length - 22; at >= 0; at--) {
+		if (tail.readUInt32LE(at) !== 0x06054b50) continue;
+		const total = tail.readUInt16LE(at + 10);
+		if (total !== 0xffff && total !== entries % 0x10000)
+			return `its directory lists ${total} files, ${entries} were read`;
+		return undefined;
+	}
+	return 'it has no end record (the end of the archive is missing)';
+}
+
 const damaged = (why: string): EbicsDataError =>
 	new EbicsDataError(`The ZIP container is damaged or cut off: ${why}`);
 
@@ -139,6 +157,9 @@ export async function streamContainer<T>(
 	}
 	const limit = options.maxBytes ?? 4 * 1024 ** 3;
 	let total = 0;
+	let entries = 0;
+	// The end of the archive, where its end record is: the archive is whole only when it is there.
+	let tail = Buffer.alloc(0);
 	let failure: Error | undefined;
 	const results: Array<Promise<T>> = [];
 	const open = new Set<PassThrough>();
@@ -150,6 +171,7 @@ export async function streamContainer<T>(
 	};
 	const unzip = new Unzip((file: UnzipFile) => {
 		if (failure) return;
+		entries++;
 		if (file.name.endsWith('/')) return;
 		const stream = new PassThrough({ highWaterMark: FILE_BUFFER });
 		// Its reader sees the error; the unzipping reports it itself.
@@ -186,6 +208,10 @@ export async function streamContainer<T>(
 	};
 	try {
 		for await (const chunk of rest) {
+			tail =
+				chunk.length >= TAIL_BYTES
+					? Buffer.from(chunk.subarray(chunk.length - TAIL_BYTES))
+					: Buffer.concat([tail, chunk]).subarray(-TAIL_BYTES);
 			for (let at = 0; at < chunk.length && !failure; at += UNZIP_PIECE) {
 				push(chunk.subarray(at, at + UNZIP_PIECE), false);
 				const reader = current;
@@ -207,6 +233,10 @@ export async function streamContainer<T>(
 		fail(error instanceof Error ? error : new Error(String(error)));
 	}
 	if (!failure && open.size) fail(damaged('an entry ends before its end'));
+	if (!failure) {
+		const problem = endRecordProblem(tail, entries);
+		if (problem) fail(damaged(problem));
+	}
 	if (failure) {
 		data.destroy();
 		await Promise.allSettled(results);
