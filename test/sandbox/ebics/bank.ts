@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { createPrivateKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import path from 'node:path';
-import { deflateSync, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 
 import {
@@ -52,6 +52,7 @@ import {
 import { camt054FromPain001, pain001Summary, pain002 } from '../bankfiles';
 import { seedFiles, type DownloadFile, type ProtocolEvent, type StoredUpload } from './data';
 import type { EbicsBankKeyFile } from './keys';
+import { compressedOf, DropAnswer, dropsAnswer, FinishedUploads, LAZY_ABOVE_BYTES, LazySegments, UploadReceiver, type TransferFault } from './transfers';
 
 export const EBICS_PATH = '/ebics';
 export const SANDBOX_HOST_ID = 'SBXEBICS';
@@ -121,6 +122,10 @@ interface Transaction {
 		verify?: (data: Buffer) => boolean;
 	};
 	finished: boolean;
+	/** H005 upload: the order data taken segment by segment (transfers.ts). */
+	receiver?: UploadReceiver;
+	/** Large download: segments cut when asked (transfers.ts). */
+	lazy?: LazySegments;
 }
 
 /** A refusal with a spec return code, answered in the header (technical) or the body (business). */
@@ -143,6 +148,8 @@ export interface EbicsSwitches {
 	validateSchema: boolean;
 	/** Seconds a request's timestamp may differ from the bank's clock (default 900). */
 	timestampToleranceSeconds: number;
+	/** Offer recovery (061101 EBICS_TX_RECOVERY_SYNC) for a segment sent again; default false (091105). */
+	recovery: boolean;
 }
 
 /** One-shot faults of the EBICS bank, consumed in order by the next answer they apply to. */
@@ -151,7 +158,8 @@ export type EbicsFaultKind =
 	| 'unsignedResponse' // the next ebicsResponse has no AuthSignature
 	| 'damageSegment' // the OrderData of the next download answer is not base64
 	| 'truncateZip' // the next ZIP container is cut off before it is encrypted
-	| 'headerOkBodyError'; // the next upload initialisation answers 000000 in the header and 091116 in the body
+	| 'headerOkBodyError' // the next upload initialisation answers 000000 in the header and 091116 in the body
+	| TransferFault; // a transfer's answer dropped after the bank did its work (transfers.ts)
 
 export interface EbicsRecord {
 	at: string;
@@ -207,7 +215,8 @@ export class SandboxEbicsBank {
 	readonly transactions = new Map<string, Transaction>();
 	readonly records: EbicsRecord[] = [];
 	readonly faults: EbicsFaultKind[] = [];
-	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900 };
+	readonly finishedUploads = new FinishedUploads();
+	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, recovery: false };
 	readonly bankAuthentication: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	readonly bankEncryption: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	private orderCounter = 0;
@@ -227,9 +236,10 @@ export class SandboxEbicsBank {
 	reset(): void {
 		this.subscribers.clear();
 		this.transactions.clear();
+		this.finishedUploads.clear();
 		this.records.length = 0;
 		this.faults.length = 0;
-		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900 });
+		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, recovery: false });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER1', name: 'Erika Mustermann' });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER2', name: 'Max Mustermann' });
 		const ready = this.addSubscriber({ partnerId: 'PARTNER2', userId: 'READY1', name: 'Sandbox Ready Subscriber' });
@@ -564,19 +574,26 @@ export class SandboxEbicsBank {
 	}
 
 	/** Encrypted order data for a subscriber's E002 key: DataEncryptionInfo and the segments. */
-	encryptFor(subscriber: SandboxSubscriber, data: Buffer, ns: string, digestOf: (key: RegisteredKey) => Buffer): { transactionKey: Buffer; encryptionInfo: string; segments: string[] } {
+	encryptFor(subscriber: SandboxSubscriber, data: Buffer, ns: string, digestOf: (key: RegisteredKey) => Buffer): { transactionKey: Buffer; encryptionInfo: string; segments: string[]; lazy?: LazySegments } {
 		const encryptionKey = subscriber.keys.encryption as RegisteredKey;
 		const transactionKey = randomBytes(16);
-		const encryptor = new E002Encryptor(transactionKey);
-		const segmenter = new UploadSegmenter(this.switches.segmentBytes - (this.switches.segmentBytes % 3));
-		const segments = [...segmenter.push(encryptor.update(deflateSync(data))), ...segmenter.push(encryptor.final()), ...segmenter.end()];
+		const compressed = compressedOf(data);
+		const segmentBytes = this.switches.segmentBytes - (this.switches.segmentBytes % 3);
+		let segments: string[] = [];
+		let lazy: LazySegments | undefined;
+		if (compressed.length > LAZY_ABOVE_BYTES) lazy = new LazySegments(compressed, transactionKey, segmentBytes);
+		else {
+			const encryptor = new E002Encryptor(transactionKey);
+			const segmenter = new UploadSegmenter(segmentBytes);
+			segments = [...segmenter.push(encryptor.update(compressed)), ...segmenter.push(encryptor.final()), ...segmenter.end()];
+		}
 		const encryptionInfo = el(
 			'DataEncryptionInfo',
 			{ authenticate: 'true' },
 			leaf('EncryptionPubKeyDigest', digestOf(encryptionKey).toString('base64'), { Version: 'E002', Algorithm: SHA256_URI }),
 			leaf('TransactionKey', wrapTransactionKey(transactionKey, encryptionKey.publicKey).toString('base64')),
 		);
-		return { transactionKey, encryptionInfo, segments };
+		return { transactionKey, encryptionInfo, segments, lazy };
 	}
 
 	private hpb(doc: Document, staticHeader: Element | undefined): string {
@@ -759,7 +776,7 @@ export class SandboxEbicsBank {
 
 	/** Opens a download transaction and answers its first segment. */
 	startDownload(subscriber: SandboxSubscriber, orderType: string, found: { data: Buffer; fileIds: number[]; onDelivered?: () => void }, protocol: 'H004' | 'H005', ns = H005_NS): string {
-		const { transactionKey, encryptionInfo, segments } = this.encryptFor(subscriber, found.data, H005_NS, (key) =>
+		const { transactionKey, encryptionInfo, segments, lazy } = this.encryptFor(subscriber, found.data, H005_NS, (key) =>
 			protocol === 'H005' && key.certificateDer ? certificateDigest(key.certificateDer) : publicKeyDigest(key.publicKey),
 		);
 		const tx: Transaction = {
@@ -769,8 +786,9 @@ export class SandboxEbicsBank {
 			subscriber,
 			orderType,
 			orderId: this.newOrderId(),
-			numSegments: segments.length,
+			numSegments: lazy ? lazy.count : segments.length,
 			segments,
+			lazy,
 			transactionKey,
 			fileIds: found.fileIds,
 			onDelivered: found.onDelivered,
@@ -792,7 +810,7 @@ export class SandboxEbicsBank {
 	}
 
 	segmentText(tx: Transaction, index: number): string {
-		const segment = tx.segments[index];
+		const segment = tx.lazy ? tx.lazy.at(index) : tx.segments[index];
 		return this.takeFault('damageSegment') ? `%%${segment.slice(2)}` : segment;
 	}
 
@@ -874,7 +892,7 @@ export class SandboxEbicsBank {
 
 	/** Opens an upload transaction; its segments come in the transfer phase. */
 	openUpload(subscriber: SandboxSubscriber, protocol: 'H004' | 'H005', orderType: string, orderId: string, numSegments: number, transactionKey: Buffer, upload: NonNullable<Transaction['upload']>): Transaction {
-		const tx: Transaction = { id: randomBytes(16).toString('hex').toUpperCase(), kind: 'upload', protocol, subscriber, orderType, orderId, numSegments, segments: [], transactionKey, fileIds: [], lastDelivered: 0, upload, finished: false };
+		const tx: Transaction = { id: randomBytes(16).toString('hex').toUpperCase(), kind: 'upload', protocol, subscriber, orderType, orderId, numSegments, segments: [], transactionKey, fileIds: [], lastDelivered: 0, upload, finished: false, receiver: protocol === 'H005' ? new UploadReceiver(transactionKey) : undefined };
 		this.transactions.set(tx.id, tx);
 		return tx;
 	}
@@ -882,6 +900,9 @@ export class SandboxEbicsBank {
 	/** Transfer and receipt phases of an open transaction (H005, or H004 with `ns`). */
 	continueTransaction(doc: Document, root: Element, transactionId: string, phase: string, ns: string): string {
 		const tx = this.transactions.get(transactionId);
+		const finished = !tx ? this.finishedUploads.get(transactionId) : undefined;
+		if (finished && this.switches.recovery && phase === 'Transfer')
+			return this.response({ phase: 'Transfer', technical: '061101', business: '000000', transactionId, segment: { number: finished.numSegments, last: true }, orderId: finished.orderId, ns, text: `The bank holds all ${finished.numSegments} segments of order ${finished.orderId}` });
 		if (!tx || tx.finished || tx.protocol !== (ns === H005_NS ? 'H005' : 'H004')) throw new EbicsRefusal('091101', 'technical');
 		const header = child(root, ns, 'header');
 		const staticHeader = child(header, ns, 'static');
@@ -908,7 +929,7 @@ export class SandboxEbicsBank {
 		if (tx.kind === 'download') {
 			if (number < 2) throw new EbicsRefusal('091113', 'technical', 'Segment 1 came with the initialisation');
 			tx.lastDelivered = Math.max(tx.lastDelivered, number);
-			return this.response({
+			const answer = this.response({
 				phase: 'Transfer',
 				technical: '000000',
 				business: '000000',
@@ -918,12 +939,28 @@ export class SandboxEbicsBank {
 				dataTransfer: el('DataTransfer', {}, leaf('OrderData', this.segmentText(tx, number - 1))),
 				ns,
 			});
+			if (dropsAnswer((kind) => this.takeFault(kind), 'download', last)) throw new DropAnswer();
+			return answer;
 		}
-		if (number !== tx.segments.length + 1) throw new EbicsRefusal(number <= tx.segments.length ? '091104' : '011101', 'technical', `Segment ${tx.segments.length + 1} was expected, not ${number}`);
-		tx.segments.push(text(xmlPath(root, ns, 'body', 'DataTransfer', 'OrderData')) ?? '');
-		if (!last) return this.response({ phase: 'Transfer', technical: '000000', business: '000000', transactionId: tx.id, segment: { number, last }, orderId: tx.orderId, ns });
-		this.completeUpload(tx);
-		return this.response({ phase: 'Transfer', technical: '000000', business: '000000', transactionId: tx.id, segment: { number, last }, orderId: tx.orderId, ns });
+		const received = tx.receiver ? tx.receiver.count : tx.segments.length;
+		if (number <= received) {
+			if (!this.switches.recovery) throw new EbicsRefusal('091105', 'technical', `Segment ${number} was received before`);
+			return this.response({ phase: 'Transfer', technical: '061101', business: '000000', transactionId: tx.id, segment: { number: received, last: received === tx.numSegments }, orderId: tx.orderId, ns, text: `The bank holds segments 1 to ${received}` });
+		}
+		if (number !== received + 1) throw new EbicsRefusal('011101', 'technical', `Segment ${received + 1} was expected, not ${number}`);
+		const orderData = text(xmlPath(root, ns, 'body', 'DataTransfer', 'OrderData')) ?? '';
+		if (tx.receiver) {
+			try {
+				tx.receiver.push(orderData);
+			} catch {
+				this.transactions.delete(tx.id);
+				throw new EbicsRefusal('090004', 'business', `Segment ${number} does not decrypt and decompress`);
+			}
+		} else tx.segments.push(orderData);
+		if (last) this.completeUpload(tx);
+		const answer = this.response({ phase: 'Transfer', technical: '000000', business: '000000', transactionId: tx.id, segment: { number, last }, orderId: tx.orderId, ns });
+		if (dropsAnswer((kind) => this.takeFault(kind), 'upload', last)) throw new DropAnswer();
+		return answer;
 	}
 
 	/** Decrypts, checks and stores a complete upload; a pain.001 gets a pain.002 and a camt.054. */
@@ -931,20 +968,25 @@ export class SandboxEbicsBank {
 		tx.finished = true;
 		this.transactions.delete(tx.id);
 		let data: Buffer;
+		let received: ReturnType<UploadReceiver['finish']> | undefined;
 		try {
-			data = inflateSync(decryptE002(Buffer.from(tx.segments.join(''), 'base64'), tx.transactionKey));
+			if (tx.receiver) {
+				received = tx.receiver.finish();
+				data = received.data ?? Buffer.alloc(0);
+			} else data = inflateSync(decryptE002(Buffer.from(tx.segments.join(''), 'base64'), tx.transactionKey));
 		} catch {
 			throw new EbicsRefusal('090004', 'business', 'The order data does not decrypt and decompress');
 		}
 		const meta = tx.upload as NonNullable<Transaction['upload']>;
-		if (meta.verify ? !meta.verify(data) : !orderDataDigest(data).equals(meta.dataDigest)) {
+		if (meta.verify ? !meta.verify(data) : !(received?.dataDigest ?? orderDataDigest(data)).equals(meta.dataDigest)) {
 			this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, service: meta.service, accepted: false, reasonCode: 'DS0B', text: '091301 EBICS_SIGNATURE_VERIFICATION_FAILED: the order data does not match its signed hash' });
 			throw new EbicsRefusal('091301', 'business', 'The order data does not match its signed hash');
 		}
 		const receivedAt = this.options.now();
-		tx.subscriber.uploads.push({ orderId: tx.orderId, orderType: tx.orderType, service: meta.service, fileName: meta.fileName, data, signatureFlag: meta.flag, signer: meta.signer, receivedAt: receivedAt.toISOString() });
+		this.finishedUploads.add(tx.id, tx.numSegments, tx.orderId);
+		tx.subscriber.uploads.push({ orderId: tx.orderId, orderType: tx.orderType, service: meta.service, fileName: meta.fileName, data, ...(received ? { bytes: received.bytes, sha256: received.sha256 } : {}), signatureFlag: meta.flag, signer: meta.signer, receivedAt: receivedAt.toISOString() });
 		this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, service: meta.service, accepted: true, text: `signature verified (${meta.flag === 'transport' ? 'transport signature' : meta.flag === 'distributed' ? 'first signature, waiting for further signers' : 'authorising signature'}), order stored` });
-		const summary = pain001Summary(data);
+		const summary = data.length ? pain001Summary(data) : undefined;
 		if (summary) {
 			const date = receivedAt.toISOString().slice(0, 10);
 			this.addFile(tx.subscriber.partnerId, tx.subscriber.userId, {
