@@ -171,6 +171,8 @@ export interface EbicsRecord {
 	userId?: string;
 	technical: string;
 	business: string;
+	/** The bank did its work but the answer was dropped (transfers.ts). */
+	dropped?: boolean;
 }
 
 export interface SandboxEbicsOptions {
@@ -383,6 +385,7 @@ export class SandboxEbicsBank {
 			this.record({ ...info, technical: codes?.[1] ?? '000000', business: codes?.[2] ?? '000000' });
 			return answer;
 		} catch (error) {
+			if (error instanceof DropAnswer) this.record({ ...info, technical: '000000', business: '000000', dropped: true });
 			if (!(error instanceof EbicsRefusal)) throw error;
 			this.record({ ...info, technical: error.level === 'technical' ? error.code : '000000', business: error.level === 'business' ? error.code : '000000' });
 			const codes = { technical: error.level === 'technical' ? error.code : '000000', business: error.level === 'business' ? error.code : '000000', text: error.message };
