@@ -4,7 +4,7 @@
  * a download inflates segment by segment; ZIP containers open entry by entry, with data
  * descriptors or without; damage and cuts are named errors, never shorter data.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { Readable } from 'node:stream';
 import { Zip, ZipDeflate, ZipPassThrough, zipSync } from 'fflate';
 
 import {
+	allElements,
 	decodeDownload,
 	DownloadDecoder,
 	E002Encryptor,
@@ -21,10 +22,13 @@ import {
 	inflateStream,
 	newTransactionKey,
 	orderDataDigest,
+	parseDocument,
 	segmentCount,
+	serialize,
 	spoolUpload,
 	streamContainer,
 	UploadSegmenter,
+	uploadTransferRequest,
 } from '../../nodes/shared/ebics';
 import { deflateSync } from 'node:zlib';
 
@@ -181,5 +185,39 @@ describe('streamed containers', () => {
 				throw new Error('disk full');
 			}),
 		).rejects.toThrow('disk full');
+	});
+});
+
+describe('large segments in XML', () => {
+	const b64 = randomBytes(200_000).toString('base64');
+
+	test('a document with one large OrderData parses to the same text as without setting it aside', () => {
+		const xml = `<?xml version="1.0"?><r xmlns="urn:x"><h authenticate="true">1</h><body><DataTransfer><OrderData>${b64}</OrderData></DataTransfer><ReturnCode>000000</ReturnCode></body></r>`;
+		const doc = parseDocument(xml, 'x');
+		const orderData = allElements(doc.documentElement).find((e) => e.localName === 'OrderData')!;
+		expect(orderData.textContent).toBe(b64);
+		expect(serialize(doc.documentElement)).toBe(xml.replace('<?xml version="1.0"?>', ''));
+		// Two OrderData elements, or one with markup in it: parsed as they are.
+		const two = parseDocument(`<r><OrderData>${b64}</OrderData><OrderData>QUJD</OrderData></r>`, 'x');
+		expect(allElements(two.documentElement).map((e) => e.textContent)).toEqual([`${b64}QUJD`, b64, 'QUJD']);
+		expect(() => parseDocument(`<r><OrderData>${b64}<x/></OrderData>`, 'x')).toThrow(/is not well-formed XML/);
+	});
+
+	test('an upload transfer request carries the segment after its signature, unchanged', () => {
+		const key = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+		const xml = uploadTransferRequest('HOST1', 'A'.repeat(32), 2, true, b64, key);
+		expect(xml).toContain(`<OrderData>${b64}</OrderData>`);
+		expect(() => uploadTransferRequest('HOST1', 'A'.repeat(32), 2, true, `${b64}<x/>`, key)).toThrow('The OrderData of a segment must be base64');
+	});
+
+	test('a segment with a character that is not base64 is named as damaged, also among whole groups', () => {
+		const { key, segments } = encryptedSegments(randomBytes(50_000), 30_000);
+		const decoder = new DownloadDecoder(key);
+		expect(() => decoder.segment(`${segments[0].slice(0, 100)}%%%%${segments[0].slice(104)}`)).toThrow('Segment 1 of the order data is damaged: its OrderData is not base64');
+		const plain = new DownloadDecoder(key);
+		const lined = segments.map((s) => s.replace(/(.{76})/g, '$1\r\n'));
+		const parts = lined.map((s) => plain.segment(s));
+		parts.push(plain.end());
+		expect(Buffer.concat(parts).length).toBeGreaterThan(0);
 	});
 });

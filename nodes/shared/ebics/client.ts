@@ -752,21 +752,22 @@ export class EbicsClient {
 				continue;
 			}
 			if (attempt === 1) return { answer: this.read(answerXml, step), repeated: false };
-			let answer: EbicsResponse;
+			let refused: unknown;
 			try {
-				answer = this.read(answerXml, step);
+				return { answer: this.read(answerXml, step), repeated: true };
 			} catch (error) {
-				const holds =
-					error instanceof EbicsReturnCodeError && error.code === RECOVERY_SYNC
-						? recoverySegment(answerXml)
-						: undefined;
-				if (holds !== undefined && holds >= number - 1 && holds <= count) return { holds };
-				throw new EbicsTransferInterrupted('upload', step, number, count, last, error, orderId);
+				refused = error;
 			}
-			return { answer, repeated: true };
+			const holds =
+				refused instanceof EbicsReturnCodeError && refused.code === RECOVERY_SYNC
+					? recoverySegment(answerXml)
+					: undefined;
+			if (holds !== undefined && holds >= number - 1 && holds <= count) return { holds };
+			throw new EbicsTransferInterrupted('upload', step, number, count, last, refused, orderId);
 		}
 		throw new EbicsTransferInterrupted('upload', step, number, count, last, failure, orderId);
 	}
+
 	/** BTU: uploads a file for a business service, signed with A006 as `signatureFlag` says. */
 	async btu(
 		service: BtfService,

@@ -41,30 +41,38 @@ export function empty(name: string, attributes: Attributes = {}): string {
 	return `<${name}${attributeText(attributes)}/>`;
 }
 
-/** Parses an XML document after the safety rule; EbicsFormatError names what is wrong. */
 /** Documents at least this long have their base64 OrderData set aside while they are parsed. */
 const SET_ASIDE_FROM = 64 * 1024;
-const ORDER_DATA =
-	/(<(?:[A-Za-z_][\w.-]*:)?OrderData(?:\s[^<>]*)?>)([A-Za-z0-9+/=\s]*)(<\/(?:[A-Za-z_][\w.-]*:)?OrderData\s*>)/g;
+const ORDER_DATA_OPEN = /<(?:[A-Za-z_][\w.-]*:)?OrderData(?:\s[^<>]*)?>$/;
+const ORDER_DATA_CLOSE = /^<\/(?:[A-Za-z_][\w.-]*:)?OrderData\s*>/;
 
 /**
  * A segment's OrderData (up to 1,048,576 base64 characters) set aside from the text: a DOM
  * parser is slow on one large text node, and base64 needs no parsing. Only when there is exactly
- * one OrderData element and it holds nothing but base64 characters; it is put back into the
- * element after parsing, so the document is the same.
+ * one OrderData element and its content is plain text (no markup, no entity reference), found
+ * with native searches only; it is put back into the element after parsing, so the document is
+ * the same.
  */
 function setAsideOrderData(text: string): { text: string; orderData?: string } {
 	if (text.length < SET_ASIDE_FROM) return { text };
-	const matches = [...text.matchAll(ORDER_DATA)];
-	if (matches.length !== 1 || matches[0][2].length < SET_ASIDE_FROM / 2) return { text };
-	const [whole, open, content, close] = matches[0];
-	const at = matches[0].index ?? 0;
-	return {
-		text: text.slice(0, at) + open + close + text.slice(at + whole.length),
-		orderData: content,
-	};
+	const name = text.indexOf('OrderData');
+	if (name < 0 || text.indexOf('OrderData', name + 9) < 0) return { text };
+	const openStart = text.lastIndexOf('<', name);
+	const openEnd = text.indexOf('>', name);
+	if (openStart < 0 || openEnd < 0) return { text };
+	const contentEnd = text.indexOf('<', openEnd + 1);
+	if (contentEnd < 0 || contentEnd - openEnd < SET_ASIDE_FROM / 2) return { text };
+	const open = text.slice(openStart, openEnd + 1);
+	const close = ORDER_DATA_CLOSE.exec(text.slice(contentEnd, contentEnd + 200))?.[0];
+	if (!ORDER_DATA_OPEN.test(open) || !close || open.endsWith('/>')) return { text };
+	// Only the element's own close tag may follow: one OrderData element in all.
+	if (text.indexOf('OrderData', contentEnd + close.length) >= 0) return { text };
+	const content = text.slice(openEnd + 1, contentEnd);
+	if (content.includes('&') || content.includes(']]>')) return { text };
+	return { text: text.slice(0, openEnd + 1) + text.slice(contentEnd), orderData: content };
 }
 
+/** Parses an XML document after the safety rule; EbicsFormatError names what is wrong. */
 export function parseDocument(xml: string | Buffer, what: string): Document {
 	const { text, orderData } = setAsideOrderData(
 		(Buffer.isBuffer(xml) ? xml.toString('utf8') : xml).replace(/^[\uFEFF\s]+(?=<)/, ''),

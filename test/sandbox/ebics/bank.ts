@@ -52,7 +52,7 @@ import {
 import { camt054FromPain001, pain001Summary, pain002 } from '../bankfiles';
 import { seedFiles, type DownloadFile, type ProtocolEvent, type StoredUpload } from './data';
 import type { EbicsBankKeyFile } from './keys';
-import { compressedOf, DropAnswer, dropsAnswer, FinishedUploads, LAZY_ABOVE_BYTES, LazySegments, UploadReceiver, type TransferFault } from './transfers';
+import { compressedOf, DropAnswer, dropsAnswer, FinishedUploads, LAZY_ABOVE_BYTES, LazySegments, signAroundOrderData, UploadReceiver, type TransferFault } from './transfers';
 
 export const EBICS_PATH = '/ebics';
 export const SANDBOX_HOST_ID = 'SBXEBICS';
@@ -468,7 +468,7 @@ export class SandboxEbicsBank {
 			authSignatureTemplate(),
 			el('body', {}, options.dataTransfer, leaf('ReturnCode', options.business, { authenticate: 'true' })),
 		);
-		let signed = signRequest(xml, this.bankAuthentication.privateKey);
+		let signed = signAroundOrderData(xml, (unsigned) => signRequest(unsigned, this.bankAuthentication.privateKey));
 		if (this.takeFault('unsignedResponse')) signed = signed.replace(/<AuthSignature>[\s\S]*<\/AuthSignature>/, '');
 		if (this.takeFault('tamperSignature')) signed = signed.replace('<TransactionPhase>', '<TransactionPhase> ');
 		return signed;
