@@ -116,7 +116,15 @@ export async function checkPaymentFile(
 	check: boolean,
 ): Promise<PaymentCheck> {
 	const family = FAMILY[chosen];
-	const xml = attempt(() => parseDocument(data, `The file in "${field}"`));
+	// Not even the start of an XML document: not parsed (a parser is slow on binary data).
+	const xml = /^\uFEFF?\s*</.test(data.subarray(0, 64).toString('utf8'))
+		? attempt(() => parseDocument(data, `The file in "${field}"`))
+		: {
+				ok: false as const,
+				error: new Error(
+					`The file in "${field}" is not well-formed XML (it does not start with an element)`,
+				),
+			};
 	if (!xml.ok) {
 		if (chosen === CUSTOM || !check) return { notChecked: 'not XML' };
 		throw new InputError(

@@ -989,7 +989,7 @@ export class SandboxEbicsBank {
 		this.finishedUploads.add(tx.id, tx.numSegments, tx.orderId);
 		tx.subscriber.uploads.push({ orderId: tx.orderId, orderType: tx.orderType, service: meta.service, fileName: meta.fileName, data, ...(received ? { bytes: received.bytes, sha256: received.sha256 } : {}), signatureFlag: meta.flag, signer: meta.signer, receivedAt: receivedAt.toISOString() });
 		this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, service: meta.service, accepted: true, text: `signature verified (${meta.flag === 'transport' ? 'transport signature' : meta.flag === 'distributed' ? 'first signature, waiting for further signers' : 'authorising signature'}), order stored` });
-		const summary = data.length ? pain001Summary(data) : undefined;
+		const summary = /^\uFEFF?\s*</.test(data.subarray(0, 64).toString('utf8')) ? pain001Summary(data) : undefined;
 		if (summary) {
 			const date = receivedAt.toISOString().slice(0, 10);
 			this.addFile(tx.subscriber.partnerId, tx.subscriber.userId, {
