@@ -22,7 +22,7 @@ import path from 'node:path';
 
 import { median, round } from './common';
 import { compile, startCompiledSandbox } from './compiled';
-import { cleanHarnessFolders, makeFile, runWorker, type Measured } from './fileService.bench';
+import { alternateRuns, cleanHarnessFolders, makeFile, runWorker, type Measured } from './fileService.bench';
 import type { SandboxProcess } from './sandboxProcess';
 
 const EBICS = 'corporateBankingEbicsApi';
@@ -95,12 +95,7 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB` : `failed: ${measured.error}`}`);
 				return measured;
 			};
-			const nodeRuns: Measured[] = [];
-			const lowerRuns: Measured[] = [];
-			for (let i = 0; i < (REPS[mib] ?? 1); i++) {
-				lowerRuns.push(await measure('lowerBound'));
-				nodeRuns.push(await measure('node'));
-			}
+			const { nodeRuns, lowerRuns } = await alternateRuns(REPS[mib] ?? 1, measure);
 			rmSync(file, { force: true });
 			for (const runs of [nodeRuns, lowerRuns]) {
 				const failed = runs.find((r) => !r.ok);

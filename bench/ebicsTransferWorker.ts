@@ -24,11 +24,9 @@ import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDeflate, createInflate } from 'node:zlib';
 
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-
 import { chainWorkflow, createCredentialStore, runWorkflow, type ChainStep, type RunResult } from '../test/harness/engine';
-import { nodeDescription } from '../test/harness/node-types';
 import { InspectFile } from '../test/helpers/binaryNodes';
+import { ReadFile, reportMeasured, runMain, sha256 } from './workerCommon';
 import { EBICS, PACKAGE, packageCredentialTypes, packageNodeTypes } from '../test/helpers/nodes';
 
 interface Settings {
@@ -50,19 +48,6 @@ interface Timing {
 const SEGMENT = 786_432;
 const ZERO_IV = Buffer.alloc(16);
 
-class ReadFile implements INodeType {
-	description = nodeDescription('readFile', 'Read File', {
-		group: ['input'],
-		description: 'Reads a file from disk',
-		properties: [{ displayName: 'Path', name: 'path', type: 'string', default: '' }],
-	});
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const path = this.getNodeParameter('path', 0) as string;
-		const binary = await this.helpers.prepareBinaryData(createReadStream(path), 'batch.bin', 'application/octet-stream');
-		return [[{ json: {}, binary: { data: binary } }]];
-	}
-}
 
 async function run(settings: Settings, steps: ChainStep[], what: string): Promise<RunResult> {
 	const type = `${PACKAGE}.ebics`;
@@ -179,11 +164,6 @@ async function lowerDownload(base64File: string, key: Buffer, expected: string):
 	if (hash.digest('hex') !== expected) throw new Error('the lower bound decoded other bytes');
 }
 
-async function sha256(path: string): Promise<string> {
-	const hash = createHash('sha256');
-	for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-	return hash.digest('hex');
-}
 
 async function main(): Promise<void> {
 	const settings = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Settings;
@@ -204,39 +184,11 @@ async function main(): Promise<void> {
 	};
 	const pair = async (file: string, downloadSha256: string) =>
 		settings.client === 'node' ? await nodePair(settings, file, downloadSha256) : await lowerPair(file);
-	const gc = (globalThis as { gc?: () => void }).gc;
-	let idleRss = 0;
-	let peakRss = 0;
-	let timing: Timing | undefined;
-	let error: string | undefined;
-	try {
-		await pair(settings.warmupFile, settings.warmupDownloadSha256);
-		gc?.();
-		await new Promise((resolve) => setTimeout(resolve, 500));
-		idleRss = process.memoryUsage.rss();
-		peakRss = idleRss;
-		const sampler = setInterval(() => {
-			peakRss = Math.max(peakRss, process.memoryUsage.rss());
-		}, 10);
-		try {
-			timing = await pair(settings.file, settings.downloadSha256);
-		} finally {
-			clearInterval(sampler);
-			peakRss = Math.max(peakRss, process.memoryUsage.rss());
-		}
-	} catch (caught) {
-		error = (caught as Error)?.message ?? String(caught);
-	} finally {
-		rmSync(base64File, { force: true });
-	}
-	const maxRss = process.resourceUsage().maxRSS * 1024;
-	process.stdout.write(`RESULT ${JSON.stringify({ ok: !error, error, ...timing, idleRss, peakRss, maxRss })}\n`);
+	await reportMeasured(
+		async () => void (await pair(settings.warmupFile, settings.warmupDownloadSha256)),
+		async () => await pair(settings.file, settings.downloadSha256),
+		() => rmSync(base64File, { force: true }),
+	);
 }
 
-void main().then(
-	() => process.exit(0),
-	(error: unknown) => {
-		process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-		process.exit(1);
-	},
-);
+runMain(main);

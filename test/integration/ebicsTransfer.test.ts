@@ -86,6 +86,17 @@ describe('any size', () => {
 	});
 });
 
+describe('bad input', () => {
+	test('a payment file over 32 MiB with the schema check on is refused before anything is sent, saying what to do', async () => {
+		const before = bank().ebics.records.length;
+		const result = await uploadMade(33 * MIB, { uploadService: 'sct', options: {} });
+		expect(result.status).toBe('error');
+		expect(errorText(result)).toMatch(/^The file in "data" is 33 MiB: the schema check reads the whole file into memory and takes files up to 32 MiB\. Nothing was sent to the bank\nSwitch off "Check Against Schema" to send it unchecked/);
+		expect(bank().ebics.records.slice(before).filter((r) => r.orderType === 'BTU' || r.phase === 'Transfer')).toEqual([]);
+		expect(ready().uploads).toEqual([]);
+	});
+});
+
 describe('recovery', () => {
 	test('the answer to the last segment is lost after the bank stored the order, at a bank without recovery: an error naming the order and where to check it; one order at the bank, none sent twice', async () => {
 		const before = bank().ebics.records.length;

@@ -32,6 +32,8 @@ import {
 } from '../../nodes/shared/ebics';
 import { deflateSync } from 'node:zlib';
 
+import { isoMessageOfHead } from '../../nodes/Ebics/helpers/paymentFile';
+
 let dir: string;
 beforeAll(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'ebics-stream-'))));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -219,5 +221,15 @@ describe('large segments in XML', () => {
 		const parts = lined.map((s) => plain.segment(s));
 		parts.push(plain.end());
 		expect(Buffer.concat(parts).length).toBeGreaterThan(0);
+	});
+});
+
+describe('the message of a large payment file, from its first bytes', () => {
+	test('the root element\'s namespace, with or without a prefix, after a declaration and comments', () => {
+		const head = (xml: string) => isoMessageOfHead(Buffer.from(xml));
+		expect(head('\uFEFF<?xml version="1.0"?><!-- batch --><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09" xmlns:xsi="x"><CstmrCdtTrfInitn>')).toMatchObject({ id: 'pain.001.001.09', family: 'pain.001', version: '09' });
+		expect(head("<p:Document xmlns:p='urn:iso:std:iso:20022:tech:xsd:pain.008.001.02'><p:CstmrDrctDbtInitn>")).toMatchObject({ id: 'pain.008.001.02' });
+		expect(head('<Document xmlns:p="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09"><x>')).toBeUndefined();
+		expect(head('Amount;IBAN\n')).toBeUndefined();
 	});
 });

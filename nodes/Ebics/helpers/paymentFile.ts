@@ -89,11 +89,9 @@ function wrongFamily(
 	);
 }
 
-/** The ISO 20022 message of an XML file, undefined when it is not XML of an ISO 20022 message. */
-export function isoMessageOf(data: Buffer): IsoMessage | undefined {
-	const doc = attempt(() => parseDocument(data, 'The file'));
-	if (!doc.ok) return undefined;
-	const match = ISO_NAMESPACE.exec(doc.value.documentElement.namespaceURI ?? '');
+/** The ISO 20022 message a namespace names (urn:iso:std:iso:20022:tech:xsd:pain.001.001.09). */
+function messageOfNamespace(namespace: string | null | undefined): IsoMessage | undefined {
+	const match = ISO_NAMESPACE.exec(namespace ?? '');
 	if (!match) return undefined;
 	const [, area, number, variant, version] = match;
 	return {
@@ -102,6 +100,13 @@ export function isoMessageOf(data: Buffer): IsoMessage | undefined {
 		variant,
 		version,
 	};
+}
+
+/** The ISO 20022 message of an XML file, undefined when it is not XML of an ISO 20022 message. */
+export function isoMessageOf(data: Buffer): IsoMessage | undefined {
+	const doc = attempt(() => parseDocument(data, 'The file'));
+	if (!doc.ok) return undefined;
+	return messageOfNamespace(doc.value.documentElement.namespaceURI);
 }
 
 /**
@@ -195,15 +200,7 @@ export function isoMessageOfHead(head: Buffer): IsoMessage | undefined {
 	const namespace = new RegExp(
 		`(?:^|\\s)${attribute.replace('.', '\\.')}\\s*=\\s*["']([^"']*)["']`,
 	).exec(root[2] ?? '')?.[1];
-	const match = ISO_NAMESPACE.exec(namespace ?? '');
-	if (!match) return undefined;
-	const [, area, number, variant, version] = match;
-	return {
-		id: `${area}.${number}.${variant}.${version}`,
-		family: `${area}.${number}`,
-		variant,
-		version,
-	};
+	return messageOfNamespace(namespace);
 }
 
 /**

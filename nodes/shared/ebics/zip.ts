@@ -7,6 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 
 import { Unzip, UnzipInflate, unzipSync, type UnzipFile } from 'fflate';
 
+import { peekStream } from '../streamHead';
 import { EbicsDataError, rethrowAs } from './errors';
 
 export interface ContainerFile {
@@ -79,36 +80,6 @@ const UNZIP_PIECE = 64 * 1024;
 /** Bytes a file's stream may hold unread before the unzipping waits for its reader. */
 const FILE_BUFFER = 1024 * 1024;
 
-/** The first `count` bytes of a stream (fewer when it is shorter) and the whole stream again. */
-async function head(
-	source: Readable,
-	count: number,
-): Promise<{ head: Buffer; rest: AsyncIterable<Buffer> }> {
-	const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-	const parts: Buffer[] = [];
-	let size = 0;
-	let done = false;
-	while (size < count) {
-		const next = await iterator.next();
-		if (next.done) {
-			done = true;
-			break;
-		}
-		parts.push(next.value);
-		size += next.value.length;
-	}
-	const first = Buffer.concat(parts, size);
-	async function* rest(): AsyncGenerator<Buffer> {
-		if (first.length) yield first;
-		while (!done) {
-			const next = await iterator.next();
-			if (next.done) return;
-			yield next.value;
-		}
-	}
-	return { head: first, rest: rest() };
-}
-
 /** The end record (22 bytes) and the longest comment it may carry. */
 const TAIL_BYTES = 22 + 0xffff;
 
@@ -143,11 +114,10 @@ export async function streamContainer<T>(
 	options: OpenOptions,
 	onFile: (file: StreamedFile) => Promise<T>,
 ): Promise<T[]> {
-	const { head: start, rest } = await head(data, 4);
+	const { head: start, stream: rest } = await peekStream(data, 4);
 	const zip = options.container === 'ZIP' || (options.container === undefined && isZip(start));
 	if (!zip) {
-		const stream = Readable.from(rest, { objectMode: false, highWaterMark: FILE_BUFFER });
-		return [await onFile({ name: options.name, stream })];
+		return [await onFile({ name: options.name, stream: rest })];
 	}
 	if (!isZip(start)) {
 		data.destroy();
