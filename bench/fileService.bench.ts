@@ -137,6 +137,17 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 	return measured;
 }
 
+/** The node and its lower bound measured alternately, `reps` times each (the lower bound first). */
+export async function alternateRuns(reps: number, measure: (client: 'node' | 'lowerBound') => Promise<Measured>): Promise<{ nodeRuns: Measured[]; lowerRuns: Measured[] }> {
+	const nodeRuns: Measured[] = [];
+	const lowerRuns: Measured[] = [];
+	for (let i = 0; i < reps; i++) {
+		lowerRuns.push(await measure('lowerBound'));
+		nodeRuns.push(await measure('node'));
+	}
+	return { nodeRuns, lowerRuns };
+}
+
 export function cleanHarnessFolders(): void {
 	// Worker processes leave their n8n user folder (with binary data) behind: remove the ones of
 	// processes that are gone.
@@ -190,12 +201,7 @@ export async function run(sizes: readonly number[] = SIZES): Promise<FileService
 				console.log(`  fileService ${mib} MiB ${label.padEnd(18)} ${measured.ok ? `${measured.wallS} s, peak RSS +${measured.peakRssMb} MiB` : `failed: ${measured.error}`}`);
 				return measured;
 			};
-			const nodeRuns: Measured[] = [];
-			const lowerRuns: Measured[] = [];
-			for (let i = 0; i < (REPS[mib] ?? 1); i++) {
-				lowerRuns.push(await measure('lowerBound'));
-				nodeRuns.push(await measure('node'));
-			}
+			const { nodeRuns, lowerRuns } = await alternateRuns(REPS[mib] ?? 1, measure);
 			const signed = await measure('node', true);
 			const naive = await measure('naive');
 			rmSync(file, { force: true });

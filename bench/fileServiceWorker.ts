@@ -15,16 +15,13 @@
  */
 import '../test/harness/env';
 
-import { createHash } from 'node:crypto';
-import { createReadStream, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-
 import { createCredentialStore, type ChainStep, type RunResult } from '../test/harness/engine';
-import { nodeDescription } from '../test/harness/node-types';
 import { InspectFile } from '../test/helpers/binaryNodes';
+import { ReadFile, reportMeasured, runMain, sha256 } from './workerCommon';
 import { FILE_SERVICE_TYPE as TYPE, FILES, runFileServiceChain } from '../test/helpers/nodes';
 import type { BankTarget } from './fileServiceClients';
 import { lowerBoundDownload, lowerBoundUpload, naiveDownload, naiveUpload } from './fileServiceClients';
@@ -49,26 +46,7 @@ interface Timing {
 	downloadS: number;
 }
 
-async function sha256(path: string): Promise<string> {
-	const hash = createHash('sha256');
-	for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-	return hash.digest('hex');
-}
 
-/** Reads a file from disk into binary storage as a stream, as n8n's Read/Write Files node does. */
-class ReadFile implements INodeType {
-	description = nodeDescription('readFile', 'Read File', {
-		group: ['input'],
-		description: 'Reads a file from disk',
-		properties: [{ displayName: 'Path', name: 'path', type: 'string', default: '' }],
-	});
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const path = this.getNodeParameter('path', 0) as string;
-		const binary = await this.helpers.prepareBinaryData(createReadStream(path), 'archive.bin', 'application/octet-stream');
-		return [[{ json: {}, binary: { data: binary } }]];
-	}
-}
 
 function nodeStore(settings: Settings) {
 	const data = { ...settings.credentials } as Record<string, string>;
@@ -150,43 +128,17 @@ async function main(): Promise<void> {
 	const settings = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Settings;
 	const roundTrip = async (file: string, size: number, expected: string) =>
 		settings.client === 'node' ? await nodeRoundTrip(settings, file, expected) : await clientRoundTrip(settings, file, size, expected);
-	const gc = (globalThis as { gc?: () => void }).gc;
-	let idleRss = 0;
-	let peakRss = 0;
-	let timing: Timing | undefined;
-	let error: string | undefined;
-	try {
-		// Warm-up: loads every module the round trip uses and lets the JIT compile the hot paths.
-		if (settings.client !== 'naive') {
-			for (let i = 0; i < 2; i++) await roundTrip(settings.warmupFile, statSync(settings.warmupFile).size, settings.warmupSha256);
-		}
-		const reference = settings.downloadOnly ? await nodeUpload(settings, settings.file) : undefined;
-		gc?.();
-		await new Promise((resolve) => setTimeout(resolve, 500));
-		idleRss = process.memoryUsage.rss();
-		// The resident memory of the measured round trip, sampled every 10 ms (the process's
-		// lifetime maximum, which includes the warm-up, is reported too).
-		peakRss = idleRss;
-		const sampler = setInterval(() => {
-			peakRss = Math.max(peakRss, process.memoryUsage.rss());
-		}, 10);
-		try {
-			timing = reference ? await nodeDownload(settings, reference, settings.sha256) : await roundTrip(settings.file, settings.size, settings.sha256);
-		} finally {
-			clearInterval(sampler);
-			peakRss = Math.max(peakRss, process.memoryUsage.rss());
-		}
-	} catch (caught) {
-		error = (caught as Error)?.message ?? String(caught);
-	}
-	const maxRss = process.resourceUsage().maxRSS * 1024;
-	process.stdout.write(`RESULT ${JSON.stringify({ ok: !error, error, ...timing, idleRss, peakRss, maxRss })}\n`);
+	let reference: string | undefined;
+	await reportMeasured(
+		async () => {
+			// Warm-up: loads every module the round trip uses and lets the JIT compile the hot paths.
+			if (settings.client !== 'naive') {
+				for (let i = 0; i < 2; i++) await roundTrip(settings.warmupFile, statSync(settings.warmupFile).size, settings.warmupSha256);
+			}
+			reference = settings.downloadOnly ? await nodeUpload(settings, settings.file) : undefined;
+		},
+		async () => (reference ? await nodeDownload(settings, reference, settings.sha256) : await roundTrip(settings.file, settings.size, settings.sha256)),
+	);
 }
 
-void main().then(
-	() => process.exit(0),
-	(error: unknown) => {
-		process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-		process.exit(1);
-	},
-);
+runMain(main);

@@ -37,6 +37,17 @@ const BENCHES: Bench[] = [
 				.join('; '),
 	},
 	{
+		name: 'ebicsTransfer',
+		file: './ebicsTransfer.bench',
+		targets: (r) =>
+			(r.sizes as number[])
+				.map((size) => {
+					const row = r[String(size)] as Record<string, number>;
+					return `${size} MiB: upload ${row.uploadS} s + download ${row.downloadS} s, ratio ${row.ratioToLowerBound} to the lower bound (target <= 1.3), peak RSS over idle ${row.peakRssMb} MiB (target < 64)`;
+				})
+				.join('; '),
+	},
+	{
 		name: 'statementParse',
 		file: './statementParse.bench',
 		targets: (r) =>

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import type { ContentSource, FileServiceResult } from '../../shared/bxd';
 import {
@@ -26,6 +26,7 @@ import {
 import type { FileServiceOperation } from '../helpers/serviceContext';
 import { fileTypeLocator } from '../helpers/sharedProperties';
 import { inputBinaryField } from '../../shared/properties';
+import { storedFileSize } from '../../shared/binaryInput';
 
 const displayOptions = { show: { mode: ['build'], operation: ['uploadFile'] } };
 
@@ -58,21 +59,6 @@ export const description: INodeProperties[] = [
 		displayOptions,
 	},
 ];
-
-/** Size of a file in n8n's binary storage, from its metadata. */
-async function storedFileSize(
-	ctx: IExecuteFunctions,
-	id: string,
-	known: number | undefined,
-): Promise<number | undefined> {
-	if (typeof known === 'number') return known;
-	try {
-		const metadata = await ctx.helpers.getBinaryMetadata(id);
-		return typeof metadata.fileSize === 'number' ? metadata.fileSize : undefined;
-	} catch {
-		return undefined;
-	}
-}
 
 /** Keeps a default file name within the schema's 80 characters, extension included. */
 function fitFilename(name: string): string {

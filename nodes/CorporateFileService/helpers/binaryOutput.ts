@@ -1,6 +1,7 @@
 import { Transform, type Readable } from 'node:stream';
 
 import type {
+	IBinaryData,
 	IBinaryKeyData,
 	IDataObject,
 	IExecuteFunctions,
@@ -177,6 +178,55 @@ export async function binaryItem(
 	};
 }
 
+/** A stream stored as n8n binary data: what the item carries of it. */
+export interface StoredStream {
+	binaryData: IBinaryData;
+	fileName: string;
+	mimeType: string;
+	/** Bytes that went through. */
+	bytes: number;
+}
+
+/**
+ * Stores a stream in n8n's binary storage as it arrives (to disk in filesystem mode), its type
+ * guessed from the first bytes; in database mode it stops at n8n's limit with an error saying so.
+ */
+export async function storeStream(
+	ctx: FileOutputContext,
+	itemIndex: number,
+	source: Readable,
+	names: FileNames,
+): Promise<StoredStream> {
+	const { head, stream } = await peekStream(source, 512);
+	const guessed = guessFileType(head, names.fileType, false);
+	const fileName = fileNameFor(names.userFilename, names.fileReference, guessed);
+	let bytes = 0;
+	const counted = stream.pipe(
+		new Transform({
+			transform(chunk: Buffer, _encoding, done) {
+				bytes += chunk.length;
+				done(null, chunk);
+			},
+		}),
+	);
+	stream.once('error', (error) => counted.destroy(error));
+	// In database mode n8n gathers the whole file in memory: stop at its limit rather than run the
+	// worker out of memory or have the database refuse the row after the whole download.
+	const limit = databaseBinaryLimit();
+	const binaryData = await ctx.helpers
+		.prepareBinaryData(
+			limit === undefined ? counted : limitedStream(counted, limit),
+			fileName,
+			guessed.mimeType,
+		)
+		.catch(async (error: unknown) =>
+			Promise.reject(
+				error instanceof BinaryStorageLimitError ? storageLimitFailure(itemIndex, error) : error,
+			),
+		);
+	return { binaryData, fileName, mimeType: guessed.mimeType, bytes };
+}
+
 /**
  * One output item with a streamed file: its type is guessed from the first bytes, then the
  * stream goes to n8n's binary storage as it arrives (to disk in filesystem mode). `json` is
@@ -190,32 +240,16 @@ export async function streamedBinaryItem(
 	propertyName: string,
 	json: (response: ApplicationResponse) => IDataObject,
 ): Promise<INodeExecutionData> {
-	const { head, stream } = await peekStream(answer.content, 512);
-	const guessed = guessFileType(head, names.fileType, false);
-	const fileName = fileNameFor(names.userFilename, names.fileReference, guessed);
-	// In database mode n8n gathers the whole file in memory: stop at its limit rather than run the
-	// worker out of memory or have the database refuse the row after the whole download.
-	const limit = databaseBinaryLimit();
-	const binaryData = await ctx.helpers
-		.prepareBinaryData(
-			limit === undefined ? stream : limitedStream(stream, limit),
-			fileName,
-			guessed.mimeType,
-		)
-		.catch(async (error: unknown) =>
-			Promise.reject(
-				error instanceof BinaryStorageLimitError ? storageLimitFailure(itemIndex, error) : error,
-			),
-		);
+	const stored = await storeStream(ctx, itemIndex, answer.content, names);
 	const response = await answer.done;
 	return {
 		json: {
 			...json(response),
-			fileName,
-			mimeType: guessed.mimeType,
+			fileName: stored.fileName,
+			mimeType: stored.mimeType,
 			fileSize: answer.contentBytes(),
 		},
-		binary: { [propertyName]: binaryData },
+		binary: { [propertyName]: stored.binaryData },
 		pairedItem: { item: itemIndex },
 	};
 }

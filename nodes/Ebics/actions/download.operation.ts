@@ -1,8 +1,13 @@
 import type { INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { outputFileField } from '../../shared/properties';
-import { checkService, serviceLabel, type Download } from '../../shared/ebics';
-import { binaryItem } from '../../CorporateFileService/helpers/binaryOutput';
+import {
+	checkService,
+	serviceLabel,
+	streamContainer,
+	type StreamedDownload,
+} from '../../shared/ebics';
+import { storeStream } from '../../CorporateFileService/helpers/binaryOutput';
 import type { EbicsOperation } from '../helpers/context';
 import {
 	deliver,
@@ -25,7 +30,8 @@ export const description: INodeProperties[] = [
 /**
  * Download (BTD, or the EBICS 2.5 order type with an H004 credential): one item per file the bank
  * delivers, a ZIP container opened into its files; the positive receipt goes to the bank once n8n
- * holds every file. No data (090005): no items.
+ * holds every file. No data (090005): no items. The data streams segment by segment into n8n's
+ * binary storage (a ZIP entry by entry), so a file of any size is held about one segment at a time.
  */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const client = run.client!;
@@ -33,20 +39,20 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const range = readRange(ctx, itemIndex);
 	const propertyName =
 		(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
-	let download: Download | undefined;
+	let download: StreamedDownload | undefined;
 	let label: string;
 	if (chosen === HAC_PRESET) {
 		label = 'HAC (customer acknowledgement)';
-		download = await client.hac(range);
+		download = await client.openHac(range);
 	} else if (client.version === 'H004') {
 		const order = h004Order(ctx, 'download', chosen, itemIndex, { dateRange: range });
 		label = order.label;
-		download = await client.download(order.orderType, order.params);
+		download = await client.openDownload(order.orderType, order.params);
 	} else {
 		refuseOrderTypeChoice(chosen, itemIndex);
 		const service = checkService(readService(ctx, 'download', itemIndex));
 		label = `BTD ${serviceLabel(service)}`;
-		download = await client.btd(service, range);
+		download = await client.openBtd(service, range);
 	}
 	if (!download)
 		return nothingToDownload(
@@ -61,11 +67,14 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 		keepAtBank(ctx, itemIndex),
 		itemIndex,
 		async () => {
-			const files = got.files();
-			const out: INodeExecutionData[] = [];
-			for (const [index, file] of files.entries()) {
-				out.push(
-					await binaryItem(ctx, itemIndex, file.data, { userFilename: file.name }, propertyName, {
+			const files = await streamContainer(
+				got.stream(),
+				{ container: got.service?.container, name: got.fileName },
+				async (file) => await storeStream(ctx, itemIndex, file.stream, { userFilename: file.name }),
+			);
+			return files.map(
+				(file, index): INodeExecutionData => ({
+					json: {
 						service: label,
 						...(got.service
 							? { serviceName: got.service.serviceName, msgName: got.service.msgName }
@@ -77,10 +86,14 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 						fileIndex: index + 1,
 						fileCount: files.length,
 						downloadedAt,
-					}),
-				);
-			}
-			return out;
+						fileName: file.fileName,
+						mimeType: file.mimeType,
+						fileSize: file.bytes,
+					},
+					binary: { [propertyName]: file.binaryData },
+					pairedItem: { item: itemIndex },
+				}),
+			);
 		},
 	);
 	for (const item of items) item.json.receipt = receipt;

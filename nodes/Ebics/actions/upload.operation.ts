@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
 
 import type { INodeProperties } from 'n8n-workflow';
 
@@ -6,7 +7,13 @@ import { checkService, serviceLabel, type SignatureFlag } from '../../shared/ebi
 import { InputError } from '../../shared/errors';
 import { inputBinaryField, optionsCollection } from '../../shared/properties';
 import type { EbicsOperation } from '../helpers/context';
-import { checkPaymentFile } from '../helpers/paymentFile';
+import { storedFileSize } from '../../shared/binaryInput';
+import {
+	checkPaymentFile,
+	checkStoredPaymentFile,
+	HEAD_BYTES,
+	type PaymentCheck,
+} from '../helpers/paymentFile';
 import { h004Order, orderTypeProperties, refuseOrderTypeChoice } from '../helpers/orderTypes';
 import { chosenService, CUSTOM, readService, serviceProperties } from '../helpers/services';
 
@@ -78,9 +85,15 @@ export const description: INodeProperties[] = [
 	),
 ];
 
+/** Stored files larger than this are streamed from n8n's binary storage while they are sent. */
+const STREAM_ABOVE_BYTES = 4 * 1024 * 1024;
+
 /**
- * Upload (BTU, or the EBICS 2.5 order type with an H004 credential): the input binary file, checked against its schema, signed with A006, compressed,
- * encrypted and sent in segments; returns the bank's order ID. Sent once, never retried.
+ * Upload (BTU, or the EBICS 2.5 order type with an H004 credential): the input binary file,
+ * checked against its schema, signed with A006, compressed, encrypted and sent in segments;
+ * returns the bank's order ID. Sent once: a segment whose answer does not come is sent again in
+ * the same transaction (the bank's recovery), never as a new order. A large file stored on disk
+ * streams from it, so any size is held about one segment.
  */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const field =
@@ -99,33 +112,58 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 		fileName?: string;
 	};
 	const binary = ctx.helpers.assertBinaryData(itemIndex, field);
-	const data = await ctx.helpers.getBinaryDataBuffer(itemIndex, field);
-	if (!data.length)
-		throw new InputError(
+	const empty = () =>
+		new InputError(
 			`The file in the binary field "${field}" is empty. Nothing was sent to the bank`,
-			{
-				itemIndex,
-			},
+			{ itemIndex },
 		);
 	const client = run.client!;
 	const order =
 		client.version === 'H004'
 			? h004Order(ctx, 'upload', chosen, itemIndex, { signatureFlag: flag })
 			: (refuseOrderTypeChoice(chosen, itemIndex), undefined);
-	const check = await checkPaymentFile(
-		data,
-		order ? (order.checkAs ?? CUSTOM) : chosen,
-		field,
-		itemIndex,
-		options.checkSchema !== false,
-	);
+	const checkAs = order ? (order.checkAs ?? CUSTOM) : chosen;
+	const check = options.checkSchema !== false;
+	const size = binary.id ? await storedFileSize(ctx, binary.id, binary.bytes) : undefined;
+	let checked: PaymentCheck;
+	let source: Buffer | Readable;
+	const sha256 = createHash('sha256');
+	if (binary.id && size !== undefined && size > STREAM_ABOVE_BYTES) {
+		// A large file stored on disk: checked, then read once more as a stream while it is sent.
+		const id = binary.id;
+		checked = await checkStoredPaymentFile(
+			size,
+			async () => await ctx.helpers.getBinaryDataBuffer(itemIndex, field),
+			async () => await ctx.helpers.getBinaryStream(id, HEAD_BYTES),
+			checkAs,
+			field,
+			itemIndex,
+			check,
+		);
+		const stream = await ctx.helpers.getBinaryStream(id, 256 * 1024);
+		source = stream.pipe(
+			new Transform({
+				transform(chunk: Buffer, _encoding, done) {
+					sha256.update(chunk);
+					done(null, chunk);
+				},
+			}),
+		);
+		stream.once('error', (error) => (source as Readable).destroy(error));
+	} else {
+		const data = await ctx.helpers.getBinaryDataBuffer(itemIndex, field);
+		if (!data.length) throw empty();
+		checked = await checkPaymentFile(data, checkAs, field, itemIndex, check);
+		sha256.update(data);
+		source = data;
+	}
 	const service = order
 		? undefined
-		: checkService(readService(ctx, 'upload', itemIndex, { msgVersion: check.message?.version }));
+		: checkService(readService(ctx, 'upload', itemIndex, { msgVersion: checked.message?.version }));
 	const fileName = options.fileName?.trim() || binary.fileName || undefined;
 	const result = order
-		? await client.upload(order.orderType, order.params, data)
-		: await client.btu(service!, data, flag, { fileName });
+		? await client.upload(order.orderType, order.params, source)
+		: await client.btu(service!, source, flag, { fileName });
 	return [
 		{
 			json: {
@@ -147,12 +185,13 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 				signature: flag,
 				signatureClass: SIGNATURE_CLASSES[flag],
 				fileName: fileName ?? null,
-				fileSize: data.length,
-				sha256: createHash('sha256').update(data).digest('hex'),
-				message: check.message?.id ?? null,
-				schema: check.schema ?? null,
-				...(check.notChecked ? { schemaNotChecked: check.notChecked } : {}),
+				fileSize: result.orderDataBytes ?? null,
+				sha256: sha256.digest('hex'),
+				message: checked.message?.id ?? null,
+				schema: checked.schema ?? null,
+				...(checked.notChecked ? { schemaNotChecked: checked.notChecked } : {}),
 				segments: result.numSegments,
+				...(result.recovered ? { recovered: result.recovered } : {}),
 				returnCodes: { ...result.codes },
 				uploadedAt: new Date().toISOString(),
 			},

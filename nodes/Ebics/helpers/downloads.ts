@@ -118,7 +118,7 @@ export type Receipt = 'positive' | 'negative' | 'unconfirmed';
  */
 export async function deliver<T>(
 	ctx: IExecuteFunctions,
-	download: Download,
+	download: Pick<Download, 'orderType' | 'acknowledge' | 'reject'>,
 	keepAtBank: boolean,
 	itemIndex: number,
 	build: () => Promise<T>,

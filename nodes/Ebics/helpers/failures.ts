@@ -13,6 +13,7 @@ import {
 	EbicsKeyError,
 	EbicsReturnCodeError,
 	EbicsSignatureError,
+	EbicsTransferInterrupted,
 	EbicsValidationError,
 	returnCodeInfo,
 } from '../../shared/ebics';
@@ -86,6 +87,45 @@ function returnCodeFailure(error: EbicsReturnCodeError, itemIndex?: number): Ban
 	});
 }
 
+/**
+ * A transfer that stopped mid-way: what became of it and what to do. An upload whose last
+ * segment went out may be at the bank; it is never sent again by n8n, and the user is told where
+ * to look (HAC, PTK) by the order ID the bank gave at the initialisation.
+ */
+function interruptedFailure(error: EbicsTransferInterrupted, itemIndex?: number): BankFailure {
+	const order = error.orderId ? `order ${error.orderId}` : 'the order';
+	const what =
+		error.direction === 'download'
+			? 'Nothing was confirmed to the bank: it keeps the data and delivers it again on the next download. Run the node again.'
+			: error.mayHaveOrder
+				? `The last segment went out, but whether the bank received it cannot be told: the bank may have ${order}. n8n did not send the file again. Before sending it again, check the Customer Acknowledgement (HAC) or the Customer Protocol (PTK) of today for ${order}: when it is listed there, the bank has the payment.`
+				: `The upload stopped at segment ${error.segment} of ${error.numSegments}, before its last segment: the bank does not process an incomplete order, so nothing was submitted. Send the file again.`;
+	const code = error.cause instanceof EbicsReturnCodeError ? error.cause : undefined;
+	return new BankFailure(error.message, {
+		description: [
+			what,
+			code
+				? `EBICS return code ${code.code}${code.info ? ` ${code.info.name}` : ''} to the repetition of the segment`
+				: undefined,
+		]
+			.filter(Boolean)
+			.join('\n'),
+		itemIndex,
+		body: {
+			message: error.message,
+			...(code ? { code: code.code, level: code.level } : {}),
+		},
+		context: {
+			step: error.step,
+			segment: error.segment,
+			numSegments: error.numSegments,
+			orderId: error.orderId ?? null,
+			mayHaveOrder: error.mayHaveOrder,
+			...(code ? { returnCode: code.code } : {}),
+		},
+	});
+}
+
 /** A failure of the bank that carries no return code (a broken signature, a damaged answer). */
 function answerFailure(error: Error, description: string, itemIndex?: number): BankFailure {
 	return new BankFailure(error.message, {
@@ -119,6 +159,7 @@ export function ebicsFailure(error: unknown, itemIndex?: number): Error {
 	if (error instanceof EbicsKeyError || error instanceof EbicsBankKeyError)
 		return credentialError(error.message);
 	if (error instanceof EbicsReturnCodeError) return returnCodeFailure(error, itemIndex);
+	if (error instanceof EbicsTransferInterrupted) return interruptedFailure(error, itemIndex);
 	if (error instanceof EbicsSignatureError)
 		return answerFailure(
 			error,

@@ -76,11 +76,22 @@ function schemaFor(
 	}
 }
 
-/** The ISO 20022 message of an XML file, undefined when it is not XML of an ISO 20022 message. */
-export function isoMessageOf(data: Buffer): IsoMessage | undefined {
-	const doc = attempt(() => parseDocument(data, 'The file'));
-	if (!doc.ok) return undefined;
-	const match = ISO_NAMESPACE.exec(doc.value.documentElement.namespaceURI ?? '');
+/** A file of another message family than the service takes. */
+function wrongFamily(
+	message: IsoMessage,
+	family: string,
+	field: string,
+	itemIndex: number,
+): InputError {
+	return new InputError(
+		`The file in "${field}" is a ${message.id}, but the service takes ${family} files. Choose the service that matches the file. Nothing was sent to the bank`,
+		{ itemIndex },
+	);
+}
+
+/** The ISO 20022 message a namespace names (urn:iso:std:iso:20022:tech:xsd:pain.001.001.09). */
+function messageOfNamespace(namespace: string | null | undefined): IsoMessage | undefined {
+	const match = ISO_NAMESPACE.exec(namespace ?? '');
 	if (!match) return undefined;
 	const [, area, number, variant, version] = match;
 	return {
@@ -89,6 +100,13 @@ export function isoMessageOf(data: Buffer): IsoMessage | undefined {
 		variant,
 		version,
 	};
+}
+
+/** The ISO 20022 message of an XML file, undefined when it is not XML of an ISO 20022 message. */
+export function isoMessageOf(data: Buffer): IsoMessage | undefined {
+	const doc = attempt(() => parseDocument(data, 'The file'));
+	if (!doc.ok) return undefined;
+	return messageOfNamespace(doc.value.documentElement.namespaceURI);
 }
 
 /**
@@ -103,7 +121,15 @@ export async function checkPaymentFile(
 	check: boolean,
 ): Promise<PaymentCheck> {
 	const family = FAMILY[chosen];
-	const xml = attempt(() => parseDocument(data, `The file in "${field}"`));
+	// Not even the start of an XML document: not parsed (a parser is slow on binary data).
+	const xml = /^\uFEFF?\s*</.test(data.subarray(0, 64).toString('utf8'))
+		? attempt(() => parseDocument(data, `The file in "${field}"`))
+		: {
+				ok: false as const,
+				error: new Error(
+					`The file in "${field}" is not well-formed XML (it does not start with an element)`,
+				),
+			};
 	if (!xml.ok) {
 		if (chosen === CUSTOM || !check) return { notChecked: 'not XML' };
 		throw new InputError(
@@ -119,11 +145,7 @@ export async function checkPaymentFile(
 			{ itemIndex },
 		);
 	}
-	if (family && message.family !== family)
-		throw new InputError(
-			`The file in "${field}" is a ${message.id}, but the service takes ${family} files. Choose the service that matches the file. Nothing was sent to the bank`,
-			{ itemIndex },
-		);
+	if (family && message.family !== family) throw wrongFamily(message, family, field, itemIndex);
 	if (check && EURO_ONLY[chosen]) {
 		const currencies = [
 			...new Set(
@@ -152,4 +174,74 @@ export async function checkPaymentFile(
 			{ itemIndex, description: 'Correct the file (or how it is built) and run the node again.' },
 		);
 	return { message, schema: schema.name };
+}
+
+/** Bytes read from the start of a large file to tell which message it is. */
+export const HEAD_BYTES = 64 * 1024;
+
+/**
+ * Largest file checked against its schema: the check reads the whole file into memory (the XML
+ * tree and libxml2's copy), which a batch of this size still fits in.
+ */
+export const SCHEMA_CHECK_MAX_BYTES = 32 * 1024 * 1024;
+
+/** The ISO 20022 message of a file from its first bytes: the root element's namespace. */
+export function isoMessageOfHead(head: Buffer): IsoMessage | undefined {
+	const text = head
+		.toString('utf8')
+		.replace(/^\uFEFF/, '')
+		.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, '');
+	const root =
+		/<(?:([A-Za-z_][\w.-]*):)?[A-Za-z_][\w.-]*((?:\s+[^\s=>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*\/?>/.exec(
+			text,
+		);
+	if (!root) return undefined;
+	const attribute = root[1] ? `xmlns:${root[1]}` : 'xmlns';
+	const namespace = new RegExp(
+		`(?:^|\\s)${attribute.replace('.', '\\.')}\\s*=\\s*["']([^"']*)["']`,
+	).exec(root[2] ?? '')?.[1];
+	return messageOfNamespace(namespace);
+}
+
+/**
+ * The check of a large file in n8n's binary storage: up to SCHEMA_CHECK_MAX_BYTES read whole and
+ * checked as `checkPaymentFile` does; above it, the schema check (which needs the whole file in
+ * memory) is refused with what to do, and with the check off the message is told by the file's
+ * first bytes. An InputError means nothing was sent.
+ */
+export async function checkStoredPaymentFile(
+	size: number,
+	whole: () => Promise<Buffer>,
+	stream: () => Promise<NodeJS.ReadableStream>,
+	chosen: string,
+	field: string,
+	itemIndex: number,
+	check: boolean,
+): Promise<PaymentCheck> {
+	if (size <= SCHEMA_CHECK_MAX_BYTES)
+		return await checkPaymentFile(await whole(), chosen, field, itemIndex, check);
+	const source = await stream();
+	const parts: Buffer[] = [];
+	let read = 0;
+	for await (const chunk of source as AsyncIterable<Buffer>) {
+		parts.push(chunk);
+		read += chunk.length;
+		if (read >= HEAD_BYTES) break;
+	}
+	(source as { destroy?: () => void }).destroy?.();
+	const message = isoMessageOfHead(Buffer.concat(parts, read));
+	const family = FAMILY[chosen];
+	const mib = Math.round(size / 1048576);
+	if (check && (chosen !== CUSTOM || message))
+		throw new InputError(
+			`The file in "${field}" is ${mib} MiB: the schema check reads the whole file into memory and takes files up to ${SCHEMA_CHECK_MAX_BYTES / 1048576} MiB. Nothing was sent to the bank`,
+			{
+				itemIndex,
+				description:
+					'Switch off "Check Against Schema" to send it unchecked (the bank checks it on receipt), or split the batch into files of 32 MiB at most.',
+			},
+		);
+	if (!message) return { notChecked: 'not an ISO 20022 message (by its first bytes)' };
+	if (family && message.family !== family) throw wrongFamily(message, family, field, itemIndex);
+	return { message, notChecked: 'the schema check is switched off' };
 }

@@ -31,17 +31,21 @@ const CTRL_Z = 0x1a;
 /** SHA-256 of order data without CR, LF and Ctrl-Z, fed chunk by chunk. */
 export class OrderDataHasher {
 	private readonly hash: Hash = createHash('sha256');
+	private scratch = Buffer.alloc(0);
 
 	update(chunk: Buffer): this {
-		let start = 0;
+		if (chunk.indexOf(CR) < 0 && chunk.indexOf(LF) < 0 && chunk.indexOf(CTRL_Z) < 0) {
+			this.hash.update(chunk);
+			return this;
+		}
+		if (this.scratch.length < chunk.length) this.scratch = Buffer.allocUnsafe(chunk.length);
+		const out = this.scratch;
+		let kept = 0;
 		for (let i = 0; i < chunk.length; i++) {
 			const byte = chunk[i];
-			if (byte === CR || byte === LF || byte === CTRL_Z) {
-				if (i > start) this.hash.update(chunk.subarray(start, i));
-				start = i + 1;
-			}
+			if (byte !== CR && byte !== LF && byte !== CTRL_Z) out[kept++] = byte;
 		}
-		if (start < chunk.length) this.hash.update(start === 0 ? chunk : chunk.subarray(start));
+		this.hash.update(out.subarray(0, kept));
 		return this;
 	}
 

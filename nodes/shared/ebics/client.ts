@@ -13,11 +13,22 @@
  *   if (download) { store(download.files()); await download.acknowledge(); }
  *   const { orderId } = await client.btu(service, painXml, 'authorise');
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+
 import { checkService, serviceLabel, type BtfService } from './btf';
-import { H005 } from './constants';
+import { H005, H005_NS } from './constants';
 import { H005_DIALECT, type EbicsDialect } from './dialect';
-import { unwrapTransactionKey } from './e002';
-import { EbicsBankKeyError, EbicsFormatError, EbicsKeyError } from './errors';
+import { newTransactionKey, unwrapTransactionKey } from './e002';
+import {
+	EbicsBankKeyError,
+	EbicsFormatError,
+	EbicsKeyError,
+	EbicsReturnCodeError,
+	EbicsTransferInterrupted,
+} from './errors';
 import {
 	certificateDigest,
 	formatHash,
@@ -56,7 +67,17 @@ import {
 	type HevVersion,
 	type ReturnCodes,
 } from './responses';
-import { decodeDownload, DownloadDecoder, inflateOrderData, prepareUpload } from './segments';
+import {
+	decodeDownload,
+	DownloadDecoder,
+	fileSegments,
+	inflateStream,
+	prepareUpload,
+	spoolUpload,
+	uploadEnvelope,
+	type UploadEnvelope,
+} from './segments';
+import { parseDocument, path as xmlPath, text } from './xml';
 import { openContainer, type ContainerFile } from './zip';
 
 /**
@@ -100,6 +121,32 @@ export interface PinnedBankHashes {
 	encryption?: string;
 }
 
+/** How often a transfer request whose answer does not come is sent (the first time included). */
+export const TRANSFER_TRIES = 3;
+
+/** The code with which a bank offering recovery names the last segment it holds. */
+const RECOVERY_SYNC = '061101';
+
+/**
+ * A download whose order data is fetched segment by segment as it is read: nothing is held but
+ * the segment being decoded. The receipt is the caller's to send once the data is kept.
+ */
+export interface StreamedDownload {
+	orderType: string;
+	service?: BtfService;
+	transactionId: string;
+	orderId?: string;
+	numSegments: number;
+	/** The decrypted, inflated order data (once: a second call throws). */
+	stream(): Readable;
+	/** Positive receipt: the bank marks the data as delivered (send only once it is stored). */
+	acknowledge(): Promise<ReturnCodes>;
+	/** Negative receipt: the bank delivers the same data again next time. */
+	reject(): Promise<ReturnCodes>;
+	/** The name of the file when the data is not a container. */
+	fileName: string;
+}
+
 /** A download held until its receipt is sent. */
 export interface Download {
 	orderType: string;
@@ -127,6 +174,13 @@ export interface UploadResult {
 	transactionId: string;
 	numSegments: number;
 	codes: ReturnCodes;
+	/** Bytes of order data sent (before compression). */
+	orderDataBytes?: number;
+	/**
+	 * Set when an answer did not come and the transfer went on with the bank's recovery: the
+	 * segments the bank said it held (061101 EBICS_TX_RECOVERY_SYNC) or those sent again.
+	 */
+	recovered?: string[];
 }
 
 const DOWNLOAD_NAMES: Record<string, string> = {
@@ -145,6 +199,17 @@ function fileNameFor(orderType: string, service?: BtfService): string {
 		H004_ORDER_TYPES[orderType]?.fileName ??
 		`${orderType.toLowerCase()}.dat`
 	);
+}
+
+/** The last segment a bank offering recovery says it holds, from its 061101 answer. */
+function recoverySegment(answerXml: string, namespace = H005_NS): number | undefined {
+	try {
+		const root = parseDocument(answerXml, "The bank's answer").documentElement;
+		const value = Number(text(xmlPath(root, namespace, 'header', 'mutable', 'SegmentNumber')));
+		return Number.isInteger(value) && value >= 0 ? value : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /**
@@ -303,8 +368,12 @@ export class EbicsClient {
 	}
 
 	private async exchange(xml: string, step: string, allowNoData = false): Promise<EbicsResponse> {
+		return this.read(await this.send(xml, step), step, allowNoData);
+	}
+
+	private read(answer: string, step: string, allowNoData = false): EbicsResponse {
 		const bank = this.bankKeys(step);
-		return readResponse(await this.send(xml, step), step, {
+		return readResponse(answer, step, {
 			bankAuthenticationKey: bank.authentication.publicKey,
 			allowNoData,
 			...this.readOptions(),
@@ -312,14 +381,18 @@ export class EbicsClient {
 	}
 
 	/**
-	 * A download transaction: initialisation, one transfer per further segment, the data
-	 * decrypted and inflated. Resolves undefined when the bank has no data (090005); otherwise the
-	 * caller sends the receipt with `acknowledge()` once the data is kept, or `reject()`.
+	 * A download transaction, streamed: the initialisation (with the first segment), then one
+	 * transfer per further segment, each fetched only when the data before it has been read.
+	 * Resolves undefined when the bank has no data (090005); otherwise the caller reads
+	 * `stream()` to the end, then sends the receipt with `acknowledge()` once the data is kept, or
+	 * `reject()`. A segment whose answer does not come is asked for again (the bank delivers the
+	 * same segment of the same transaction); when it still does not come, the stream fails with
+	 * EbicsTransferInterrupted and no receipt is sent, so the bank delivers the data again.
 	 */
-	async download(
+	async openDownload(
 		orderType: string,
 		params: OrderParams & { kind: 'BTD' | 'standard' | 'element' | 'file' },
-	): Promise<Download | undefined> {
+	): Promise<StreamedDownload | undefined> {
 		const bank = this.bankKeys(orderType);
 		const label =
 			params.kind === 'BTD' ? `BTD ${serviceLabel(checkService(params.service))}` : orderType;
@@ -346,29 +419,17 @@ export class EbicsClient {
 		const decoder = new DownloadDecoder(
 			unwrapTransactionKey(init.transactionKey, this.keys.encryption.privateKey),
 		);
-		const parts: Buffer[] = [decoder.segment(init.orderData)];
-		for (let number = 2; number <= numSegments; number++) {
-			const step = `${label} transfer of segment ${number} of ${numSegments}`;
-			const answer = await this.exchange(
-				downloadTransferRequest(
-					this.subscriber.hostId,
-					transactionId,
-					number,
-					number === numSegments,
-					this.keys.authentication.privateKey,
-					this.dialect.version,
-				),
-				step,
-			);
-			if (answer.segmentNumber !== undefined && answer.segmentNumber !== number)
-				throw new EbicsFormatError(`${step}: the bank answered segment ${answer.segmentNumber}`);
-			if (answer.orderData === undefined)
-				throw new EbicsFormatError(`${step}: the bank's answer has no order data`);
-			parts.push(decoder.segment(answer.orderData));
+		const first = init.orderData;
+		const fetchSegment = async (number: number): Promise<string> =>
+			await this.downloadSegment(label, transactionId, number, numSegments, init.orderId);
+		async function* compressed(): AsyncGenerator<Buffer> {
+			yield decoder.segment(first);
+			for (let number = 2; number <= numSegments; number++)
+				yield decoder.segment(await fetchSegment(number));
+			yield decoder.end();
 		}
-		parts.push(decoder.end());
-		const data = inflateOrderData(Buffer.concat(parts));
 		const service = params.kind === 'BTD' ? params.service : undefined;
+		let streamed = false;
 		let receiptSent = false;
 		const receipt = async (code: 0 | 1): Promise<ReturnCodes> => {
 			if (receiptSent) throw new EbicsFormatError(`The receipt of ${label} was already sent`);
@@ -381,12 +442,12 @@ export class EbicsClient {
 			transactionId,
 			orderId: init.orderId,
 			numSegments,
-			data,
-			files: () =>
-				openContainer(data, {
-					container: service?.container,
-					name: fileNameFor(orderType, service),
-				}),
+			fileName: fileNameFor(orderType, service),
+			stream: () => {
+				if (streamed) throw new EbicsFormatError(`The data of ${label} was already read`);
+				streamed = true;
+				return inflateStream(compressed());
+			},
 			acknowledge: async () => await receipt(0),
 			reject: async () => await receipt(1),
 		};
@@ -413,9 +474,91 @@ export class EbicsClient {
 		).codes;
 	}
 
+	/** One further segment of a download, asked for again while its answer does not come. */
+	private async downloadSegment(
+		label: string,
+		transactionId: string,
+		number: number,
+		numSegments: number,
+		orderId: string | undefined,
+	): Promise<string> {
+		const step = `${label} transfer of segment ${number} of ${numSegments}`;
+		let failure: unknown;
+		for (let attempt = 1; attempt <= TRANSFER_TRIES; attempt++) {
+			let answerXml: string;
+			try {
+				answerXml = await this.send(
+					downloadTransferRequest(
+						this.subscriber.hostId,
+						transactionId,
+						number,
+						number === numSegments,
+						this.keys.authentication.privateKey,
+						this.dialect.version,
+					),
+					step,
+				);
+			} catch (error) {
+				failure = error;
+				continue;
+			}
+			const answer = this.read(answerXml, step);
+			if (answer.segmentNumber !== undefined && answer.segmentNumber !== number)
+				throw new EbicsFormatError(`${step}: the bank answered segment ${answer.segmentNumber}`);
+			if (answer.orderData === undefined)
+				throw new EbicsFormatError(`${step}: the bank's answer has no order data`);
+			return answer.orderData;
+		}
+		throw new EbicsTransferInterrupted(
+			'download',
+			step,
+			number,
+			numSegments,
+			false,
+			failure,
+			orderId,
+		);
+	}
+
+	/**
+	 * A download transaction held in memory (administrative order data, small files): as
+	 * `openDownload`, the data read whole.
+	 */
+	async download(
+		orderType: string,
+		params: OrderParams & { kind: 'BTD' | 'standard' | 'element' | 'file' },
+	): Promise<Download | undefined> {
+		const opened = await this.openDownload(orderType, params);
+		if (!opened) return undefined;
+		const parts: Buffer[] = [];
+		for await (const chunk of opened.stream()) parts.push(chunk as Buffer);
+		const data = Buffer.concat(parts);
+		return {
+			orderType: opened.orderType,
+			service: opened.service,
+			transactionId: opened.transactionId,
+			orderId: opened.orderId,
+			numSegments: opened.numSegments,
+			data,
+			files: () =>
+				openContainer(data, { container: opened.service?.container, name: opened.fileName }),
+			acknowledge: opened.acknowledge,
+			reject: opened.reject,
+		};
+	}
 	/** BTD: downloads a business service; undefined when there is nothing to fetch (090005). */
 	async btd(service: BtfService, dateRange?: DateRange): Promise<Download | undefined> {
 		return await this.download('BTD', { kind: 'BTD', service, dateRange });
+	}
+
+	/** BTD, streamed (see `openDownload`); undefined when there is nothing to fetch (090005). */
+	async openBtd(service: BtfService, dateRange?: DateRange): Promise<StreamedDownload | undefined> {
+		return await this.openDownload('BTD', { kind: 'BTD', service, dateRange });
+	}
+
+	/** HAC, streamed (see `openDownload`); undefined when there is nothing to fetch (090005). */
+	async openHac(dateRange?: DateRange): Promise<StreamedDownload | undefined> {
+		return await this.openDownload('HAC', { kind: 'standard', dateRange });
 	}
 
 	private async adminDownload(
@@ -479,69 +622,172 @@ export class EbicsClient {
 	/**
 	 * An upload transaction: the order data signed with A006, compressed, encrypted, cut into
 	 * segments; initialisation then one transfer per segment. Resolves with the bank's order ID.
+	 *
+	 * Order data given as a stream is read once into a temporary file of ciphertext (removed
+	 * afterwards), so any size is sent holding about one segment. A segment whose answer does not
+	 * come is sent again in the same transaction (never a new transaction): the bank takes it, or,
+	 * when it offers recovery, says which segments it holds (061101 EBICS_TX_RECOVERY_SYNC) and the
+	 * transfer goes on after them. Anything else is EbicsTransferInterrupted, which says whether
+	 * the bank may hold the order (the last segment went out).
 	 */
 	async upload(
 		orderType: string,
 		params: OrderParams & { kind: 'BTU' | 'standard' | 'file' },
-		orderData: Buffer,
+		orderData: Buffer | Readable,
 	): Promise<UploadResult> {
 		const bank = this.bankKeys(orderType);
 		const label =
 			params.kind === 'BTU' ? `BTU ${serviceLabel(checkService(params.service))}` : orderType;
-		const prepared = prepareUpload(orderData, {
+		const signing = {
 			signatureKey: this.keys.signature.privateKey,
 			signer: { partnerId: this.subscriber.partnerId, userId: this.subscriber.userId },
 			bankEncryptionKey: bank.encryption.publicKey,
 			segmentBytes: this.segmentBytes,
 			signatureNamespace: this.dialect.signatureNamespace,
-		});
-		const segments = orderType === 'SPR' ? [] : prepared.segments;
+		};
+		if (Buffer.isBuffer(orderData)) {
+			const prepared = prepareUpload(orderData, signing);
+			const segments = orderType === 'SPR' ? [] : prepared.segments;
+			const result = await this.sendUpload(orderType, params, label, prepared, {
+				count: segments.length,
+				segment: async (number) => segments[number - 1],
+			});
+			return { ...result, orderDataBytes: orderData.length };
+		}
+		const dir = await mkdtemp(join(tmpdir(), 'n8n-ebics-upload-'));
+		try {
+			const file = join(dir, 'order-data');
+			const transactionKey = newTransactionKey();
+			const spooled = await spoolUpload(orderData, transactionKey, file);
+			const envelope = uploadEnvelope(spooled.dataDigest, transactionKey, signing);
+			const segments = await fileSegments(file, spooled.encryptedBytes, this.segmentBytes);
+			try {
+				const result = await this.sendUpload(orderType, params, label, envelope, segments);
+				return { ...result, orderDataBytes: spooled.orderDataBytes };
+			} finally {
+				await segments.close();
+			}
+		} finally {
+			await rm(dir, { recursive: true, force: true });
+		}
+	}
+
+	private async sendUpload(
+		orderType: string,
+		params: OrderParams & { kind: 'BTU' | 'standard' | 'file' },
+		label: string,
+		envelope: UploadEnvelope,
+		segments: { count: number; segment(number: number): Promise<string> },
+	): Promise<UploadResult> {
+		const bank = this.bankKeys(orderType);
+		const count = segments.count;
 		const init = await this.exchange(
 			this.dialect.uploadInitRequest(
 				this.subscriber,
 				orderType,
 				params,
 				this.digests(bank),
-				{ ...prepared, numSegments: segments.length },
+				{ ...envelope, numSegments: count },
 				this.keys.authentication.privateKey,
 			),
 			`${label} initialisation`,
 		);
-		if (segments.length && !init.transactionId)
+		if (count && !init.transactionId)
 			throw new EbicsFormatError(
 				`The bank's answer to ${label} initialisation has no transaction ID`,
 			);
+		const transactionId = init.transactionId ?? '';
 		let codes = init.codes;
 		let orderId = init.orderId;
-		for (let index = 0; index < segments.length; index++) {
-			const number = index + 1;
-			const answer = await this.exchange(
-				uploadTransferRequest(
-					this.subscriber.hostId,
-					init.transactionId as string,
-					number,
-					number === segments.length,
-					segments[index],
-					this.keys.authentication.privateKey,
-					this.dialect.version,
-				),
-				`${label} transfer of segment ${number} of ${segments.length}`,
+		const recovered: string[] = [];
+		let number = 1;
+		while (number <= count) {
+			const step = `${label} transfer of segment ${number} of ${count}`;
+			const outcome = await this.uploadSegment(
+				step,
+				transactionId,
+				number,
+				count,
+				segments,
+				orderId,
 			);
-			codes = answer.codes;
-			orderId = answer.orderId ?? orderId;
+			if (outcome.holds !== undefined) {
+				recovered.push(
+					`segment ${number} of ${count}: no answer came; the bank holds segments 1 to ${outcome.holds} (061101 EBICS_TX_RECOVERY_SYNC)`,
+				);
+				number = outcome.holds + 1;
+				continue;
+			}
+			if (outcome.repeated)
+				recovered.push(
+					`segment ${number} of ${count}: no answer came; sent again in the same transaction`,
+				);
+			codes = outcome.answer.codes;
+			orderId = outcome.answer.orderId ?? orderId;
+			number++;
 		}
 		return {
 			orderId,
-			transactionId: init.transactionId ?? '',
-			numSegments: segments.length,
+			transactionId,
+			numSegments: count,
 			codes,
+			...(recovered.length ? { recovered } : {}),
 		};
+	}
+
+	/**
+	 * Sends one segment of an upload, again (in the same transaction) while its answer does not
+	 * come. Resolves with the answer, or with the last segment the bank holds when it answers a
+	 * repetition with 061101 EBICS_TX_RECOVERY_SYNC.
+	 */
+	private async uploadSegment(
+		step: string,
+		transactionId: string,
+		number: number,
+		count: number,
+		segments: { segment(number: number): Promise<string> },
+		orderId: string | undefined,
+	): Promise<{ answer: EbicsResponse; repeated: boolean; holds?: undefined } | { holds: number }> {
+		const last = number === count;
+		let failure: unknown;
+		for (let attempt = 1; attempt <= TRANSFER_TRIES; attempt++) {
+			const request = uploadTransferRequest(
+				this.subscriber.hostId,
+				transactionId,
+				number,
+				last,
+				await segments.segment(number),
+				this.keys.authentication.privateKey,
+				this.dialect.version,
+			);
+			let answerXml: string;
+			try {
+				answerXml = await this.send(request, step);
+			} catch (error) {
+				failure = error;
+				continue;
+			}
+			if (attempt === 1) return { answer: this.read(answerXml, step), repeated: false };
+			let refused: unknown;
+			try {
+				return { answer: this.read(answerXml, step), repeated: true };
+			} catch (error) {
+				refused = error;
+			}
+			const holds =
+				refused instanceof EbicsReturnCodeError && refused.code === RECOVERY_SYNC
+					? recoverySegment(answerXml, this.dialect.namespace)
+					: undefined;
+			if (holds !== undefined && holds >= number - 1 && holds <= count) return { holds };
+			throw new EbicsTransferInterrupted('upload', step, number, count, last, refused, orderId);
+		}
+		throw new EbicsTransferInterrupted('upload', step, number, count, last, failure, orderId);
 	}
 
 	/** BTU: uploads a file for a business service, signed with A006 as `signatureFlag` says. */
 	async btu(
 		service: BtfService,
-		orderData: Buffer,
+		orderData: Buffer | Readable,
 		signatureFlag: SignatureFlag = 'authorise',
 		options: UploadOptions = {},
 	): Promise<UploadResult> {

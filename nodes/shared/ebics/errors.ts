@@ -113,3 +113,35 @@ export function rethrowAs<T>(fn: () => T, fail: (error: unknown) => Error): T {
 	if (!outcome.ok) throw fail(outcome.error);
 	return outcome.value;
 }
+
+/**
+ * A transfer that stopped mid-way and could not be resumed: the answer to a segment did not come
+ * (after the repetitions) or the bank refused to resume. For an upload, `mayHaveOrder` says
+ * whether the bank may hold the whole order (the last segment went out): then it must not be sent
+ * again before the customer protocol (HAC, PTK) shows whether order `orderId` arrived. The client
+ * never starts the upload again itself.
+ */
+export class EbicsTransferInterrupted extends EbicsError {
+	constructor(
+		readonly direction: 'upload' | 'download',
+		/** The request that got no usable answer, e.g. "BTU SCT pain.001 transfer of segment 3 of 3". */
+		readonly step: string,
+		readonly segment: number,
+		readonly numSegments: number,
+		readonly mayHaveOrder: boolean,
+		/** What went wrong: the transport's error, or the bank's return code (EbicsReturnCodeError). */
+		readonly cause: unknown,
+		readonly orderId?: string,
+	) {
+		super(
+			`${step}: ${
+				cause instanceof EbicsReturnCodeError
+					? `no answer came, and the bank refused the segment sent again: ${cause.message.replace(`${cause.step}: `, '')}`
+					: cause instanceof EbicsError
+						? `no answer came, and the answer to the segment sent again cannot be used: ${cause.message}`
+						: 'no answer came, also not when the segment was sent again'
+			}`,
+		);
+		this.name = 'EbicsTransferInterrupted';
+	}
+}

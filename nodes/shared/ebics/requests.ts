@@ -635,13 +635,22 @@ export function uploadTransferRequest(
 	authenticationKey: KeyObject,
 	version: EbicsVersion = H005,
 ): string {
-	return transferRequest(
+	if (!/^[A-Za-z0-9+/=]*$/.test(orderDataBase64))
+		throw new RangeError('The OrderData of a segment must be base64');
+	// OrderData is not authenticated (X002 covers the authenticate="true" elements): the request
+	// is signed without it and the segment put in after, so the segment is never parsed.
+	const signed = transferRequest(
 		hostId,
 		transactionId,
 		segmentNumber,
 		lastSegment,
-		el('body', {}, el('DataTransfer', {}, `<OrderData>${orderDataBase64}</OrderData>`)),
+		el('body', {}, el('DataTransfer', {}, `<OrderData>${ORDER_DATA_SLOT}</OrderData>`)),
 		authenticationKey,
 		version,
 	);
+	const at = signed.indexOf(ORDER_DATA_SLOT);
+	return signed.slice(0, at) + orderDataBase64 + signed.slice(at + ORDER_DATA_SLOT.length);
 }
+
+/** Where a segment goes into its signed transfer request (not base64, so it cannot be one). */
+const ORDER_DATA_SLOT = '#segment#';

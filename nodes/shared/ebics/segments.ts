@@ -3,23 +3,30 @@
  * data"): compress (zlib/deflate), encrypt (E002), base64, cut into segments of at most 1,048,576
  * base64 characters, each base64 on its own (so every segment decodes alone).
  *
- * Both directions are built from parts that take one chunk at a time:
- * - upload: `UploadSegmenter` takes ciphertext chunks and gives out full segments as they fill;
+ * Both directions work one chunk at a time, so a transfer of any size holds about one segment:
+ * - upload: `spoolUpload` reads the order data once (the A006 hash, deflate and E002 on the way)
+ *   into a temporary file of ciphertext, whose size gives NumSegments before the initialisation
+ *   is sent; `fileSegments` then reads it back one segment at a time. Spooling (rather than
+ *   compressing twice, once to count) costs one write and one read of the compressed size.
  * - download: `DownloadDecoder` takes one segment's OrderData at a time and gives back the
  *   compressed bytes it held, keeping only a base64 remainder (< 4 characters) and the last AES
- *   block between segments.
+ *   block between segments; `inflateStream` inflates what it gives as it comes.
  *
- * Part 1 runs them over buffers (`prepareUpload`, `decodeDownload`). To make transfers
- * flat in memory at any size, the callers can instead: for an upload, run the order data through
- * zlib's deflate stream and the E002Encryptor into the segmenter twice, once to count the segments
- * (NumSegments is declared in the initialisation request, before any segment is sent; deflate
- * gives the same bytes for the same input and level) and once to send them, or spool the
- * ciphertext to a temporary file once; for a download, pipe what `DownloadDecoder.segment()`
- * returns into `zlib.createInflate()` and on into the binary data store, requesting the next
- * segment only when the previous one has been written.
+ * `prepareUpload` and `decodeDownload` run the same parts over buffers (key management, the
+ * sandbox bank, small administrative orders).
  */
 import { type KeyObject } from 'node:crypto';
-import { constants as zlibConstants, deflateSync, inflateSync } from 'node:zlib';
+import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+	constants as zlibConstants,
+	createDeflate,
+	createInflate,
+	deflateSync,
+	inflateSync,
+} from 'node:zlib';
 
 import { OrderDataHasher, signA006, userSignatureData, type SignerIdentity } from './a006';
 import { SEGMENT_MAX_BYTES } from './constants';
@@ -30,7 +37,7 @@ import {
 	newTransactionKey,
 	wrapTransactionKey,
 } from './e002';
-import { EbicsDataError, rethrowAs } from './errors';
+import { EbicsDataError, EbicsError, rethrowAs } from './errors';
 
 /** Collects ciphertext and gives out base64 segments of at most SEGMENT_MAX_BYTES bytes each. */
 export class UploadSegmenter {
@@ -93,16 +100,35 @@ export interface UploadSigning {
 	signatureNamespace?: string;
 }
 
+/** What the initialisation of an upload carries besides the segments. */
+export type UploadEnvelope = Omit<PreparedUpload, 'segments'>;
+
+/**
+ * The signature and key of an upload from the A006 hash of its order data: UserSignatureData
+ * signed, compressed and encrypted with the transaction key, and the transaction key wrapped for
+ * the bank.
+ */
+export function uploadEnvelope(
+	dataDigest: Buffer,
+	transactionKey: Buffer,
+	signing: UploadSigning,
+): UploadEnvelope {
+	const signature = signA006(dataDigest, signing.signatureKey);
+	const signatureXml = userSignatureData(signature, signing.signer, signing.signatureNamespace);
+	return {
+		wrappedTransactionKey: wrapTransactionKey(transactionKey, signing.bankEncryptionKey),
+		encryptedSignatureData: encryptE002(
+			deflateSync(Buffer.from(signatureXml, 'utf8')),
+			transactionKey,
+		),
+		dataDigest,
+	};
+}
+
 /** Signs, compresses, encrypts and segments order data held in memory. */
 export function prepareUpload(orderData: Buffer, signing: UploadSigning): PreparedUpload {
 	const transactionKey = newTransactionKey();
 	const dataDigest = new OrderDataHasher().update(orderData).digest();
-	const signature = signA006(dataDigest, signing.signatureKey);
-	const signatureXml = userSignatureData(signature, signing.signer, signing.signatureNamespace);
-	const encryptedSignatureData = encryptE002(
-		deflateSync(Buffer.from(signatureXml, 'utf8')),
-		transactionKey,
-	);
 	const encryptor = new E002Encryptor(transactionKey);
 	const segmenter = new UploadSegmenter(signing.segmentBytes);
 	const segments = [
@@ -112,13 +138,110 @@ export function prepareUpload(orderData: Buffer, signing: UploadSigning): Prepar
 		...segmenter.push(encryptor.final()),
 		...segmenter.end(),
 	];
+	return { ...uploadEnvelope(dataDigest, transactionKey, signing), segments };
+}
+
+/** Chunk size of the streaming deflate and inflate (zlib's default is 16 KiB). */
+const ZLIB_CHUNK = 256 * 1024;
+
+/** The order data of an upload spooled to a file: compressed and encrypted, ready to be cut. */
+export interface SpooledUpload {
+	/** The A006 hash of the order data. */
+	dataDigest: Buffer;
+	/** Bytes of order data read. */
+	orderDataBytes: number;
+	/** Bytes of ciphertext in the file. */
+	encryptedBytes: number;
+}
+
+/**
+ * Reads order data once from `source`: the A006 hash of it, deflate, then E002 with the
+ * transaction key into `file`. Holds about one chunk at a time.
+ */
+export async function spoolUpload(
+	source: Readable | AsyncIterable<Buffer>,
+	transactionKey: Buffer,
+	file: string,
+): Promise<SpooledUpload> {
+	const hasher = new OrderDataHasher();
+	let orderDataBytes = 0;
+	let encryptedBytes = 0;
+	const hash = new Transform({
+		transform(chunk: Buffer, _encoding, done) {
+			orderDataBytes += chunk.length;
+			hasher.update(chunk);
+			done(null, chunk);
+		},
+	});
+	const encryptor = new E002Encryptor(transactionKey);
+	const encrypt = new Transform({
+		transform(chunk: Buffer, _encoding, done) {
+			const out = encryptor.update(chunk);
+			encryptedBytes += out.length;
+			done(null, out);
+		},
+		flush(done) {
+			const out = encryptor.final();
+			encryptedBytes += out.length;
+			done(null, out);
+		},
+	});
+	await pipeline(
+		source,
+		hash,
+		createDeflate({ level: zlibConstants.Z_DEFAULT_COMPRESSION, chunkSize: ZLIB_CHUNK }),
+		encrypt,
+		createWriteStream(file),
+	);
+	return { dataDigest: hasher.digest(), orderDataBytes, encryptedBytes };
+}
+
+/** How many segments `encryptedBytes` of ciphertext make (at least one). */
+export function segmentCount(encryptedBytes: number, segmentBytes = SEGMENT_MAX_BYTES): number {
+	return Math.max(1, Math.ceil(encryptedBytes / segmentBytes));
+}
+
+/** A reader of the segments of a spooled upload, each by its number (1 to count), as base64. */
+export interface SegmentFile {
+	count: number;
+	segment(number: number): Promise<string>;
+	close(): Promise<void>;
+}
+
+/** Opens a spooled upload to read its segments (any segment again, for a recovery). */
+export async function fileSegments(
+	file: string,
+	encryptedBytes: number,
+	segmentBytes = SEGMENT_MAX_BYTES,
+): Promise<SegmentFile> {
+	if (segmentBytes % 3 !== 0)
+		throw new RangeError('A segment must hold a multiple of 3 bytes to stay base64-conformant');
+	const handle = await open(file, 'r');
+	const count = segmentCount(encryptedBytes, segmentBytes);
+	const buffer = Buffer.allocUnsafe(Math.min(segmentBytes, Math.max(encryptedBytes, 1)));
 	return {
-		wrappedTransactionKey: wrapTransactionKey(transactionKey, signing.bankEncryptionKey),
-		encryptedSignatureData,
-		dataDigest,
-		segments,
+		count,
+		async segment(number: number): Promise<string> {
+			if (!Number.isInteger(number) || number < 1 || number > count)
+				throw new RangeError(`Segment ${number} is not one of 1 to ${count}`);
+			const position = (number - 1) * segmentBytes;
+			const length = Math.min(segmentBytes, encryptedBytes - position);
+			let read = 0;
+			while (read < length) {
+				const { bytesRead } = await handle.read(buffer, read, length - read, position + read);
+				if (bytesRead === 0) throw new Error('The spooled order data ended early');
+				read += bytesRead;
+			}
+			return buffer.toString('base64', 0, length);
+		},
+		async close() {
+			await handle.close();
+		},
 	};
 }
+
+const UNREADABLE =
+	'The order data does not decompress: a segment is damaged, or the data was encrypted with another key';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -126,6 +249,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export class DownloadDecoder {
 	private readonly decryptor: E002Decryptor;
 	private carry = '';
+	private padded = false;
 	segments = 0;
 
 	constructor(transactionKey: Buffer) {
@@ -135,15 +259,33 @@ export class DownloadDecoder {
 	/** Decodes and decrypts one segment's OrderData text. */
 	segment(orderDataBase64: string): Buffer {
 		this.segments++;
+		if (this.padded && orderDataBase64.trim().length > 0) throw this.damaged();
+		// The usual segment: whole groups of base64 and nothing else, decoded without a scan of its
+		// own (the decoder skips what is not base64, so a shorter result means a damaged segment).
+		if (this.carry === '' && orderDataBase64.length % 4 === 0) {
+			const bytes = Buffer.from(orderDataBase64, 'base64');
+			const padding = orderDataBase64.endsWith('==') ? 2 : orderDataBase64.endsWith('=') ? 1 : 0;
+			if (
+				bytes.length === (orderDataBase64.length / 4) * 3 - padding &&
+				!/[-_]/.test(orderDataBase64)
+			) {
+				this.padded = padding > 0;
+				return this.decryptor.update(bytes);
+			}
+		}
 		const text = orderDataBase64.replace(/\s+/g, '');
-		if (!BASE64.test(text) || (this.carry.includes('=') && text.length > 0))
-			throw new EbicsDataError(
-				`Segment ${this.segments} of the order data is damaged: its OrderData is not base64`,
-			);
+		if (!BASE64.test(text) || (this.carry.includes('=') && text.length > 0)) throw this.damaged();
 		const all = this.carry + text;
 		const whole = all.length - (all.length % 4);
 		this.carry = all.slice(whole);
+		this.padded = all.slice(0, whole).endsWith('=');
 		return this.decryptor.update(Buffer.from(all.slice(0, whole), 'base64'));
+	}
+
+	private damaged(): EbicsDataError {
+		return new EbicsDataError(
+			`Segment ${this.segments} of the order data is damaged: its OrderData is not base64`,
+		);
 	}
 
 	/** The last compressed bytes; EbicsDataError when the data is cut off or damaged. */
@@ -160,10 +302,7 @@ export class DownloadDecoder {
 export function inflateOrderData(compressed: Buffer): Buffer {
 	return rethrowAs(
 		() => inflateSync(compressed),
-		() =>
-			new EbicsDataError(
-				'The order data does not decompress: a segment is damaged, or the data was encrypted with another key',
-			),
+		() => new EbicsDataError(UNREADABLE),
 	);
 }
 
@@ -173,4 +312,29 @@ export function decodeDownload(segments: string[], transactionKey: Buffer): Buff
 	const parts = segments.map((segment) => decoder.segment(segment));
 	parts.push(decoder.end());
 	return inflateOrderData(Buffer.concat(parts));
+}
+
+/**
+ * Inflates zlib-compressed order data as it comes (chunks from `DownloadDecoder`), reading the
+ * source only as fast as the result is read. An error of the source comes out as it is; data that
+ * does not decompress, or stops before the end of the compressed stream, is an EbicsDataError.
+ */
+export function inflateStream(compressed: AsyncIterable<Buffer>): Readable {
+	const source = Readable.from(compressed, { objectMode: false, highWaterMark: 1 });
+	async function* inflated(): AsyncGenerator<Buffer> {
+		const inflate = createInflate({ chunkSize: ZLIB_CHUNK });
+		source.once('error', (error) => inflate.destroy(error));
+		source.pipe(inflate);
+		try {
+			for await (const chunk of inflate) yield chunk as Buffer;
+		} catch (error) {
+			throw error instanceof EbicsError || !(error as { code?: string })?.code?.startsWith('Z_')
+				? error
+				: new EbicsDataError(UNREADABLE);
+		} finally {
+			source.destroy();
+			inflate.destroy();
+		}
+	}
+	return Readable.from(inflated(), { objectMode: false, highWaterMark: ZLIB_CHUNK });
 }

@@ -41,9 +41,42 @@ export function empty(name: string, attributes: Attributes = {}): string {
 	return `<${name}${attributeText(attributes)}/>`;
 }
 
+/** Documents at least this long have their base64 OrderData set aside while they are parsed. */
+const SET_ASIDE_FROM = 64 * 1024;
+const ORDER_DATA_OPEN = /<(?:[A-Za-z_][\w.-]*:)?OrderData(?:\s[^<>]*)?>$/;
+const ORDER_DATA_CLOSE = /^<\/(?:[A-Za-z_][\w.-]*:)?OrderData\s*>/;
+
+/**
+ * A segment's OrderData (up to 1,048,576 base64 characters) set aside from the text: a DOM
+ * parser is slow on one large text node, and base64 needs no parsing. Only when there is exactly
+ * one OrderData element and its content is plain text (no markup, no entity reference), found
+ * with native searches only; it is put back into the element after parsing, so the document is
+ * the same.
+ */
+function setAsideOrderData(text: string): { text: string; orderData?: string } {
+	if (text.length < SET_ASIDE_FROM) return { text };
+	const name = text.indexOf('OrderData');
+	if (name < 0 || text.indexOf('OrderData', name + 9) < 0) return { text };
+	const openStart = text.lastIndexOf('<', name);
+	const openEnd = text.indexOf('>', name);
+	if (openStart < 0 || openEnd < 0) return { text };
+	const contentEnd = text.indexOf('<', openEnd + 1);
+	if (contentEnd < 0 || contentEnd - openEnd < SET_ASIDE_FROM / 2) return { text };
+	const open = text.slice(openStart, openEnd + 1);
+	const close = ORDER_DATA_CLOSE.exec(text.slice(contentEnd, contentEnd + 200))?.[0];
+	if (!ORDER_DATA_OPEN.test(open) || !close || open.endsWith('/>')) return { text };
+	// Only the element's own close tag may follow: one OrderData element in all.
+	if (text.indexOf('OrderData', contentEnd + close.length) >= 0) return { text };
+	const content = text.slice(openEnd + 1, contentEnd);
+	if (content.includes('&') || content.includes(']]>')) return { text };
+	return { text: text.slice(0, openEnd + 1) + text.slice(contentEnd), orderData: content };
+}
+
 /** Parses an XML document after the safety rule; EbicsFormatError names what is wrong. */
 export function parseDocument(xml: string | Buffer, what: string): Document {
-	const text = (Buffer.isBuffer(xml) ? xml.toString('utf8') : xml).replace(/^[\uFEFF\s]+(?=<)/, '');
+	const { text, orderData } = setAsideOrderData(
+		(Buffer.isBuffer(xml) ? xml.toString('utf8') : xml).replace(/^[\uFEFF\s]+(?=<)/, ''),
+	);
 	rethrowAs(
 		() => assertSafeXml(text),
 		(error) =>
@@ -63,6 +96,12 @@ export function parseDocument(xml: string | Buffer, what: string): Document {
 			.split('\n')[0]
 			.replace(/^\[xmldom [^\]]*\]\s*/, '');
 		throw new EbicsFormatError(`${what} is not well-formed XML (${first})`);
+	}
+	if (orderData !== undefined) {
+		const found = allElements(root).filter((e) => e.localName === 'OrderData');
+		if (found.length !== 1)
+			throw new EbicsFormatError(`${what} has its OrderData in a place it cannot be`);
+		found[0].appendChild(doc.createTextNode(orderData));
 	}
 	return doc;
 }

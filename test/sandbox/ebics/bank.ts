@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { createPrivateKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import path from 'node:path';
-import { deflateSync, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 
 import {
@@ -55,6 +55,7 @@ import { seedFiles, type DownloadFile, type ProtocolEvent, type StoredUpload } f
 import type { EbicsBankKeyFile } from './keys';
 import { changeKeys, KEY_CHANGE_ORDERS } from './keyChange';
 import { SandboxVeu, VEU_DOWNLOADS } from './veu';
+import { compressedOf, DropAnswer, dropsAnswer, FinishedUploads, LAZY_ABOVE_BYTES, LazySegments, signAroundOrderData, UploadReceiver, type TransferFault } from './transfers';
 
 export const EBICS_PATH = '/ebics';
 export const SANDBOX_HOST_ID = 'SBXEBICS';
@@ -126,6 +127,10 @@ interface Transaction {
 		verify?: (data: Buffer) => boolean;
 	};
 	finished: boolean;
+	/** H005 upload: the order data taken segment by segment (transfers.ts). */
+	receiver?: UploadReceiver;
+	/** Large download: segments cut when asked (transfers.ts). */
+	lazy?: LazySegments;
 }
 
 /** A refusal with a spec return code, answered in the header (technical) or the body (business). */
@@ -150,6 +155,8 @@ export interface EbicsSwitches {
 	timestampToleranceSeconds: number;
 	/** Whether HEV lists EBICS 2.5 (H004) beside 3.0 (default true; a 3.0-only bank when false). */
 	offerH004: boolean;
+	/** Offer recovery (061101 EBICS_TX_RECOVERY_SYNC) for a segment sent again; default false (091105). */
+	recovery: boolean;
 }
 
 /** One-shot faults of the EBICS bank, consumed in order by the next answer they apply to. */
@@ -158,7 +165,8 @@ export type EbicsFaultKind =
 	| 'unsignedResponse' // the next ebicsResponse has no AuthSignature
 	| 'damageSegment' // the OrderData of the next download answer is not base64
 	| 'truncateZip' // the next ZIP container is cut off before it is encrypted
-	| 'headerOkBodyError'; // the next upload initialisation answers 000000 in the header and 091116 in the body
+	| 'headerOkBodyError' // the next upload initialisation answers 000000 in the header and 091116 in the body
+	| TransferFault; // a transfer's answer dropped after the bank did its work (transfers.ts)
 
 export interface EbicsRecord {
 	at: string;
@@ -170,6 +178,8 @@ export interface EbicsRecord {
 	userId?: string;
 	technical: string;
 	business: string;
+	/** The bank did its work but the answer was dropped (transfers.ts). */
+	dropped?: boolean;
 }
 
 export interface SandboxEbicsOptions {
@@ -214,7 +224,8 @@ export class SandboxEbicsBank {
 	readonly transactions = new Map<string, Transaction>();
 	readonly records: EbicsRecord[] = [];
 	readonly faults: EbicsFaultKind[] = [];
-	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true };
+	readonly finishedUploads = new FinishedUploads();
+	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true, recovery: false };
 	readonly bankAuthentication: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	readonly bankEncryption: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	/** Orders waiting for further signatures (distributed signature, veu.ts). */
@@ -237,9 +248,10 @@ export class SandboxEbicsBank {
 	reset(): void {
 		this.subscribers.clear();
 		this.transactions.clear();
+		this.finishedUploads.clear();
 		this.records.length = 0;
 		this.faults.length = 0;
-		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true });
+		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true, recovery: false });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER1', name: 'Erika Mustermann' });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER2', name: 'Max Mustermann' });
 		// Subscribers the bank has initialised itself, their keys in the key file.
@@ -391,6 +403,7 @@ export class SandboxEbicsBank {
 			this.record({ ...info, technical: codes?.[1] ?? '000000', business: codes?.[2] ?? '000000' });
 			return answer;
 		} catch (error) {
+			if (error instanceof DropAnswer) this.record({ ...info, technical: '000000', business: '000000', dropped: true });
 			if (!(error instanceof EbicsRefusal)) throw error;
 			this.record({ ...info, technical: error.level === 'technical' ? error.code : '000000', business: error.level === 'business' ? error.code : '000000' });
 			const codes = { technical: error.level === 'technical' ? error.code : '000000', business: error.level === 'business' ? error.code : '000000', text: error.message };
@@ -473,7 +486,7 @@ export class SandboxEbicsBank {
 			authSignatureTemplate(),
 			el('body', {}, options.dataTransfer, leaf('ReturnCode', options.business, { authenticate: 'true' })),
 		);
-		let signed = signRequest(xml, this.bankAuthentication.privateKey);
+		let signed = signAroundOrderData(xml, (unsigned) => signRequest(unsigned, this.bankAuthentication.privateKey));
 		if (this.takeFault('unsignedResponse')) signed = signed.replace(/<AuthSignature>[\s\S]*<\/AuthSignature>/, '');
 		if (this.takeFault('tamperSignature')) signed = signed.replace('<TransactionPhase>', '<TransactionPhase> ');
 		return signed;
@@ -582,19 +595,26 @@ export class SandboxEbicsBank {
 	}
 
 	/** Encrypted order data for a subscriber's E002 key: DataEncryptionInfo and the segments. */
-	encryptFor(subscriber: SandboxSubscriber, data: Buffer, ns: string, digestOf: (key: RegisteredKey) => Buffer): { transactionKey: Buffer; encryptionInfo: string; segments: string[] } {
+	encryptFor(subscriber: SandboxSubscriber, data: Buffer, ns: string, digestOf: (key: RegisteredKey) => Buffer): { transactionKey: Buffer; encryptionInfo: string; segments: string[]; lazy?: LazySegments } {
 		const encryptionKey = subscriber.keys.encryption as RegisteredKey;
 		const transactionKey = randomBytes(16);
-		const encryptor = new E002Encryptor(transactionKey);
-		const segmenter = new UploadSegmenter(this.switches.segmentBytes - (this.switches.segmentBytes % 3));
-		const segments = [...segmenter.push(encryptor.update(deflateSync(data))), ...segmenter.push(encryptor.final()), ...segmenter.end()];
+		const compressed = compressedOf(data);
+		const segmentBytes = this.switches.segmentBytes - (this.switches.segmentBytes % 3);
+		let segments: string[] = [];
+		let lazy: LazySegments | undefined;
+		if (compressed.length > LAZY_ABOVE_BYTES) lazy = new LazySegments(compressed, transactionKey, segmentBytes);
+		else {
+			const encryptor = new E002Encryptor(transactionKey);
+			const segmenter = new UploadSegmenter(segmentBytes);
+			segments = [...segmenter.push(encryptor.update(compressed)), ...segmenter.push(encryptor.final()), ...segmenter.end()];
+		}
 		const encryptionInfo = el(
 			'DataEncryptionInfo',
 			{ authenticate: 'true' },
 			leaf('EncryptionPubKeyDigest', digestOf(encryptionKey).toString('base64'), { Version: 'E002', Algorithm: SHA256_URI }),
 			leaf('TransactionKey', wrapTransactionKey(transactionKey, encryptionKey.publicKey).toString('base64')),
 		);
-		return { transactionKey, encryptionInfo, segments };
+		return { transactionKey, encryptionInfo, segments, lazy };
 	}
 
 	private hpb(doc: Document, staticHeader: Element | undefined): string {
@@ -777,7 +797,7 @@ export class SandboxEbicsBank {
 
 	/** Opens a download transaction and answers its first segment. */
 	startDownload(subscriber: SandboxSubscriber, orderType: string, found: { data: Buffer; fileIds: number[]; onDelivered?: () => void }, protocol: 'H004' | 'H005', ns = H005_NS): string {
-		const { transactionKey, encryptionInfo, segments } = this.encryptFor(subscriber, found.data, H005_NS, (key) =>
+		const { transactionKey, encryptionInfo, segments, lazy } = this.encryptFor(subscriber, found.data, H005_NS, (key) =>
 			protocol === 'H005' && key.certificateDer ? certificateDigest(key.certificateDer) : publicKeyDigest(key.publicKey),
 		);
 		const tx: Transaction = {
@@ -787,8 +807,9 @@ export class SandboxEbicsBank {
 			subscriber,
 			orderType,
 			orderId: this.newOrderId(),
-			numSegments: segments.length,
+			numSegments: lazy ? lazy.count : segments.length,
 			segments,
+			lazy,
 			transactionKey,
 			fileIds: found.fileIds,
 			onDelivered: found.onDelivered,
@@ -810,7 +831,7 @@ export class SandboxEbicsBank {
 	}
 
 	segmentText(tx: Transaction, index: number): string {
-		const segment = tx.segments[index];
+		const segment = tx.lazy ? tx.lazy.at(index) : tx.segments[index];
 		return this.takeFault('damageSegment') ? `%%${segment.slice(2)}` : segment;
 	}
 
@@ -898,7 +919,7 @@ export class SandboxEbicsBank {
 
 	/** Opens an upload transaction; its segments come in the transfer phase. */
 	openUpload(subscriber: SandboxSubscriber, protocol: 'H004' | 'H005', orderType: string, orderId: string, numSegments: number, transactionKey: Buffer, upload: NonNullable<Transaction['upload']>): Transaction {
-		const tx: Transaction = { id: randomBytes(16).toString('hex').toUpperCase(), kind: 'upload', protocol, subscriber, orderType, orderId, numSegments, segments: [], transactionKey, fileIds: [], lastDelivered: 0, upload, finished: false };
+		const tx: Transaction = { id: randomBytes(16).toString('hex').toUpperCase(), kind: 'upload', protocol, subscriber, orderType, orderId, numSegments, segments: [], transactionKey, fileIds: [], lastDelivered: 0, upload, finished: false, receiver: protocol === 'H005' ? new UploadReceiver(transactionKey) : undefined };
 		this.transactions.set(tx.id, tx);
 		return tx;
 	}
@@ -906,6 +927,9 @@ export class SandboxEbicsBank {
 	/** Transfer and receipt phases of an open transaction (H005, or H004 with `ns`). */
 	continueTransaction(doc: Document, root: Element, transactionId: string, phase: string, ns: string): string {
 		const tx = this.transactions.get(transactionId);
+		const finished = !tx ? this.finishedUploads.get(transactionId) : undefined;
+		if (finished && this.switches.recovery && phase === 'Transfer')
+			return this.response({ phase: 'Transfer', technical: '061101', business: '000000', transactionId, segment: { number: finished.numSegments, last: true }, orderId: finished.orderId, ns, text: `The bank holds all ${finished.numSegments} segments of order ${finished.orderId}` });
 		if (!tx || tx.finished || tx.protocol !== (ns === H005_NS ? 'H005' : 'H004')) throw new EbicsRefusal('091101', 'technical');
 		const header = child(root, ns, 'header');
 		const staticHeader = child(header, ns, 'static');
@@ -932,7 +956,7 @@ export class SandboxEbicsBank {
 		if (tx.kind === 'download') {
 			if (number < 2) throw new EbicsRefusal('091113', 'technical', 'Segment 1 came with the initialisation');
 			tx.lastDelivered = Math.max(tx.lastDelivered, number);
-			return this.response({
+			const answer = this.response({
 				phase: 'Transfer',
 				technical: '000000',
 				business: '000000',
@@ -942,12 +966,28 @@ export class SandboxEbicsBank {
 				dataTransfer: el('DataTransfer', {}, leaf('OrderData', this.segmentText(tx, number - 1))),
 				ns,
 			});
+			if (dropsAnswer((kind) => this.takeFault(kind), 'download', last)) throw new DropAnswer();
+			return answer;
 		}
-		if (number !== tx.segments.length + 1) throw new EbicsRefusal(number <= tx.segments.length ? '091104' : '011101', 'technical', `Segment ${tx.segments.length + 1} was expected, not ${number}`);
-		tx.segments.push(text(xmlPath(root, ns, 'body', 'DataTransfer', 'OrderData')) ?? '');
-		if (!last) return this.response({ phase: 'Transfer', technical: '000000', business: '000000', transactionId: tx.id, segment: { number, last }, orderId: tx.orderId, ns });
-		this.completeUpload(tx);
-		return this.response({ phase: 'Transfer', technical: '000000', business: '000000', transactionId: tx.id, segment: { number, last }, orderId: tx.orderId, ns });
+		const received = tx.receiver ? tx.receiver.count : tx.segments.length;
+		if (number <= received) {
+			if (!this.switches.recovery) throw new EbicsRefusal('091105', 'technical', `Segment ${number} was received before`);
+			return this.response({ phase: 'Transfer', technical: '061101', business: '000000', transactionId: tx.id, segment: { number: received, last: received === tx.numSegments }, orderId: tx.orderId, ns, text: `The bank holds segments 1 to ${received}` });
+		}
+		if (number !== received + 1) throw new EbicsRefusal('011101', 'technical', `Segment ${received + 1} was expected, not ${number}`);
+		const orderData = text(xmlPath(root, ns, 'body', 'DataTransfer', 'OrderData')) ?? '';
+		if (tx.receiver) {
+			try {
+				tx.receiver.push(orderData);
+			} catch {
+				this.transactions.delete(tx.id);
+				throw new EbicsRefusal('090004', 'business', `Segment ${number} does not decrypt and decompress`);
+			}
+		} else tx.segments.push(orderData);
+		if (last) this.completeUpload(tx);
+		const answer = this.response({ phase: 'Transfer', technical: '000000', business: '000000', transactionId: tx.id, segment: { number, last }, orderId: tx.orderId, ns });
+		if (dropsAnswer((kind) => this.takeFault(kind), 'upload', last)) throw new DropAnswer();
+		return answer;
 	}
 
 	/** Decrypts, checks and stores a complete upload; a pain.001 gets a pain.002 and a camt.054. */
@@ -955,8 +995,12 @@ export class SandboxEbicsBank {
 		tx.finished = true;
 		this.transactions.delete(tx.id);
 		let data: Buffer;
+		let received: ReturnType<UploadReceiver['finish']> | undefined;
 		try {
-			data = inflateSync(decryptE002(Buffer.from(tx.segments.join(''), 'base64'), tx.transactionKey));
+			if (tx.receiver) {
+				received = tx.receiver.finish();
+				data = received.data ?? Buffer.alloc(0);
+			} else data = inflateSync(decryptE002(Buffer.from(tx.segments.join(''), 'base64'), tx.transactionKey));
 		} catch {
 			throw new EbicsRefusal('090004', 'business', 'The order data does not decrypt and decompress');
 		}
@@ -972,7 +1016,7 @@ export class SandboxEbicsBank {
 			this.logOrder(order.originator, { orderId: order.orderId, orderType: order.orderType, service: order.service, accepted: false, reasonCode: 'DS02', text: `cancelled in the distributed signature by ${tx.subscriber.userId} (HVS)` });
 			return;
 		}
-		if (meta.verify ? !meta.verify(data) : !orderDataDigest(data).equals(meta.dataDigest)) {
+		if (meta.verify ? !meta.verify(data) : !(received?.dataDigest ?? orderDataDigest(data)).equals(meta.dataDigest)) {
 			this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, service: meta.service, accepted: false, reasonCode: 'DS0B', text: '091301 EBICS_SIGNATURE_VERIFICATION_FAILED: the order data does not match its signed hash' });
 			throw new EbicsRefusal('091301', 'business', 'The order data does not match its signed hash');
 		}
@@ -982,7 +1026,8 @@ export class SandboxEbicsBank {
 			return;
 		}
 		const receivedAt = this.options.now();
-		tx.subscriber.uploads.push({ orderId: tx.orderId, orderType: tx.orderType, service: meta.service, fileName: meta.fileName, data, signatureFlag: meta.flag, signer: meta.signer, receivedAt: receivedAt.toISOString() });
+		this.finishedUploads.add(tx.id, tx.numSegments, tx.orderId);
+		tx.subscriber.uploads.push({ orderId: tx.orderId, orderType: tx.orderType, service: meta.service, fileName: meta.fileName, data, ...(received ? { bytes: received.bytes, sha256: received.sha256 } : {}), signatureFlag: meta.flag, signer: meta.signer, receivedAt: receivedAt.toISOString() });
 		this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, service: meta.service, accepted: true, text: `signature verified (${meta.flag === 'transport' ? 'transport signature' : meta.flag === 'distributed' ? 'first signature, waiting for further signers' : 'authorising signature'}), order stored` });
 		const execute = (): void => this.executeOrder(tx.subscriber, tx.orderId, data);
 		if (this.veu.hold({ subscriber: tx.subscriber, orderId: tx.orderId, orderType: tx.orderType, service: meta.service, fileName: meta.fileName, data, flag: meta.flag, receivedAt: receivedAt.toISOString(), execute })) return;
@@ -993,7 +1038,7 @@ export class SandboxEbicsBank {
 	executeOrder(subscriber: SandboxSubscriber, orderId: string, data: Buffer): void {
 		const tx = { subscriber, orderId };
 		const receivedAt = this.options.now();
-		const summary = pain001Summary(data);
+		const summary = /^\uFEFF?\s*</.test(data.subarray(0, 64).toString('utf8')) ? pain001Summary(data) : undefined;
 		if (summary) {
 			const date = receivedAt.toISOString().slice(0, 10);
 			this.addFile(tx.subscriber.partnerId, tx.subscriber.userId, {

@@ -25,7 +25,11 @@ export interface StoredUpload {
 	service?: BtfService;
 	orderType: string;
 	fileName?: string;
+	/** The order data; empty for one larger than the bank keeps (transfers.ts KEEP_BYTES). */
 	data: Buffer;
+	/** Size and SHA-256 of the order data (H005 uploads). */
+	bytes?: number;
+	sha256?: string;
 	signatureFlag: 'authorise' | 'distributed' | 'transport';
 	signer: { partnerId: string; userId: string };
 	receivedAt: string;

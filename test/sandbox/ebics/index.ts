@@ -3,6 +3,7 @@
  * (EBICS 2.5, for independent clients) and HEV requests; the admin API under
  * {base}/__sandbox/ebics manages subscribers (activate, suspend), their files and faults.
  */
+import { createHash, randomFillSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { H000_NS, H005_NS, parseDocument, type EbicsSubscriberKeys } from '../../../nodes/shared/ebics';
@@ -10,6 +11,7 @@ import { isRecord, readBody, send, type RequestContext } from '../http';
 import { EBICS_PATH, SandboxEbicsBank, STATE_TEXT, type EbicsFaultKind, type EbicsSwitches, type SandboxSubscriber } from './bank';
 import { H004_NS, handleH004 } from './h004';
 import { armHold, holdState, passHolds, releaseHolds } from './holds';
+import { compressedOf, DropAnswer, TRANSFER_FAULTS } from './transfers';
 
 export { EBICS_PATH, SANDBOX_HOST_ID, SandboxEbicsBank, STATE_TEXT } from './bank';
 export type { EbicsFaultKind, EbicsRecord, EbicsSwitches, SandboxSubscriber, SubscriberState } from './bank';
@@ -41,7 +43,15 @@ export async function handleEbics(ctx: RequestContext, bank: SandboxEbicsBank): 
 		bank.record({ protocol: '?', root: doc?.documentElement.localName ?? '(not XML)', technical: '091010', business: '000000' });
 		answer = bank.response({ phase: 'Initialisation', technical: '091010', business: '000000', text: doc ? 'Not an EBICS request' : 'The request is not well-formed XML (or declares a DOCTYPE)' });
 	} else if (ns === H004_NS) answer = await handleH004(bank, doc, xml);
-	else answer = await bank.handleH005(doc, xml);
+	else {
+		try {
+			answer = await bank.handleH005(doc, xml);
+		} catch (error) {
+			if (!(error instanceof DropAnswer)) throw error;
+			ctx.req.socket.destroy();
+			return;
+		}
+	}
 	send(ctx, 200, { 'content-type': 'text/xml; charset=UTF-8' }, answer);
 }
 
@@ -121,11 +131,11 @@ function describe(subscriber: SandboxSubscriber): Record<string, unknown> {
 		uploadServices: subscriber.uploadServices,
 		authorisationLevel: subscriber.authorisationLevel,
 		files: subscriber.files.map((f) => ({ id: f.id, serviceName: f.serviceName, msgName: f.msgName, name: f.name, date: f.date, delivered: f.delivered, bytes: f.content.length })),
-		uploads: subscriber.uploads.map((u) => ({ orderId: u.orderId, orderType: u.orderType, service: u.service ?? null, fileName: u.fileName ?? null, bytes: u.data.length, signatureFlag: u.signatureFlag, receivedAt: u.receivedAt })),
+		uploads: subscriber.uploads.map((u) => ({ orderId: u.orderId, orderType: u.orderType, service: u.service ?? null, fileName: u.fileName ?? null, bytes: u.bytes ?? u.data.length, sha256: u.sha256 ?? null, signatureFlag: u.signatureFlag, receivedAt: u.receivedAt })),
 	};
 }
 
-const FAULTS: EbicsFaultKind[] = ['tamperSignature', 'unsignedResponse', 'damageSegment', 'truncateZip', 'headerOkBodyError'];
+const FAULTS: EbicsFaultKind[] = ['tamperSignature', 'unsignedResponse', 'damageSegment', 'truncateZip', 'headerOkBodyError', ...TRANSFER_FAULTS];
 
 /**
  * Admin routes under /__sandbox/ebics (JSON): GET subscribers (with the bank's letter hashes,
@@ -177,6 +187,18 @@ export async function handleEbicsAdmin(req: IncomingMessage, res: ServerResponse
 				if (!content || typeof input.serviceName !== 'string' || typeof input.msgName !== 'string') throw new Error('serviceName, msgName and content (or contentBase64) are required.');
 				const file = bank.addFile(String(input.partnerId), String(input.userId), { serviceName: input.serviceName, msgName: input.msgName, name: typeof input.name === 'string' ? input.name : `${input.msgName}.xml`, content, date: typeof input.date === 'string' ? input.date : undefined });
 				reply(res, 200, { id: file.id });
+				return;
+			}
+			case 'POST /ebics/files/generate': {
+				// A large file of random bytes (any size, for benchmarks): its SHA-256 in the answer.
+				const input = await body();
+				const bytes = Number(input.bytes);
+				if (!Number.isInteger(bytes) || bytes < 1 || bytes > 2 ** 31 - 1 || typeof input.serviceName !== 'string' || typeof input.msgName !== 'string') throw new Error('serviceName, msgName and bytes (1 to 2 GiB) are required.');
+				const content = Buffer.allocUnsafe(bytes);
+				for (let at = 0; at < bytes; at += 65536) randomFillSync(content, at, Math.min(65536, bytes - at));
+				compressedOf(content);
+				const file = bank.addFile(String(input.partnerId), String(input.userId), { serviceName: input.serviceName, msgName: input.msgName, name: typeof input.name === 'string' ? input.name : `${input.msgName}.dat`, content });
+				reply(res, 200, { id: file.id, bytes, sha256: createHash('sha256').update(content).digest('hex') });
 				return;
 			}
 			case 'GET /ebics/switches':

@@ -1,0 +1,135 @@
+/**
+ * ebicsTransfer: an upload (BTU) and a download (BTD) of 100 MiB and of 1 GiB through the EBICS
+ * node, run by n8n's engine with binary data on the filesystem, against the sandbox EBICS bank in
+ * its own process, at the spec's segment size (1,048,576 base64 characters). In the same run, as
+ * the lower bound: the same number of bytes through the transfer's transforms alone (deflate or
+ * inflate, AES-128-CBC and base64), nothing else. The files are random bytes (deflate cannot
+ * shrink them: every byte goes through every step).
+ *
+ * Every client runs in its own child process (bench/ebicsTransferWorker.ts, compiled), so its
+ * peak resident memory is its own, measured over the same process idle after a warm-up pair of
+ * 16 MiB. The bank does not validate requests against the H005 schema here (its xmllint is the
+ * bank's time, not the client's); everything else (X002 signatures both ways, A006, E002,
+ * segment checks) runs.
+ *
+ * Per size: wallS (upload + download seconds, median), peakRssMb (peak RSS over the idle process,
+ * MiB), ratioToLowerBound, and each direction's seconds and ratio.
+ * `BENCH_EBICS_SIZES=100` runs only the sizes given (MiB, comma-separated).
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { median, round } from './common';
+import { compile, startCompiledSandbox } from './compiled';
+import { alternateRuns, cleanHarnessFolders, makeFile, runWorker, type Measured } from './fileService.bench';
+import type { SandboxProcess } from './sandboxProcess';
+
+const EBICS = 'corporateBankingEbicsApi';
+const MIB = 1024 * 1024;
+const SIZES = [100, 1024];
+/** Repetitions per size (medians); the large size once. */
+const REPS: Record<number, number> = { 100: 3, 1024: 1 };
+const WARMUP_MIB = 16;
+
+export interface TransferSizeResult {
+	wallS: number;
+	peakRssMb: number;
+	ratioToLowerBound: number;
+	uploadS: number;
+	downloadS: number;
+	uploadRatio: number;
+	downloadRatio: number;
+	lowerBoundWallS: number;
+	lowerBoundUploadS: number;
+	lowerBoundDownloadS: number;
+	lowerBoundPeakRssMb: number;
+	idleRssMb: number;
+	segments: number;
+	runs: number;
+	targets: { peakRssMb: string; ratio: string };
+}
+
+export interface TransferResult {
+	sizes: number[];
+	[size: string]: TransferSizeResult | number[];
+}
+
+async function seed(bank: SandboxProcess, bytes: number): Promise<string> {
+	const answer = await bank.admin<{ sha256: string }>('POST', '/ebics/files/generate', {
+		partnerId: 'PARTNER2',
+		userId: 'READY1',
+		serviceName: 'STM',
+		msgName: 'mt942',
+		name: 'mt942.txt',
+		bytes,
+	});
+	return answer.sha256;
+}
+
+function chosenSizes(): number[] {
+	const given = (process.env.BENCH_EBICS_SIZES ?? '').split(',').filter(Boolean).map(Number);
+	return given.length ? given : SIZES;
+}
+
+export async function run(sizes: readonly number[] = chosenSizes()): Promise<TransferResult> {
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-ebics-'));
+	const worker = await compile('bench/ebicsTransferWorker.ts', 'ebics-transfer-worker');
+	const bank = await startCompiledSandbox(['--seed', '42']);
+	const credentials = bank.state.credentials[EBICS] as Record<string, unknown>;
+	const result: TransferResult = { sizes: [...sizes] };
+	try {
+		const warmupFile = path.join(dir, 'warmup.bin');
+		makeFile(warmupFile, WARMUP_MIB);
+		for (const mib of sizes) {
+			const file = path.join(dir, `file-${mib}.bin`);
+			makeFile(file, mib);
+			const measure = async (client: 'node' | 'lowerBound'): Promise<Measured> => {
+				await bank.admin('POST', '/ebics/reset');
+				await bank.admin('POST', '/ebics/switches', { validateSchema: false });
+				// Delivered oldest first: the warm-up's download, then the measured one.
+				const warmupDownloadSha256 = await seed(bank, WARMUP_MIB * MIB);
+				const downloadSha256 = await seed(bank, mib * MIB);
+				const measured = await runWorker(worker, { client, file, size: mib * MIB, downloadSha256, warmupFile, warmupDownloadSha256, credentials }, dir);
+				cleanHarnessFolders();
+				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB` : `failed: ${measured.error}`}`);
+				return measured;
+			};
+			const { nodeRuns, lowerRuns } = await alternateRuns(REPS[mib] ?? 1, measure);
+			rmSync(file, { force: true });
+			for (const runs of [nodeRuns, lowerRuns]) {
+				const failed = runs.find((r) => !r.ok);
+				if (failed) throw new Error(`ebicsTransfer ${mib} MiB: a transfer failed: ${failed.error}`);
+			}
+			const pick = (runs: Measured[], key: keyof Measured) => median(runs.map((r) => Number(r[key])));
+			const wallS = round(pick(nodeRuns, 'wallS'));
+			const lowerBoundWallS = round(pick(lowerRuns, 'wallS'));
+			const uploadS = round(pick(nodeRuns, 'uploadS'));
+			const downloadS = round(pick(nodeRuns, 'downloadS'));
+			const lowerBoundUploadS = round(pick(lowerRuns, 'uploadS'));
+			const lowerBoundDownloadS = round(pick(lowerRuns, 'downloadS'));
+			result[String(mib)] = {
+				wallS,
+				peakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.peakRssMb))), 1),
+				ratioToLowerBound: round(wallS / lowerBoundWallS),
+				uploadS,
+				downloadS,
+				uploadRatio: round(uploadS / lowerBoundUploadS),
+				downloadRatio: round(downloadS / lowerBoundDownloadS),
+				lowerBoundWallS,
+				lowerBoundUploadS,
+				lowerBoundDownloadS,
+				lowerBoundPeakRssMb: round(Math.max(...lowerRuns.map((r) => Number(r.peakRssMb))), 1),
+				idleRssMb: round(pick(nodeRuns, 'idleRssMb'), 1),
+				segments: Math.ceil((mib * MIB + 16) / 786_432),
+				runs: nodeRuns.length,
+				targets: { peakRssMb: '< 64', ratio: '<= 1.3' },
+			};
+		}
+		return result;
+	} finally {
+		await bank.stop();
+		if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+		cleanHarnessFolders();
+	}
+}

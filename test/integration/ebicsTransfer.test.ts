@@ -1,0 +1,154 @@
+/**
+ * EBICS transfers of many segments through the n8n engine against the sandbox bank, at the
+ * spec's segment size (1,048,576 base64 characters): a file made in n8n's binary storage streams
+ * up from it, a download streams into it; and what a dropped connection does mid-way. A payment
+ * file is never submitted twice: the same segment goes again in the same transaction, the bank's
+ * recovery (061101) is followed where it offers it, and when the bank may hold the order but
+ * cannot say, the run fails naming the order ID and where to check it, with no second order.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import { useSandbox } from '../helpers/bank';
+import { MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
+import { EBICS, EBICS_ID, ebicsSecrets, ebicsStore, ebicsValues, errorText, items, runEbicsThenInspect } from '../helpers/ebicsNode';
+import { NODE_NAME, PACKAGE, packageCredentialTypes, packageNodeTypes } from '../helpers/nodes';
+import { chainWorkflow, runWorkflow, type CredentialStore, type RunResult } from '../harness/engine';
+import { shownBy } from '../reliability/lib/secrets';
+
+const sandbox = useSandbox({ seed: 42 });
+const bank = () => sandbox.bank();
+const ready = () => bank().ebics.subscriber('PARTNER2', 'READY1')!;
+
+const MIB = 1024 * 1024;
+/** Encrypted bytes of one full segment (1,048,576 base64 characters). */
+const SEGMENT = 786_432;
+
+let store: CredentialStore;
+beforeEach(() => {
+	store = ebicsStore(ebicsValues(bank()));
+	// Each request is checked against the H005 schema elsewhere; here the transfers are what counts.
+	bank().ebics.switches.validateSchema = false;
+});
+
+/** Make Streamed File (size bytes in n8n's filesystem storage) -> EBICS upload of it. */
+async function uploadMade(size: number, parameters: IDataObject = {}): Promise<RunResult> {
+	return await runWorkflow({
+		workflow: chainWorkflow(
+			[
+				{ name: 'Make', type: MAKE_STREAMED_FILE, parameters: { size, fileName: 'batch.bin' } },
+				{
+					name: NODE_NAME,
+					type: `${PACKAGE}.ebics`,
+					parameters: { operation: 'upload', uploadService: 'custom', serviceName: 'SCT', msgName: 'pain.001', options: { checkSchema: false }, ...parameters },
+				},
+			],
+			{ [`${PACKAGE}.ebics`]: { [EBICS]: { id: EBICS_ID, name: 'EBICS (sandbox)' } } },
+		),
+		nodeTypes: { ...packageNodeTypes(), ...streamedFileNodes() },
+		credentialTypes: packageCredentialTypes(),
+		credentials: store,
+		binaryDataMode: 'filesystem',
+	});
+}
+
+function made(result: RunResult): { sha256: string; size: number } {
+	return result.output('Make')[0].json as { sha256: string; size: number };
+}
+
+/** The bank's requests of an upload: initialisations and transfers. */
+function btuRequests(from: number): { inits: number; transfers: number } {
+	const rows = bank().ebics.records.slice(from).filter((r) => r.orderType === 'BTU' || r.phase === 'Transfer');
+	return { inits: rows.filter((r) => r.phase === 'Initialisation').length, transfers: rows.filter((r) => r.phase === 'Transfer').length };
+}
+
+describe('any size', () => {
+	test('a 6 MiB file made in n8n streams up from its storage in 9 segments; the bank stores the same bytes once', async () => {
+		const result = await uploadMade(6 * MIB);
+		const out = items(result)[0].json;
+		const expected = Math.ceil((6 * MIB + 16) / SEGMENT);
+		expect(out).toMatchObject({ segments: expected, fileSize: 6 * MIB, sha256: made(result).sha256, schemaNotChecked: expect.any(String) });
+		expect(expected).toBeGreaterThanOrEqual(9);
+		expect(ready().uploads).toHaveLength(1);
+		expect(ready().uploads[0]).toMatchObject({ orderId: out.orderId, bytes: 6 * MIB, sha256: made(result).sha256 });
+	});
+
+	test('a 6 MiB download in 9 segments streams into n8n; the next node reads the same bytes; positive receipt after', async () => {
+		const content = randomBytes(6 * MIB);
+		const file = bank().ebics.addFile('PARTNER2', 'READY1', { serviceName: 'STM', msgName: 'mt942', name: 'mt942.txt', content });
+		const result = await runEbicsThenInspect(store, { operation: 'download', downloadService: 'mt942' });
+		const out = items(result)[0].json;
+		expect(out).toMatchObject({ fileSize: 6 * MIB, receipt: 'positive' });
+		expect(out.segments).toBeGreaterThanOrEqual(9);
+		expect(result.output('Inspect')[0].json.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+		expect(file.delivered).toBe(true);
+	});
+});
+
+describe('bad input', () => {
+	test('a payment file over 32 MiB with the schema check on is refused before anything is sent, saying what to do', async () => {
+		const before = bank().ebics.records.length;
+		const result = await uploadMade(33 * MIB, { uploadService: 'sct', options: {} });
+		expect(result.status).toBe('error');
+		expect(errorText(result)).toMatch(/^The file in "data" is 33 MiB: the schema check reads the whole file into memory and takes files up to 32 MiB\. Nothing was sent to the bank\nSwitch off "Check Against Schema" to send it unchecked/);
+		expect(bank().ebics.records.slice(before).filter((r) => r.orderType === 'BTU' || r.phase === 'Transfer')).toEqual([]);
+		expect(ready().uploads).toEqual([]);
+	});
+});
+
+describe('recovery', () => {
+	test('the answer to the last segment is lost after the bank stored the order, at a bank without recovery: an error naming the order and where to check it; one order at the bank, none sent twice', async () => {
+		const before = bank().ebics.records.length;
+		bank().ebics.faults.push('dropLastUploadAnswer');
+		const result = await uploadMade(2 * MIB);
+		expect(result.status).toBe('error');
+		const orderId = ready().uploads[0]?.orderId;
+		expect(ready().uploads).toHaveLength(1);
+		expect(ready().uploads[0]).toMatchObject({ sha256: made(result).sha256 });
+		const text = errorText(result);
+		expect(text).toMatch(/^BTU SCT pain\.001 transfer of segment 3 of 3: no answer came, and the bank refused the segment sent again: the bank answered 091101 EBICS_TX_UNKNOWN_TXID/);
+		expect(text).toContain(`the bank may have order ${orderId}. n8n did not send the file again. Before sending it again, check the Customer Acknowledgement (HAC) or the Customer Protocol (PTK) of today for order ${orderId}`);
+		expect(btuRequests(before)).toEqual({ inits: 1, transfers: 4 });
+		const secrets = ebicsSecrets(bank(), store);
+		expect(secrets.scan(shownBy(result))).toEqual([]);
+	});
+
+	test('the same loss at a bank offering recovery: it says it holds every segment (061101), the run succeeds with the order ID; one order', async () => {
+		bank().ebics.switches.recovery = true;
+		bank().ebics.faults.push('dropLastUploadAnswer');
+		const result = await uploadMade(2 * MIB);
+		const out = items(result)[0].json;
+		expect(ready().uploads).toHaveLength(1);
+		expect(out.orderId).toBe(ready().uploads[0].orderId);
+		expect(out.recovered).toEqual(['segment 3 of 3: no answer came; the bank holds segments 1 to 3 (061101 EBICS_TX_RECOVERY_SYNC)']);
+	});
+
+	test('a lost answer before the last segment: with recovery the upload goes on after what the bank holds; without, the error says nothing was submitted', async () => {
+		bank().ebics.switches.recovery = true;
+		bank().ebics.faults.push('dropUploadAnswer');
+		const recovered = await uploadMade(2 * MIB);
+		expect(items(recovered)[0].json.recovered).toEqual(['segment 1 of 3: no answer came; the bank holds segments 1 to 1 (061101 EBICS_TX_RECOVERY_SYNC)']);
+		expect(ready().uploads).toHaveLength(1);
+		expect(ready().uploads[0].sha256).toBe(made(recovered).sha256);
+
+		bank().ebics.switches.recovery = false;
+		bank().ebics.faults.push('dropUploadAnswer');
+		const stopped = await uploadMade(2 * MIB);
+		expect(stopped.status).toBe('error');
+		expect(errorText(stopped)).toMatch(/^BTU SCT pain\.001 transfer of segment 1 of 3: no answer came, and the bank refused the segment sent again: the bank answered 091105 EBICS_RECOVERY_NOT_SUPPORTED/);
+		expect(errorText(stopped)).toContain('The upload stopped at segment 1 of 3, before its last segment: the bank does not process an incomplete order, so nothing was submitted. Send the file again.');
+		expect(ready().uploads).toHaveLength(1);
+	});
+
+	test('a lost answer to a download segment: the segment is asked for again, the file arrives whole, the receipt is sent once', async () => {
+		const content = randomBytes(2 * MIB);
+		const file = bank().ebics.addFile('PARTNER2', 'READY1', { serviceName: 'STM', msgName: 'mt942', name: 'mt942.txt', content });
+		bank().ebics.faults.push('dropDownloadAnswer');
+		const result = await runEbicsThenInspect(store, { operation: 'download', downloadService: 'mt942' });
+		expect(items(result)[0].json.receipt).toBe('positive');
+		expect(result.output('Inspect')[0].json.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+		expect(bank().ebics.faults).toEqual([]);
+		expect(file.delivered).toBe(true);
+	});
+});

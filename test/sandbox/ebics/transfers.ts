@@ -1,0 +1,150 @@
+/**
+ * The sandbox EBICS bank's transfers of any size and its recovery (what bank.ts calls at a few
+ * hooks):
+ *
+ * - Uploads are taken segment by segment (`UploadReceiver`): each segment's base64 decoded,
+ *   decrypted and inflated as it comes (fflate's synchronous streaming inflate), the A006 hash and
+ *   SHA-256 kept; the order data is kept whole only up to KEEP_BYTES (the status reports of a
+ *   pain.001 need it), so a bank process takes uploads of 1 GiB.
+ * - Downloads of large files are encrypted once per transaction into one buffer and cut into base64
+ *   segments only when asked (`LazySegments`); the deflated form of a file is computed once.
+ * - Recovery (switch `recovery`, off by default as at many banks): a segment sent again after
+ *   the bank stored it is answered 061101 EBICS_TX_RECOVERY_SYNC with the last segment the bank
+ *   holds, also for an upload that is complete (the bank keeps finished uploads for this);
+ *   without recovery it is 091105 EBICS_RECOVERY_NOT_SUPPORTED, or 091101 EBICS_TX_UNKNOWN_TXID
+ *   once the transaction is finished.
+ * - Dropped answers (faults): the bank does its work, then the connection is closed without an
+ *   answer, as when a line drops or a proxy times out: `dropUploadAnswer` (the next upload
+ *   segment), `dropLastUploadAnswer` (the next last segment of an upload: the order is stored, the
+ *   client does not hear it), `dropDownloadAnswer` (the next download segment).
+ */
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+
+import { Unzlib } from 'fflate';
+
+import { DownloadDecoder, E002Encryptor, OrderDataHasher } from '../../../nodes/shared/ebics';
+
+/** Order data up to this size is kept whole by the bank (larger: its size and hashes). */
+export const KEEP_BYTES = 64 * 1024 * 1024;
+
+/** Downloads whose compressed data is larger than this are cut into segments when asked. */
+export const LAZY_ABOVE_BYTES = 8 * 1024 * 1024;
+
+/** The connection is closed without an answer (after the bank did its work). */
+export class DropAnswer extends Error {
+	constructor() {
+		super('The answer is dropped');
+		this.name = 'DropAnswer';
+	}
+}
+
+export type TransferFault = 'dropUploadAnswer' | 'dropLastUploadAnswer' | 'dropDownloadAnswer';
+export const TRANSFER_FAULTS: TransferFault[] = ['dropUploadAnswer', 'dropLastUploadAnswer', 'dropDownloadAnswer'];
+
+/** Whether a transfer's answer is dropped by a queued fault (the fault is consumed). */
+export function dropsAnswer(take: (kind: TransferFault) => boolean, kind: 'upload' | 'download', last: boolean): boolean {
+	if (kind === 'download') return take('dropDownloadAnswer');
+	return (last && take('dropLastUploadAnswer')) || take('dropUploadAnswer');
+}
+
+/** An upload's order data taken segment by segment. */
+export class UploadReceiver {
+	count = 0;
+	bytes = 0;
+	private readonly decoder: DownloadDecoder;
+	private readonly inflater: Unzlib;
+	private readonly hasher = new OrderDataHasher();
+	private readonly sha256 = createHash('sha256');
+	private kept: Buffer[] | undefined = [];
+	private ended = false;
+
+	constructor(transactionKey: Buffer) {
+		this.decoder = new DownloadDecoder(transactionKey);
+		this.inflater = new Unzlib((chunk, final) => {
+			const data = Buffer.from(chunk);
+			this.bytes += data.length;
+			this.hasher.update(data);
+			this.sha256.update(data);
+			if (this.kept && this.bytes <= KEEP_BYTES) this.kept.push(data);
+			else this.kept = undefined;
+			if (final) this.ended = true;
+		});
+	}
+
+	/** Takes one segment's OrderData; throws when it is damaged. */
+	push(orderData: string): void {
+		this.count++;
+		this.inflater.push(this.decoder.segment(orderData), false);
+	}
+
+	/** The order data complete: its A006 hash, SHA-256, size, and the data when small. */
+	finish(): { dataDigest: Buffer; sha256: string; bytes: number; data?: Buffer } {
+		this.inflater.push(this.decoder.end(), true);
+		if (!this.ended) throw new Error('The compressed order data ends early');
+		return { dataDigest: this.hasher.digest(), sha256: this.sha256.digest('hex'), bytes: this.bytes, data: this.kept ? Buffer.concat(this.kept) : undefined };
+	}
+}
+
+/** The deflated form of a file's content, computed once per content. */
+const deflated = new WeakMap<Buffer, Buffer>();
+export function compressedOf(data: Buffer): Buffer {
+	let compressed = deflated.get(data);
+	if (!compressed) {
+		compressed = deflateSync(data);
+		if (data.length > LAZY_ABOVE_BYTES) deflated.set(data, compressed);
+	}
+	return compressed;
+}
+
+/** The segments of a large download: encrypted once, each cut into base64 when asked. */
+export class LazySegments {
+	readonly count: number;
+	private readonly encrypted: Buffer;
+
+	constructor(
+		compressed: Buffer,
+		transactionKey: Buffer,
+		private readonly segmentBytes: number,
+	) {
+		const encryptor = new E002Encryptor(transactionKey);
+		this.encrypted = Buffer.concat([encryptor.update(compressed), encryptor.final()]);
+		this.count = Math.max(1, Math.ceil(this.encrypted.length / segmentBytes));
+	}
+
+	at(index: number): string {
+		return this.encrypted.toString('base64', index * this.segmentBytes, Math.min(this.encrypted.length, (index + 1) * this.segmentBytes));
+	}
+}
+
+/** Finished uploads kept for recovery: transaction ID to the number of segments the bank holds. */
+export class FinishedUploads {
+	private readonly done = new Map<string, { numSegments: number; orderId: string }>();
+
+	add(id: string, numSegments: number, orderId: string): void {
+		this.done.set(id, { numSegments, orderId });
+		if (this.done.size > 1000) this.done.delete(this.done.keys().next().value as string);
+	}
+
+	get(id: string): { numSegments: number; orderId: string } | undefined {
+		return this.done.get(id);
+	}
+
+	clear(): void {
+		this.done.clear();
+	}
+}
+
+/**
+ * Signs an answer without its segment: OrderData is not authenticated, so it is cut out, the rest
+ * signed, and the segment put back (the bank's time per segment stays that of a small answer).
+ */
+export function signAroundOrderData(xml: string, sign: (xml: string) => string): string {
+	const open = xml.indexOf('<OrderData>');
+	const close = open < 0 ? -1 : xml.indexOf('</OrderData>', open);
+	if (close < 0 || close - open < 4096) return sign(xml);
+	const slot = '#segment#';
+	const signed = sign(xml.slice(0, open + 11) + slot + xml.slice(close));
+	const at = signed.indexOf(slot);
+	return signed.slice(0, at) + xml.slice(open + 11, close) + signed.slice(at + slot.length);
+}
