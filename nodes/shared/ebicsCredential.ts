@@ -23,6 +23,7 @@ import type {
 	EbicsSubscriberKeys,
 	EbicsVersion,
 	H004KeyForm,
+	KeyChangeOrder,
 	PinnedBankHashes,
 } from './ebics';
 import {
@@ -33,7 +34,6 @@ import {
 	loadBankKeys,
 	parseHash,
 } from './ebics';
-import type { DoneKeyChange, PendingKeyChange } from './ebicsKeyChange';
 import type { KeyFields } from './keys';
 import { importPrivateKey, ImportedKeyError, MIN_RSA_BITS, readStoredKeys } from './keys';
 import { webAddressProblem } from './transport/origin';
@@ -96,6 +96,25 @@ export interface EbicsProblem {
 	reportText?: string;
 	/** The bank's key hashes, when its keys did not match the pinned ones. */
 	bankHashes?: { authentication: string; encryption: string };
+}
+
+/** A key change prepared and not yet known to be accepted (EbicsState.keyChange). */
+export interface PendingKeyChange {
+	order: KeyChangeOrder;
+	/** The keys in use after the change (the new ones for what the order replaces). */
+	next: EbicsSubscriberKeys;
+	preparedAt: string;
+	/** Sent, and the answer was lost or n8n stopped before storing it. */
+	sentAt?: string;
+}
+
+/** The last key change the bank accepted (EbicsState.keysChanged). */
+export interface DoneKeyChange {
+	order: KeyChangeOrder;
+	at: string;
+	orderId?: string;
+	/** Accepted on a second sending with the pending keys (the first answer was lost). */
+	recovered?: boolean;
 }
 
 /** What the credential keeps (JSON in EBICS_STATE_FIELD, encrypted by n8n). */

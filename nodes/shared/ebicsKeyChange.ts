@@ -26,7 +26,12 @@ import {
 	type EbicsSubscriberKeys,
 	type KeyChangeOrder,
 } from './ebics';
-import type { EbicsCredentialView, EbicsState } from './ebicsCredential';
+import type {
+	DoneKeyChange,
+	EbicsCredentialView,
+	EbicsState,
+	PendingKeyChange,
+} from './ebicsCredential';
 import {
 	keysFingerprint,
 	makeSubscriberKeys,
@@ -45,25 +50,6 @@ export type KeyChangeStep = 'prepare' | 'send';
 export interface KeyChangeRequest {
 	order: KeyChangeOrder;
 	step: KeyChangeStep;
-}
-
-/** A key change prepared and not yet known to be accepted (EbicsState.keyChange). */
-export interface PendingKeyChange {
-	order: KeyChangeOrder;
-	/** The keys in use after the change (the new ones for what the order replaces). */
-	next: EbicsSubscriberKeys;
-	preparedAt: string;
-	/** Sent, and the answer was lost or n8n stopped before storing it. */
-	sentAt?: string;
-}
-
-/** The last key change the bank accepted (EbicsState.keysChanged). */
-export interface DoneKeyChange {
-	order: KeyChangeOrder;
-	at: string;
-	orderId?: string;
-	/** Accepted on a second sending with the pending keys (the first answer was lost). */
-	recovered?: boolean;
 }
 
 const ORDERS: KeyChangeOrder[] = ['PUB', 'HCA', 'HCS'];

@@ -15,11 +15,14 @@ import {
 	h004OrderTypes,
 	SERVICE_PRESETS,
 	type DateRange,
+	type H004OrderType,
 	type OrderParams,
 	type SignatureFlag,
 } from '../../shared/ebics';
 import { InputError } from '../../shared/errors';
-import type { Direction } from './services';
+
+/** Download or upload (services.ts names it the same way). */
+type Direction = H004OrderType['direction'];
 
 /** The Service choice that takes an EBICS 2.5 order type. */
 export const ORDER_TYPE_CHOICE = 'orderType';
