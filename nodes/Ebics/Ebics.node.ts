@@ -42,6 +42,16 @@ export class Ebics implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: EBICS_CREDENTIAL, required: true }],
 		properties: [
+			// n8n's node panel merges a node with its "... Trigger" (ebics, ebicsTrigger) into one
+			// entry when the node's operations make actions; a resource parameter listing no values
+			// makes none, so EBICS and EBICS Trigger are two entries (as Bank File, see there).
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'hidden',
+				noDataExpression: true,
+				default: '',
+			},
 			{
 				displayName: 'Operation',
 				name: 'operation',
