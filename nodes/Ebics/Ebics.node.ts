@@ -23,6 +23,7 @@ import * as veuCancel from './actions/veuCancel.operation';
 import * as veuDetails from './actions/veuDetails.operation';
 import * as veuOrders from './actions/veuOrders.operation';
 import * as veuSign from './actions/veuSign.operation';
+import * as veuTransactions from './actions/veuTransactions.operation';
 import { customerInfoOutput } from './helpers/customerInfo';
 import { veuOrderProperties } from './helpers/veuOrder';
 
@@ -77,6 +78,13 @@ export class Ebics implements INodeType {
 						description:
 							"An order's data digest (what a signer signs), the bank's display of its content and who has signed",
 						action: 'Get the details of an order waiting for signatures',
+					},
+					{
+						name: 'Distributed Signature: Get Order Transactions (HVT)',
+						value: 'veuTransactions',
+						description:
+							'The payments of an order waiting for signatures (amounts, accounts, dates), one item each, or its complete file',
+						action: 'Get the transactions of an order waiting for signatures',
 					},
 					{
 						name: 'Distributed Signature: Get Orders Waiting (HVU)',
@@ -174,6 +182,7 @@ export class Ebics implements INodeType {
 			...veuOrders.description,
 			...veuOrderProperties,
 			...veuDetails.description,
+			...veuTransactions.description,
 			...veuSign.description,
 			...veuCancel.description,
 			...changeKeys.description,

@@ -5,7 +5,8 @@
  * execute`.
  *
  * 1. examples/ebics-approve.json: SIGNER1 uploads a pain.001; the bank holds it; SIGNER2 lists it
- *    (HVU), reads what is signed (HVD) and signs it (HVE); the bank executes it only then.
+ *    (HVU), reads what is signed (HVD) and each payment (HVT) and signs it (HVE); the bank executes
+ *    it only then.
  * 2. The same workflow with a digest that is not the order's: the run stops at Sign with the
  *    error naming both digests; the order stays waiting with one signature (nothing was signed).
  * 3. The same workflow cancelling instead of signing (HVS): the order is never executed.
@@ -82,6 +83,11 @@ describe(`EBICS distributed signature in real n8n ${N8N_VERSION}: an upload by o
 		expect(details.json.displayFile).toMatch(/3 payment\(s\), control sum 1840.25/);
 		expect(details.json.displayFile).toContain('1500.00 EUR to Fournitures Dupont SARL FR1420041010050500013M02606');
 		expect(details.json.dataDigest).toBe(waiting[0].dataDigest);
+		// Each payment of the order as an item (HVT), read before the signature.
+		const payments = nodeItems(run, 'What It Pays (HVT)').map((i) => i.json);
+		expect(payments.map((p) => p.position)).toEqual([1, 2, 3]);
+		expect(payments.every((p) => p.orderId === orderId && p.transactionsInOrder === 3)).toBe(true);
+		expect(payments).toContainEqual(expect.objectContaining({ amount: 1500, amountText: '1500.00', currency: 'EUR', recipient: expect.objectContaining({ accountNumber: 'FR1420041010050500013M02606', holder: 'Fournitures Dupont SARL' }) }));
 		const [signed] = nodeItems(run, SIGN);
 		expect(signed.json).toMatchObject({ signed: true, signer: 'PARTNER3/SIGNER2', orderId, dataDigest: details.json.dataDigest, signaturesBefore: 1 });
 		const order = (await orders()).find((o) => o.orderId === orderId)!;

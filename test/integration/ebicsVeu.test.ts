@@ -15,6 +15,7 @@ import {
 	H005_NS,
 	hvListParams,
 	hvOrderParams,
+	hvtOrderParams,
 	keysAfterChange,
 	orderDataDigest,
 	parseDocument,
@@ -100,8 +101,45 @@ describe('distributed signature: an upload by one signer approved by another', (
 			['HVU', hvListParams('HVU')],
 			['HVZ', hvListParams('HVZ', [sct])],
 			['HVD', hvOrderParams('HVD', { partnerId: 'PARTNER3', service: orders[0].service, orderId })],
+			['HVT', hvtOrderParams({ partnerId: 'PARTNER3', service: orders[0].service, orderId }, { completeOrderData: false, limit: 2, offset: 1 })],
 		])
 			expect({ orderType, ...validateEbics(bank.ebics.veu.download(subscriber, orderType, params(xml))!.data) }).toMatchObject({ orderType, valid: true });
+	});
+
+	it('shows what the order pays (HVT): its transactions a page at a time, and its complete file', async () => {
+		const second = signer(2);
+		const ref = { partnerId: 'PARTNER3', service: sct, orderId };
+		const all = await second.veu.transactions(ref, { limit: 0, offset: 0 });
+		expect(all.total).toBe(3);
+		expect(all.transactions.map((t) => t.amount)).toEqual(['100.25', '101.25', '102.25']);
+		expect(all.transactions[0]).toEqual({
+			msgName: 'pain.001',
+			accounts: [
+				{ role: 'Originator', accountNumber: 'DE89370400440532013000', international: true, holder: 'Sandbox Customer GmbH', currency: 'EUR' },
+				{ role: 'Recipient', accountNumber: 'FR1420041010050500013M02606', international: true, bankCode: 'BNPAFRPP', holder: 'Supplier 1', currency: 'EUR' },
+			],
+			executionDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+			amount: '100.25',
+			currency: 'EUR',
+			isCredit: false,
+			descriptions: [
+				{ type: 'Purpose', text: 'Invoice 1' },
+				{ type: 'Details', text: expect.stringMatching(/^End-to-end ID /) },
+			],
+		});
+		// A page: the bank's fetchLimit and fetchOffset.
+		const page = await second.veu.transactions(ref, { limit: 1, offset: 2 });
+		expect(page).toEqual({ total: 3, transactions: [expect.objectContaining({ amount: '102.25' })] });
+		const request = log.filter((l) => l.step.startsWith('HVT')).map((l) => l.request).find((r) => r.includes('fetchOffset="2"'));
+		expect(request).toContain('<OrderFlags completeOrderData="false" fetchLimit="1" fetchOffset="2"/>');
+		// Past the last one: no data (090005), no transactions.
+		expect(await second.veu.transactions(ref, { limit: 1, offset: 3 })).toEqual({ total: 0, transactions: [] });
+		// The complete file, byte for byte as the first signer uploaded it.
+		expect((await second.veu.orderFile(ref)).equals(file)).toBe(true);
+		// Nothing was signed by looking.
+		expect(bank.ebics.veu.orders.find((o) => o.orderId === orderId)!.signatures).toHaveLength(1);
+		expect(() => hvtOrderParams(ref, { completeOrderData: false, limit: -1, offset: 0 })).toThrow(/Limit "-1" is not valid: a whole number from 0 to 9999999999/);
+		expect(() => hvtOrderParams(ref, { completeOrderData: false, limit: 1, offset: 0.5 })).toThrow(/Offset "0.5" is not valid/);
 	});
 
 	it('refuses a digest that is not the order\'s before anything is signed or sent', async () => {
@@ -168,8 +206,8 @@ describe('distributed signature: an upload by one signer approved by another', (
 	});
 
 	it('sends only requests valid against the H005 schemas, and the bank answers valid ones', () => {
-		const veuSteps = log.filter((l) => /^(HV[UZDES])/.test(l.step));
-		expect(new Set(veuSteps.map((l) => l.step.slice(0, 3)))).toEqual(new Set(['HVU', 'HVZ', 'HVD', 'HVE', 'HVS']));
+		const veuSteps = log.filter((l) => /^(HV[UZDTES])/.test(l.step));
+		expect(new Set(veuSteps.map((l) => l.step.slice(0, 3)))).toEqual(new Set(['HVU', 'HVZ', 'HVD', 'HVT', 'HVE', 'HVS']));
 		for (const { step, request, answer } of veuSteps) {
 			expect({ step, ...validateEbics(request) }).toMatchObject({ step, valid: true });
 			expect({ step, ...validateEbics(answer) }).toMatchObject({ step, valid: true });

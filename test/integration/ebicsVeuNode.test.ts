@@ -5,11 +5,13 @@
  * signs it (HVE), and the bank executes it; a digest other than the order's is refused before
  * anything is signed; HVS cancels. No key shows in anything a run shows.
  */
+import { createHash } from 'node:crypto';
+
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
-import { ebicsSecrets, ebicsStore, errorText, hints, items, runEbics } from '../helpers/ebicsNode';
+import { ebicsSecrets, ebicsStore, errorText, hints, items, runEbics, runEbicsThenInspect } from '../helpers/ebicsNode';
 import type { RunResult } from '../harness/engine';
 import { shownBy } from '../reliability/lib/secrets';
 
@@ -27,8 +29,11 @@ async function run(n: 1 | 2, parameters: Record<string, unknown>, input?: INodeE
 	return result;
 }
 
+let uploaded: Buffer;
+
 async function uploadBySigner1(messageId: string): Promise<string> {
 	const file = painFile(messageId, { payments: 2 });
+	uploaded = file;
 	const input = [{ json: {}, binary: { data: { data: file.toString('base64'), mimeType: 'application/xml', fileName: `${messageId}.xml` } } }];
 	const out = items(await run(1, { operation: 'upload', uploadService: 'sct', scope: 'DE', signature: 'authorise' }, input));
 	return out[0].json.orderId as string;
@@ -74,6 +79,36 @@ test('an upload by one signer is approved by another: HVU lists it, HVD shows wh
 	const details = items(await run(2, { operation: 'veuDetails', ...orderParameters(waiting[0].json) }))[0].json;
 	expect(details).toMatchObject({ orderId, dataDigest: withDigests[0].json.dataDigest, signatureVersion: 'A006' });
 	expect(details.displayFile).toContain('Message MSG-NODE-VEU: 2 payment(s), control sum 201.50');
+
+	// What the order pays (HVT): one item per payment, or the complete file.
+	const payments = items(await run(2, { operation: 'veuTransactions', ...orderParameters(waiting[0].json), veuReturnAll: true }));
+	expect(payments.map((i) => i.json)).toEqual([
+		expect.objectContaining({
+			orderId,
+			position: 1,
+			transactionsInOrder: 2,
+			amount: 100.25,
+			amountText: '100.25',
+			currency: 'EUR',
+			isCredit: false,
+			originator: { accountNumber: 'DE89370400440532013000', bankCode: null, holder: 'Sandbox Customer GmbH', currency: 'EUR' },
+			recipient: { accountNumber: 'FR1420041010050500013M02606', bankCode: 'BNPAFRPP', holder: 'Supplier 1', currency: 'EUR' },
+			purpose: 'Invoice 1',
+		}),
+		expect.objectContaining({ position: 2, amount: 101.25, purpose: 'Invoice 2' }),
+	]);
+	expect(items(await run(2, { operation: 'veuTransactions', ...orderParameters(waiting[0].json), veuLimit: 1 }))).toHaveLength(1);
+	const hvtBefore = bank().ebics.records.filter((r) => r.orderType === 'HVT').length;
+	for (const typed of [-5, 0, 1.5, ''])
+		expect(errorText(await run(2, { operation: 'veuTransactions', ...orderParameters(waiting[0].json), veuLimit: typed }))).toMatch(/^Limit: must be a whole number of at least 1, got (-5|0|1\.5|nothing)\nNothing was sent to the bank\./);
+	expect(bank().ebics.records.filter((r) => r.orderType === 'HVT')).toHaveLength(hvtBefore);
+	const fileRun = await runEbicsThenInspect(signerStore(2), { operation: 'veuTransactions', ...orderParameters(waiting[0].json), veuTransactionsOutput: 'file' });
+	runs.push(fileRun);
+	const file = items(fileRun)[0];
+	expect(file.json).toMatchObject({ orderId, fileName: `${orderId}_pain.001.xml`, size: uploaded.length });
+	expect(file.binary!.data).toMatchObject({ mimeType: 'application/xml', fileName: `${orderId}_pain.001.xml` });
+	// What the next node reads from n8n's storage is the file as the first signer uploaded it.
+	expect(fileRun.output('Inspect')[0].json.sha256).toBe(createHash('sha256').update(uploaded).digest('hex'));
 
 	// A digest that is not the order's: refused, no signature sent.
 	const before = bank().ebics.records.filter((r) => r.orderType === 'HVE').length;

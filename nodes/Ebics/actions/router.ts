@@ -23,6 +23,7 @@ import * as veuCancel from './veuCancel.operation';
 import * as veuDetails from './veuDetails.operation';
 import * as veuOrders from './veuOrders.operation';
 import * as veuSign from './veuSign.operation';
+import * as veuTransactions from './veuTransactions.operation';
 
 /** Each operation, what it needs of the subscriber, and how messages name it. */
 const OPERATIONS: Record<
@@ -75,6 +76,12 @@ const OPERATIONS: Record<
 		execute: veuDetails.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Get Order Details (HVD)',
+		h005Only: true,
+	},
+	veuTransactions: {
+		execute: veuTransactions.execute,
+		need: 'bank',
+		label: 'Distributed Signature: Get Order Transactions (HVT)',
 		h005Only: true,
 	},
 	veuSign: {

@@ -1,7 +1,8 @@
 /**
- * The order of the distributed signature (VEU) the Order Details, Sign and Cancel operations work
- * on: its Order ID, the originator's Partner ID and its service, as Get Orders Waiting (HVU) gives
- * them in each item (map them with expressions), and what the operations return about an order.
+ * The order of the distributed signature (VEU) the Order Details, Order Transactions, Sign and
+ * Cancel operations work on: its Order ID, the originator's Partner ID and its service, as Get
+ * Orders Waiting (HVU) gives them in each item (map them with expressions), and what the
+ * operations return about an order.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
@@ -16,7 +17,7 @@ import { digestHex, serviceLabel } from '../../shared/ebics';
 import type { EbicsRun } from './context';
 import { param, textFields } from './services';
 
-export const VEU_ORDER_OPERATIONS = ['veuDetails', 'veuSign', 'veuCancel'];
+export const VEU_ORDER_OPERATIONS = ['veuDetails', 'veuTransactions', 'veuSign', 'veuCancel'];
 
 const text = textFields({ show: { operation: VEU_ORDER_OPERATIONS } });
 

@@ -4,10 +4,12 @@
  * - HVU / HVZ: download the orders waiting for signatures (HVZ adds each order's DataDigest);
  * - HVD: download one order's details: its DataDigest (the A006 hash the signers sign), the
  *   display file (what the bank shows as the order's content), who has signed;
+ * - HVT: download one order's transactions (amounts, accounts, execution date, remittance text,
+ *   a page of them at a time) or the order's complete file as it was uploaded;
  * - HVE: upload this subscriber's A006 signature of that DataDigest (no order data);
  * - HVS: cancel the order (order data HVSRequestOrderData naming its DataDigest, signed the same
  *   way).
- * Order parameters of HVD, HVE and HVS name the order: the originator's PartnerID, the order's
+ * Order parameters of HVD, HVT, HVE and HVS name the order: the originator's PartnerID, the order's
  * Service and its OrderID (HVRequestStructure of ebics_orders_H005.xsd).
  *
  * The signature of HVE and HVS is made over the DataDigest the bank reported in HVD, and only
@@ -86,6 +88,49 @@ export interface VeuOrderDetails {
 	signers: VeuSigner[];
 }
 
+/** An account of a transaction in the distributed signature (HVT's AccountInfo). */
+export interface VeuAccount {
+	/** Originator, Recipient, Charges, Other (the role the bank gives the account). */
+	role: string;
+	/** The role's description when the role is Other. */
+	roleDescription?: string;
+	/** The IBAN, or a national account number. */
+	accountNumber?: string;
+	international?: boolean;
+	/** The BIC, or a national bank code. */
+	bankCode?: string;
+	holder?: string;
+	currency: string;
+}
+
+/** One transaction of an order in the distributed signature (HVT's OrderInfo). */
+export interface VeuTransaction {
+	msgName?: string;
+	accounts: VeuAccount[];
+	executionDate?: string;
+	/** The amount as the bank writes it (a decimal, no sign). */
+	amount: string;
+	currency?: string;
+	/** true for a credit, false for a debit, undefined when the bank does not say. */
+	isCredit?: boolean;
+	/** Remittance information, order details and comments, in the bank's order. */
+	descriptions: Array<{ type: string; text: string }>;
+}
+
+/** A page of an order's transactions (HVT) and how many the order has in all. */
+export interface VeuTransactions {
+	total: number;
+	transactions: VeuTransaction[];
+}
+
+/** Which part of an order's transactions HVT fetches. */
+export interface VeuTransactionPage {
+	/** At most this many transactions; 0 for all. */
+	limit: number;
+	/** Skip this many first. */
+	offset: number;
+}
+
 const ORDER_ID = /^[A-Z][A-Z0-9]{3}$/;
 
 /** Checks an order reference; EbicsValidationError names the field and the rule. */
@@ -130,6 +175,41 @@ export function hvOrderParams(orderType: 'HVD' | 'HVE' | 'HVS', ref: VeuOrderRef
 		leaf('PartnerID', checked.partnerId),
 		serviceXml(checked.service),
 		leaf('OrderID', checked.orderId),
+	);
+}
+
+/** Up to 10 digits, as HVT's fetchLimit and fetchOffset allow. */
+function pageNumber(value: number, field: string, label: string): number {
+	if (!Number.isInteger(value) || value < 0 || value > 9_999_999_999)
+		throw new EbicsValidationError(
+			field,
+			`${label} "${String(value)}" is not valid: a whole number from 0 to 9999999999`,
+		);
+	return value;
+}
+
+/**
+ * HVT order parameters: the order, and either its transactions (completeOrderData="false", a page
+ * of `limit` from `offset`) or its complete file (completeOrderData="true").
+ */
+export function hvtOrderParams(
+	ref: VeuOrderRef,
+	fetch: { completeOrderData: true } | ({ completeOrderData: false } & VeuTransactionPage),
+): string {
+	const checked = checkOrderRef(ref);
+	const limit = fetch.completeOrderData ? 0 : pageNumber(fetch.limit, 'limit', 'Limit');
+	const offset = fetch.completeOrderData ? 0 : pageNumber(fetch.offset, 'offset', 'Offset');
+	return el(
+		'HVTOrderParams',
+		{},
+		leaf('PartnerID', checked.partnerId),
+		serviceXml(checked.service),
+		leaf('OrderID', checked.orderId),
+		el('OrderFlags', {
+			completeOrderData: fetch.completeOrderData ? 'true' : 'false',
+			fetchLimit: limit,
+			fetchOffset: offset,
+		}),
 	);
 }
 
@@ -281,6 +361,61 @@ export function readVeuDetails(xml: Buffer): VeuOrderDetails {
 	};
 }
 
+function readAccount(info: Element): VeuAccount {
+	const kids = elements(info);
+	const number = kids.find(
+		(e) => e.localName === 'AccountNumber' || e.localName === 'NationalAccountNumber',
+	);
+	const bank = kids.find((e) => e.localName === 'BankCode' || e.localName === 'NationalBankCode');
+	const holder = kids.find((e) => e.localName === 'AccountHolder');
+	const roled = number ?? holder ?? bank;
+	const account: VeuAccount = {
+		role: roled?.getAttribute('Role') || 'Other',
+		roleDescription: roled?.getAttribute('Description') || undefined,
+		accountNumber: text(number),
+		international:
+			number?.localName === 'AccountNumber'
+				? bool(number.getAttribute('international') ?? undefined)
+				: undefined,
+		bankCode: text(bank),
+		holder: text(holder),
+		// The schema's default.
+		currency: info.getAttribute('Currency') || 'EUR',
+	};
+	for (const key of Object.keys(account) as Array<keyof VeuAccount>)
+		if (account[key] === undefined) delete account[key];
+	return account;
+}
+
+/** Reads HVTResponseOrderData: a page of the order's transactions and their total number. */
+export function readVeuTransactions(xml: Buffer): VeuTransactions {
+	const root = orderRoot(xml, 'HVTResponseOrderData');
+	return {
+		total: count(text(child(root, H005_NS, 'NumOrderInfos')), 'NumOrderInfos'),
+		transactions: children(root, H005_NS, 'OrderInfo').map((info) => {
+			const amount = child(info, H005_NS, 'Amount');
+			const credit = amount?.getAttribute('isCredit');
+			const transaction: VeuTransaction = {
+				msgName: text(child(info, H005_NS, 'MsgName')),
+				accounts: children(info, H005_NS, 'AccountInfo').map(readAccount),
+				executionDate: text(child(info, H005_NS, 'ExecutionDate')),
+				amount: text(amount) ?? '',
+				currency: amount?.getAttribute('Currency') || undefined,
+				isCredit: credit ? bool(credit) : undefined,
+				descriptions: children(info, H005_NS, 'Description').map((d) => ({
+					type: d.getAttribute('Type') ?? '',
+					text: text(d) ?? '',
+				})),
+			};
+			if (!/^\d+(\.\d+)?$/.test(transaction.amount))
+				throw new EbicsFormatError(
+					"The bank's HVT answer has a transaction without a valid Amount",
+				);
+			return transaction;
+		}),
+	};
+}
+
 /** What HVE or HVS answered. */
 export interface VeuActionResult {
 	orderId?: string;
@@ -351,6 +486,23 @@ export class EbicsVeu {
 		if (!details)
 			throw new EbicsFormatError(`The bank has no details of order ${ref.orderId} (HVD)`);
 		return details;
+	}
+
+	/** HVT: a page of the order's transactions; none when the page is past the last (090005). */
+	async transactions(ref: VeuOrderRef, page: VeuTransactionPage): Promise<VeuTransactions> {
+		const params = hvtOrderParams(ref, { completeOrderData: false, ...page });
+		return (await this.read('HVT', params, readVeuTransactions)) ?? { total: 0, transactions: [] };
+	}
+
+	/** HVT with completeOrderData: the order's file as it was uploaded. */
+	async orderFile(ref: VeuOrderRef): Promise<Buffer> {
+		const file = await this.read(
+			'HVT',
+			hvtOrderParams(ref, { completeOrderData: true }),
+			(data) => data,
+		);
+		if (!file) throw new EbicsFormatError(`The bank has no file of order ${ref.orderId} (HVT)`);
+		return file;
 	}
 
 	/**

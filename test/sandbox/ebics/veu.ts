@@ -3,15 +3,18 @@
  * (signature class A or B with an authorising signature, or any class with requestEDS) waits here
  * until enough further subscribers of the same partner sign it with HVE; it is executed (its
  * pain.002 and camt.054 appear) only then. HVU and HVZ list the waiting orders, HVD gives one
- * order's DataDigest, display file and signers, HVS cancels. Every HVE and HVS signature is
+ * order's DataDigest, display file and signers, HVT its payments (a page of them, read from the
+ * pain.001) or its complete file, HVS cancels. Every HVE and HVS signature is
  * verified (A006, over the order's DataDigest) by the bank's upload initialisation before it
  * reaches here; here the DataDigest must be the order's.
  */
 import {
 	child,
 	el,
+	elements,
 	H005_NS,
 	leaf,
+	parseDocument,
 	orderDataDigest,
 	readOrderRef,
 	readServiceFilters,
@@ -46,7 +49,71 @@ export interface HeldOrder {
 	execute: () => void;
 }
 
-export const VEU_DOWNLOADS = ['HVU', 'HVZ', 'HVD'];
+export const VEU_DOWNLOADS = ['HVU', 'HVZ', 'HVD', 'HVT'];
+
+/** The first descendant of `parent` with this local name (pain.001 of any version). */
+function find(parent: Element | undefined, ...names: string[]): Element | undefined {
+	let current = parent;
+	for (const name of names) {
+		if (!current) return undefined;
+		const queue = elements(current);
+		let found: Element | undefined;
+		while (queue.length && !found) {
+			const next = queue.shift()!;
+			if (next.localName === name) found = next;
+			else queue.push(...elements(next));
+		}
+		current = found;
+	}
+	return current;
+}
+
+function value(parent: Element | undefined, ...names: string[]): string | undefined {
+	return find(parent, ...names)?.textContent?.trim() || undefined;
+}
+
+/** HVT's OrderInfo of each payment of a pain.001 (its credit transfers, in file order). */
+function pain001OrderInfos(data: Buffer, msgName: string): string[] {
+	let document: Document;
+	try {
+		document = parseDocument(data, 'The order');
+	} catch {
+		return [];
+	}
+	const infos: string[] = [];
+	const account = (role: string, iban?: string, bic?: string, name?: string, currency?: string) =>
+		el(
+			'AccountInfo',
+			{ Currency: currency },
+			leaf('AccountNumber', iban ?? 'UNKNOWN', { Role: role, international: 'true' }),
+			bic && leaf('BankCode', bic, { Role: role, international: 'true' }),
+			name && leaf('AccountHolder', name.slice(0, 140), { Role: role }),
+		);
+	for (const payment of elements(document.documentElement).flatMap((e) => elements(e)).filter((e) => e.localName === 'PmtInf')) {
+		const execution = find(payment, 'ReqdExctnDt');
+		const date = (execution && (value(execution, 'Dt') ?? execution.textContent?.trim())) || undefined;
+		const debtor = account('Originator', value(payment, 'DbtrAcct', 'IBAN'), value(payment, 'DbtrAgt', 'BIC') ?? value(payment, 'DbtrAgt', 'BICFI'), value(payment, 'Dbtr', 'Nm'), value(payment, 'DbtrAcct', 'Ccy'));
+		for (const tx of elements(payment).filter((e) => e.localName === 'CdtTrfTxInf')) {
+			const amount = find(tx, 'InstdAmt');
+			const purpose = value(tx, 'RmtInf', 'Ustrd');
+			const endToEnd = value(tx, 'PmtId', 'EndToEndId');
+			infos.push(
+				el(
+					'OrderInfo',
+					{},
+					leaf('MsgName', msgName),
+					debtor,
+					account('Recipient', value(tx, 'CdtrAcct', 'IBAN'), value(tx, 'CdtrAgt', 'BIC') ?? value(tx, 'CdtrAgt', 'BICFI'), value(tx, 'Cdtr', 'Nm')),
+					date && leaf('ExecutionDate', date),
+					leaf('Amount', amount?.textContent?.trim() ?? '0', { isCredit: 'false', Currency: amount?.getAttribute('Ccy') || undefined }),
+					purpose && leaf('Description', purpose, { Type: 'Purpose' }),
+					endToEnd && leaf('Description', `End-to-end ID ${endToEnd}`, { Type: 'Details' }),
+				),
+			);
+		}
+	}
+	return infos;
+}
 
 function sameService(a: BtfService, b: BtfService): boolean {
 	return a.serviceName === b.serviceName && a.msgName === b.msgName && (a.scope ?? '') === (b.scope ?? '');
@@ -142,11 +209,25 @@ export class SandboxVeu {
 				{ xmlns: H005_NS },
 				leaf('DataDigest', order.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
 				leaf('DisplayFile', Buffer.from(displayFile(order)).toString('base64')),
-				leaf('OrderDataAvailable', 'false'),
+				leaf('OrderDataAvailable', 'true'),
 				leaf('OrderDataSize', order.data.length),
-				leaf('OrderDetailsAvailable', 'false'),
+				leaf('OrderDetailsAvailable', 'true'),
 				this.signersXml(order),
 			);
+			return { data: Buffer.from(declaration + xml), fileIds: [] };
+		}
+		if (orderType === 'HVT') {
+			const order = this.find(subscriber, params);
+			const flags = child(params, H005_NS, 'OrderFlags');
+			if (!flags) throw new EbicsRefusal('091113', 'technical', 'HVT needs OrderFlags');
+			if (flags.getAttribute('completeOrderData') === 'true') return { data: order.data, fileIds: [] };
+			const infos = pain001OrderInfos(order.data, order.service.msgName);
+			const limit = Number(flags.getAttribute('fetchLimit'));
+			const offset = Number(flags.getAttribute('fetchOffset'));
+			const page = infos.slice(offset, limit ? offset + limit : undefined);
+			// The schema needs at least one OrderInfo: an empty page is no data.
+			if (!page.length) return undefined;
+			const xml = el('HVTResponseOrderData', { xmlns: H005_NS }, leaf('NumOrderInfos', infos.length), page);
 			return { data: Buffer.from(declaration + xml), fileIds: [] };
 		}
 		const filters = readServiceFilters(params);
@@ -162,9 +243,9 @@ export class SandboxVeu {
 					this.serviceXml(o.service),
 					leaf('OrderID', o.orderId),
 					orderType === 'HVZ' && leaf('DataDigest', o.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
-					orderType === 'HVZ' && leaf('OrderDataAvailable', 'false'),
+					orderType === 'HVZ' && leaf('OrderDataAvailable', 'true'),
 					leaf('OrderDataSize', o.data.length),
-					orderType === 'HVZ' && leaf('OrderDetailsAvailable', 'false'),
+					orderType === 'HVZ' && leaf('OrderDetailsAvailable', 'true'),
 					el('SigningInfo', { readyToBeSigned: this.maySign(subscriber, o) ? 'true' : 'false', NumSigRequired: o.required, NumSigDone: o.signatures.length }),
 					this.signersXml(o),
 					el('OriginatorInfo', {}, leaf('PartnerID', o.originator.partnerId), leaf('UserID', o.originator.userId), leaf('Name', o.originator.name), leaf('Timestamp', o.receivedAt)),
