@@ -8,6 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { EBICS_CREDENTIAL } from '../shared/ebicsCredential';
 import * as availableDownloads from './actions/availableDownloads.operation';
+import * as bankParameters from './actions/bankParameters.operation';
 import * as bankVersions from './actions/bankVersions.operation';
 import * as changeKeys from './actions/changeKeys.operation';
 import * as customerAcknowledgement from './actions/customerAcknowledgement.operation';
@@ -114,6 +115,13 @@ export class Ebics implements INodeType {
 						action: 'Get the available downloads',
 					},
 					{
+						name: 'Get Bank Parameters (HPD)',
+						value: 'bankParameters',
+						description:
+							"The bank's EBICS parameters: its addresses, the versions it speaks and the features it offers (recovery, X.509 data, ...)",
+						action: 'Get the bank parameters',
+					},
+					{
 						name: 'Get Bank Versions (HEV)',
 						value: 'bankVersions',
 						description: 'List the EBICS versions the bank speaks (needs no keys)',
@@ -171,6 +179,7 @@ export class Ebics implements INodeType {
 			...initialisationLetters.description,
 			...download.description,
 			...upload.description,
+			...bankParameters.description,
 			...bankVersions.description,
 			...subscriberPermissions.description,
 			...customerData.description,

@@ -84,6 +84,25 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		const fdl = items(await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'FDL', downloadFileFormat: 'camt.052.001.02' }));
 		expect(fdl[0].json).toMatchObject({ orderType: 'FDL', service: 'FDL camt.052.001.02 (File by its format)' });
 		expect(bankRecords(bank(), 'USER1').filter((r) => r[0] === 'BTD' || r[0] === 'BTU')).toEqual([]);
+
+		// The bank's parameters (HPD) as fields, from H004's HPDResponseOrderData.
+		const [hpd] = items(await runEbics(store, { operation: 'bankParameters' }));
+		expect(hpd.json).toEqual({
+			hostId: 'SBXEBICS',
+			institute: 'Sandbox Bank',
+			urls: [{ url: 'https://sandbox.invalid/ebics', validFrom: '2020-01-01T00:00:00Z' }],
+			protocolVersions: ['H004', 'H005'],
+			authenticationVersions: ['X002'],
+			encryptionVersions: ['E002'],
+			signatureVersions: ['A006'],
+			recoverySupported: false,
+			preValidationSupported: false,
+			x509DataSupported: true,
+			x509DataPersistent: false,
+			clientDataDownloadSupported: true,
+			downloadableOrderDataSupported: true,
+		});
+		expect(bankRecords(bank(), 'USER1').filter((r) => r[0] === 'HPD').at(-1)).toEqual(['HPD', 'Initialisation', '000000', '000000']);
 	});
 
 	test('a preset without an EBICS 2.5 order type, a bad file format, the distributed signature or a key change is refused by name; nothing is sent', async () => {

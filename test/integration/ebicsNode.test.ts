@@ -260,6 +260,26 @@ describe('administration', () => {
 		expect(whole[0].json).toMatchObject({ partner: { hostId: 'SBXEBICS' }, users: [expect.objectContaining({ userId: 'READY1' })] });
 	});
 
+	test("HPD: the bank's parameters as one item, read from H005's HPDResponseOrderData", async () => {
+		const [hpd] = items(await runEbics(store, { operation: 'bankParameters' }));
+		expect(hpd.json).toEqual({
+			hostId: 'SBXEBICS',
+			institute: 'Sandbox Bank',
+			urls: [{ url: 'https://sandbox.invalid/ebics', validFrom: '2020-01-01T00:00:00Z' }],
+			protocolVersions: ['H004', 'H005'],
+			authenticationVersions: ['X002'],
+			encryptionVersions: ['E002'],
+			signatureVersions: ['A006'],
+			recoverySupported: false,
+			preValidationSupported: false,
+			// H005 has no X509Data: the bank does not say.
+			x509DataSupported: null,
+			x509DataPersistent: null,
+			clientDataDownloadSupported: true,
+			downloadableOrderDataSupported: true,
+		});
+	});
+
 	test('HAA: what is waiting, one item per service, named as the presets name it', async () => {
 		const waiting = items(await runEbics(store, { operation: 'availableDownloads' })).map((i) => i.json);
 		expect(waiting).toEqual(expect.arrayContaining([{ service: 'EOP camt.053', serviceName: 'EOP', msgName: 'camt.053', preset: 'End-of-day statement (camt.053)' }]));

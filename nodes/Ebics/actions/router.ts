@@ -9,6 +9,7 @@ import type { EbicsOperation, EbicsRun, Need } from '../helpers/context';
 import { loadEbicsRun, refreshInitialisation } from '../helpers/context';
 import { ebicsFailure } from '../helpers/failures';
 import * as availableDownloads from './availableDownloads.operation';
+import * as bankParameters from './bankParameters.operation';
 import * as bankVersions from './bankVersions.operation';
 import * as changeKeys from './changeKeys.operation';
 import * as customerAcknowledgement from './customerAcknowledgement.operation';
@@ -37,6 +38,11 @@ const OPERATIONS: Record<
 	},
 	download: { execute: download.execute, need: 'bank', label: 'Download' },
 	upload: { execute: upload.execute, need: 'bank', label: 'Upload' },
+	bankParameters: {
+		execute: bankParameters.execute,
+		need: 'bank',
+		label: 'Get Bank Parameters (HPD)',
+	},
 	bankVersions: { execute: bankVersions.execute, need: 'none', label: 'Get Bank Versions (HEV)' },
 	subscriberPermissions: {
 		execute: subscriberPermissions.execute,

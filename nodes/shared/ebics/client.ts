@@ -45,6 +45,7 @@ import {
 	type LoadedBankKeys,
 	type LoadedSubscriberKeys,
 } from './keys';
+import { readBankParameters, type BankParameters } from './hpd';
 import { readAvailableServices, readCustomerInfo, type CustomerInfo } from './orderData';
 import { h004Dialect, H004_ORDER_TYPES, type H004KeyForm } from './h004';
 import {
@@ -576,6 +577,11 @@ export class EbicsClient {
 	/** HKD: the customer's data and every user's permissions. */
 	async hkd(): Promise<CustomerInfo> {
 		return await this.readAdmin('HKD', (data) => readCustomerInfo(data, 'HKD'));
+	}
+
+	/** HPD: the bank's EBICS parameters (addresses, versions, features). */
+	async hpd(): Promise<BankParameters> {
+		return await this.readAdmin('HPD', readBankParameters);
 	}
 
 	/** HAA: the services that have data to download now. */

@@ -52,6 +52,7 @@ export * from './errors';
 export * from './h004';
 export * from './keys';
 export * from './letters';
+export * from './hpd';
 export * from './orderData';
 export * from './protocol';
 export * from './requests';

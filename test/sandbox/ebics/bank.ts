@@ -54,6 +54,7 @@ import { camt054FromPain001, pain001Summary, pain002 } from '../bankfiles';
 import { seedFiles, type DownloadFile, type ProtocolEvent, type StoredUpload } from './data';
 import type { EbicsBankKeyFile } from './keys';
 import { changeKeys, KEY_CHANGE_ORDERS } from './keyChange';
+import { hpdData } from './hpd';
 import { SandboxVeu, VEU_DOWNLOADS } from './veu';
 import { compressedOf, DropAnswer, dropsAnswer, FinishedUploads, LAZY_ABOVE_BYTES, LazySegments, signAroundOrderData, UploadReceiver, type TransferFault } from './transfers';
 
@@ -697,6 +698,8 @@ export class SandboxEbicsBank {
 			case 'HTD':
 			case 'HKD':
 				return { data: Buffer.from(this.customerData(subscriber, orderType)), fileIds: [] };
+			case 'HPD':
+				return { data: Buffer.from(hpdData(this, H005_NS)), fileIds: [] };
 			case 'HAC':
 			case 'PTK': {
 				const kind = orderType as 'HAC' | 'PTK';
@@ -715,7 +718,7 @@ export class SandboxEbicsBank {
 		const permission = (s: SandboxSubscriber): string[] => [
 			...s.uploadServices.map((name) => el('Permission', { AuthorisationLevel: s.authorisationLevel }, leaf('AdminOrderType', 'BTU'), el('Service', {}, leaf('ServiceName', name), leaf('MsgName', name === 'SDD' ? 'pain.008' : 'pain.001')), leaf('AccountID', 'ACC1'))),
 			...s.downloadServices.map((name) => el('Permission', {}, leaf('AdminOrderType', 'BTD'), el('Service', {}, leaf('ServiceName', name), leaf('MsgName', name === 'PSR' ? 'pain.002' : name === 'REP' ? 'camt.054' : name === 'STM' ? 'camt.052' : 'camt.053')))),
-			...['HTD', 'HKD', 'HAA', 'HAC', 'PTK', 'SPR'].map((type) => el('Permission', {}, leaf('AdminOrderType', type))),
+			...['HTD', 'HKD', 'HPD', 'HAA', 'HAC', 'PTK', 'SPR'].map((type) => el('Permission', {}, leaf('AdminOrderType', type))),
 		];
 		const stateNumber: Record<SubscriberState, number> = { new: 0, iniReceived: 2, hiaReceived: 3, initialised: 4, ready: 1, suspended: 9 };
 		return (

@@ -13,6 +13,7 @@ import { inflateSync } from 'node:zlib';
 
 import { child, children, decryptE002, DSIG_NS, el, keyPairOrderData, leaf, orderDataDigest, parseDocument, path, publicKeyDigest, text, unwrapTransactionKey, verifyA006, type BtfService } from '../../../nodes/shared/ebics';
 import { EbicsRefusal, schemaProblem, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
+import { hpdData } from './hpd';
 
 export const H004_NS = 'urn:org:ebics:H004';
 const S001_NS = 'http://www.ebics.org/S001';
@@ -186,33 +187,11 @@ function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: Sandb
 	const params = child(details, H004_NS, 'StandardOrderParams') ?? child(details, H004_NS, 'FDLOrderParams');
 	const range = child(params, H004_NS, 'DateRange');
 	const dateRange = range ? { start: text(child(range, H004_NS, 'Start')) ?? '', end: text(child(range, H004_NS, 'End')) ?? '' } : undefined;
-	if (orderType === 'HPD') return bank.startDownload(subscriber, orderType, { data: Buffer.from(hpdData(bank)), fileIds: [] }, 'H004', H004_NS);
+	if (orderType === 'HPD') return bank.startDownload(subscriber, orderType, { data: Buffer.from(hpdData(bank, H004_NS)), fileIds: [] }, 'H004', H004_NS);
 	const service = orderType === 'FDL' ? fileService(details, 'download') : DOWNLOADS[orderType];
 	const found = bank.downloadData(subscriber, service ? 'BTD' : orderType, service, dateRange);
 	if (!found) throw new EbicsRefusal('090005', 'business');
 	return bank.startDownload(subscriber, orderType, found, 'H004', H004_NS);
-}
-
-/** HPD: the bank's EBICS parameters (access, protocol versions and features). */
-function hpdData(bank: SandboxEbicsBank): string {
-	return (
-		'<?xml version="1.0" encoding="UTF-8"?>' +
-		el(
-			'HPDResponseOrderData',
-			{ xmlns: H004_NS },
-			el('AccessParams', {}, leaf('URL', 'https://sandbox.invalid/ebics', { valid_from: '2020-01-01T00:00:00Z' }), leaf('Institute', 'Sandbox Bank'), leaf('HostID', bank.hostId)),
-			el(
-				'ProtocolParams',
-				{},
-				el('Version', {}, leaf('Protocol', 'H004 H005'), leaf('Authentication', 'X002'), leaf('Encryption', 'E002'), leaf('Signature', 'A006')),
-				el('Recovery', { supported: 'false' }),
-				el('PreValidation', { supported: 'false' }),
-				el('X509Data', { supported: 'true', persistent: 'false' }),
-				el('ClientDataDownload', { supported: 'true' }),
-				el('DownloadableOrderData', { supported: 'true' }),
-			),
-		)
-	);
 }
 
 /** Answers one H004 request; each is checked against the H004 schemas first (switch validateSchema). */
