@@ -78,6 +78,10 @@ test.each([
 	if (order === 'PUB') await expect(stale.upload('CCT', { kind: 'standard' }, cct())).rejects.toMatchObject({ code: '091301' });
 	else await expect(stale.htd()).rejects.toMatchObject({ code: '061001' });
 	if (order === 'HCS') await expect(client(store, { ...now, signature: before.signature }).upload('CCT', { kind: 'standard' }, cct())).rejects.toMatchObject({ code: '091301' });
+	// The credential's test (HPB with the new authentication key) and the letters of the keys in use.
+	expect(await credentialTest(store)).toEqual({ status: 'OK' });
+	const [letter] = items(await runEbics(store, { operation: 'initialisationLetters' }));
+	expect(letter.json).toMatchObject({ ebicsVersion: 'H004', signatureHash: keyHash(now.signature.certificatePem), authenticationHash: keyHash(now.authentication.certificatePem), encryptionHash: keyHash(now.encryption.certificatePem) });
 });
 
 test('the bank refuses a key change signed with a key that is not the subscriber\'s; nothing changes', async () => {
