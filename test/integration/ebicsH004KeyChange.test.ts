@@ -7,7 +7,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 
-import { formatHash, generateSubscriberKeys, keysAfterChange, publicKeyDigest, sendKeyChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
+import { formatHash, generateSubscriberKeys, keyChangeOrderDataH004, keysAfterChange, loadSubscriberKeys, publicKeyDigest, sendKeyChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
 import { EBICS_STATUS_FIELD } from '../../nodes/shared/ebicsCredential';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
@@ -84,11 +84,13 @@ test.each([
 	expect(letter.json).toMatchObject({ ebicsVersion: 'H004', signatureHash: keyHash(now.signature.certificatePem), authenticationHash: keyHash(now.authentication.certificatePem), encryptionHash: keyHash(now.encryption.certificatePem) });
 });
 
-test('the bank refuses a key change signed with a key that is not the subscriber\'s; nothing changes', async () => {
+test('the bank refuses a key change signed with a key that is not the subscriber\'s, or with a transport signature (DZHNN); nothing changes', async () => {
 	const store = await readyH004Store('key');
 	const current = storedState(store)!.generated!;
 	const stranger = await generateSubscriberKeys({ subject: { commonName: 'Stranger' } });
 	const next = keysAfterChange('PUB', current, await generateSubscriberKeys({ subject: { commonName: 'Next' } }));
+	const pub = keyChangeOrderDataH004('PUB', { partnerId: 'PARTNER1', userId: 'USER1' }, loadSubscriberKeys(next), 'key');
+	await expect(client(store, current).upload('PUB', { kind: 'standard', signatureFlag: 'transport' }, Buffer.from(pub))).rejects.toMatchObject({ code: '091113' });
 	await expect(client(store, { ...current, signature: stranger.signature }).upload('PUB', { kind: 'standard' }, Buffer.from('<x/>'))).rejects.toMatchObject({ code: '091301' });
 	await expect(sendKeyChange(client(store, { ...current, signature: stranger.signature }), 'PUB', next, 'key')).rejects.toMatchObject({ code: '091301' });
 	expect(bankHolds(current)).toBe(true);
