@@ -12,7 +12,7 @@ import { EBICS_STATUS_FIELD } from '../../nodes/shared/ebicsCredential';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
 import { sandboxClient } from '../helpers/ebicsSandbox';
-import { bankRecords, credentialTest, EBICS_ID, expectKeysChanged, ebicsStore, ebicsValues, items, runEbics, stored, storedState } from '../helpers/ebicsNode';
+import { credentialTest, EBICS_ID, expectKeysChanged, ebicsStore, ebicsValues, items, runEbics, stored, storedState } from '../helpers/ebicsNode';
 import type { CredentialStore } from '../harness/engine';
 
 const sandbox = useSandbox({ seed: 42 });
@@ -96,23 +96,29 @@ test('the bank refuses a key change signed with a key that is not the subscriber
 	expect(bankHolds(current)).toBe(true);
 });
 
-test('the bank accepted an H004 change whose result n8n never stored: running it again finds that out and keeps the new keys', async () => {
+test.each([
+	// HCS: the old authentication key is refused at once (061001); PUB: the old signature once the order data is in (091301).
+	['HCS', ['061001', '000000']],
+	['PUB', ['000000', '000000']],
+] as const)('the bank accepted an H004 %s whose result n8n never stored: running it again finds that out and keeps the new keys', async (order, initialisations) => {
 	const store = await readyH004Store('key');
 	const state = storedState(store)!;
 	const current = state.generated!;
 	// Between the bank accepting and n8n storing: the pending keys are in the credential, the
 	// bank has them, the credential still uses the old ones.
-	const next = keysAfterChange('HCS', current, await generateSubscriberKeys({ subject: { commonName: 'Next' } }));
-	store.update(EBICS_ID, { ...stored(store), ebicsState: JSON.stringify({ ...state, keyChange: { order: 'HCS', next, preparedAt: new Date().toISOString(), sentAt: new Date().toISOString() } }) });
-	await sendKeyChange(client(store, current), 'HCS', next, 'key');
+	const next = keysAfterChange(order, current, await generateSubscriberKeys({ subject: { commonName: 'Next' } }));
+	store.update(EBICS_ID, { ...stored(store), ebicsState: JSON.stringify({ ...state, keyChange: { order, next, preparedAt: new Date().toISOString(), sentAt: new Date().toISOString() } }) });
+	await sendKeyChange(client(store, current), order, next, 'key');
 	expect(bankHolds(next)).toBe(true);
 	const records = bank().ebics.records.length;
-	const done = items(await runEbics(store, { operation: 'changeKeys', keyChangeOrder: 'HCS', confirmKeyChange: true }))[0].json;
-	expect(done).toMatchObject({ changed: true, order: 'HCS', recovered: true });
+	const done = items(await runEbics(store, { operation: 'changeKeys', keyChangeOrder: order, confirmKeyChange: true }))[0].json;
+	expect(done).toMatchObject({ changed: true, order, recovered: true });
 	// Sent with the old keys (refused), then with the pending ones (accepted).
-	expect(bank().ebics.records.slice(records).filter((r) => r.orderType === 'HCS' && r.phase === 'Initialisation').map((r) => r.technical)).toEqual(['061001', '000000']);
+	const sent = bank().ebics.records.slice(records);
+	expect(sent.filter((r) => r.orderType === order && r.phase === 'Initialisation').map((r) => r.technical)).toEqual(initialisations);
+	if (order === 'PUB') expect(sent.filter((r) => r.phase === 'Transfer').map((r) => r.business)).toEqual(['091301', '000000']);
 	expect(storedState(store)!.generated).toEqual(next);
 	expect(storedState(store)!.keyChange).toBeUndefined();
+	expect(bankHolds(next)).toBe(true);
 	expect(items(await runEbics(store, { operation: 'download', downloadService: 'camt053' })).length).toBeGreaterThan(0);
-	expect(bankRecords(bank(), 'USER1').length).toBeGreaterThan(0);
 });
