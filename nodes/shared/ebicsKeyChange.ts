@@ -33,6 +33,7 @@ import type {
 	PendingKeyChange,
 } from './ebicsCredential';
 import {
+	clientOptionsOf,
 	keysFingerprint,
 	makeSubscriberKeys,
 	subscriberKeys,
@@ -130,15 +131,14 @@ export async function runKeyChange(
 		throw new CredentialFieldError("Change Keys needs the bank's keys: test the credential");
 	const client = (keys: EbicsSubscriberKeys): EbicsClient =>
 		new EbicsClient({
-			subscriber: view.subscriber,
+			...clientOptionsOf(view),
 			keys: { version: 1, subscriber: keys, bank },
 			send,
-			bankKeyDigestForm: view.digestForm,
 		});
 	const current = subscriberKeys({ ...view, state }) as EbicsSubscriberKeys;
 	pending.sentAt = now.toISOString();
 	const sent = await attemptAsync(
-		async () => await sendKeyChange(client(current), pending.order, pending.next),
+		async () => await sendKeyChange(client(current), pending.order, pending.next, view.h004KeyForm),
 	);
 	if (sent.ok) {
 		promote(state, pending, {
@@ -157,7 +157,8 @@ export async function runKeyChange(
 	}
 	// The bank may have taken this change already (its answer or n8n's saving was lost).
 	const again = await attemptAsync(
-		async () => await sendKeyChange(client(pending.next), pending.order, pending.next),
+		async () =>
+			await sendKeyChange(client(pending.next), pending.order, pending.next, view.h004KeyForm),
 	);
 	if (!again.ok) return error;
 	promote(state, pending, {

@@ -7,8 +7,12 @@
  *    letters with the hashes of exponent and modulus.
  * 2. The bank activates the subscriber; the payments example sends its pain.001 as CCT (the
  *    SEPA credit transfer preset), the bank verifies the signature; HAC names the order.
- * 3. The statements example fetches the camt.053 statements as C53, delivered at the bank after.
- * 4. No private key of the credential in any output or n8n's log.
+ * 3. Change Keys (HCS) replaces all three keys at the bank in H004: the bank holds the new keys,
+ *    whose hashes (exponent and modulus) the item prints.
+ * 4. The statements example, with the new keys, fetches the camt.053 statements as C53, delivered
+ *    at the bank after.
+ * 5. No private key of the credential (the new keys and the replaced ones) in any output or n8n's
+ *    log.
  */
 import { readFileSync } from 'node:fs';
 
@@ -19,18 +23,22 @@ import { loadExample, type WorkflowJson } from './lib/workflows';
 
 const EBICS = 'corporateBankingEbicsApi';
 const CREDENTIAL = { id: 'ebics-h004-subscr-01', name: 'Bank EBICS 2.5 (new subscriber)' };
-const WORKFLOWS = { letters: 'cbebicsh004letter1', payments: 'cbebicsh004paymnt1', statements: 'cbebicsh004statmt1' };
+const WORKFLOWS = { letters: 'cbebicsh004letter1', payments: 'cbebicsh004paymnt1', keys: 'cbebicsh004keychg1', statements: 'cbebicsh004statmt1' };
+type KeyName = 'signature' | 'authentication' | 'encryption';
 
 interface SubscriberInfo {
 	partnerId: string;
 	userId: string;
 	state: string;
+	keyHashes: Record<KeyName, string | null>;
 	files: Array<{ serviceName: string; msgName: string; name: string; delivered: boolean; bytes: number }>;
 	uploads: Array<{ orderId: string; orderType: string; bytes: number; signatureFlag: string }>;
 }
 
 let stack: Stack;
 const outputs: string[] = [];
+/** The private keys the credential held before the key change. */
+const replacedKeys: string[] = [];
 
 const subscriber = async (): Promise<SubscriberInfo> => {
 	const all = await stack.bank.admin<{ subscribers: SubscriberInfo[] }>('GET', '/ebics/subscribers');
@@ -87,6 +95,17 @@ beforeAll(async () => {
 			'EBICS 2.5: initialisation letters',
 		),
 		withCredential(loadExample('ebics-payments.json'), WORKFLOWS.payments, 'EBICS 2.5: payments'),
+		withCredential(
+			{
+				nodes: [
+					{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+					{ id: 'keys', name: 'Change Keys', type: 'n8n-nodes-corporate-banking.ebics', typeVersion: 1, position: [240, 0], parameters: { operation: 'changeKeys', keyChangeOrder: 'HCS', confirmKeyChange: true }, credentials: { [EBICS]: { ...CREDENTIAL } } },
+				],
+				connections: { Start: { main: [[{ node: 'Change Keys', type: 'main', index: 0 }]] } },
+			},
+			WORKFLOWS.keys,
+			'EBICS 2.5: change keys',
+		),
 		withCredential(loadExample('ebics-statements.json'), WORKFLOWS.statements, 'EBICS 2.5: statements'),
 	]);
 }, 600_000);
@@ -118,7 +137,21 @@ describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
 		expect(hac.some((entry) => entry.orderId === uploaded.json.orderId)).toBe(true);
 	});
 
-	test('the statements example fetches the camt.053 statements as C53, delivered at the bank after', async () => {
+	test('Change Keys (HCS) replaces all three keys at the bank in H004; the item prints the new keys\' hashes', async () => {
+		const before = await subscriber();
+		const stateBefore = JSON.parse(String((await stack.n8n.decryptedCredentials()).find((c) => c.id === CREDENTIAL.id)!.data.ebicsState)) as { generated: Record<KeyName, { privateKeyPem: string }> };
+		replacedKeys.push(...Object.values(stateBefore.generated).map((pair) => pair.privateKeyPem));
+		const run = (await execute(WORKFLOWS.keys)).run!;
+		const [changed] = nodeItems(run, 'Change Keys');
+		expect(changed.json).toMatchObject({ changed: true, order: 'HCS', recovered: false });
+		const after = await subscriber();
+		expect(changed.json.hashes).toEqual(after.keyHashes);
+		for (const key of ['signature', 'authentication', 'encryption'] as const) expect(after.keyHashes[key]).not.toBe(before.keyHashes[key]);
+		const records = await stack.bank.admin<Array<{ protocol: string; orderType?: string; phase?: string; userId?: string; technical: string; business: string }>>('GET', '/ebics/records');
+		expect(records.filter((r) => r.userId === 'USER2' && r.orderType === 'HCS' && r.phase === 'Initialisation').map((r) => [r.protocol, r.technical, r.business])).toEqual([['H004', '000000', '000000']]);
+	});
+
+	test('with the new keys the statements example fetches the camt.053 statements as C53, delivered at the bank after', async () => {
 		const waiting = (await subscriber()).files.filter((f) => f.msgName === 'camt.053' && !f.delivered);
 		expect(waiting.length).toBeGreaterThan(0);
 		const run = (await execute(WORKFLOWS.statements)).run!;
@@ -132,8 +165,9 @@ describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
 		const data = (await stack.n8n.decryptedCredentials()).find((c) => c.id === CREDENTIAL.id)!.data;
 		const state = JSON.parse(String(data.ebicsState)) as { generated: Record<string, { privateKeyPem: string }> };
 		const log = readFileSync(stack.n8n.logFile, 'utf8');
-		for (const pair of Object.values(state.generated)) {
-			const body = pair.privateKeyPem.split('\n')[1];
+		expect(replacedKeys.length).toBe(3);
+		for (const pem of [...Object.values(state.generated).map((pair) => pair.privateKeyPem), ...replacedKeys]) {
+			const body = pem.split('\n')[1];
 			expect(body.length).toBeGreaterThan(40);
 			for (const text of [...outputs, log]) expect(text.includes(body)).toBe(false);
 		}

@@ -5,6 +5,7 @@
  */
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import type { EbicsSubscriberKeys } from '../../nodes/shared/ebics';
 import { readEbicsState, type EbicsState } from '../../nodes/shared/ebicsCredential';
 import { chainWorkflow, createCredentialStore, runWorkflow, type CredentialStore, type RunResult } from '../harness/engine';
 import { testCredential, type CredentialTestAnswer } from '../harness/credentialTest';
@@ -84,6 +85,21 @@ export function stored(store: CredentialStore): ICredentialDataDecryptedObject {
 
 export function storedState(store: CredentialStore): EbicsState | undefined {
 	return readEbicsState(stored(store).ebicsState);
+}
+
+/**
+ * After a key change `order` went through: the credential keeps no pending change, records the
+ * change, and uses new keys exactly where the order replaces them. Returns the keys in use.
+ */
+export function expectKeysChanged(store: CredentialStore, order: string, before: EbicsSubscriberKeys): EbicsSubscriberKeys {
+	const after = storedState(store)!;
+	expect(after.keyChange).toBeUndefined();
+	expect(after.keysChanged).toMatchObject({ order });
+	const now = after.generated!;
+	expect(now.signature.certificatePem === before.signature.certificatePem).toBe(order === 'HCA');
+	expect(now.authentication.certificatePem === before.authentication.certificatePem).toBe(order === 'PUB');
+	expect(now.encryption.certificatePem === before.encryption.certificatePem).toBe(order === 'PUB');
+	return now;
 }
 
 /** The node's error as text (message and description), for assertions. */

@@ -18,7 +18,7 @@ export function sandboxClient(
 	partnerId: string,
 	userId: string,
 	keys: EbicsSubscriberKeys,
-	options: { bank?: EbicsKeyMaterial['bank']; send?: EbicsSend; segmentBytes?: number; bankKeyDigestForm?: 'certificate' | 'publicKey' } = {},
+	options: { bank?: EbicsKeyMaterial['bank']; send?: EbicsSend; segmentBytes?: number; bankKeyDigestForm?: 'certificate' | 'publicKey'; version?: 'H004' | 'H005'; h004KeyForm?: 'certificate' | 'key' } = {},
 ): EbicsClient {
 	return new EbicsClient({
 		subscriber: { hostId: bank.ebics.hostId, partnerId, userId, product: { name: 'n8n-nodes-corporate-banking tests', language: 'en' } },
@@ -26,6 +26,8 @@ export function sandboxClient(
 		send: options.send ?? sandboxSend(bank),
 		segmentBytes: options.segmentBytes,
 		bankKeyDigestForm: options.bankKeyDigestForm,
+		version: options.version,
+		h004KeyForm: options.h004KeyForm,
 	});
 }
 

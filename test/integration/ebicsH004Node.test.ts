@@ -105,7 +105,7 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		expect(bankRecords(bank(), 'USER1').filter((r) => r[0] === 'HPD').at(-1)).toEqual(['HPD', 'Initialisation', '000000', '000000']);
 	});
 
-	test('a preset without an EBICS 2.5 order type, a bad file format, the distributed signature or a key change is refused by name; nothing is sent', async () => {
+	test('a preset without an EBICS 2.5 order type, a bad file format or the distributed signature is refused by name; nothing is sent', async () => {
 		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', ...bankH004Hashes() }));
 		await credentialTest(store);
 		bank().ebics.activate('PARTNER1', 'USER1');
@@ -117,11 +117,9 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		expect(errorText(status)).toMatch(/e\.g\. CRZ or Z01 for pain\.002 status reports\)\. Nothing was sent to the bank/);
 		const format = await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'FDL', downloadFileFormat: 'camt 053' });
 		expect(errorText(format)).toMatch(/^File format "camt 053" is not valid/);
-		// The distributed signature and the key changes are EBICS 3.0 only.
+		// The distributed signature is EBICS 3.0 only.
 		const waiting = await runEbics(store, { operation: 'veuOrders' });
 		expect(errorText(waiting)).toMatch(/^Distributed Signature: Get Orders Waiting \(HVU\): EBICS 3\.0 \(H005\) only; the credential's EBICS Version is EBICS 2\.5 \(H004\)/);
-		const change = await runEbics(store, { operation: 'changeKeys', keyChangeOrder: 'PUB', confirmKeyChange: true });
-		expect(errorText(change)).toMatch(/^Change Keys \(PUB, HCA, HCS\): EBICS 3\.0 \(H005\) only/);
 		expect(bank().ebics.records.slice(before).filter((r) => r.phase === 'Initialisation')).toEqual([]);
 	});
 });

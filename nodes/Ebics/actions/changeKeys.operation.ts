@@ -1,11 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import {
-	certificateDigest,
-	formatHash,
-	KEY_CHANGE_KEYS,
-	loadSubscriberKeys,
-} from '../../shared/ebics';
+import { formatHash, KEY_CHANGE_KEYS, keyDigest, loadSubscriberKeys } from '../../shared/ebics';
 import type { KeyChangeOrder } from '../../shared/ebics';
 import {
 	EBICS_CREDENTIAL,
@@ -124,11 +119,14 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 				subscriber: run.view.owner,
 				orderId: done.orderId ?? null,
 				recovered: done.recovered === true,
-				// The new certificates' hashes, as a letter prints them (public values).
+				// The new keys' hashes as the version's letters print them (public values): the
+				// certificate's hash in EBICS 3.0, the hash of exponent and modulus in EBICS 2.5.
 				hashes: Object.fromEntries(
 					KEY_CHANGE_KEYS[order].map((key) => [
 						key,
-						formatHash(certificateDigest(keys[key].certificateDer)),
+						formatHash(
+							keyDigest(keys[key], run.view.version === 'H004' ? 'publicKey' : 'certificate'),
+						),
 					]),
 				),
 				changedAt: done.at,

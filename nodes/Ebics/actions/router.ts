@@ -70,7 +70,6 @@ const OPERATIONS: Record<
 		execute: changeKeys.execute,
 		need: 'bank',
 		label: 'Change Keys (PUB, HCA, HCS)',
-		h005Only: true,
 	},
 	veuOrders: {
 		execute: veuOrders.execute,

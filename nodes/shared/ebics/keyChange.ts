@@ -1,6 +1,7 @@
 /**
- * Key changes of a subscriber the bank has activated (EBICS 3.0): new keys sent as an upload
- * authenticated (X002) and signed (A006) with the keys the bank knows now.
+ * Key changes of a subscriber the bank has activated: new keys sent as an upload authenticated
+ * (X002) and signed (A006) with the keys the bank knows now. EBICS 3.0 (H005) here; EBICS 2.5
+ * (H004) order data in h004/keyChange.ts, chosen by the client's version.
  * - PUB: a new signature key (order data SignaturePubKeyOrderData, S002, as INI's);
  * - HCA: new authentication and encryption keys (HCARequestOrderData);
  * - HCS: all three (HCSRequestOrderData).
@@ -11,6 +12,7 @@
 import { H005_NS, S002_NS, SIGNATURE_VERSION } from './constants';
 import { type EbicsClient, type KeyManagementResult } from './client';
 import { loadSubscriberKeys, type EbicsSubscriberKeys } from './keys';
+import { keyChangeOrderDataH004, type H004KeyForm } from './h004';
 import { iniOrderData, keyPairOrderData, x509Data, type EbicsSubscriber } from './requests';
 import { el, leaf } from './xml';
 
@@ -23,7 +25,7 @@ export const KEY_CHANGE_KEYS: Record<KeyChangeOrder, Array<keyof EbicsSubscriber
 	HCS: ['signature', 'authentication', 'encryption'],
 };
 
-/** The order data of PUB, HCA or HCS carrying the new keys' certificates. */
+/** The order data of PUB, HCA or HCS in H005 carrying the new keys' certificates. */
 export function keyChangeOrderData(
 	order: KeyChangeOrder,
 	subscriber: Pick<EbicsSubscriber, 'partnerId' | 'userId'>,
@@ -68,14 +70,19 @@ export function keysAfterChange(
 
 /**
  * Sends PUB, HCA or HCS with `client` (the keys the bank knows now) carrying the new keys of
- * `after` (keysAfterChange). Resolves when the bank has accepted them.
+ * `after` (keysAfterChange), in the client's protocol version; an H004 client sends the keys in
+ * `h004KeyForm`, the form its INI and HIA used. Resolves when the bank has accepted them.
  */
 export async function sendKeyChange(
 	client: EbicsClient,
 	order: KeyChangeOrder,
 	after: EbicsSubscriberKeys,
+	h004KeyForm: H004KeyForm = 'certificate',
 ): Promise<KeyManagementResult> {
-	const data = keyChangeOrderData(order, client.subscriber, after);
+	const data =
+		client.version === 'H004'
+			? keyChangeOrderDataH004(order, client.subscriber, loadSubscriberKeys(after), h004KeyForm)
+			: keyChangeOrderData(order, client.subscriber, after);
 	const result = await client.upload(order, { kind: 'standard' }, Buffer.from(data, 'utf8'));
 	return { orderId: result.orderId, codes: result.codes };
 }

@@ -53,6 +53,7 @@ import {
 import { camt054FromPain001, pain001Summary, pain002 } from '../bankfiles';
 import { seedFiles, type DownloadFile, type ProtocolEvent, type StoredUpload } from './data';
 import type { EbicsBankKeyFile } from './keys';
+import { readH004Key } from './h004';
 import { changeKeys, KEY_CHANGE_ORDERS } from './keyChange';
 import { hpdData } from './hpd';
 import { SandboxVeu, VEU_DOWNLOADS } from './veu';
@@ -1024,7 +1025,8 @@ export class SandboxEbicsBank {
 			throw new EbicsRefusal('091301', 'business', 'The order data does not match its signed hash');
 		}
 		if (KEY_CHANGE_ORDERS.includes(tx.orderType)) {
-			changeKeys(tx.subscriber, tx.orderType, data, (...args) => this.certificateKey(...args));
+			if (tx.protocol === 'H004') changeKeys(tx.subscriber, tx.orderType, data, readH004Key, 'H004');
+			else changeKeys(tx.subscriber, tx.orderType, data, (...args) => this.certificateKey(...args));
 			this.logOrder(tx.subscriber, { orderId: tx.orderId, orderType: tx.orderType, accepted: true, text: `new keys of ${tx.subscriber.userId} in force (${tx.orderType})` });
 			return;
 		}

@@ -12,8 +12,9 @@ import { createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 
 import { child, children, decryptE002, DSIG_NS, el, keyPairOrderData, leaf, orderDataDigest, parseDocument, path, publicKeyDigest, text, unwrapTransactionKey, verifyA006, type BtfService } from '../../../nodes/shared/ebics';
-import { EbicsRefusal, schemaProblem, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
+import { EbicsRefusal, schemaProblem, type RegisteredKey, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
 import { hpdData } from './hpd';
+import { KEY_CHANGE_ORDERS } from './keyChange';
 
 export const H004_NS = 'urn:org:ebics:H004';
 const S001_NS = 'http://www.ebics.org/S001';
@@ -83,6 +84,14 @@ function rsaKey(info: Element | undefined, ns: string): KeyObject {
 	return key;
 }
 
+/** A subscriber key of INI, HIA, PUB, HCA or HCS: its version, its RSAKeyValue, at least 2048 bits (the sandbox's CertificateReader for H004). */
+export function readH004Key(info: Element | undefined, versionElement: string, ns: string, expected: string, lengthCode: string, versionCode: string): RegisteredKey {
+	if (text(child(info, ns, versionElement)) !== expected) throw new EbicsRefusal(versionCode, 'business');
+	const publicKey = rsaKey(info, ns);
+	if ((publicKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new EbicsRefusal(lengthCode, 'business');
+	return { publicKey, version: expected };
+}
+
 /** The order attribute a request must carry: DZNNN (INI, HIA), DZHNN (HPB, downloads), OZHNN or DZHNN (uploads). */
 function checkOrderAttribute(details: Element | undefined, allowed: string[]): string {
 	const attribute = text(child(details, H004_NS, 'OrderAttribute')) ?? '';
@@ -104,31 +113,18 @@ function keyManagement(bank: SandboxEbicsBank, subscriber: SandboxSubscriber, or
 		throw new EbicsRefusal('090004', 'business');
 	}
 	const orderRoot = parseDocument(data, 'order data').documentElement;
-	const length = (key: KeyObject, code: string): void => {
-		if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new EbicsRefusal(code, 'business');
-	};
 	if (orderType === 'INI') {
 		if (!['new', 'hiaReceived'].includes(subscriber.state)) throw new EbicsRefusal('091002', 'technical');
 		if (orderRoot.namespaceURI !== S001_NS || orderRoot.localName !== 'SignaturePubKeyOrderData') throw new EbicsRefusal('090004', 'business');
-		const info = child(orderRoot, S001_NS, 'SignaturePubKeyInfo');
-		if (text(child(info, S001_NS, 'SignatureVersion')) !== 'A006') throw new EbicsRefusal('091201', 'business');
-		const key = rsaKey(info, S001_NS);
-		length(key, '091204');
-		subscriber.keys.signature = { publicKey: key, version: 'A006' };
+		subscriber.keys.signature = readH004Key(child(orderRoot, S001_NS, 'SignaturePubKeyInfo'), 'SignatureVersion', S001_NS, 'A006', '091204', '091201');
 		subscriber.state = subscriber.state === 'hiaReceived' ? 'initialised' : 'iniReceived';
 	} else if (orderType === 'HIA') {
 		if (!['new', 'iniReceived'].includes(subscriber.state)) throw new EbicsRefusal('091002', 'technical');
 		if (orderRoot.namespaceURI !== H004_NS || orderRoot.localName !== 'HIARequestOrderData') throw new EbicsRefusal('090004', 'business');
-		const authInfo = child(orderRoot, H004_NS, 'AuthenticationPubKeyInfo');
-		const encInfo = child(orderRoot, H004_NS, 'EncryptionPubKeyInfo');
-		if (text(child(authInfo, H004_NS, 'AuthenticationVersion')) !== 'X002') throw new EbicsRefusal('091202', 'business');
-		if (text(child(encInfo, H004_NS, 'EncryptionVersion')) !== 'E002') throw new EbicsRefusal('091203', 'business');
-		const authentication = rsaKey(authInfo, H004_NS);
-		const encryption = rsaKey(encInfo, H004_NS);
-		length(authentication, '091205');
-		length(encryption, '091206');
-		subscriber.keys.authentication = { publicKey: authentication, version: 'X002' };
-		subscriber.keys.encryption = { publicKey: encryption, version: 'E002' };
+		const authentication = readH004Key(child(orderRoot, H004_NS, 'AuthenticationPubKeyInfo'), 'AuthenticationVersion', H004_NS, 'X002', '091205', '091202');
+		const encryption = readH004Key(child(orderRoot, H004_NS, 'EncryptionPubKeyInfo'), 'EncryptionVersion', H004_NS, 'E002', '091206', '091203');
+		subscriber.keys.authentication = authentication;
+		subscriber.keys.encryption = encryption;
 		subscriber.state = subscriber.state === 'iniReceived' ? 'initialised' : 'hiaReceived';
 	} else throw new EbicsRefusal('091006', 'technical');
 	subscriber.protocol = 'H004';
@@ -154,10 +150,12 @@ function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: Sandb
 	const orderType = text(child(details, H004_NS, 'OrderType')) ?? '';
 	const dataTransfer = path(root, H004_NS, 'body', 'DataTransfer');
 	if (child(dataTransfer, H004_NS, 'SignatureData')) {
-		const attribute = checkOrderAttribute(details, ['OZHNN', 'DZHNN']);
-		const service = orderType === 'FUL' ? fileService(details, 'upload') : UPLOADS[orderType];
-		if (!service) throw new EbicsRefusal('091006', 'technical');
-		if (!subscriber.uploadServices.includes(service.serviceName)) throw new EbicsRefusal('090003', 'business');
+		// A key change (PUB, HCA, HCS) is signed with the current signature key (OZHNN) and names no file.
+		const keyChange = KEY_CHANGE_ORDERS.includes(orderType);
+		const attribute = checkOrderAttribute(details, keyChange ? ['OZHNN'] : ['OZHNN', 'DZHNN']);
+		const service = keyChange ? undefined : orderType === 'FUL' ? fileService(details, 'upload') : UPLOADS[orderType];
+		if (!keyChange && !service) throw new EbicsRefusal('091006', 'technical');
+		if (service && !subscriber.uploadServices.includes(service.serviceName)) throw new EbicsRefusal('090003', 'business');
 		const info = child(dataTransfer, H004_NS, 'DataEncryptionInfo');
 		checkH004Digest(text(child(info, H004_NS, 'EncryptionPubKeyDigest')), bank.bankEncryption.publicKey);
 		const transactionKey = unwrapTransactionKey(Buffer.from(text(child(info, H004_NS, 'TransactionKey')) ?? '', 'base64'), bank.bankEncryption.privateKey);

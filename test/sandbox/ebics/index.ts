@@ -6,7 +6,7 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { H000_NS, H005_NS, parseDocument, type EbicsSubscriberKeys } from '../../../nodes/shared/ebics';
+import { formatHash, H000_NS, H005_NS, parseDocument, publicKeyDigest, type EbicsSubscriberKeys } from '../../../nodes/shared/ebics';
 import { isRecord, readBody, send, type RequestContext } from '../http';
 import { EBICS_PATH, SandboxEbicsBank, STATE_TEXT, type EbicsFaultKind, type EbicsSwitches, type SandboxSubscriber } from './bank';
 import { H004_NS, handleH004 } from './h004';
@@ -127,6 +127,8 @@ function describe(subscriber: SandboxSubscriber): Record<string, unknown> {
 		state: subscriber.state,
 		next: STATE_TEXT[subscriber.state],
 		protocol: subscriber.protocol ?? null,
+		// The hashes of the keys the bank holds now, in the EBICS 2.5 form (exponent and modulus): public values.
+		keyHashes: Object.fromEntries((['signature', 'authentication', 'encryption'] as const).map((key) => [key, subscriber.keys[key] ? formatHash(publicKeyDigest(subscriber.keys[key].publicKey)) : null])),
 		downloadServices: subscriber.downloadServices,
 		uploadServices: subscriber.uploadServices,
 		authorisationLevel: subscriber.authorisationLevel,

@@ -4,6 +4,7 @@
  * `new EbicsClient({ ..., version: 'H004' })`.
  */
 export * from './dialect';
+export * from './keyChange';
 export * from './orderData';
 export * from './orderTypes';
 export * from './requests';

@@ -66,7 +66,7 @@ export function rsaKeyValue(publicKey: KeyObject): string {
 }
 
 /** X509Data (when the form sends certificates) then PubKeyValue. */
-function keyXml(key: H004PublicKey, form: H004KeyForm): string {
+export function keyXml(key: H004PublicKey, form: H004KeyForm): string {
 	return [
 		form === 'certificate' && key.certificateDer ? x509Data(key.certificateDer) : '',
 		el('PubKeyValue', {}, rsaKeyValue(key.publicKey)),
