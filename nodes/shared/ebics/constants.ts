@@ -33,3 +33,6 @@ export const SEGMENT_MAX_BYTES = (SEGMENT_MAX_BASE64 / 4) * 3;
 
 /** Default security medium of a key file held by software (EBICS: "0000" unspecified). */
 export const DEFAULT_SECURITY_MEDIUM = '0000';
+
+/** The key changes: PUB (signature key), HCA (authentication and encryption keys), HCS (all three). */
+export type KeyChangeOrder = 'PUB' | 'HCA' | 'HCS';

@@ -9,14 +9,12 @@
  * (the credential's key change records them as pending before sending, see
  * nodes/shared/ebicsKeyChange.ts).
  */
-import { H005_NS, S002_NS, SIGNATURE_VERSION } from './constants';
+import { H005_NS, S002_NS, SIGNATURE_VERSION, type KeyChangeOrder } from './constants';
 import { type EbicsClient, type KeyManagementResult } from './client';
 import { loadSubscriberKeys, type EbicsSubscriberKeys } from './keys';
 import { keyChangeOrderDataH004, type H004KeyForm } from './h004';
 import { iniOrderData, keyPairOrderData, x509Data, type EbicsSubscriber } from './requests';
 import { el, leaf } from './xml';
-
-export type KeyChangeOrder = 'PUB' | 'HCA' | 'HCS';
 
 /** Which keys each order replaces. */
 export const KEY_CHANGE_KEYS: Record<KeyChangeOrder, Array<keyof EbicsSubscriberKeys>> = {

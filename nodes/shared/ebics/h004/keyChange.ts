@@ -6,8 +6,7 @@
  * exponent), with its X.509 certificate before it when the form sends certificates. The order is
  * an upload (OZHNN, standard order parameters) signed with A006 by the current signature key.
  */
-import type { KeyChangeOrder } from '../keyChange';
-import { SIGNATURE_VERSION } from '../constants';
+import { SIGNATURE_VERSION, type KeyChangeOrder } from '../constants';
 import { keyPairOrderData, type EbicsSubscriber } from '../requests';
 import { el, leaf } from '../xml';
 import {
