@@ -3,9 +3,11 @@
  * holding one EBICS credential, n8n's credential test on it, runs of the node, what the
  * credential keeps, and the secrets that must never show.
  */
+import { X509Certificate } from 'node:crypto';
+
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { EbicsSubscriberKeys } from '../../nodes/shared/ebics';
+import { formatHash, publicKeyDigest, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
 import { readEbicsState, type EbicsState } from '../../nodes/shared/ebicsCredential';
 import { chainWorkflow, createCredentialStore, runWorkflow, type CredentialStore, type RunResult } from '../harness/engine';
 import { testCredential, type CredentialTestAnswer } from '../harness/credentialTest';
@@ -37,6 +39,16 @@ export function ebicsValues(bank: SandboxBank, partnerId = 'PARTNER2', userId = 
 				keySource: 'generate',
 			};
 	return { ...base, ...overrides };
+}
+
+/** A key's hash as EBICS 2.5 letters print it: SHA-256 of exponent and modulus. */
+export function h004KeyHash(certificatePem: string): string {
+	return formatHash(publicKeyDigest(new X509Certificate(certificatePem).publicKey));
+}
+
+/** The bank's EBICS 2.5 letter as credential fields: the hashes of its bare keys. */
+export function bankH004Hashes(bank: SandboxBank): { bankAuthenticationHash: string; bankEncryptionHash: string } {
+	return { bankAuthenticationHash: h004KeyHash(bank.ebics.bankAuthentication.certificatePem), bankEncryptionHash: h004KeyHash(bank.ebics.bankEncryption.certificatePem) };
 }
 
 /** A credential store holding one EBICS credential under the tests' id. */

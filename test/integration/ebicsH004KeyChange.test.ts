@@ -7,24 +7,19 @@
  */
 import { X509Certificate } from 'node:crypto';
 
-import { formatHash, generateSubscriberKeys, keyChangeOrderDataH004, keysAfterChange, loadSubscriberKeys, publicKeyDigest, sendKeyChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
+import { generateSubscriberKeys, keyChangeOrderDataH004, keysAfterChange, loadSubscriberKeys, sendKeyChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
 import { EBICS_STATUS_FIELD } from '../../nodes/shared/ebicsCredential';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
 import { sandboxClient } from '../helpers/ebicsSandbox';
-import { credentialTest, EBICS_ID, expectKeysChanged, ebicsStore, ebicsValues, items, runEbics, stored, storedState } from '../helpers/ebicsNode';
+import { bankH004Hashes, credentialTest, h004KeyHash, EBICS_ID, expectKeysChanged, ebicsStore, ebicsValues, items, runEbics, stored, storedState } from '../helpers/ebicsNode';
 import type { CredentialStore } from '../harness/engine';
 
 const sandbox = useSandbox({ seed: 42 });
 const bank = () => sandbox.bank();
 
-function keyHash(pem: string): string {
-	return formatHash(publicKeyDigest(new X509Certificate(pem).publicKey));
-}
-
 async function readyH004Store(h004KeyForm: 'certificate' | 'key'): Promise<CredentialStore> {
-	const hashes = { bankAuthenticationHash: keyHash(bank().ebics.bankAuthentication.certificatePem), bankEncryptionHash: keyHash(bank().ebics.bankEncryption.certificatePem) };
-	const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', h004KeyForm, ...hashes }));
+	const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', h004KeyForm, ...bankH004Hashes(bank()) }));
 	await credentialTest(store);
 	bank().ebics.activate('PARTNER1', 'USER1');
 	expect(await credentialTest(store)).toEqual({ status: 'OK' });
@@ -64,7 +59,7 @@ test.each([
 	expect(bankHolds(now)).toBe(true);
 	// The item prints the new keys' hashes as an EBICS 2.5 letter does (exponent and modulus).
 	const replaced = order === 'PUB' ? ['signature'] : order === 'HCA' ? ['authentication', 'encryption'] : ['signature', 'authentication', 'encryption'];
-	expect(item.json.hashes).toEqual(Object.fromEntries(replaced.map((key) => [key, keyHash(now[key as keyof EbicsSubscriberKeys].certificatePem)])));
+	expect(item.json.hashes).toEqual(Object.fromEntries(replaced.map((key) => [key, h004KeyHash(now[key as keyof EbicsSubscriberKeys].certificatePem)])));
 	expect(String(stored(store)[EBICS_STATUS_FIELD])).toMatch(new RegExp(`^Ready: .*; new keys in use since \\d{4}-\\d\\d-\\d\\d \\(${order}\\)`));
 	// With the new keys: a download (C53) and a signed upload (CCT) through the node.
 	const statements = items(await runEbics(store, { operation: 'download', downloadService: 'camt053' }));
@@ -81,7 +76,7 @@ test.each([
 	// The credential's test (HPB with the new authentication key) and the letters of the keys in use.
 	expect(await credentialTest(store)).toEqual({ status: 'OK' });
 	const [letter] = items(await runEbics(store, { operation: 'initialisationLetters' }));
-	expect(letter.json).toMatchObject({ ebicsVersion: 'H004', signatureHash: keyHash(now.signature.certificatePem), authenticationHash: keyHash(now.authentication.certificatePem), encryptionHash: keyHash(now.encryption.certificatePem) });
+	expect(letter.json).toMatchObject({ ebicsVersion: 'H004', signatureHash: h004KeyHash(now.signature.certificatePem), authenticationHash: h004KeyHash(now.authentication.certificatePem), encryptionHash: h004KeyHash(now.encryption.certificatePem) });
 });
 
 test('the bank refuses a key change signed with a key that is not the subscriber\'s, or with a transport signature (DZHNN); nothing changes', async () => {

@@ -6,26 +6,17 @@
  * order types; and the choices that do not fit the credential's version refused by name before
  * anything is sent.
  */
-import { X509Certificate } from 'node:crypto';
-
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { formatHash, publicKeyDigest } from '../../nodes/shared/ebics';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
-import { bankRecords, credentialTest, ebicsStore, ebicsValues, errorText, hints, items, runEbics, storedState } from '../helpers/ebicsNode';
+import { bankH004Hashes as bankH004HashesOf, bankRecords, credentialTest, h004KeyHash, ebicsStore, ebicsValues, errorText, hints, items, runEbics, storedState } from '../helpers/ebicsNode';
 
 const sandbox = useSandbox({ seed: 42 });
 const bank = () => sandbox.bank();
 
-function keyHash(pem: string): string {
-	return formatHash(publicKeyDigest(new X509Certificate(pem).publicKey));
-}
-
-/** The bank's EBICS 2.5 letter: the hashes of its keys (exponent and modulus). */
-function bankH004Hashes(): { bankAuthenticationHash: string; bankEncryptionHash: string } {
-	return { bankAuthenticationHash: keyHash(bank().ebics.bankAuthentication.certificatePem), bankEncryptionHash: keyHash(bank().ebics.bankEncryption.certificatePem) };
-}
+const bankH004Hashes = () => bankH004HashesOf(bank());
 
 function fileItem(data: Buffer, fileName = 'payments.xml'): INodeExecutionData[] {
 	return [{ json: {}, binary: { data: { data: data.toString('base64'), mimeType: 'application/xml', fileName } } }];
@@ -48,9 +39,9 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		const keys = storedState(store)!.generated!;
 		expect(letter.json).toMatchObject({
 			ebicsVersion: 'H004',
-			signatureHash: keyHash(keys.signature.certificatePem),
-			authenticationHash: keyHash(keys.authentication.certificatePem),
-			encryptionHash: keyHash(keys.encryption.certificatePem),
+			signatureHash: h004KeyHash(keys.signature.certificatePem),
+			authenticationHash: h004KeyHash(keys.authentication.certificatePem),
+			encryptionHash: h004KeyHash(keys.encryption.certificatePem),
 		});
 		expect(letter.json.signatureHash).toBe(formatHash(publicKeyDigest(subscriber.keys.signature!.publicKey)));
 		// Activated: the next test fetches the bank's keys and checks them against its H004 letter.
