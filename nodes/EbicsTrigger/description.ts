@@ -39,7 +39,7 @@ export const ebicsTriggerProperties: INodeProperties[] = [
 		type: 'multiOptions',
 		default: [...DEFAULTS.services],
 		description:
-			'The BTF services to watch for new data (BTD, what the bank has not delivered yet)',
+			'The BTF services to watch for new data (BTD, what the bank has not delivered yet); with an EBICS 2.5 credential, their EBICS 2.5 order types',
 		options: PRESET_ORDER.download.map((key) => ({
 			name: SERVICE_PRESETS[key].label,
 			value: key,
@@ -71,6 +71,15 @@ export const ebicsTriggerProperties: INodeProperties[] = [
 				values: typedServiceFields(),
 			},
 		],
+	},
+	{
+		displayName: 'EBICS 2.5 Order Types',
+		name: 'h004OrderTypes',
+		type: 'string',
+		default: '',
+		placeholder: 'CRZ, Z01',
+		description:
+			'Only for credentials whose EBICS Version is H004 (EBICS 2.5): further order types to watch, as the bank contract names them, separated by commas. The presets above are sent as their EBICS 2.5 order types (C53, C52, C54, STA, VMK).',
 	},
 	{
 		displayName: 'Output',

@@ -7,7 +7,7 @@
  */
 import { DownloadState } from '../../nodes/EbicsTrigger/downloads/state';
 import { useSandbox } from '../helpers/bank';
-import { ebicsSecrets, ebicsStore, ebicsValues } from '../helpers/ebicsNode';
+import { bankH004Hashes, ebicsSecrets, ebicsStore, ebicsValues } from '../helpers/ebicsNode';
 import { storedBytes } from '../helpers/fileTrigger';
 import { arrive, bankFiles, ebicsTriggerHarness, emittedDigests, receipts, repeated, sha256, waiting } from '../helpers/ebicsTrigger';
 import type { SandboxBank } from '../sandbox';
@@ -254,12 +254,65 @@ describe('secrets', () => {
 });
 
 describe('an EBICS 2.5 (H004) credential', () => {
-	it('is refused by name before anything is sent: the trigger polls BTD, which is EBICS 3.0', async () => {
+	const h004Store = (b: SandboxBank) => ebicsStore(ebicsValues(b, 'PARTNER2', 'READY1', { ebicsVersion: 'H004', ...bankH004Hashes(b) }));
+	const h004Records = (b: SandboxBank, from: number) => b.ebics.records.slice(from).filter((r) => r.phase === 'Initialisation').map((r) => `${r.protocol ?? 'H005'} ${r.orderType}`);
+
+	it('polls each preset as its EBICS 2.5 order type (C53), emits each file once, and sends the receipt with the next poll', async () => {
+		const b = bank();
+		const due = waiting(b);
+		const before = b.ebics.records.length;
+		const h = ebicsTriggerHarness(b, {}, h004Store(b));
+		const items = (await h.poll())![0];
+		expect(sorted(items.map((i) => String(i.json.sha256)))).toEqual(sorted(due));
+		expect(items[0].json).toMatchObject({ service: 'C53 (End-of-day statement camt.053)', orderType: 'C53', fileCount: 5 });
+		expect(h004Records(b, before)).toEqual(['H004 C53']);
+		expect(receipts(b)).toEqual([]);
+		expect(waiting(b)).toHaveLength(5);
+		const more = arrive(b, 2);
+		const next = (await h.poll())![0];
+		expect(sorted(next.map((i) => String(i.json.sha256)))).toEqual(sorted(more));
+		expect(receipts(b)).toEqual(['positive']);
+		expect(await h.poll()).toBeNull();
+		expect(waiting(b)).toEqual([]);
+		expect(h004Records(b, before).every((r) => r.startsWith('H004 '))).toBe(true);
+	});
+
+	it('watches the order types typed under EBICS 2.5 Order Types (STA: the MT940 statements, one file per download)', async () => {
+		const b = bank();
+		const due = waiting(b, 'mt940', 'EOP');
+		expect(due.length).toBeGreaterThan(1);
+		const before = b.ebics.records.length;
+		const h = ebicsTriggerHarness(b, { services: [], h004OrderTypes: ' STA, ' }, h004Store(b));
+		const emitted: string[] = [];
+		for (let poll = 0; poll <= due.length; poll++) {
+			const result = await h.poll();
+			if (!result) break;
+			expect(result[0]).toHaveLength(1);
+			expect(result[0][0].json).toMatchObject({ service: 'STA (End-of-day statement MT940)', orderType: 'STA', fileName: 'mt940.txt' });
+			emitted.push(String(result[0][0].json.sha256));
+		}
+		expect(sorted(emitted)).toEqual(sorted(due));
+		expect(waiting(b, 'mt940', 'EOP')).toEqual([]);
+		expect(new Set(h004Records(b, before))).toEqual(new Set(['H004 STA']));
+	});
+
+	it.each([
+		['a preset without an EBICS 2.5 order type', { services: ['pain002'] }, /^Services: Payment status report .* has no EBICS 2\.5 order type common to all banks.*EBICS 2\.5 Order Types/],
+		['a typed BTF service', { otherServices: { service: [{ serviceName: 'STM', msgName: 'camt.052' }] } }, /^Other Services: BTF services are EBICS 3\.0, and the credential's EBICS Version is H004/],
+		['an order type in lower case', { h004OrderTypes: 'crz' }, /^EBICS 2\.5 Order Types: "crz" is not an order type: three upper-case letters or digits/],
+	])('%s: refused by name, nothing sent', async (_what, parameters, message) => {
 		const b = bank();
 		const before = b.ebics.records.length;
-		const h = ebicsTriggerHarness(b, {}, ebicsStore(ebicsValues(b, 'PARTNER2', 'READY1', { ebicsVersion: 'H004' })));
-		await expect(h.poll()).rejects.toThrow(/^EBICS Trigger: EBICS 3\.0 \(H005\) only; the credential's EBICS Version is EBICS 2\.5 \(H004\)/);
+		const h = ebicsTriggerHarness(b, parameters, h004Store(b));
+		await expect(h.poll()).rejects.toThrow(message);
 		expect(b.ebics.records.slice(before)).toEqual([]);
-		expect(waiting(b)).toHaveLength(5);
+	});
+
+	it('EBICS 2.5 order types with an EBICS 3.0 credential: refused by name, nothing sent', async () => {
+		const b = bank();
+		const before = b.ebics.records.length;
+		const h = ebicsTriggerHarness(b, { h004OrderTypes: 'CRZ' });
+		await expect(h.poll()).rejects.toThrow(/^EBICS 2\.5 Order Types: these are for credentials whose EBICS Version is H004/);
+		expect(b.ebics.records.slice(before)).toEqual([]);
 	});
 });

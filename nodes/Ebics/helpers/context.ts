@@ -158,7 +158,11 @@ export async function loadEbicsRun(
 	ctx: EbicsContext,
 	need: Need,
 	operation: string,
-	options: { h005Only?: boolean } = {},
+	options: {
+		h005Only?: boolean;
+		/** Refuses (throws) what the credential's EBICS version cannot send, before anything is sent. */
+		checkVersion?: (version: EbicsCredentialView['version']) => void;
+	} = {},
 ): Promise<EbicsRun> {
 	let credentials = await ctx.getCredentials(EBICS_CREDENTIAL);
 	let view = read(credentials);
@@ -166,6 +170,7 @@ export async function loadEbicsRun(
 		throw new InputError(
 			`${operation}: EBICS 3.0 (H005) only; the credential's EBICS Version is EBICS 2.5 (H004). Use a credential with EBICS Version H005 for this subscriber, or do this in the bank's own client`,
 		);
+	options.checkVersion?.(view.version);
 	if (due(view, need)) {
 		credentials = await refreshInitialisation(ctx, credentials);
 		view = read(credentials);

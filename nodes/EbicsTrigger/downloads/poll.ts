@@ -2,12 +2,12 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { attemptAsync } from '../../shared/attempt';
 import type { Download, EbicsClient } from '../../shared/ebics';
-import { serviceLabel } from '../../shared/ebics';
 import { onePollAtATime, pollDeadline } from '../../shared/polling';
 import { loadEbicsRun } from '../../Ebics/helpers/context';
 import { ebicsFailure } from '../../Ebics/helpers/failures';
 import type { DownloadedFile } from './files';
 import { describeFailure, fileItems, filesOf, TRIGGER } from './files';
+import { checkForVersion, triggerDownloads } from './orders';
 import type { EbicsTriggerSettings } from './settings';
 import { DownloadState } from './state';
 
@@ -27,7 +27,8 @@ function why(error: unknown): string {
  *    execution, so the bank is told only about files n8n holds for good. A receipt that fails
  *    (the bank forgot the transaction, the connection broke) is logged: the bank then delivers
  *    the files again, and they are recognised by their SHA-256.
- * 2. Each service is downloaded (BTD, what the bank has not delivered yet). Files handed over
+ * 2. Each service is downloaded (BTD, or its EBICS 2.5 order type: what the bank has not
+ *    delivered yet). Files handed over
  *    before are left out. A download of files that were all handed over by earlier polls gets its
  *    positive receipt at once; one with a new file is handed over and its receipt is due with the
  *    next poll. A download that cannot be read or stored gets the negative receipt (the bank
@@ -50,8 +51,11 @@ async function deliver(
 	settings: EbicsTriggerSettings,
 ): Promise<INodeExecutionData[][] | null> {
 	const stopAt = pollDeadline(ctx, Date.now());
-	const run = await loadEbicsRun(ctx, 'bank', TRIGGER, { h005Only: true });
+	const run = await loadEbicsRun(ctx, 'bank', TRIGGER, {
+		checkVersion: (version) => checkForVersion(version, settings),
+	});
 	const client = run.client!;
+	const downloads = triggerDownloads(client, settings);
 	const state = new DownloadState(ctx.getWorkflowStaticData('node'), settings.rememberFiles);
 
 	for (const due of state.takeDueReceipts()) {
@@ -67,10 +71,9 @@ async function deliver(
 
 	const items: INodeExecutionData[] = [];
 	let emittedFiles = 0;
-	for (const service of settings.services) {
+	for (const { label, fetch } of downloads) {
 		if (Date.now() >= stopAt) break;
-		const label = `BTD ${serviceLabel(service)}`;
-		const fetched = await attemptAsync(async () => await client.btd(service));
+		const fetched = await attemptAsync(fetch);
 		if (!fetched.ok) {
 			ctx.logger.error(
 				`${LOG} ${label}: the download failed: ${why(fetched.error)}. No receipt was sent: the bank keeps the data and the next poll tries again.`,

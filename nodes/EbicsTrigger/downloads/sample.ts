@@ -2,11 +2,11 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { attemptAsync } from '../../shared/attempt';
 import type { BankFileFormat } from '../../shared/bankfiles';
-import { serviceLabel } from '../../shared/ebics';
 import { formatNamed, sampleItems } from '../../shared/delivery';
 import { loadEbicsRun } from '../../Ebics/helpers/context';
 import { ebicsFailure } from '../../Ebics/helpers/failures';
 import { describeFailure, fileItems, filesOf, TRIGGER } from './files';
+import { checkForVersion, triggerDownloads } from './orders';
 import type { EbicsTriggerSettings } from './settings';
 
 const UNTOUCHED =
@@ -25,11 +25,12 @@ export async function fetchSample(
 	ctx: IPollFunctions,
 	settings: EbicsTriggerSettings,
 ): Promise<INodeExecutionData[][]> {
-	const run = await loadEbicsRun(ctx, 'bank', TRIGGER, { h005Only: true });
-	const client = run.client!;
-	for (const service of settings.services) {
-		const label = `BTD ${serviceLabel(service)}`;
-		const download = await client.btd(service);
+	const run = await loadEbicsRun(ctx, 'bank', TRIGGER, {
+		checkVersion: (version) => checkForVersion(version, settings),
+	});
+	const downloads = triggerDownloads(run.client!, settings);
+	for (const { label, fetch } of downloads) {
+		const download = await fetch();
 		if (!download) continue;
 		const built = await attemptAsync(
 			async () => await fileItems(ctx, download, label, filesOf(download), settings),
@@ -43,13 +44,13 @@ export async function fetchSample(
 		for (const item of built.value) item.json.testEvent = testEvent;
 		return [built.value];
 	}
-	const first = settings.services[0];
+	const first = downloads[0];
 	const chosen = settings.parse.format;
 	const format: BankFileFormat =
 		(chosen && chosen !== 'auto' ? chosen : undefined) ??
-		formatNamed([first.msgName, first.msgFormat ?? '']) ??
+		formatNamed(first.formatNames) ??
 		'camt.053';
-	const labels = settings.services.map((s) => `BTD ${serviceLabel(s)}`).join(', ');
+	const labels = downloads.map((d) => d.label).join(', ');
 	return [
 		await sampleItems(
 			ctx,
@@ -59,7 +60,7 @@ export async function fetchSample(
 				binaryPropertyName: settings.binaryPropertyName,
 				parse: settings.parse,
 				trigger: TRIGGER,
-				fields: { service: `BTD ${serviceLabel(first)}` },
+				fields: { service: first.label },
 			},
 			(sample) =>
 				`${sample}, not a file from the bank: the bank has no new data for ${labels}. Build the workflow on it; once published, the workflow receives the bank's own files. ${UNTOUCHED}`,

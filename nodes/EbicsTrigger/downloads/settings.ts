@@ -16,6 +16,12 @@ export type OutputMode = 'binary' | 'parse';
 export interface EbicsTriggerSettings extends ParseSettings {
 	/** The services to download, presets first, each checked. */
 	services: BtfService[];
+	/** The presets chosen (SERVICE_PRESETS keys), in the order of `services`. */
+	presets: string[];
+	/** Whether services were typed under Other Services. */
+	typedServices: boolean;
+	/** EBICS 2.5 order types typed (H004 credentials). */
+	h004OrderTypes: string[];
 	output: OutputMode;
 	rememberFiles: number;
 }
@@ -29,11 +35,14 @@ function checked(where: string, service: BtfService): BtfService {
 	});
 }
 
-function presets(ctx: IPollFunctions): BtfService[] {
+function presetKeys(ctx: IPollFunctions): string[] {
 	const chosen = ctx.getNodeParameter('services', [...DEFAULTS.services]) as unknown;
-	const keys = Array.isArray(chosen) ? chosen.map(String) : [];
+	return [...new Set(Array.isArray(chosen) ? chosen.map(String) : [])];
+}
+
+function presets(ctx: IPollFunctions, keys: string[]): BtfService[] {
 	const scope = text(ctx.getNodeParameter('scope', ''));
-	return [...new Set(keys)].map((key) => {
+	return keys.map((key) => {
 		const preset = SERVICE_PRESETS[key];
 		if (!preset || !PRESET_ORDER.download.includes(key))
 			throw new InputError(`Services: "${key}" is not one of the download services`);
@@ -54,17 +63,38 @@ function others(ctx: IPollFunctions): BtfService[] {
 	});
 }
 
+/** EBICS 2.5 order types, comma- or space-separated: three upper-case letters or digits each. */
+function h004OrderTypes(ctx: IPollFunctions): string[] {
+	const given = text(ctx.getNodeParameter('h004OrderTypes', '')) ?? '';
+	const types = given.split(/[\s,;]+/).filter(Boolean);
+	for (const type of types)
+		if (!/^[A-Z0-9]{3}$/.test(type))
+			throw new InputError(
+				`EBICS 2.5 Order Types: "${type}" is not an order type: three upper-case letters or digits, as the bank contract names it (e.g. CRZ), several separated by commas`,
+				{ description: 'Nothing was sent to the bank.' },
+			);
+	return [...new Set(types)];
+}
+
 /** Reads and checks the node's parameters. */
 export function readSettings(ctx: IPollFunctions): EbicsTriggerSettings {
 	const output = ctx.getNodeParameter('output', 'binary') as string;
 	if (output !== 'binary' && output !== 'parse')
 		throw new InputError(`Output: "${output}" is not one of the offered choices`);
-	const services = [...presets(ctx), ...others(ctx)];
-	if (!services.length)
-		throw new InputError('Services: choose at least one service (or add one under Other Services)');
+	const keys = presetKeys(ctx);
+	const typed = others(ctx);
+	const services = [...presets(ctx, keys), ...typed];
+	const orderTypes = h004OrderTypes(ctx);
+	if (!services.length && !orderTypes.length)
+		throw new InputError(
+			'Services: choose at least one service (or add one under Other Services, or EBICS 2.5 Order Types for an EBICS 2.5 credential)',
+		);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	return {
 		services,
+		presets: keys,
+		typedServices: typed.length > 0,
+		h004OrderTypes: orderTypes,
 		output,
 		binaryPropertyName: text(ctx.getNodeParameter('binaryPropertyName', 'data')) ?? 'data',
 		parse: readParseOptions(ctx, output),
