@@ -15,6 +15,7 @@ import {
 	hasUploadEntries,
 	type UploadJournalEntry,
 } from '../../shared/ebicsUploadJournal';
+import { attemptAsync } from '../../shared/attempt';
 import { InputError } from '../../shared/errors';
 import { inputBinaryField, optionsCollection } from '../../shared/properties';
 import type { EbicsOperation } from '../helpers/context';
@@ -317,12 +318,13 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 			written = entry;
 		},
 	};
-	let result;
-	try {
-		result = order
+	const sent = await attemptAsync(async () =>
+		order
 			? await client.upload(order.orderType, order.params, source, hooks)
-			: await client.btu(service!, source, flag, { fileName, ...hooks });
-	} catch (error) {
+			: await client.btu(service!, source, flag, { fileName, ...hooks }),
+	);
+	if (!sent.ok) {
+		const error = sent.error;
 		if (!written) throw error;
 		// The bank refused the last segment, or went back to an earlier one (recovery) and the
 		// upload stopped there: it has no order, the entry goes.
@@ -330,7 +332,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 			error instanceof EbicsReturnCodeError ||
 			(error instanceof EbicsTransferInterrupted && !error.mayHaveOrder)
 		) {
-			await writeJournal(ctx, 'remove', written, itemIndex).catch(() => undefined);
+			await attemptAsync(async () => await writeJournal(ctx, 'remove', written!, itemIndex));
 			throw error;
 		}
 		throw withNote(
@@ -338,7 +340,9 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 			'The upload is kept in the credential: running this file again does not send it but asks the bank (HAC) whether it has the order.',
 		);
 	}
-	if (written) await writeJournal(ctx, 'remove', written, itemIndex).catch(() => undefined);
+	const result = sent.value;
+	if (written)
+		await attemptAsync(async () => await writeJournal(ctx, 'remove', written!, itemIndex));
 	return [
 		{
 			json: {
