@@ -6,14 +6,16 @@
  * the bank's customer acknowledgement (HAC) instead of sending. The journal holds no secret and
  * its writes never touch the subscriber's keys.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { formatHash, publicKeyDigest } from '../../nodes/shared/ebics';
 import { EBICS_UPLOAD_JOURNAL_FIELD, readUploadJournal, type UploadJournalEntry } from '../../nodes/shared/ebicsUploadJournal';
 import { useSandbox } from '../helpers/bank';
 import { MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
-import { EBICS, EBICS_ID, ebicsSecrets, ebicsStore, ebicsValues, errorText, items, runEbics, stored } from '../helpers/ebicsNode';
+import { painFile } from '../helpers/ebics';
+import { credentialTest, EBICS, EBICS_ID, ebicsSecrets, ebicsStore, ebicsValues, errorText, items, runEbics, stored } from '../helpers/ebicsNode';
 import { NODE_NAME, PACKAGE, packageCredentialTypes, packageNodeTypes } from '../helpers/nodes';
 import { chainWorkflow, runWorkflow, type CredentialStore, type RunResult } from '../harness/engine';
 import { armHold, releaseHolds, whenHeld } from '../sandbox/ebics';
@@ -106,7 +108,7 @@ test('the answer to the last segment is lost; the same file run again is not sen
 	const from = bank().ebics.records.length;
 	const again = await upload(data);
 	const out = items(again)[0].json;
-	expect(out).toMatchObject({ orderId, alreadySubmitted: true, sha256: sha(data), service: ORDER, submittedAt: journalAt(lost) });
+	expect(out).toMatchObject({ orderId, alreadySubmitted: true, sha256: sha(data), service: ORDER, submittedAt: firstJournalEntry().at });
 	expect(out.hac).toEqual(expect.arrayContaining([expect.objectContaining({ action: 'ORDER_HAC_FINAL_POS' })]));
 	expect(ready().uploads).toHaveLength(1);
 	expect(sent(from)).toEqual({ inits: 0, transfers: 0 });
@@ -117,10 +119,10 @@ test('the answer to the last segment is lost; the same file run again is not sen
 	expect(ebicsSecrets(bank(), store).scan(shownBy(again))).toEqual([]);
 });
 
-/** When the lost run wrote its entry (from the credential's history). */
-function journalAt(_: RunResult): string {
+/** The first entry n8n stored in the journal (from the credential's history). */
+function firstJournalEntry(): UploadJournalEntry {
 	const written = store.history.map((h) => readUploadJournal(h.data[EBICS_UPLOAD_JOURNAL_FIELD]).entries).find((e) => e.length);
-	return written![0].at;
+	return written![0];
 }
 
 test('HAC does not list the order: a clear error naming the order, the time and what to check; nothing sent; the entry stays', async () => {
@@ -201,4 +203,37 @@ test('a large file streamed from n8n storage: after a lost answer the same file 
 	const out = items(await run())[0].json;
 	expect(out).toMatchObject({ alreadySubmitted: true, orderId: ready().uploads[0].orderId, sha256: made });
 	expect(ready().uploads).toHaveLength(1);
+});
+
+describe('an EBICS 2.5 (H004) credential: the same journal', () => {
+	test('the CCT upload is in the journal before its last segment; run again with its entry left behind, HAC names the order and nothing is sent', async () => {
+		const keyHash = (pem: string): string => formatHash(publicKeyDigest(new X509Certificate(pem).publicKey));
+		store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', bankAuthenticationHash: keyHash(bank().ebics.bankAuthentication.certificatePem), bankEncryptionHash: keyHash(bank().ebics.bankEncryption.certificatePem) }));
+		await credentialTest(store);
+		bank().ebics.activate('PARTNER1', 'USER1');
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		const subscriber = bank().ebics.subscriber('PARTNER1', 'USER1')!;
+		const file = painFile('MSG-H004-JOURNAL', { version: 'pain.001.001.03' });
+		const run = async (): Promise<RunResult> => await runEbics(store, { operation: 'upload', uploadService: 'sct' }, fileItem(file));
+
+		armHold(bank().ebics, 'lastSegment');
+		const running = run();
+		await whenHeld(bank().ebics, 'lastSegment');
+		const owner = `${bank().ebics.hostId}/PARTNER1/USER1`;
+		const [entry] = journal();
+		expect(entry).toEqual({ owner, order: 'CCT (SEPA credit transfer pain.001)', sha256: sha(file), orderId: expect.stringMatching(/^[A-Z0-9]{4}$/), at: expect.any(String) });
+		releaseHolds(bank().ebics, true);
+		const sent = items(await running)[0].json;
+		expect(sent).toMatchObject({ orderType: 'CCT', orderId: entry.orderId });
+		expect(journal()).toEqual([]);
+
+		// As if n8n had been killed before the bank's answer to the last segment arrived.
+		leaveEntry(entry);
+		const from = bank().ebics.records.length;
+		const again = items(await run())[0].json;
+		expect(again).toMatchObject({ alreadySubmitted: true, orderId: entry.orderId, orderType: 'CCT', sha256: sha(file) });
+		expect(subscriber.uploads).toHaveLength(1);
+		expect(bank().ebics.records.slice(from).map((r) => r.orderType)).not.toContain('CCT');
+		expect(journal()).toEqual([]);
+	});
 });
