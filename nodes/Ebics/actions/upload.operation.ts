@@ -197,7 +197,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const check = options.checkSchema !== false;
 	const size = binary.id ? await storedFileSize(ctx, binary.id, binary.bytes) : undefined;
 	let checked: PaymentCheck;
-	let source: Buffer | Readable;
+	let data: Buffer | undefined;
 	/** The SHA-256 of the whole file before anything is sent (undefined: read while it is sent). */
 	let known: string | undefined;
 	const sha256 = createHash('sha256');
@@ -205,7 +205,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const contentDigest = (): string => (digest ??= known ?? sha256.digest('hex'));
 	const streamed = binary.id && size !== undefined && size > STREAM_ABOVE_BYTES;
 	if (streamed) {
-		// A large file stored on disk: checked, then read once more as a stream while it is sent.
+		// A large file stored on disk: checked here, then streamed from storage while it is sent.
 		const id = binary.id!;
 		checked = await checkStoredPaymentFile(
 			size,
@@ -216,23 +216,12 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 			itemIndex,
 			check,
 		);
-		const stream = await ctx.helpers.getBinaryStream(id, 256 * 1024);
-		source = stream.pipe(
-			new Transform({
-				transform(chunk: Buffer, _encoding, done) {
-					sha256.update(chunk);
-					done(null, chunk);
-				},
-			}),
-		);
-		stream.once('error', (error) => (source as Readable).destroy(error));
 	} else {
-		const data = await ctx.helpers.getBinaryDataBuffer(itemIndex, field);
+		data = await ctx.helpers.getBinaryDataBuffer(itemIndex, field);
 		if (!data.length) throw empty();
 		checked = await checkPaymentFile(data, checkAs, field, itemIndex, check);
 		sha256.update(data);
 		known = sha256.digest('hex');
-		source = data;
 	}
 	const service = order
 		? undefined
@@ -270,10 +259,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 			earlier = { orderId: entry.orderId ?? null, sentAt: entry.at, state: 'not checked' };
 		} else if (entry) {
 			const verdict = await askBank(client, entry, itemIndex);
-			if (verdict.state === 'unknown') {
-				if (streamed) (source as Readable).destroy();
-				throw interruptedBefore(entry, verdict.reason, itemIndex);
-			}
+			if (verdict.state === 'unknown') throw interruptedBefore(entry, verdict.reason, itemIndex);
 			await writeJournal(ctx, 'remove', entry, itemIndex);
 			earlier = {
 				orderId: entry.orderId ?? null,
@@ -281,8 +267,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 				state: verdict.state,
 				hac: hacEvents(verdict),
 			};
-			if (verdict.state === 'accepted') {
-				if (streamed) (source as Readable).destroy();
+			if (verdict.state === 'accepted')
 				return [
 					{
 						json: {
@@ -299,8 +284,23 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 						pairedItem: { item: itemIndex },
 					},
 				];
-			}
 		}
+	}
+
+	let source: Buffer | Readable;
+	if (data) source = data;
+	else {
+		const stream = await ctx.helpers.getBinaryStream(binary.id!, 256 * 1024);
+		const hashing = stream.pipe(
+			new Transform({
+				transform(chunk: Buffer, _encoding, done) {
+					sha256.update(chunk);
+					done(null, chunk);
+				},
+			}),
+		);
+		stream.once('error', (error) => hashing.destroy(error));
+		source = hashing;
 	}
 
 	// Written just before the last segment goes out; removed once the bank has answered it.
