@@ -20,6 +20,12 @@ import {
 } from '../nodes/shared/ebicsCredential';
 import { authenticateEbics, runEbicsInitialisation } from '../nodes/shared/ebicsInitialisation';
 import { EBICS_KEY_CHANGE_FIELD } from '../nodes/shared/ebicsKeyChange';
+import {
+	EBICS_UPLOAD_JOURNAL_FIELD,
+	EBICS_UPLOAD_JOURNAL_WRITE_FIELD,
+	readUploadJournalWrite,
+	writeUploadJournal,
+} from '../nodes/shared/ebicsUploadJournal';
 import { keyServiceSender } from '../nodes/shared/keys';
 
 const generate = { show: { keySource: ['generate'] } };
@@ -306,18 +312,34 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			type: 'hidden',
 			default: '',
 		},
+		{
+			displayName: 'Upload Journal',
+			name: EBICS_UPLOAD_JOURNAL_FIELD,
+			type: 'hidden',
+			default: '',
+		},
+		{
+			displayName: 'Upload Journal Write',
+			name: EBICS_UPLOAD_JOURNAL_WRITE_FIELD,
+			type: 'hidden',
+			default: '',
+		},
 	];
 
 	/**
 	 * Makes the keys, sends INI and HIA once, or fetches the bank's keys (HPB) once the bank has
 	 * activated the subscriber; n8n stores what it returns, encrypted, in this credential. n8n runs
 	 * it while the check field is empty (so at every test until the subscriber is ready) and when
-	 * the EBICS node asks for it.
+	 * the EBICS node asks for it. A write to the upload journal (nodes/shared/ebicsUploadJournal.ts)
+	 * is only stored: nothing is sent, the keys stay as they are.
 	 */
 	async preAuthentication(
 		this: IHttpRequestHelper,
 		credentials: ICredentialDataDecryptedObject,
 	): Promise<IDataObject> {
+		const journalWrite = readUploadJournalWrite(credentials[EBICS_UPLOAD_JOURNAL_WRITE_FIELD]);
+		if (journalWrite)
+			return writeUploadJournal(credentials[EBICS_UPLOAD_JOURNAL_FIELD], journalWrite);
 		const helpers = this.helpers;
 		return await runEbicsInitialisation(
 			credentials,

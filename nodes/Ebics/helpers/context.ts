@@ -9,6 +9,7 @@
 import type {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
+	IHttpRequestOptions,
 	INodeExecutionData,
 	IPollFunctions,
 } from 'n8n-workflow';
@@ -110,6 +111,17 @@ function initialisationMessage(error: unknown): string {
 	return (error as Error)?.message ?? String(error);
 }
 
+/** The request that makes n8n run preAuthentication: the credential answers it itself. */
+export function preAuthenticationProbe(): IHttpRequestOptions {
+	return {
+		method: 'POST',
+		url: EBICS_CHECK_URL,
+		headers: { [EBICS_CHECK_HEADER]: 'probe' },
+		json: false,
+		timeout: 120_000,
+	};
+}
+
 /**
  * Has n8n run the credential's preAuthentication now (the initialisation step that is due) and
  * store its result; returns the credential as stored afterwards.
@@ -126,13 +138,7 @@ export async function refreshInitialisation(
 		EBICS_CREDENTIAL,
 		credentials,
 		{ ...extra, [EBICS_CHECK_FIELD]: '' },
-		{
-			method: 'POST',
-			url: EBICS_CHECK_URL,
-			headers: { [EBICS_CHECK_HEADER]: 'probe' },
-			json: false,
-			timeout: 120_000,
-		},
+		preAuthenticationProbe(),
 	);
 	// The state was stored: what came after it does not matter here.
 	if (run.error !== undefined && String(run.credentials[EBICS_STATE_FIELD] ?? '') === before)

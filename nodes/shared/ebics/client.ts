@@ -165,9 +165,18 @@ export interface Download {
 	reject(): Promise<ReturnCodes>;
 }
 
-export interface UploadOptions {
+export interface UploadOptions extends UploadHooks {
 	/** Name of the file at the bank (BTU fileName attribute). */
 	fileName?: string;
+}
+
+export interface UploadHooks {
+	/**
+	 * Called once, just before the last segment goes out (from then on the bank may hold the
+	 * order), with the order ID the bank gave at the initialisation. A rejection stops the upload
+	 * there: the bank does not process an incomplete order.
+	 */
+	beforeLastSegment?: (order: { orderId?: string; transactionId: string }) => Promise<void>;
 }
 
 export interface UploadResult {
@@ -640,6 +649,7 @@ export class EbicsClient {
 		orderType: string,
 		params: OrderParams & { kind: 'BTU' | 'standard' | 'file' },
 		orderData: Buffer | Readable,
+		hooks: UploadHooks = {},
 	): Promise<UploadResult> {
 		const bank = this.bankKeys(orderType);
 		const label =
@@ -654,10 +664,17 @@ export class EbicsClient {
 		if (Buffer.isBuffer(orderData)) {
 			const prepared = prepareUpload(orderData, signing);
 			const segments = orderType === 'SPR' ? [] : prepared.segments;
-			const result = await this.sendUpload(orderType, params, label, prepared, {
-				count: segments.length,
-				segment: async (number) => segments[number - 1],
-			});
+			const result = await this.sendUpload(
+				orderType,
+				params,
+				label,
+				prepared,
+				{
+					count: segments.length,
+					segment: async (number) => segments[number - 1],
+				},
+				hooks,
+			);
 			return { ...result, orderDataBytes: orderData.length };
 		}
 		const dir = await mkdtemp(join(tmpdir(), 'n8n-ebics-upload-'));
@@ -668,7 +685,7 @@ export class EbicsClient {
 			const envelope = uploadEnvelope(spooled.dataDigest, transactionKey, signing);
 			const segments = await fileSegments(file, spooled.encryptedBytes, this.segmentBytes);
 			try {
-				const result = await this.sendUpload(orderType, params, label, envelope, segments);
+				const result = await this.sendUpload(orderType, params, label, envelope, segments, hooks);
 				return { ...result, orderDataBytes: spooled.orderDataBytes };
 			} finally {
 				await segments.close();
@@ -684,6 +701,7 @@ export class EbicsClient {
 		label: string,
 		envelope: UploadEnvelope,
 		segments: { count: number; segment(number: number): Promise<string> },
+		hooks: UploadHooks = {},
 	): Promise<UploadResult> {
 		const bank = this.bankKeys(orderType);
 		const count = segments.count;
@@ -709,6 +727,10 @@ export class EbicsClient {
 		let number = 1;
 		while (number <= count) {
 			const step = `${label} transfer of segment ${number} of ${count}`;
+			if (number === count && hooks.beforeLastSegment) {
+				await hooks.beforeLastSegment({ orderId, transactionId });
+				hooks = {};
+			}
 			const outcome = await this.uploadSegment(
 				step,
 				transactionId,
@@ -801,6 +823,7 @@ export class EbicsClient {
 			'BTU',
 			{ kind: 'BTU', service, signatureFlag, fileName: options.fileName },
 			orderData,
+			options,
 		);
 	}
 

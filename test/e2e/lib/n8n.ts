@@ -219,10 +219,14 @@ export class N8n {
 		writeFileSync(this.logFile, text, { flag: 'a' });
 	}
 
-	/** Runs `n8n <args>` to completion. */
+	/**
+	 * Runs `n8n <args>` to completion, or until `killWhen` resolves: then the process and its group
+	 * are killed at once (SIGKILL: no graceful shutdown, nothing saved), as a crash does.
+	 */
 	async cli(
 		args: string[],
 		timeoutMs = 180_000,
+		killWhen?: Promise<unknown>,
 	): Promise<{
 		code: number | null;
 		signal: NodeJS.Signals | null;
@@ -267,6 +271,9 @@ export class N8n {
 				);
 			}, timeoutMs);
 			child.once('error', reject);
+			void killWhen?.then(() => {
+				if (child.exitCode === null && child.signalCode === null) killGroup(child, 'SIGKILL');
+			});
 			child.once('exit', (code, signal) => {
 				clearTimeout(timer);
 				// Processes n8n started (task runners) end with it.
@@ -334,9 +341,16 @@ export class N8n {
 		}
 	}
 
-	/** `n8n execute --id --rawOutput`; the run JSON is parsed out of the output. */
-	async execute(id: string, timeoutMs = 180_000): Promise<ExecuteResult> {
-		const res = await this.cli(['execute', `--id=${id}`, '--rawOutput'], timeoutMs);
+	/**
+	 * `n8n execute --id --rawOutput`; the run JSON is parsed out of the output. `killWhen`: n8n is
+	 * killed (SIGKILL) when it resolves.
+	 */
+	async execute(
+		id: string,
+		timeoutMs = 180_000,
+		killWhen?: Promise<unknown>,
+	): Promise<ExecuteResult> {
+		const res = await this.cli(['execute', `--id=${id}`, '--rawOutput'], timeoutMs, killWhen);
 		const output = res.stdout + res.stderr;
 		return {
 			exitCode: res.code,

@@ -5,14 +5,18 @@
  * got it). So an end-to-end test can stop n8n in the middle of a poll, at a known step, and wait
  * for that step instead of for time.
  *
- * Admin routes (JSON) under /__sandbox/ebics: POST holds {step: 'download' | 'receipt'} arms one;
+ * Steps: 'download' (a BTD initialisation), 'receipt', 'lastSegment' (the last segment of an
+ * upload, before the bank reads it: released with process true the bank stores the order, as when
+ * only its answer is lost; with false it never got it).
+ *
+ * Admin routes (JSON) under /__sandbox/ebics: POST holds {step} arms one;
  * GET holds answers {armed, waiting: [step, ...]}; POST holds/release {process: boolean} releases
  * every waiting request and disarms the rest.
  */
 import type { SandboxEbicsBank } from './bank';
 
-export type HoldStep = 'download' | 'receipt';
-export const HOLD_STEPS: HoldStep[] = ['download', 'receipt'];
+export type HoldStep = 'download' | 'receipt' | 'lastSegment';
+export const HOLD_STEPS: HoldStep[] = ['download', 'receipt', 'lastSegment'];
 
 interface Waiting {
 	step: HoldStep;
@@ -22,6 +26,8 @@ interface Waiting {
 class Holds {
 	armed: HoldStep[] = [];
 	waiting: Waiting[] = [];
+	/** Tests in the same process waiting for a request to be held. */
+	watchers: Array<{ step: HoldStep; resolve: () => void }> = [];
 }
 
 const holdsOf = new WeakMap<SandboxEbicsBank, Holds>();
@@ -39,6 +45,7 @@ function holds(bank: SandboxEbicsBank): Holds {
 function stepOf(xml: string): HoldStep | undefined {
 	const phase = /<(?:\w+:)?TransactionPhase>\s*(\w+)\s*</.exec(xml)?.[1];
 	if (phase === 'Receipt') return 'receipt';
+	if (phase === 'Transfer' && /<(?:\w+:)?SegmentNumber[^>]*lastSegment="true"/.test(xml) && /<(?:\w+:)?OrderData>/.test(xml)) return 'lastSegment';
 	if (phase === 'Initialisation' && /<(?:\w+:)?AdminOrderType>\s*BTD\s*</.test(xml)) return 'download';
 	return undefined;
 }
@@ -53,7 +60,18 @@ export async function passHolds(bank: SandboxEbicsBank, xml: string): Promise<bo
 	const index = step ? h.armed.indexOf(step) : -1;
 	if (!step || index < 0) return true;
 	h.armed.splice(index, 1);
-	return await new Promise<boolean>((resolve) => h.waiting.push({ step, release: resolve }));
+	const held = new Promise<boolean>((resolve) => h.waiting.push({ step, release: resolve }));
+	const watching = h.watchers.filter((w) => w.step === step);
+	h.watchers = h.watchers.filter((w) => w.step !== step);
+	for (const w of watching) w.resolve();
+	return await held;
+}
+
+/** Resolves when a request of this step is held (at once when one waits already). */
+export async function whenHeld(bank: SandboxEbicsBank, step: HoldStep): Promise<void> {
+	const h = holds(bank);
+	if (h.waiting.some((w) => w.step === step)) return;
+	await new Promise<void>((resolve) => h.watchers.push({ step, resolve }));
 }
 
 export function armHold(bank: SandboxEbicsBank, step: unknown): void {

@@ -16,6 +16,7 @@ import { compressedOf, DropAnswer, TRANSFER_FAULTS } from './transfers';
 export { EBICS_PATH, SANDBOX_HOST_ID, SandboxEbicsBank, STATE_TEXT } from './bank';
 export type { EbicsFaultKind, EbicsRecord, EbicsSwitches, SandboxSubscriber, SubscriberState } from './bank';
 export { loadOrCreateEbicsKeys } from './keys';
+export { armHold, releaseHolds, whenHeld } from './holds';
 
 /** Largest request body the EBICS URL reads: a 1 MB segment and its envelope. */
 const BODY_LIMIT = 4 * 1024 * 1024;
