@@ -150,3 +150,23 @@ export function bankRecords(bank: SandboxBank, userId?: string): string[][] {
 		.filter((r) => !userId || r.userId === userId)
 		.map((r) => [r.orderType ?? r.root, r.phase ?? '', r.technical, r.business]);
 }
+
+/** What Get Bank Parameters (HPD) gives for the sandbox bank; EBICS 2.5 adds the X.509 flags. */
+export function sandboxBankParameters(version: 'H004' | 'H005'): IDataObject {
+	return {
+		hostId: 'SBXEBICS',
+		institute: 'Sandbox Bank',
+		urls: [{ url: 'https://sandbox.invalid/ebics', validFrom: '2020-01-01T00:00:00Z' }],
+		protocolVersions: ['H004', 'H005'],
+		authenticationVersions: ['X002'],
+		encryptionVersions: ['E002'],
+		signatureVersions: ['A006'],
+		recoverySupported: false,
+		preValidationSupported: false,
+		// H005 has no X509Data: the bank does not say.
+		x509DataSupported: version === 'H004' ? true : null,
+		x509DataPersistent: version === 'H004' ? false : null,
+		clientDataDownloadSupported: true,
+		downloadableOrderDataSupported: true,
+	};
+}

@@ -11,7 +11,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { formatHash, publicKeyDigest } from '../../nodes/shared/ebics';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
-import { bankH004Hashes as bankH004HashesOf, bankRecords, credentialTest, h004KeyHash, ebicsStore, ebicsValues, errorText, hints, items, runEbics, storedState } from '../helpers/ebicsNode';
+import { bankH004Hashes as bankH004HashesOf, bankRecords, credentialTest, h004KeyHash, ebicsStore, ebicsValues, errorText, hints, items, runEbics, sandboxBankParameters, storedState } from '../helpers/ebicsNode';
 
 const sandbox = useSandbox({ seed: 42 });
 const bank = () => sandbox.bank();
@@ -78,21 +78,7 @@ describe('an EBICS 2.5 (H004) credential', () => {
 
 		// The bank's parameters (HPD) as fields, from H004's HPDResponseOrderData.
 		const [hpd] = items(await runEbics(store, { operation: 'bankParameters' }));
-		expect(hpd.json).toEqual({
-			hostId: 'SBXEBICS',
-			institute: 'Sandbox Bank',
-			urls: [{ url: 'https://sandbox.invalid/ebics', validFrom: '2020-01-01T00:00:00Z' }],
-			protocolVersions: ['H004', 'H005'],
-			authenticationVersions: ['X002'],
-			encryptionVersions: ['E002'],
-			signatureVersions: ['A006'],
-			recoverySupported: false,
-			preValidationSupported: false,
-			x509DataSupported: true,
-			x509DataPersistent: false,
-			clientDataDownloadSupported: true,
-			downloadableOrderDataSupported: true,
-		});
+		expect(hpd.json).toEqual(sandboxBankParameters('H004'));
 		expect(bankRecords(bank(), 'USER1').filter((r) => r[0] === 'HPD').at(-1)).toEqual(['HPD', 'Initialisation', '000000', '000000']);
 	});
 

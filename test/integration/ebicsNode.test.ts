@@ -12,7 +12,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { buildDirectDebitFile } from '../../nodes/shared/bankfiles/pain008';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
-import { bankRecords, ebicsSecrets, ebicsStore, ebicsValues, errorText, hints, items, runEbics, runEbicsThenInspect, storedState } from '../helpers/ebicsNode';
+import { bankRecords, ebicsSecrets, ebicsStore, ebicsValues, errorText, hints, items, runEbics, runEbicsThenInspect, sandboxBankParameters, storedState } from '../helpers/ebicsNode';
 import type { CredentialStore } from '../harness/engine';
 import { shownBy } from '../reliability/lib/secrets';
 
@@ -262,22 +262,7 @@ describe('administration', () => {
 
 	test("HPD: the bank's parameters as one item, read from H005's HPDResponseOrderData", async () => {
 		const [hpd] = items(await runEbics(store, { operation: 'bankParameters' }));
-		expect(hpd.json).toEqual({
-			hostId: 'SBXEBICS',
-			institute: 'Sandbox Bank',
-			urls: [{ url: 'https://sandbox.invalid/ebics', validFrom: '2020-01-01T00:00:00Z' }],
-			protocolVersions: ['H004', 'H005'],
-			authenticationVersions: ['X002'],
-			encryptionVersions: ['E002'],
-			signatureVersions: ['A006'],
-			recoverySupported: false,
-			preValidationSupported: false,
-			// H005 has no X509Data: the bank does not say.
-			x509DataSupported: null,
-			x509DataPersistent: null,
-			clientDataDownloadSupported: true,
-			downloadableOrderDataSupported: true,
-		});
+		expect(hpd.json).toEqual(sandboxBankParameters('H005'));
 	});
 
 	test('HAA: what is waiting, one item per service, named as the presets name it', async () => {
