@@ -92,6 +92,81 @@ describe('HTD of the Sparkassen test host SIZBN001 (EBICS 2.5, epics suite)', ()
 	});
 });
 
+describe('HKD with the features of the Sparkassen HTD (synthetic EBICS 3.0): national and international numbers, umlauts, national account numbers', () => {
+	const info = readCustomerInfo(synthetic('HKDResponseOrderData.xml'), 'HKD');
+
+	it('reads the customer, both accounts and the order types', () => {
+		expect(info.partner).toEqual({
+			name: 'Müller & Söhne GmbH',
+			street: 'Domstraße 1',
+			postCode: '50667',
+			city: 'Köln',
+			country: 'Deutschland',
+			hostId: 'TESTHOST',
+			accounts: [
+				{
+					id: '1',
+					currency: 'EUR',
+					description: 'Geschäftskonto',
+					holder: 'Müller & Söhne GmbH',
+					accountNumber: '1234567890',
+					iban: 'DE02370501981234567890',
+					bankCode: '37050198',
+					bic: 'COLSDE33XXX',
+				},
+				{ id: '2', accountNumber: '0835-123456-01', bankCode: '700' },
+			],
+			orders: [
+				{
+					orderType: 'BTD',
+					service: { serviceName: 'EOP', scope: 'DE', container: 'ZIP', msgName: 'camt.053', msgVersion: '08' },
+					description: 'Abholen Tagesauszüge camt.053',
+				},
+				{
+					orderType: 'BTU',
+					service: { serviceName: 'SCT', msgName: 'pain.001', msgVersion: '09' },
+					description: 'SEPA-Überweisung',
+					numSigRequired: 2,
+				},
+				{ orderType: 'HVE', description: 'VEU-Unterschrift hinzufügen', numSigRequired: 1 },
+			],
+		});
+	});
+
+	it('gives one item per permission with the signature class, the account and its limit', () => {
+		expect(customerInfoItems(info, 'permissions', 3).map((i) => i.json)).toEqual([
+			{ userId: 'USERA', userName: 'Ebi, Epics', userStatus: 1, orderType: 'HTD' },
+			{
+				userId: 'USERA',
+				userName: 'Ebi, Epics',
+				userStatus: 1,
+				orderType: 'BTU',
+				service: 'SCT pain.001.09',
+				serviceName: 'SCT',
+				msgName: 'pain.001',
+				msgVersion: '09',
+				accountId: '1',
+				iban: 'DE02370501981234567890',
+				maxAmount: '100000.00',
+				currency: 'EUR',
+				signatureClass: 'A',
+				signatureClassText: 'first of two signatures',
+			},
+			{
+				userId: 'USERT',
+				userStatus: 4,
+				orderType: 'BTU',
+				service: 'SCT pain.001.09',
+				serviceName: 'SCT',
+				msgName: 'pain.001',
+				msgVersion: '09',
+				signatureClass: 'T',
+				signatureClassText: 'transport signature only',
+			},
+		]);
+	});
+});
+
 describe('HAA of the Zürcher Kantonalbank ISO test system (EBICS 3.0, epics suite)', () => {
 	it('reads every service with data to fetch', () => {
 		expect(readAvailableServices(epics('haa_response_h005.xml')).map((s) => `${s.serviceName}/${s.msgName}`)).toEqual([

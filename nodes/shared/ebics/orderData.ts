@@ -133,6 +133,9 @@ function readAccount(element: Element): AccountInfo {
 		if (code.getAttribute('international') === 'true') account.bic = text(code);
 		else account.bankCode = text(code);
 	}
+	// The schema's other choice: a number in a national format the bank names.
+	account.accountNumber ??= text(child(element, H005_NS, 'NationalAccountNumber'));
+	account.bankCode ??= text(child(element, H005_NS, 'NationalBankCode'));
 	for (const key of Object.keys(account) as Array<keyof AccountInfo>)
 		if (account[key] === undefined) delete account[key];
 	return account;
