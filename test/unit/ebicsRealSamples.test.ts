@@ -179,6 +179,22 @@ describe('HAA of the Zürcher Kantonalbank ISO test system (EBICS 3.0, epics sui
 	});
 });
 
+describe('what French banks send (synthetic, with the features of answers quoted in ebics-client-php issues #29 and #179)', () => {
+	it('INI refused in the body (X.509 only) under a tab-indented header that says OK: the body code, its meaning, no "OK" text', () => {
+		const error = thrown(() => readResponse(synthetic('INI_body_error_tabs.xml').toString('utf8'), 'INI'));
+		expect(error).toBeInstanceOf(EbicsReturnCodeError);
+		expect(error).toMatchObject({ code: '091217', level: 'business', reportText: undefined });
+		expect((error as Error).message).toBe('INI: the bank answered 091217 EBICS_ONLY_X509_SUPPORT: The bank only accepts X.509 certificates.');
+	});
+
+	it('HAA with a French format without version or container next to a zipped pain.002', () => {
+		expect(readAvailableServices(synthetic('HAAResponseOrderData_FR.xml'))).toEqual([
+			{ serviceName: 'EOP', scope: 'FR', msgName: 'cfonb120' },
+			{ serviceName: 'REP', scope: 'FR', container: 'ZIP', msgName: 'pain.002', msgVersion: '03' },
+		]);
+	});
+});
+
 describe('HPB answers', () => {
 	it('EBICS 3.0 with certificates only (epics suite): the host, the versions, both certificates', () => {
 		const read = readHpbOrderData(epics('hpb_response_x509.xml'));
