@@ -5,12 +5,14 @@
  * seen in real answers whose licence does not allow copying or whose version the reader does not
  * claim (test/fixtures/ebics/synthetic). See test/fixtures/ebics/README.md for each source.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import {
 	EbicsFormatError,
 	EbicsReturnCodeError,
+	EbicsSignatureError,
 	readAvailableServices,
 	readCustomerAcknowledgement,
 	readCustomerInfo,
@@ -21,6 +23,7 @@ import {
 	readVeuOrders,
 } from '../../nodes/shared/ebics';
 import { readHpbOrderDataH004 } from '../../nodes/shared/ebics/h004/orderData';
+import { signRequest } from '../../nodes/shared/ebics/x002';
 import { customerInfoItems } from '../../nodes/Ebics/helpers/customerInfo';
 
 const EPICS = path.resolve(__dirname, '../fixtures/ebics/epics');
@@ -244,6 +247,36 @@ describe('EBICS 2.5 answers (ebicsKeyManagementResponse, epics suite)', () => {
 			level: 'technical',
 			reportText: '[EBICS_AUTHENTICATION_FAILED] Authentication signature error',
 		});
+	});
+});
+
+describe('an EBICS 3.0 download answer with the ebics: prefix, tabs and a German ReportText (synthetic, signed here as a bank would)', () => {
+	it('verifies the signature and reads the transaction, the segment, the key and the order data', () => {
+		const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+		const signed = signRequest(synthetic('ebicsResponse_prefixed_unsigned.xml').toString('utf8'), privateKey);
+		expect(signed).toContain('<ebics:ebicsResponse');
+		const read = readResponse(signed, 'BTD initialisation', { bankAuthenticationKey: publicKey });
+		expect(read).toMatchObject({
+			root: 'ebicsResponse',
+			codes: { technical: '000000', business: '000000', reportText: '[EBICS_OK] Auftrag erfolgreich' },
+			transactionId: 'B7A3E5C1D9F2468ACE13579BDF024680',
+			numSegments: 2,
+			phase: 'Initialisation',
+			segmentNumber: 1,
+			lastSegment: false,
+			orderData: 'c2VnbWVudCBvbmU=',
+			noData: false,
+			signed: true,
+		});
+		expect(read.transactionKey?.toString('hex')).toBe('0102030405060708090a0b0c0d0e0f10');
+		expect(read.encryptionPubKeyDigest).toHaveLength(32);
+	});
+
+	it('refuses the same answer signed with another key', () => {
+		const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+		const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+		const signed = signRequest(synthetic('ebicsResponse_prefixed_unsigned.xml').toString('utf8'), privateKey);
+		expect(() => readResponse(signed, 'BTD initialisation', { bankAuthenticationKey: publicKey })).toThrow(EbicsSignatureError);
 	});
 });
 
