@@ -21,6 +21,7 @@ import {
 	readResponse,
 	readVeuDetails,
 	readVeuOrders,
+	readVeuTransactions,
 } from '../../nodes/shared/ebics';
 import { readHpbOrderDataH004 } from '../../nodes/shared/ebics/h004/orderData';
 import { signRequest } from '../../nodes/shared/ebics/x002';
@@ -329,6 +330,31 @@ describe('distributed signature (synthetic EBICS 3.0 answers with the features o
 		expect(details).toMatchObject({ orderDataAvailable: true, orderDataSize: 1776, orderDetailsAvailable: false });
 		expect(details.signers).toEqual([
 			{ partnerId: 'PARTNER1', userId: 'USERT', name: 'Transport User', at: '2026-03-23T08:56:39.000000Z', authorisationLevel: 'T' },
+		]);
+	});
+});
+
+describe('HVT with the number forms the schema allows (xs:decimal) and national account numbers (synthetic)', () => {
+	it('reads every transaction, its accounts and amount as the bank wrote it', () => {
+		const page = readVeuTransactions(synthetic('HVTResponseOrderData.xml'));
+		expect(page.total).toBe(3);
+		expect(page.transactions.map((t) => t.amount)).toEqual(['1000.', '+12.30', '.50']);
+		expect(page.transactions.map((t) => Number(t.amount))).toEqual([1000, 12.3, 0.5]);
+		expect(page.transactions[0]).toEqual({
+			msgName: 'pain.001',
+			accounts: [
+				{ role: 'Originator', accountNumber: 'DE02370501981234567890', international: true, bankCode: 'COLSDE33XXX', holder: 'Müller & Söhne GmbH', currency: 'EUR' },
+				{ role: 'Recipient', accountNumber: 'DE89370400440532013000', international: true, holder: 'Lieferant AG', currency: 'EUR' },
+			],
+			executionDate: '2026-04-02',
+			amount: '1000.',
+			currency: 'EUR',
+			isCredit: false,
+			descriptions: [{ type: 'Purpose', text: 'Rechnung 4711 vom 23.03.2026' }],
+		});
+		expect(page.transactions[1].accounts).toEqual([
+			{ role: 'Originator', accountNumber: '1234567890', bankCode: '37050198', currency: 'EUR' },
+			{ role: 'Other', roleDescription: 'Ultimate creditor', accountNumber: 'CH5604835012345678000', international: true, currency: 'EUR' },
 		]);
 	});
 });

@@ -409,7 +409,8 @@ export function readVeuTransactions(xml: Buffer): VeuTransactions {
 					text: text(d) ?? '',
 				})),
 			};
-			if (!/^\d+(\.\d+)?$/.test(transaction.amount))
+			// xs:decimal without a minus sign: "+12.30", "1000." and ".50" are amounts too.
+			if (!/^\+?(\d+(\.\d*)?|\.\d+)$/.test(transaction.amount))
 				throw new EbicsFormatError(
 					"The bank's HVT answer has a transaction without a valid Amount",
 				);
