@@ -85,7 +85,7 @@ export function customerInfoItems(
 						userId: user.userId,
 						...(user.name ? { userName: user.name } : {}),
 						...(user.status !== undefined ? { userStatus: user.status } : {}),
-						orderType: permission.orderType,
+						...(permission.orderType ? { orderType: permission.orderType } : {}),
 						...serviceFields(permission.service),
 						...(permission.accountId ? { accountId: permission.accountId } : {}),
 						...(account?.iban ? { iban: account.iban } : {}),

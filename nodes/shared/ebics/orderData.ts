@@ -85,6 +85,7 @@ export interface OrderInfo {
 }
 
 export interface UserPermission {
+	/** The admin order type (HTD, HVE, ...); empty for a service permission. */
 	orderType: string;
 	service?: BtfService;
 	accountId?: string;
@@ -120,8 +121,8 @@ export interface CustomerInfo {
 function readAccount(element: Element): AccountInfo {
 	const account: AccountInfo = {
 		id: element.getAttribute('ID') ?? '',
-		currency: element.getAttribute('Currency') ?? undefined,
-		description: element.getAttribute('Description') ?? undefined,
+		currency: element.getAttribute('Currency') || undefined,
+		description: element.getAttribute('Description') || undefined,
 		holder: text(child(element, H005_NS, 'AccountHolder')),
 	};
 	for (const number of children(element, H005_NS, 'AccountNumber')) {
@@ -132,6 +133,9 @@ function readAccount(element: Element): AccountInfo {
 		if (code.getAttribute('international') === 'true') account.bic = text(code);
 		else account.bankCode = text(code);
 	}
+	// The schema's other choice: a number in a national format the bank names.
+	account.accountNumber ??= text(child(element, H005_NS, 'NationalAccountNumber'));
+	account.bankCode ??= text(child(element, H005_NS, 'NationalBankCode'));
 	for (const key of Object.keys(account) as Array<keyof AccountInfo>)
 		if (account[key] === undefined) delete account[key];
 	return account;
@@ -139,19 +143,27 @@ function readAccount(element: Element): AccountInfo {
 
 function readUser(element: Element): UserInfo {
 	const id = child(element, H005_NS, 'UserID');
+	// Some banks (the Zürcher Kantonalbank's test system) list the user's services directly under
+	// UserInfo instead of in Permission elements: each is read as a permission of its own.
+	const permissions = elements(element).filter(
+		(e) =>
+			e.namespaceURI === H005_NS && (e.localName === 'Permission' || e.localName === 'Service'),
+	);
 	return {
 		userId: text(id) ?? '',
 		status: id?.getAttribute('Status') ? Number(id.getAttribute('Status')) : undefined,
 		name: text(child(element, H005_NS, 'Name')),
-		permissions: children(element, H005_NS, 'Permission').map((permission) => {
+		permissions: permissions.map((permission) => {
+			if (permission.localName === 'Service')
+				return { orderType: '', service: readService(permission) };
 			const amount = child(permission, H005_NS, 'MaxAmount');
 			const out: UserPermission = {
 				orderType: text(child(permission, H005_NS, 'AdminOrderType')) ?? '',
 				service: readService(child(permission, H005_NS, 'Service')),
 				accountId: text(child(permission, H005_NS, 'AccountID')),
 				maxAmount: text(amount),
-				currency: amount?.getAttribute('Currency') ?? undefined,
-				authorisationLevel: permission.getAttribute('AuthorisationLevel') ?? undefined,
+				currency: amount?.getAttribute('Currency') || undefined,
+				authorisationLevel: permission.getAttribute('AuthorisationLevel') || undefined,
 			};
 			for (const key of Object.keys(out) as Array<keyof UserPermission>)
 				if (out[key] === undefined) delete out[key];
@@ -165,6 +177,10 @@ export function readCustomerInfo(xml: Buffer | string, orderType: 'HTD' | 'HKD')
 	const root = parseDocument(xml, `The ${orderType} order data`).documentElement;
 	if (root.localName !== `${orderType}ResponseOrderData`)
 		throw new EbicsFormatError(`The ${orderType} order data has the root ${root.localName}`);
+	if (root.namespaceURI !== H005_NS)
+		throw new EbicsFormatError(
+			`The ${orderType} order data is in ${root.namespaceURI ?? 'no namespace'}, not EBICS 3.0 (${H005_NS})`,
+		);
 	const partner = child(root, H005_NS, 'PartnerInfo');
 	const address = child(partner, H005_NS, 'AddressInfo');
 	return {

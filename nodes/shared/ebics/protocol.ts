@@ -121,13 +121,18 @@ export interface ProtocolLine {
 const ORDER_ID =
 	/\b(?:[Oo]rder(?: ?ID)?|[Aa]uftrag(?:snummer|s-?[Nn]r\.?)?|[Oo]rdre)\s*[:#]?\s*([A-Z][A-Z0-9]{3})\b/;
 
+/** A bank's text (PTK, an HVD display file): UTF-8 when it is valid UTF-8, else ISO-8859-1. */
+export function bankText(data: Buffer): string {
+	const utf8 = data.toString('utf8');
+	return utf8.includes('\uFFFD') ? data.toString('latin1') : utf8;
+}
+
 /**
  * Reads a PTK customer protocol into its non-empty lines. The text is UTF-8 when it is valid
  * UTF-8, otherwise ISO-8859-1 (what banks send).
  */
 export function readCustomerProtocol(data: Buffer): ProtocolLine[] {
-	const utf8 = data.toString('utf8');
-	const textOf = utf8.includes('\uFFFD') ? data.toString('latin1') : utf8;
+	const textOf = bankText(data);
 	const out: ProtocolLine[] = [];
 	textOf.split(/\r\n|\r|\n/).forEach((raw, index) => {
 		const line = raw.replace(/\s+$/, '');

@@ -63,13 +63,13 @@ export function checkReturnCodes(
 		// throwing would invite a second submission. It stays visible in the codes returned.
 		if (kind !== 'error') continue;
 		if (options.allowNoData && code === NO_DOWNLOAD_DATA) continue;
-		throw new EbicsReturnCodeError(
-			code,
-			level,
-			returnCodeInfo(code, level),
-			codes.reportText,
-			step,
-		);
+		// The header's ReportText speaks of the technical code: "[EBICS_OK] OK" does not describe
+		// an error in the body.
+		const reportText =
+			level === 'business' && /^\[EBICS_OK\]/.test(codes.reportText ?? '')
+				? undefined
+				: codes.reportText;
+		throw new EbicsReturnCodeError(code, level, returnCodeInfo(code, level), reportText, step);
 	}
 }
 
@@ -109,15 +109,17 @@ export function readResponse(xml: string, step: string, options: ReadOptions = {
 		throw new EbicsFormatError(
 			`The bank's answer to ${step} has no technical return code (header/mutable/ReturnCode)`,
 		);
+	const reportText = text(child(mutable, ns, 'ReportText'));
+	// A technical error may come with an empty body: the bank's code is the answer.
+	if (returnCodeKind(technical) === 'error')
+		checkReturnCodes({ technical, business: '000000', reportText }, step, {
+			allowNoData: options.allowNoData,
+		});
 	if (!business || !/^\d{6}$/.test(business))
 		throw new EbicsFormatError(
 			`The bank's answer to ${step} has no business return code (body/ReturnCode)`,
 		);
-	const codes: ReturnCodes = {
-		technical,
-		business,
-		reportText: text(child(mutable, ns, 'ReportText')),
-	};
+	const codes: ReturnCodes = { technical, business, reportText };
 	checkReturnCodes(codes, step, { allowNoData: options.allowNoData });
 	let signed = false;
 	if (root.localName === 'ebicsResponse') {

@@ -36,6 +36,7 @@ import {
 	uploadTransferRequest,
 	type EbicsSubscriber,
 } from './requests';
+import { bankText } from './protocol';
 import { readResponse, type ReturnCodes } from './responses';
 import { UploadSegmenter } from './segments';
 import { child, children, el, elements, leaf, parseDocument, text } from './xml';
@@ -353,7 +354,8 @@ export function readVeuDetails(xml: Buffer): VeuOrderDetails {
 	return {
 		dataDigest,
 		signatureVersion: digestElement?.getAttribute('SignatureVersion') ?? '',
-		displayFile: display.toString('utf8'),
+		// German banks write the display file in ISO-8859-1.
+		displayFile: bankText(display),
 		orderDataAvailable: bool(text(child(root, H005_NS, 'OrderDataAvailable'))),
 		orderDataSize: count(text(child(root, H005_NS, 'OrderDataSize')), 'OrderDataSize'),
 		orderDetailsAvailable: bool(text(child(root, H005_NS, 'OrderDetailsAvailable'))),
@@ -407,7 +409,8 @@ export function readVeuTransactions(xml: Buffer): VeuTransactions {
 					text: text(d) ?? '',
 				})),
 			};
-			if (!/^\d+(\.\d+)?$/.test(transaction.amount))
+			// xs:decimal without a minus sign: "+12.30", "1000." and ".50" are amounts too.
+			if (!/^\+?(\d+(\.\d*)?|\.\d+)$/.test(transaction.amount))
 				throw new EbicsFormatError(
 					"The bank's HVT answer has a transaction without a valid Amount",
 				);
