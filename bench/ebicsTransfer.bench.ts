@@ -35,6 +35,9 @@ const WARMUP_MIB = 16;
 export interface TransferSizeResult {
 	wallS: number;
 	peakRssMb: number;
+	/** The peak over idle while the upload ran, and while the download ran (MiB). */
+	uploadPeakRssMb: number;
+	downloadPeakRssMb: number;
 	ratioToLowerBound: number;
 	uploadS: number;
 	downloadS: number;
@@ -92,7 +95,7 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				const downloadSha256 = await seed(bank, mib * MIB);
 				const measured = await runWorker(worker, { client, file, size: mib * MIB, downloadSha256, warmupFile, warmupDownloadSha256, credentials }, dir);
 				cleanHarnessFolders();
-				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB` : `failed: ${measured.error}`}`);
+				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB (upload +${measured.uploadPeakRssMb}, download +${measured.downloadPeakRssMb})` : `failed: ${measured.error}`}`);
 				return measured;
 			};
 			const { nodeRuns, lowerRuns } = await alternateRuns(REPS[mib] ?? 1, measure);
@@ -111,6 +114,8 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 			result[String(mib)] = {
 				wallS,
 				peakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.peakRssMb))), 1),
+				uploadPeakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.uploadPeakRssMb))), 1),
+				downloadPeakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.downloadPeakRssMb))), 1),
 				ratioToLowerBound: round(wallS / lowerBoundWallS),
 				uploadS,
 				downloadS,
