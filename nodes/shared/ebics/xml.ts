@@ -64,23 +64,20 @@ function setAsideOrderData(xml: string | Buffer): { text: string; orderData?: st
 	if (openStart < 0 || openEnd < 0) return whole();
 	const contentEnd = xml.indexOf('<', openEnd + 1);
 	if (contentEnd < 0 || contentEnd - openEnd < SET_ASIDE_FROM / 2) return whole();
-	const open = xml.slice(openStart, openEnd + 1).toString();
-	const close = ORDER_DATA_CLOSE.exec(xml.slice(contentEnd, contentEnd + 200).toString())?.[0];
+	const textOf = (from: number, to?: number): string =>
+		Buffer.isBuffer(xml) ? xml.toString('utf8', from, to) : xml.slice(from, to);
+	const open = textOf(openStart, openEnd + 1);
+	const close = ORDER_DATA_CLOSE.exec(textOf(contentEnd, contentEnd + 200))?.[0];
 	if (!ORDER_DATA_OPEN.test(open) || !close || open.endsWith('/>')) return whole();
 	// Only the element's own close tag may follow: one OrderData element in all.
 	if (xml.indexOf('OrderData', contentEnd + close.length) >= 0) return whole();
-	const amp = xml.indexOf('&', openEnd + 1);
-	if (amp >= 0 && amp < contentEnd) return whole();
-	const cdataEnd = xml.indexOf(']]>', openEnd + 1);
-	if (cdataEnd >= 0 && cdataEnd < contentEnd) return whole();
-	if (Buffer.isBuffer(xml))
-		return {
-			text: xml.toString('utf8', 0, openEnd + 1) + xml.toString('utf8', contentEnd),
-			orderData: xml.subarray(openEnd + 1, contentEnd),
-		};
+	const content = Buffer.isBuffer(xml)
+		? xml.subarray(openEnd + 1, contentEnd)
+		: xml.slice(openEnd + 1, contentEnd);
+	if (content.includes('&') || content.includes(']]>')) return whole();
 	return {
-		text: xml.slice(0, openEnd + 1) + xml.slice(contentEnd),
-		orderData: xml.slice(openEnd + 1, contentEnd),
+		text: textOf(0, openEnd + 1) + textOf(contentEnd),
+		orderData: content,
 	};
 }
 
