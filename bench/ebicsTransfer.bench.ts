@@ -38,6 +38,12 @@ export interface TransferSizeResult {
 	/** The peak over idle while the upload ran, and while the download ran (MiB). */
 	uploadPeakRssMb: number;
 	downloadPeakRssMb: number;
+	/**
+	 * CPU seconds the sandbox bank spent during the node's upload and download (medians): the
+	 * bank answers each segment before the next goes, so its time is inside the node's.
+	 */
+	uploadBankCpuS: number;
+	downloadBankCpuS: number;
 	ratioToLowerBound: number;
 	uploadS: number;
 	downloadS: number;
@@ -93,9 +99,9 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				// Delivered oldest first: the warm-up's download, then the measured one.
 				const warmupDownloadSha256 = await seed(bank, WARMUP_MIB * MIB);
 				const downloadSha256 = await seed(bank, mib * MIB);
-				const measured = await runWorker(worker, { client, file, size: mib * MIB, downloadSha256, warmupFile, warmupDownloadSha256, credentials }, dir);
+				const measured = await runWorker(worker, { client, file, size: mib * MIB, downloadSha256, warmupFile, warmupDownloadSha256, credentials, bankPid: bank.pid }, dir);
 				cleanHarnessFolders();
-				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB (upload +${measured.uploadPeakRssMb}, download +${measured.downloadPeakRssMb})` : `failed: ${measured.error}`}`);
+				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB (upload +${measured.uploadPeakRssMb}, download +${measured.downloadPeakRssMb})${measured.uploadBankCpuS !== undefined ? `, bank CPU ${measured.uploadBankCpuS} s + ${measured.downloadBankCpuS} s` : ''}` : `failed: ${measured.error}`}`);
 				return measured;
 			};
 			const { nodeRuns, lowerRuns } = await alternateRuns(REPS[mib] ?? 1, measure);
@@ -116,6 +122,8 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				peakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.peakRssMb))), 1),
 				uploadPeakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.uploadPeakRssMb))), 1),
 				downloadPeakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.downloadPeakRssMb))), 1),
+				uploadBankCpuS: round(pick(nodeRuns, 'uploadBankCpuS')),
+				downloadBankCpuS: round(pick(nodeRuns, 'downloadBankCpuS')),
 				ratioToLowerBound: round(wallS / lowerBoundWallS),
 				uploadS,
 				downloadS,

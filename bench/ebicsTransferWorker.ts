@@ -38,6 +38,8 @@ interface Settings {
 	warmupFile: string;
 	warmupDownloadSha256: string;
 	credentials: Record<string, unknown>;
+	/** The sandbox bank's process ID: its CPU time during each transfer is reported. */
+	bankPid?: number;
 }
 
 interface Timing {
@@ -46,6 +48,21 @@ interface Timing {
 	/** Peak resident memory (bytes) while the upload ran, and while the download ran. */
 	uploadPeakRss?: number;
 	downloadPeakRss?: number;
+	/** CPU seconds the bank process spent while the upload ran, and while the download ran. */
+	uploadBankCpuS?: number;
+	downloadBankCpuS?: number;
+}
+
+/** CPU seconds (user and system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		// utime and stime (fields 14 and 15 of stat), in clock ticks of 1/100 s.
+		return (Number(fields[11]) + Number(fields[12])) / 100;
+	} catch {
+		return NaN;
+	}
 }
 
 /** The peak resident memory while `work` runs (seen by the measuring sampler, every 10 ms). */
@@ -76,6 +93,7 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 	const type = `${PACKAGE}.ebics`;
 	let up!: RunResult;
 	let down!: RunResult;
+	const bankBefore = cpuSeconds(settings.bankPid);
 	const uploadPeakRss = await peakDuring(async () => {
 		up = await run(
 		settings,
@@ -86,6 +104,7 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		'upload',
 	);
 	});
+	const bankBetween = cpuSeconds(settings.bankPid);
 	const downloadPeakRss = await peakDuring(async () => {
 		down = await run(
 		settings,
@@ -96,10 +115,18 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		'download',
 	);
 	});
+	const bankAfter = cpuSeconds(settings.bankPid);
 	const got = down.output('Hash')[0].json.sha256;
 	if (got !== downloadSha256) throw new Error(`the downloaded file differs (${String(got)} instead of ${downloadSha256})`);
 	const seconds = (result: RunResult, name: string) => (result.runData[name]?.[0]?.executionTime ?? NaN) / 1000;
-	return { uploadS: seconds(up, 'Upload'), downloadS: seconds(down, 'Download'), uploadPeakRss, downloadPeakRss };
+	return {
+		uploadS: seconds(up, 'Upload'),
+		downloadS: seconds(down, 'Download'),
+		uploadPeakRss,
+		downloadPeakRss,
+		uploadBankCpuS: bankBetween - bankBefore,
+		downloadBankCpuS: bankAfter - bankBetween,
+	};
 }
 
 /** Upload lower bound: read, deflate, AES-128-CBC, base64 per segment; nothing kept. */

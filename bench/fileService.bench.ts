@@ -51,6 +51,9 @@ export interface Measured {
 	/** Peak resident memory over the idle level during the upload and during the download, MiB (when the worker reports them). */
 	uploadPeakRssMb?: number;
 	downloadPeakRssMb?: number;
+	/** CPU seconds of the bank process during the upload and during the download (when reported). */
+	uploadBankCpuS?: number;
+	downloadBankCpuS?: number;
 }
 
 export interface SizeResult {
@@ -129,6 +132,8 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 		maxRss: number;
 		uploadPeakRss?: number;
 		downloadPeakRss?: number;
+		uploadBankCpuS?: number;
+		downloadBankCpuS?: number;
 	};
 	const maxRss = Number.isFinite(maxKb) ? maxKb * 1024 : reported.maxRss;
 	const measured: Measured = { ok: reported.ok, error: reported.error, maxRssMb: round(maxRss / MIB, 1) };
@@ -141,6 +146,8 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 		for (const side of ['upload', 'download'] as const) {
 			const peak = reported[`${side}PeakRss`];
 			if (peak !== undefined) measured[`${side}PeakRssMb`] = round((Math.max(peak, reported.idleRss) - reported.idleRss) / MIB, 1);
+			const bank = reported[`${side}BankCpuS`];
+			if (bank !== undefined && Number.isFinite(bank)) measured[`${side}BankCpuS`] = round(bank);
 		}
 	}
 	return measured;
