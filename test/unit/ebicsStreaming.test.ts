@@ -20,6 +20,7 @@ import {
 	EbicsDataError,
 	fileSegments,
 	inflateStream,
+	joinParts,
 	newTransactionKey,
 	orderDataDigest,
 	parseDocument,
@@ -244,6 +245,14 @@ describe('segments as bytes', () => {
 		const urlSafe = segments[0].replace(/\+/g, '-');
 		expect(urlSafe).not.toBe(segments[0]);
 		expect(() => new DownloadDecoder(key).segmentParts(Buffer.from(urlSafe, 'latin1'))).toThrow('Segment 1 of the order data is damaged: its OrderData is not base64');
+	});
+
+	test('decoded parts go to the inflater joined into chunks of about 256 KiB, in order', () => {
+		const parts = Array.from({ length: 17 }, () => randomBytes(49_152));
+		const chunks = [...joinParts(parts)];
+		expect(chunks.map((c) => c.length)).toEqual([294_912, 294_912, 245_760]);
+		expect(Buffer.concat(chunks).equals(Buffer.concat(parts))).toBe(true);
+		expect([...joinParts([])]).toEqual([]);
 	});
 
 	test('an answer as bytes keeps its large OrderData out of the DOM, as the bytes that came', () => {

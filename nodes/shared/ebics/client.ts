@@ -73,6 +73,7 @@ import {
 	DownloadDecoder,
 	fileSegments,
 	inflateStream,
+	joinParts,
 	prepareUpload,
 	segmentRequestBytes,
 	spoolUpload,
@@ -468,11 +469,11 @@ export class EbicsClient {
 		async function* compressed(): AsyncGenerator<Buffer> {
 			let next = numSegments >= 2 ? fetchSegment(2) : undefined;
 			try {
-				yield* decoder.segmentParts(first);
+				yield* joinParts(decoder.segmentParts(first));
 				for (let number = 2; number <= numSegments; number++) {
 					const segment = await next!;
 					next = number < numSegments ? fetchSegment(number + 1) : undefined;
-					yield* decoder.segmentParts(segment);
+					yield* joinParts(decoder.segmentParts(segment));
 				}
 				yield decoder.end();
 			} finally {

@@ -379,6 +379,25 @@ export class DownloadDecoder {
 	}
 }
 
+/**
+ * Joins decoded parts into chunks of about `bytes` (ZLIB_CHUNK by default): the inflater takes
+ * each chunk in one pass of its thread pool, rather than one pass per small part.
+ */
+export function* joinParts(parts: Buffer[], bytes = ZLIB_CHUNK): Generator<Buffer> {
+	let group: Buffer[] = [];
+	let size = 0;
+	for (const part of parts) {
+		group.push(part);
+		size += part.length;
+		if (size >= bytes) {
+			yield group.length === 1 ? group[0] : Buffer.concat(group, size);
+			group = [];
+			size = 0;
+		}
+	}
+	if (size) yield group.length === 1 ? group[0] : Buffer.concat(group, size);
+}
+
 /** Inflates zlib-compressed order data; EbicsDataError when it does not decompress. */
 export function inflateOrderData(compressed: Buffer): Buffer {
 	return rethrowAs(
