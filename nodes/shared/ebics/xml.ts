@@ -58,7 +58,7 @@ function setAsideOrderData(xml: string | Buffer): { text: string; orderData?: st
 	if (xml.length < SET_ASIDE_FROM) return whole();
 	// Searches work alike on text and on bytes (the names and markup searched are ASCII).
 	const name = xml.indexOf('OrderData');
-	if (name < 0 || xml.indexOf('OrderData', name + 9) < 0) return whole();
+	if (name < 0) return whole();
 	const openStart = xml.lastIndexOf('<', name);
 	const openEnd = xml.indexOf('>', name);
 	if (openStart < 0 || openEnd < 0) return whole();
@@ -74,7 +74,12 @@ function setAsideOrderData(xml: string | Buffer): { text: string; orderData?: st
 	const content = Buffer.isBuffer(xml)
 		? xml.subarray(openEnd + 1, contentEnd)
 		: xml.slice(openEnd + 1, contentEnd);
-	if (content.includes('&') || content.includes(']]>')) return whole();
+	// In bytes, single bytes are searched (a native scan); ']' only starts the search for ']]>'.
+	const hasAmpersand = Buffer.isBuffer(content) ? content.includes(0x26) : content.includes('&');
+	const hasCdataEnd = Buffer.isBuffer(content)
+		? content.includes(0x5d) && content.includes(']]>')
+		: content.includes(']]>');
+	if (hasAmpersand || hasCdataEnd) return whole();
 	return {
 		text: textOf(0, openEnd + 1) + textOf(contentEnd),
 		orderData: content,
