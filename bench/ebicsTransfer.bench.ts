@@ -13,7 +13,10 @@
  * segment checks) runs.
  *
  * Per size: wallS (upload + download seconds, median), peakRssMb (peak RSS over the idle process,
- * MiB), ratioToLowerBound, and each direction's seconds and ratio.
+ * MiB; uploadPeakRssMb and downloadPeakRssMb while each ran), ratioToLowerBound, each direction's
+ * seconds and ratio, and uploadBankCpuS / downloadBankCpuS: the CPU seconds of the bank process
+ * during each direction of the node's pair (from /proc; the bank answers each segment before the
+ * next goes, so its work is inside the node's time, as with a real bank, but on the same cores).
  * `BENCH_EBICS_SIZES=100` runs only the sizes given (MiB, comma-separated).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
