@@ -13,7 +13,10 @@
  * segment checks) runs.
  *
  * Per size: wallS (upload + download seconds, median), peakRssMb (peak RSS over the idle process,
- * MiB), ratioToLowerBound, and each direction's seconds and ratio.
+ * MiB; uploadPeakRssMb and downloadPeakRssMb while each ran), ratioToLowerBound, each direction's
+ * seconds and ratio, and uploadBankCpuS / downloadBankCpuS: the CPU seconds of the bank process
+ * during each direction of the node's pair (from /proc; the bank answers each segment before the
+ * next goes, so its work is inside the node's time, as with a real bank, but on the same cores).
  * `BENCH_EBICS_SIZES=100` runs only the sizes given (MiB, comma-separated).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +38,15 @@ const WARMUP_MIB = 16;
 export interface TransferSizeResult {
 	wallS: number;
 	peakRssMb: number;
+	/** The peak over idle while the upload ran, and while the download ran (MiB). */
+	uploadPeakRssMb: number;
+	downloadPeakRssMb: number;
+	/**
+	 * CPU seconds the sandbox bank spent during the node's upload and download (medians): the
+	 * bank answers each segment before the next goes, so its time is inside the node's.
+	 */
+	uploadBankCpuS: number;
+	downloadBankCpuS: number;
 	ratioToLowerBound: number;
 	uploadS: number;
 	downloadS: number;
@@ -90,9 +102,9 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				// Delivered oldest first: the warm-up's download, then the measured one.
 				const warmupDownloadSha256 = await seed(bank, WARMUP_MIB * MIB);
 				const downloadSha256 = await seed(bank, mib * MIB);
-				const measured = await runWorker(worker, { client, file, size: mib * MIB, downloadSha256, warmupFile, warmupDownloadSha256, credentials }, dir);
+				const measured = await runWorker(worker, { client, file, size: mib * MIB, downloadSha256, warmupFile, warmupDownloadSha256, credentials, bankPid: bank.pid }, dir);
 				cleanHarnessFolders();
-				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB` : `failed: ${measured.error}`}`);
+				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB (upload +${measured.uploadPeakRssMb}, download +${measured.downloadPeakRssMb})${measured.uploadBankCpuS !== undefined ? `, bank CPU ${measured.uploadBankCpuS} s + ${measured.downloadBankCpuS} s` : ''}` : `failed: ${measured.error}`}`);
 				return measured;
 			};
 			const { nodeRuns, lowerRuns } = await alternateRuns(REPS[mib] ?? 1, measure);
@@ -111,6 +123,10 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 			result[String(mib)] = {
 				wallS,
 				peakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.peakRssMb))), 1),
+				uploadPeakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.uploadPeakRssMb))), 1),
+				downloadPeakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.downloadPeakRssMb))), 1),
+				uploadBankCpuS: round(pick(nodeRuns, 'uploadBankCpuS')),
+				downloadBankCpuS: round(pick(nodeRuns, 'downloadBankCpuS')),
 				ratioToLowerBound: round(wallS / lowerBoundWallS),
 				uploadS,
 				downloadS,

@@ -26,7 +26,7 @@ import { createDeflate, createInflate } from 'node:zlib';
 
 import { chainWorkflow, createCredentialStore, runWorkflow, type ChainStep, type RunResult } from '../test/harness/engine';
 import { InspectFile } from '../test/helpers/binaryNodes';
-import { ReadFile, reportMeasured, runMain, sha256 } from './workerCommon';
+import { phasePeakRss, ReadFile, reportMeasured, runMain, sha256 } from './workerCommon';
 import { EBICS, PACKAGE, packageCredentialTypes, packageNodeTypes } from '../test/helpers/nodes';
 
 interface Settings {
@@ -38,11 +38,38 @@ interface Settings {
 	warmupFile: string;
 	warmupDownloadSha256: string;
 	credentials: Record<string, unknown>;
+	/** The sandbox bank's process ID: its CPU time during each transfer is reported. */
+	bankPid?: number;
 }
 
 interface Timing {
 	uploadS: number;
 	downloadS: number;
+	/** Peak resident memory (bytes) while the upload ran, and while the download ran. */
+	uploadPeakRss?: number;
+	downloadPeakRss?: number;
+	/** CPU seconds the bank process spent while the upload ran, and while the download ran. */
+	uploadBankCpuS?: number;
+	downloadBankCpuS?: number;
+}
+
+/** CPU seconds (user and system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		// utime and stime (fields 14 and 15 of stat), in clock ticks of 1/100 s.
+		return (Number(fields[11]) + Number(fields[12])) / 100;
+	} catch {
+		return NaN;
+	}
+}
+
+/** The peak resident memory while `work` runs (seen by the measuring sampler, every 10 ms). */
+async function peakDuring(work: () => Promise<void>): Promise<number> {
+	phasePeakRss.value = process.memoryUsage.rss();
+	await work();
+	return Math.max(phasePeakRss.value, process.memoryUsage.rss());
 }
 
 const SEGMENT = 786_432;
@@ -64,7 +91,11 @@ async function run(settings: Settings, steps: ChainStep[], what: string): Promis
 
 async function nodePair(settings: Settings, file: string, downloadSha256: string): Promise<Timing> {
 	const type = `${PACKAGE}.ebics`;
-	const up = await run(
+	let up!: RunResult;
+	let down!: RunResult;
+	const bankBefore = cpuSeconds(settings.bankPid);
+	const uploadPeakRss = await peakDuring(async () => {
+		up = await run(
 		settings,
 		[
 			{ name: 'Read', type: 'bench.readFile', parameters: { path: file } },
@@ -72,7 +103,10 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		],
 		'upload',
 	);
-	const down = await run(
+	});
+	const bankBetween = cpuSeconds(settings.bankPid);
+	const downloadPeakRss = await peakDuring(async () => {
+		down = await run(
 		settings,
 		[
 			{ name: 'Download', type, parameters: { operation: 'download', downloadService: 'mt942' } },
@@ -80,10 +114,19 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		],
 		'download',
 	);
+	});
+	const bankAfter = cpuSeconds(settings.bankPid);
 	const got = down.output('Hash')[0].json.sha256;
 	if (got !== downloadSha256) throw new Error(`the downloaded file differs (${String(got)} instead of ${downloadSha256})`);
 	const seconds = (result: RunResult, name: string) => (result.runData[name]?.[0]?.executionTime ?? NaN) / 1000;
-	return { uploadS: seconds(up, 'Upload'), downloadS: seconds(down, 'Download') };
+	return {
+		uploadS: seconds(up, 'Upload'),
+		downloadS: seconds(down, 'Download'),
+		uploadPeakRss,
+		downloadPeakRss,
+		uploadBankCpuS: bankBetween - bankBefore,
+		downloadBankCpuS: bankAfter - bankBetween,
+	};
 }
 
 /** Upload lower bound: read, deflate, AES-128-CBC, base64 per segment; nothing kept. */
@@ -173,14 +216,20 @@ async function main(): Promise<void> {
 		// Untimed: what the download decodes (the same bytes the upload codes).
 		await prepareDownload(file, base64File, key);
 		const expected = await sha256(file);
-		let start = process.hrtime.bigint();
-		await lowerUpload(file);
-		const uploadS = Number(process.hrtime.bigint() - start) / 1e9;
-		start = process.hrtime.bigint();
-		await lowerDownload(base64File, key, expected);
-		const downloadS = Number(process.hrtime.bigint() - start) / 1e9;
+		let uploadS = 0;
+		let downloadS = 0;
+		const uploadPeakRss = await peakDuring(async () => {
+			const start = process.hrtime.bigint();
+			await lowerUpload(file);
+			uploadS = Number(process.hrtime.bigint() - start) / 1e9;
+		});
+		const downloadPeakRss = await peakDuring(async () => {
+			const start = process.hrtime.bigint();
+			await lowerDownload(base64File, key, expected);
+			downloadS = Number(process.hrtime.bigint() - start) / 1e9;
+		});
 		rmSync(base64File, { force: true });
-		return { uploadS, downloadS };
+		return { uploadS, downloadS, uploadPeakRss, downloadPeakRss };
 	};
 	const pair = async (file: string, downloadSha256: string) =>
 		settings.client === 'node' ? await nodePair(settings, file, downloadSha256) : await lowerPair(file);

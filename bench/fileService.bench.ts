@@ -48,6 +48,12 @@ export interface Measured {
 	peakRssMb?: number;
 	idleRssMb?: number;
 	maxRssMb?: number;
+	/** Peak resident memory over the idle level during the upload and during the download, MiB (when the worker reports them). */
+	uploadPeakRssMb?: number;
+	downloadPeakRssMb?: number;
+	/** CPU seconds of the bank process during the upload and during the download (when reported). */
+	uploadBankCpuS?: number;
+	downloadBankCpuS?: number;
 }
 
 export interface SizeResult {
@@ -124,6 +130,10 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 		idleRss: number;
 		peakRss: number;
 		maxRss: number;
+		uploadPeakRss?: number;
+		downloadPeakRss?: number;
+		uploadBankCpuS?: number;
+		downloadBankCpuS?: number;
 	};
 	const maxRss = Number.isFinite(maxKb) ? maxKb * 1024 : reported.maxRss;
 	const measured: Measured = { ok: reported.ok, error: reported.error, maxRssMb: round(maxRss / MIB, 1) };
@@ -133,6 +143,12 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 		measured.wallS = round(reported.uploadS + reported.downloadS);
 		measured.idleRssMb = round(reported.idleRss / MIB, 1);
 		measured.peakRssMb = round((reported.peakRss - reported.idleRss) / MIB, 1);
+		for (const side of ['upload', 'download'] as const) {
+			const peak = reported[`${side}PeakRss`];
+			if (peak !== undefined) measured[`${side}PeakRssMb`] = round((Math.max(peak, reported.idleRss) - reported.idleRss) / MIB, 1);
+			const bank = reported[`${side}BankCpuS`];
+			if (bank !== undefined && Number.isFinite(bank)) measured[`${side}BankCpuS`] = round(bank);
+		}
 	}
 	return measured;
 }

@@ -16,6 +16,8 @@ export interface SandboxState {
 
 export interface SandboxProcess {
 	state: SandboxState;
+	/** The bank process's ID (a benchmark reads the bank's CPU time from it). */
+	pid: number;
 	caPem: string;
 	admin<T = unknown>(method: string, subPath: string, body?: unknown): Promise<T>;
 	stop(): Promise<void>;
@@ -50,6 +52,7 @@ export async function startSandboxProcess(args: string[] = [], launch?: { script
 	const agent = new https.Agent({ keepAlive: true, ca: caPem });
 	return {
 		state,
+		pid: child.pid ?? 0,
 		caPem,
 		async admin<T>(method: string, subPath: string, body?: unknown): Promise<T> {
 			const res = await plainJson<T>(agent, `${state.urls.admin}${subPath}`, {

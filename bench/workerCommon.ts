@@ -28,6 +28,12 @@ export async function sha256(path: string): Promise<string> {
 }
 
 /**
+ * The highest resident memory the sampler of `reportMeasured` saw since `value` was last set (a
+ * worker sets it at the start of a phase to learn that phase's peak without a second sampler).
+ */
+export const phasePeakRss = { value: 0 };
+
+/**
  * The measured part of a benchmark worker: `warmUp`, a garbage collection and half a second of
  * rest (the idle level), then `measure` with the process's resident memory sampled every 10 ms;
  * prints `RESULT {json}` with the timing, the idle and peak RSS and the process's lifetime maximum.
@@ -45,7 +51,9 @@ export async function reportMeasured<T extends object>(warmUp: () => Promise<voi
 		idleRss = process.memoryUsage.rss();
 		peakRss = idleRss;
 		const sampler = setInterval(() => {
-			peakRss = Math.max(peakRss, process.memoryUsage.rss());
+			const rss = process.memoryUsage.rss();
+			peakRss = Math.max(peakRss, rss);
+			phasePeakRss.value = Math.max(phasePeakRss.value, rss);
 		}, 10);
 		try {
 			timing = await measure();

@@ -4,7 +4,7 @@ import { httpsCall } from '../sandbox/testing';
 import type { SandboxBank } from '../sandbox';
 
 /** A send() that posts to the sandbox's EBICS URL and records every request and answer. */
-export function sandboxSend(bank: SandboxBank, log: Array<{ step: string; request: string; answer: string }> = []): EbicsSend {
+export function sandboxSend(bank: SandboxBank, log: Array<{ step: string; request: string; answer: string }> = []): (xml: string, step: string) => Promise<string> {
 	return async (xml, step) => {
 		const result = await httpsCall(bank.urls.ebics, { method: 'POST', body: xml, headers: { 'content-type': 'text/xml; charset=UTF-8' }, ca: bank.tls.caPem });
 		if (result.status !== 200) throw new Error(`The EBICS URL answered HTTP ${result.status}`);

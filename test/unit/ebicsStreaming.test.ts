@@ -20,14 +20,18 @@ import {
 	EbicsDataError,
 	fileSegments,
 	inflateStream,
+	joinParts,
 	newTransactionKey,
 	orderDataDigest,
 	parseDocument,
+	parseKeepingOrderDataOut,
 	segmentCount,
+	segmentRequestBytes,
 	serialize,
 	spoolUpload,
 	streamContainer,
 	UploadSegmenter,
+	uploadTransferEnvelope,
 	uploadTransferRequest,
 } from '../../nodes/shared/ebics';
 import { deflateSync } from 'node:zlib';
@@ -221,6 +225,60 @@ describe('large segments in XML', () => {
 		const parts = lined.map((s) => plain.segment(s));
 		parts.push(plain.end());
 		expect(Buffer.concat(parts).length).toBeGreaterThan(0);
+	});
+});
+
+describe('segments as bytes', () => {
+	test('a segment given as bytes, with or without line breaks, decodes in parts to the same data as its text', () => {
+		const data = randomBytes(400_000);
+		const { key, segments } = encryptedSegments(data, 300_000);
+		const asText = new DownloadDecoder(key);
+		const fromText = [...segments.map((segment) => asText.segment(segment)), asText.end()];
+		for (const form of [(s: string) => s, (s: string) => s.replace(/(.{76})/g, '$1\r\n')]) {
+			const asBytes = new DownloadDecoder(key);
+			const parts = segments.map((segment) => asBytes.segmentParts(Buffer.from(form(segment), 'latin1')));
+			// A segment of 400,000 base64 characters comes out in several parts, none of them whole.
+			expect(parts[0].length).toBeGreaterThan(1);
+			const decoded = Buffer.concat([...parts.flat(), asBytes.end()]);
+			expect(decoded.equals(Buffer.concat(fromText))).toBe(true);
+		}
+		const urlSafe = segments[0].replace(/\+/g, '-');
+		expect(urlSafe).not.toBe(segments[0]);
+		expect(() => new DownloadDecoder(key).segmentParts(Buffer.from(urlSafe, 'latin1'))).toThrow('Segment 1 of the order data is damaged: its OrderData is not base64');
+	});
+
+	test('decoded parts go to the inflater joined into chunks of about 256 KiB, in order', () => {
+		const parts = Array.from({ length: 17 }, () => randomBytes(49_152));
+		const chunks = [...joinParts(parts)];
+		expect(chunks.map((c) => c.length)).toEqual([294_912, 294_912, 245_760]);
+		expect(Buffer.concat(chunks).equals(Buffer.concat(parts))).toBe(true);
+		expect([...joinParts([])]).toEqual([]);
+	});
+
+	test('an answer as bytes keeps its large OrderData out of the DOM, as the bytes that came', () => {
+		const b64 = randomBytes(200_000).toString('base64');
+		const xml = Buffer.from(`<?xml version="1.0"?><r xmlns="urn:x"><h authenticate="true">é</h><body><DataTransfer><OrderData>${b64}</OrderData></DataTransfer></body></r>`, 'utf8');
+		const parsed = parseKeepingOrderDataOut(xml, 'x');
+		expect(Buffer.isBuffer(parsed.orderData)).toBe(true);
+		expect((parsed.orderData as Buffer).toString('latin1')).toBe(b64);
+		expect(parsed.orderDataElement?.firstChild).toBeNull();
+		expect(allElements(parsed.doc.documentElement).find((e) => e.localName === 'h')?.textContent).toBe('é');
+		// The same document as text, parsed whole, has the same OrderData.
+		expect(allElements(parseDocument(xml, 'x').documentElement).find((e) => e.localName === 'OrderData')?.textContent).toBe(b64);
+	});
+
+	test('an upload transfer request built as bytes is the request built as text, in a buffer kept for the next one', () => {
+		const key = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+		const ciphertext = randomBytes(200_000);
+		const envelope = uploadTransferEnvelope('HOST1', 'A'.repeat(32), 2, false, key);
+		const first = segmentRequestBytes(envelope.head, ciphertext, envelope.tail);
+		expect(first.request.toString('utf8')).toBe(envelope.head + ciphertext.toString('base64') + envelope.tail);
+		// The signature (RSA PKCS#1 v1.5, no nonce in a transfer) is the same as the text's.
+		expect(first.request.toString('utf8')).toBe(uploadTransferRequest('HOST1', 'A'.repeat(32), 2, false, ciphertext.toString('base64'), key));
+		const shorter = randomBytes(1000);
+		const second = segmentRequestBytes(envelope.head, shorter, envelope.tail, first.buffer);
+		expect(second.buffer).toBe(first.buffer);
+		expect(second.request.toString('utf8')).toBe(envelope.head + shorter.toString('base64') + envelope.tail);
 	});
 });
 

@@ -63,8 +63,11 @@ export type EbicsOperation = (
 	run: EbicsRun,
 ) => Promise<INodeExecutionData[]>;
 
-/** Posts one EBICS request through the transport and gives the answer's text. */
-export function transportSend(ctx: EbicsContext, url: string): EbicsSend {
+/** Posts one EBICS request through the transport and gives the answer (bytes, or text). */
+export function transportSend(
+	ctx: EbicsContext,
+	url: string,
+): (xml: string | Buffer, step: string) => Promise<string | Buffer> {
 	return async (xml, step) => {
 		const sent = await attemptAsync(
 			async () =>
@@ -81,6 +84,8 @@ export function transportSend(ctx: EbicsContext, url: string): EbicsSend {
 		);
 		if (!sent.ok) throw new EbicsRequestFailed(step, sent.error);
 		const response = sent.value;
+		// The answer goes on as the bytes that came: a segment in it is never turned into text whole.
+		if (response.statusCode === 200 && Buffer.isBuffer(response.body)) return response.body;
 		const body = Buffer.isBuffer(response.body)
 			? response.body.toString('utf8')
 			: String(response.body ?? '');
@@ -197,6 +202,7 @@ export async function loadEbicsRun(
 		...clientOptionsOf(view),
 		keys: { version: 1 as const, subscriber: keys, bank: bank.value },
 		send,
+		sendBytes: send,
 	};
 	const client = new EbicsClient(clientOptions);
 	return { view, send, keys, client, veu: new EbicsVeu(client, clientOptions) };

@@ -53,6 +53,7 @@ import {
 	downloadTransferRequest,
 	hevRequest,
 	receiptRequest,
+	uploadTransferEnvelope,
 	uploadTransferRequest,
 	type BankKeyDigests,
 	type DateRange,
@@ -73,7 +74,9 @@ import {
 	DownloadDecoder,
 	fileSegments,
 	inflateStream,
+	joinParts,
 	prepareUpload,
+	segmentRequestBytes,
 	spoolUpload,
 	uploadEnvelope,
 	type UploadEnvelope,
@@ -82,17 +85,26 @@ import { parseDocument, path as xmlPath, text } from './xml';
 import { openContainer, type ContainerFile } from './zip';
 
 /**
- * Posts one request and resolves with the bank's answer (the response body as text). `step`
- * names the request for logs ("BTD initialisation"); the body is the XML to send with
- * Content-Type text/xml; charset=UTF-8.
+ * Posts one request and resolves with the bank's answer (the response body as text, or as the
+ * bytes that came: then a download's segments are never turned into text whole). `step` names the
+ * request for logs ("BTD initialisation"); the body is the XML to send with Content-Type
+ * text/xml; charset=UTF-8.
  */
-export type EbicsSend = (xml: string, step: string) => Promise<string>;
+export type EbicsSend = (xml: string, step: string) => Promise<string | Buffer>;
+
+/**
+ * Posts one request given as bytes (UTF-8 XML) and resolves as EbicsSend does: the transfer
+ * requests of a large upload, so that a segment is never turned into text whole.
+ */
+export type EbicsSendBytes = (body: Buffer, step: string) => Promise<string | Buffer>;
 
 export interface EbicsClientOptions {
 	subscriber: EbicsSubscriber;
 	/** The subscriber's keys; `bank` once HPB has fetched and the pinned hashes accepted them. */
 	keys: EbicsKeyMaterial;
 	send: EbicsSend;
+	/** Sends the transfer requests of a spooled upload as bytes (without it they go to `send`). */
+	sendBytes?: EbicsSendBytes;
 	/** How requests carry the bank key digests (default the spec's: certificate hash). */
 	bankKeyDigestForm?: BankKeyDigestForm;
 	/** Bytes per segment before base64 (default the spec's maximum; tests use less). */
@@ -120,6 +132,13 @@ export interface HpbResult {
 export interface PinnedBankHashes {
 	authentication?: string;
 	encryption?: string;
+}
+
+/** The segments of an upload: base64 by number, or (spooled to a file) the ciphertext. */
+interface UploadSegments {
+	count: number;
+	segment(number: number): Promise<string>;
+	withSegment?<T>(number: number, use: (ciphertext: Buffer) => T): Promise<T>;
 }
 
 /** How often a transfer request whose answer does not come is sent (the first time included). */
@@ -212,7 +231,7 @@ function fileNameFor(orderType: string, service?: BtfService): string {
 }
 
 /** The last segment a bank offering recovery says it holds, from its 061101 answer. */
-function recoverySegment(answerXml: string, namespace = H005_NS): number | undefined {
+function recoverySegment(answerXml: string | Buffer, namespace = H005_NS): number | undefined {
 	try {
 		const root = parseDocument(answerXml, "The bank's answer").documentElement;
 		const value = Number(text(xmlPath(root, namespace, 'header', 'mutable', 'SegmentNumber')));
@@ -274,6 +293,7 @@ export class EbicsClient {
 	private readonly keys: LoadedSubscriberKeys;
 	private readonly bank?: LoadedBankKeys;
 	private readonly send: EbicsSend;
+	private readonly sendBytes?: EbicsSendBytes;
 	private readonly digestForm: BankKeyDigestForm;
 	private readonly segmentBytes?: number;
 	/** What the protocol version changes (requests, namespaces, key hashes). */
@@ -287,6 +307,7 @@ export class EbicsClient {
 		this.keys = loadSubscriberKeys(options.keys.subscriber);
 		this.bank = options.keys.bank ? loadBankKeys(options.keys.bank) : undefined;
 		this.send = options.send;
+		this.sendBytes = options.sendBytes;
 		// EBICS 2.5 names the bank's keys only by the hash of exponent and modulus.
 		this.digestForm =
 			this.dialect.keyHashForm === 'publicKey'
@@ -381,11 +402,17 @@ export class EbicsClient {
 		return this.read(await this.send(xml, step), step, allowNoData);
 	}
 
-	private read(answer: string, step: string, allowNoData = false): EbicsResponse {
+	private read(
+		answer: string | Buffer,
+		step: string,
+		allowNoData = false,
+		orderDataAsBytes = false,
+	): EbicsResponse {
 		const bank = this.bankKeys(step);
 		return readResponse(answer, step, {
 			bankAuthenticationKey: bank.authentication.publicKey,
 			allowNoData,
+			orderDataAsBytes,
 			...this.readOptions(),
 		});
 	}
@@ -406,19 +433,24 @@ export class EbicsClient {
 		const bank = this.bankKeys(orderType);
 		const label =
 			params.kind === 'BTD' ? `BTD ${serviceLabel(checkService(params.service))}` : orderType;
-		const init = await this.exchange(
-			this.dialect.downloadInitRequest(
-				this.subscriber,
-				orderType,
-				params,
-				this.digests(bank),
-				this.keys.authentication.privateKey,
+		const step = `${label} initialisation`;
+		const init = this.read(
+			await this.send(
+				this.dialect.downloadInitRequest(
+					this.subscriber,
+					orderType,
+					params,
+					this.digests(bank),
+					this.keys.authentication.privateKey,
+				),
+				step,
 			),
-			`${label} initialisation`,
+			step,
+			true,
 			true,
 		);
 		if (init.noData) return undefined;
-		if (!init.transactionId || !init.transactionKey || init.orderData === undefined)
+		if (!init.transactionId || !init.transactionKey || init.orderDataRaw === undefined)
 			throw new EbicsFormatError(
 				`The bank's answer to ${label} initialisation lacks the transaction ID, the transaction key or the order data`,
 			);
@@ -429,14 +461,35 @@ export class EbicsClient {
 		const decoder = new DownloadDecoder(
 			unwrapTransactionKey(init.transactionKey, this.keys.encryption.privateKey),
 		);
-		const first = init.orderData;
-		const fetchSegment = async (number: number): Promise<string> =>
-			await this.downloadSegment(label, transactionId, number, numSegments, init.orderId);
+		const first = init.orderDataRaw;
+		const fetchSegment = (number: number): Promise<string | Buffer> => {
+			const fetching = this.downloadSegment(
+				label,
+				transactionId,
+				number,
+				numSegments,
+				init.orderId,
+			);
+			// Awaited below; a failure while the stream is no longer read must not go unhandled.
+			fetching.catch(() => undefined);
+			return fetching;
+		};
+		// The next segment is asked for (one request at a time, as the protocol has it) while the
+		// one before it is decoded and stored: the bank's time and the line's overlap with this side's.
 		async function* compressed(): AsyncGenerator<Buffer> {
-			yield decoder.segment(first);
-			for (let number = 2; number <= numSegments; number++)
-				yield decoder.segment(await fetchSegment(number));
-			yield decoder.end();
+			let next = numSegments >= 2 ? fetchSegment(2) : undefined;
+			try {
+				yield* joinParts(decoder.segmentParts(first));
+				for (let number = 2; number <= numSegments; number++) {
+					const segment = await next!;
+					next = number < numSegments ? fetchSegment(number + 1) : undefined;
+					yield* joinParts(decoder.segmentParts(segment));
+				}
+				yield decoder.end();
+			} finally {
+				// Nothing else (a receipt) goes to the bank while a segment is still asked for.
+				if (next) await next.catch(() => undefined);
+			}
 		}
 		const service = params.kind === 'BTD' ? params.service : undefined;
 		let streamed = false;
@@ -491,11 +544,11 @@ export class EbicsClient {
 		number: number,
 		numSegments: number,
 		orderId: string | undefined,
-	): Promise<string> {
+	): Promise<string | Buffer> {
 		const step = `${label} transfer of segment ${number} of ${numSegments}`;
 		let failure: unknown;
 		for (let attempt = 1; attempt <= TRANSFER_TRIES; attempt++) {
-			let answerXml: string;
+			let answerXml: string | Buffer;
 			try {
 				answerXml = await this.send(
 					downloadTransferRequest(
@@ -512,12 +565,12 @@ export class EbicsClient {
 				failure = error;
 				continue;
 			}
-			const answer = this.read(answerXml, step);
+			const answer = this.read(answerXml, step, false, true);
 			if (answer.segmentNumber !== undefined && answer.segmentNumber !== number)
 				throw new EbicsFormatError(`${step}: the bank answered segment ${answer.segmentNumber}`);
-			if (answer.orderData === undefined)
+			if (answer.orderDataRaw === undefined)
 				throw new EbicsFormatError(`${step}: the bank's answer has no order data`);
-			return answer.orderData;
+			return answer.orderDataRaw;
 		}
 		throw new EbicsTransferInterrupted(
 			'download',
@@ -700,7 +753,7 @@ export class EbicsClient {
 		params: OrderParams & { kind: 'BTU' | 'standard' | 'file' },
 		label: string,
 		envelope: UploadEnvelope,
-		segments: { count: number; segment(number: number): Promise<string> },
+		segments: UploadSegments,
 		hooks: UploadHooks = {},
 	): Promise<UploadResult> {
 		const bank = this.bankKeys(orderType);
@@ -724,6 +777,27 @@ export class EbicsClient {
 		let codes = init.codes;
 		let orderId = init.orderId;
 		const recovered: string[] = [];
+		// The request of the next segment is built while the bank takes the one before it; built
+		// as bytes, the requests take turns in two buffers kept for the transfer.
+		const buffers: Array<Buffer | undefined> = [undefined, undefined];
+		let ahead: { number: number; request: Promise<string | Buffer> } | undefined;
+		const build = (wanted: number): Promise<string | Buffer> =>
+			this.transferRequest(transactionId, wanted, count, segments, buffers);
+		const request = async (wanted: number): Promise<string | Buffer> => {
+			const built = ahead;
+			ahead = undefined;
+			if (built?.number === wanted) return await built.request;
+			// Another segment comes first (recovery): the one built ahead is let finish, as it
+			// writes into one of the buffers.
+			if (built) await built.request.catch(() => undefined);
+			return await build(wanted);
+		};
+		const buildAhead = (wanted: number): void => {
+			if (wanted > count) return;
+			const built = build(wanted);
+			built.catch(() => undefined);
+			ahead = { number: wanted, request: built };
+		};
 		let number = 1;
 		while (number <= count) {
 			const step = `${label} transfer of segment ${number} of ${count}`;
@@ -736,7 +810,8 @@ export class EbicsClient {
 				transactionId,
 				number,
 				count,
-				segments,
+				request,
+				buildAhead,
 				orderId,
 			);
 			if (outcome.holds !== undefined) {
@@ -764,6 +839,47 @@ export class EbicsClient {
 	}
 
 	/**
+	 * The signed transfer request of one segment of an upload: bytes (in the buffer of its turn)
+	 * when the segments are in a file and requests can go as bytes, else text.
+	 */
+	private async transferRequest(
+		transactionId: string,
+		number: number,
+		count: number,
+		segments: UploadSegments,
+		buffers: Array<Buffer | undefined>,
+	): Promise<string | Buffer> {
+		const last = number === count;
+		const key = this.keys.authentication.privateKey;
+		const version = this.dialect.version;
+		if (this.sendBytes && segments.withSegment) {
+			const { head, tail } = uploadTransferEnvelope(
+				this.subscriber.hostId,
+				transactionId,
+				number,
+				last,
+				key,
+				version,
+			);
+			const turn = number % 2;
+			const { request, buffer } = await segments.withSegment(number, (ciphertext) =>
+				segmentRequestBytes(head, ciphertext, tail, buffers[turn]),
+			);
+			buffers[turn] = buffer;
+			return request;
+		}
+		return uploadTransferRequest(
+			this.subscriber.hostId,
+			transactionId,
+			number,
+			last,
+			await segments.segment(number),
+			key,
+			version,
+		);
+	}
+
+	/**
 	 * Sends one segment of an upload, again (in the same transaction) while its answer does not
 	 * come. Resolves with the answer, or with the last segment the bank holds when it answers a
 	 * repetition with 061101 EBICS_TX_RECOVERY_SYNC.
@@ -773,24 +889,22 @@ export class EbicsClient {
 		transactionId: string,
 		number: number,
 		count: number,
-		segments: { segment(number: number): Promise<string> },
+		request: (number: number) => Promise<string | Buffer>,
+		buildAhead: (number: number) => void,
 		orderId: string | undefined,
 	): Promise<{ answer: EbicsResponse; repeated: boolean; holds?: undefined } | { holds: number }> {
 		const last = number === count;
 		let failure: unknown;
 		for (let attempt = 1; attempt <= TRANSFER_TRIES; attempt++) {
-			const request = uploadTransferRequest(
-				this.subscriber.hostId,
-				transactionId,
-				number,
-				last,
-				await segments.segment(number),
-				this.keys.authentication.privateKey,
-				this.dialect.version,
-			);
-			let answerXml: string;
+			const built = await request(number);
+			const sending =
+				typeof built === 'string' || !this.sendBytes
+					? this.send(built.toString(), step)
+					: this.sendBytes(built, step);
+			if (attempt === 1) buildAhead(number + 1);
+			let answerXml: string | Buffer;
 			try {
-				answerXml = await this.send(request, step);
+				answerXml = await sending;
 			} catch (error) {
 				failure = error;
 				continue;

@@ -637,8 +637,30 @@ export function uploadTransferRequest(
 ): string {
 	if (!/^[A-Za-z0-9+/=]*$/.test(orderDataBase64))
 		throw new RangeError('The OrderData of a segment must be base64');
-	// OrderData is not authenticated (X002 covers the authenticate="true" elements): the request
-	// is signed without it and the segment put in after, so the segment is never parsed.
+	const { head, tail } = uploadTransferEnvelope(
+		hostId,
+		transactionId,
+		segmentNumber,
+		lastSegment,
+		authenticationKey,
+		version,
+	);
+	return head + orderDataBase64 + tail;
+}
+
+/**
+ * The transfer request of an upload segment, signed, as the text before and after the segment's
+ * base64 (which goes between them). OrderData is not authenticated (X002 covers the
+ * authenticate="true" elements): the request is signed without it, so the segment is never parsed.
+ */
+export function uploadTransferEnvelope(
+	hostId: string,
+	transactionId: string,
+	segmentNumber: number,
+	lastSegment: boolean,
+	authenticationKey: KeyObject,
+	version: EbicsVersion = H005,
+): { head: string; tail: string } {
 	const signed = transferRequest(
 		hostId,
 		transactionId,
@@ -649,7 +671,7 @@ export function uploadTransferRequest(
 		version,
 	);
 	const at = signed.indexOf(ORDER_DATA_SLOT);
-	return signed.slice(0, at) + orderDataBase64 + signed.slice(at + ORDER_DATA_SLOT.length);
+	return { head: signed.slice(0, at), tail: signed.slice(at + ORDER_DATA_SLOT.length) };
 }
 
 /** Where a segment goes into its signed transfer request (not base64, so it cannot be one). */

@@ -15,7 +15,14 @@ import { H000_NS, H005_NS } from './constants';
 import { EbicsFormatError, EbicsReturnCodeError } from './errors';
 import { NO_DOWNLOAD_DATA, returnCodeInfo, returnCodeKind } from './returnCodes';
 import { verifyAuthSignature } from './x002';
-import { child, parseDocument, path, text } from './xml';
+import {
+	child,
+	parseDocument,
+	parseKeepingOrderDataOut,
+	path,
+	restoreOrderData,
+	text,
+} from './xml';
 
 export interface ReturnCodes {
 	technical: string;
@@ -35,8 +42,13 @@ export interface EbicsResponse {
 	/** DataEncryptionInfo of a download's first answer (or HPB's). */
 	transactionKey?: Buffer;
 	encryptionPubKeyDigest?: Buffer;
-	/** The OrderData text (base64) of this answer's segment. */
+	/** The OrderData text (base64) of this answer's segment (unless read as bytes). */
 	orderData?: string;
+	/**
+	 * With `orderDataAsBytes`: the OrderData of this answer's segment as it came, bytes when the
+	 * answer was bytes (the base64 never turned into text), else text.
+	 */
+	orderDataRaw?: string | Buffer;
 	/** 090005 at either level: no download data. */
 	noData: boolean;
 	/** Whether the X002 signature was verified. */
@@ -80,6 +92,15 @@ export interface ReadOptions {
 	allowNoData?: boolean;
 	/** The protocol's namespace (default H005; urn:org:ebics:H004 for EBICS 2.5). */
 	namespace?: string;
+	/** Give a segment's OrderData as it came (`orderDataRaw`), out of the DOM. */
+	orderDataAsBytes?: boolean;
+}
+
+/** Whether an element or one of its ancestors is covered by the X002 signature. */
+function authenticated(element: Element): boolean {
+	for (let node: Node | null = element; node && node.nodeType === 1; node = node.parentNode)
+		if ((node as Element).getAttribute('authenticate') === 'true') return true;
+	return false;
 }
 
 /**
@@ -87,9 +108,21 @@ export interface ReadOptions {
  * bank's signature when the codes say success. EbicsFormatError, EbicsReturnCodeError or
  * EbicsSignatureError name what is wrong.
  */
-export function readResponse(xml: string, step: string, options: ReadOptions = {}): EbicsResponse {
+export function readResponse(
+	xml: string | Buffer,
+	step: string,
+	options: ReadOptions = {},
+): EbicsResponse {
 	const ns = options.namespace ?? H005_NS;
-	const doc = parseDocument(xml, `The bank's answer to ${step}`);
+	const parsed = parseKeepingOrderDataOut(xml, `The bank's answer to ${step}`);
+	// The segment stays out of the DOM unless asked for as text or covered by the signature.
+	if (
+		!options.orderDataAsBytes ||
+		(parsed.orderDataElement && authenticated(parsed.orderDataElement))
+	)
+		restoreOrderData(parsed);
+	const kept = options.orderDataAsBytes && parsed.orderDataElement?.firstChild === null;
+	const doc = parsed.doc;
 	const root = doc.documentElement;
 	if (
 		root.namespaceURI !== ns ||
@@ -147,7 +180,10 @@ export function readResponse(xml: string, step: string, options: ReadOptions = {
 		orderId: text(child(mutable, ns, 'OrderID')),
 		transactionKey: transactionKey ? Buffer.from(transactionKey, 'base64') : undefined,
 		encryptionPubKeyDigest: keyDigest ? Buffer.from(keyDigest, 'base64') : undefined,
-		orderData: orderData ? (orderData.textContent ?? '') : undefined,
+		orderData: orderData && !options.orderDataAsBytes ? (orderData.textContent ?? '') : undefined,
+		...(options.orderDataAsBytes && orderData
+			? { orderDataRaw: kept ? parsed.orderData : (orderData.textContent ?? '') }
+			: {}),
 		noData: technical === NO_DOWNLOAD_DATA || business === NO_DOWNLOAD_DATA,
 		signed,
 	};
@@ -161,7 +197,7 @@ export interface HevVersion {
 }
 
 /** Reads an ebicsHEVResponse: the versions the bank speaks; a return code other than 000000 throws. */
-export function readHevResponse(xml: string): HevVersion[] {
+export function readHevResponse(xml: string | Buffer): HevVersion[] {
 	const doc = parseDocument(xml, "The bank's answer to HEV");
 	const root = doc.documentElement;
 	if (root.namespaceURI !== H000_NS || root.localName !== 'ebicsHEVResponse')

@@ -205,7 +205,42 @@ export function segmentCount(encryptedBytes: number, segmentBytes = SEGMENT_MAX_
 export interface SegmentFile {
 	count: number;
 	segment(number: number): Promise<string>;
+	/**
+	 * Hands a segment's ciphertext to `use` (the buffer is read into again after `use` returns:
+	 * `use` must not keep it) and resolves with what `use` returns.
+	 */
+	withSegment<T>(number: number, use: (ciphertext: Buffer) => T): Promise<T>;
 	close(): Promise<void>;
+}
+
+/** Bytes coded to base64 at a time: 65,536 characters, a small string each (see DECODE_PART). */
+const ENCODE_PART = 49_152;
+
+/**
+ * The bytes of an upload's transfer request: `head`, the ciphertext in base64, `tail`, written
+ * into `into` when it is large enough (a buffer kept for the transfer's requests), else into a
+ * new buffer (`buffer`, to keep for the next request). The base64 is made a small part at a time, so no text as large as the segment is
+ * ever made.
+ */
+export function segmentRequestBytes(
+	head: string,
+	ciphertext: Buffer,
+	tail: string,
+	into?: Buffer,
+): { request: Buffer; buffer: Buffer } {
+	const size =
+		Buffer.byteLength(head) + Math.ceil(ciphertext.length / 3) * 4 + Buffer.byteLength(tail);
+	// Its own memory (never a slice of node's shared pool): it is written into again.
+	const out = into && into.length >= size ? into : Buffer.from(new ArrayBuffer(size));
+	let at = out.write(head, 0, 'utf8');
+	for (let from = 0; from < ciphertext.length; from += ENCODE_PART)
+		at += out.write(
+			ciphertext.toString('base64', from, Math.min(ciphertext.length, from + ENCODE_PART)),
+			at,
+			'latin1',
+		);
+	at += out.write(tail, at, 'utf8');
+	return { request: out.subarray(0, at), buffer: out };
 }
 
 /** Opens a spooled upload to read its segments (any segment again, for a recovery). */
@@ -219,20 +254,32 @@ export async function fileSegments(
 	const handle = await open(file, 'r');
 	const count = segmentCount(encryptedBytes, segmentBytes);
 	const buffer = Buffer.allocUnsafe(Math.min(segmentBytes, Math.max(encryptedBytes, 1)));
+	const readSegment = async (number: number): Promise<Buffer> => {
+		if (!Number.isInteger(number) || number < 1 || number > count)
+			throw new RangeError(`Segment ${number} is not one of 1 to ${count}`);
+		const position = (number - 1) * segmentBytes;
+		const length = Math.min(segmentBytes, encryptedBytes - position);
+		let read = 0;
+		while (read < length) {
+			const { bytesRead } = await handle.read(buffer, read, length - read, position + read);
+			if (bytesRead === 0) throw new Error('The spooled order data ended early');
+			read += bytesRead;
+		}
+		return buffer.subarray(0, length);
+	};
+	// One read at a time: the reads share one buffer (the next segment may be read while the one
+	// before it is being sent, or sent again).
+	let queue: Promise<unknown> = Promise.resolve();
+	const withSegment = async <T>(number: number, use: (ciphertext: Buffer) => T): Promise<T> => {
+		const reading = queue.then(async () => use(await readSegment(number)));
+		queue = reading.catch(() => undefined);
+		return await reading;
+	};
 	return {
 		count,
+		withSegment,
 		async segment(number: number): Promise<string> {
-			if (!Number.isInteger(number) || number < 1 || number > count)
-				throw new RangeError(`Segment ${number} is not one of 1 to ${count}`);
-			const position = (number - 1) * segmentBytes;
-			const length = Math.min(segmentBytes, encryptedBytes - position);
-			let read = 0;
-			while (read < length) {
-				const { bytesRead } = await handle.read(buffer, read, length - read, position + read);
-				if (bytesRead === 0) throw new Error('The spooled order data ended early');
-				read += bytesRead;
-			}
-			return buffer.toString('base64', 0, length);
+			return await withSegment(number, (ciphertext) => ciphertext.toString('base64'));
 		},
 		async close() {
 			await handle.close();
@@ -244,6 +291,12 @@ const UNREADABLE =
 	'The order data does not decompress: a segment is damaged, or the data was encrypted with another key';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Base64 characters decoded at a time (a multiple of 4): the text of a part stays a small string
+ * (V8 keeps strings over 128 KiB in its large-object space, freed only by a full collection).
+ */
+const DECODE_PART = 64 * 1024;
 
 /** Turns the OrderData of the segments of a download, one at a time, into compressed bytes. */
 export class DownloadDecoder {
@@ -259,6 +312,34 @@ export class DownloadDecoder {
 	/** Decodes and decrypts one segment's OrderData text. */
 	segment(orderDataBase64: string): Buffer {
 		this.segments++;
+		return this.decode(orderDataBase64);
+	}
+
+	/**
+	 * Decodes and decrypts one segment's OrderData, text or bytes, in parts of at most
+	 * DECODE_PART base64 characters: the segment's bytes are turned into text a small part at a
+	 * time, and no buffer as large as the segment is made.
+	 */
+	segmentParts(orderData: string | Buffer): Buffer[] {
+		this.segments++;
+		const parts: Buffer[] = [];
+		// In bytes, the base64url characters are looked for once (a native search of the segment).
+		const urlSafeChecked =
+			Buffer.isBuffer(orderData) && orderData.indexOf(0x2d) < 0 && orderData.indexOf(0x5f) < 0;
+		for (let at = 0; at < orderData.length || at === 0; at += DECODE_PART) {
+			const end = Math.min(orderData.length, at + DECODE_PART);
+			const text =
+				typeof orderData === 'string'
+					? orderData.slice(at, end)
+					: orderData.toString('latin1', at, end);
+			const part = this.decode(text, urlSafeChecked);
+			if (part.length) parts.push(part);
+			if (end === orderData.length) break;
+		}
+		return parts;
+	}
+
+	private decode(orderDataBase64: string, urlSafeChecked = false): Buffer {
 		if (this.padded && orderDataBase64.trim().length > 0) throw this.damaged();
 		// The usual segment: whole groups of base64 and nothing else, decoded without a scan of its
 		// own (the decoder skips what is not base64, so a shorter result means a damaged segment).
@@ -267,7 +348,7 @@ export class DownloadDecoder {
 			const padding = orderDataBase64.endsWith('==') ? 2 : orderDataBase64.endsWith('=') ? 1 : 0;
 			if (
 				bytes.length === (orderDataBase64.length / 4) * 3 - padding &&
-				!/[-_]/.test(orderDataBase64)
+				(urlSafeChecked || !/[-_]/.test(orderDataBase64))
 			) {
 				this.padded = padding > 0;
 				return this.decryptor.update(bytes);
@@ -296,6 +377,25 @@ export class DownloadDecoder {
 			);
 		return this.decryptor.final();
 	}
+}
+
+/**
+ * Joins decoded parts into chunks of about `bytes` (ZLIB_CHUNK by default): the inflater takes
+ * each chunk in one pass of its thread pool, rather than one pass per small part.
+ */
+export function* joinParts(parts: Buffer[], bytes = ZLIB_CHUNK): Generator<Buffer> {
+	let group: Buffer[] = [];
+	let size = 0;
+	for (const part of parts) {
+		group.push(part);
+		size += part.length;
+		if (size >= bytes) {
+			yield group.length === 1 ? group[0] : Buffer.concat(group, size);
+			group = [];
+			size = 0;
+		}
+	}
+	if (size) yield group.length === 1 ? group[0] : Buffer.concat(group, size);
 }
 
 /** Inflates zlib-compressed order data; EbicsDataError when it does not decompress. */

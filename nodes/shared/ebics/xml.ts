@@ -50,33 +50,58 @@ const ORDER_DATA_CLOSE = /^<\/(?:[A-Za-z_][\w.-]*:)?OrderData\s*>/;
  * A segment's OrderData (up to 1,048,576 base64 characters) set aside from the text: a DOM
  * parser is slow on one large text node, and base64 needs no parsing. Only when there is exactly
  * one OrderData element and its content is plain text (no markup, no entity reference), found
- * with native searches only; it is put back into the element after parsing, so the document is
- * the same.
+ * with native searches only. From bytes (an answer as it came), the OrderData stays bytes, so
+ * the segment is never turned into text.
  */
-function setAsideOrderData(text: string): { text: string; orderData?: string } {
-	if (text.length < SET_ASIDE_FROM) return { text };
-	const name = text.indexOf('OrderData');
-	if (name < 0 || text.indexOf('OrderData', name + 9) < 0) return { text };
-	const openStart = text.lastIndexOf('<', name);
-	const openEnd = text.indexOf('>', name);
-	if (openStart < 0 || openEnd < 0) return { text };
-	const contentEnd = text.indexOf('<', openEnd + 1);
-	if (contentEnd < 0 || contentEnd - openEnd < SET_ASIDE_FROM / 2) return { text };
-	const open = text.slice(openStart, openEnd + 1);
-	const close = ORDER_DATA_CLOSE.exec(text.slice(contentEnd, contentEnd + 200))?.[0];
-	if (!ORDER_DATA_OPEN.test(open) || !close || open.endsWith('/>')) return { text };
+function setAsideOrderData(xml: string | Buffer): { text: string; orderData?: string | Buffer } {
+	const whole = () => ({ text: Buffer.isBuffer(xml) ? xml.toString('utf8') : xml });
+	if (xml.length < SET_ASIDE_FROM) return whole();
+	// Searches work alike on text and on bytes (the names and markup searched are ASCII).
+	const name = xml.indexOf('OrderData');
+	if (name < 0) return whole();
+	const openStart = xml.lastIndexOf('<', name);
+	const openEnd = xml.indexOf('>', name);
+	if (openStart < 0 || openEnd < 0) return whole();
+	const contentEnd = xml.indexOf('<', openEnd + 1);
+	if (contentEnd < 0 || contentEnd - openEnd < SET_ASIDE_FROM / 2) return whole();
+	const textOf = (from: number, to?: number): string =>
+		Buffer.isBuffer(xml) ? xml.toString('utf8', from, to) : xml.slice(from, to);
+	const open = textOf(openStart, openEnd + 1);
+	const close = ORDER_DATA_CLOSE.exec(textOf(contentEnd, contentEnd + 200))?.[0];
+	if (!ORDER_DATA_OPEN.test(open) || !close || open.endsWith('/>')) return whole();
 	// Only the element's own close tag may follow: one OrderData element in all.
-	if (text.indexOf('OrderData', contentEnd + close.length) >= 0) return { text };
-	const content = text.slice(openEnd + 1, contentEnd);
-	if (content.includes('&') || content.includes(']]>')) return { text };
-	return { text: text.slice(0, openEnd + 1) + text.slice(contentEnd), orderData: content };
+	if (xml.indexOf('OrderData', contentEnd + close.length) >= 0) return whole();
+	const content = Buffer.isBuffer(xml)
+		? xml.subarray(openEnd + 1, contentEnd)
+		: xml.slice(openEnd + 1, contentEnd);
+	// In bytes, single bytes are searched (a native scan); ']' only starts the search for ']]>'.
+	const hasAmpersand = Buffer.isBuffer(content) ? content.includes(0x26) : content.includes('&');
+	const hasCdataEnd = Buffer.isBuffer(content)
+		? content.includes(0x5d) && content.includes(']]>')
+		: content.includes(']]>');
+	if (hasAmpersand || hasCdataEnd) return whole();
+	return {
+		text: textOf(0, openEnd + 1) + textOf(contentEnd),
+		orderData: content,
+	};
 }
 
-/** Parses an XML document after the safety rule; EbicsFormatError names what is wrong. */
-export function parseDocument(xml: string | Buffer, what: string): Document {
-	const { text, orderData } = setAsideOrderData(
-		(Buffer.isBuffer(xml) ? xml.toString('utf8') : xml).replace(/^[\uFEFF\s]+(?=<)/, ''),
-	);
+/** A parsed document whose large OrderData content was kept out of the DOM. */
+export interface ParsedWithOrderData {
+	doc: Document;
+	/** The content of the one OrderData element (text, or bytes when the document was bytes). */
+	orderData?: string | Buffer;
+	/** That element, empty in the DOM. */
+	orderDataElement?: Element;
+}
+
+/**
+ * Parses an XML document after the safety rule, with a large OrderData content left out of the
+ * DOM (see `parseDocument`, which puts it back); EbicsFormatError names what is wrong.
+ */
+export function parseKeepingOrderDataOut(xml: string | Buffer, what: string): ParsedWithOrderData {
+	const aside = setAsideOrderData(xml);
+	const text = aside.text.replace(/^[\uFEFF\s]+(?=<)/, '');
 	rethrowAs(
 		() => assertSafeXml(text),
 		(error) =>
@@ -97,13 +122,27 @@ export function parseDocument(xml: string | Buffer, what: string): Document {
 			.replace(/^\[xmldom [^\]]*\]\s*/, '');
 		throw new EbicsFormatError(`${what} is not well-formed XML (${first})`);
 	}
-	if (orderData !== undefined) {
-		const found = allElements(root).filter((e) => e.localName === 'OrderData');
-		if (found.length !== 1)
-			throw new EbicsFormatError(`${what} has its OrderData in a place it cannot be`);
-		found[0].appendChild(doc.createTextNode(orderData));
-	}
-	return doc;
+	if (aside.orderData === undefined) return { doc };
+	const found = allElements(root).filter((e) => e.localName === 'OrderData');
+	if (found.length !== 1)
+		throw new EbicsFormatError(`${what} has its OrderData in a place it cannot be`);
+	return { doc, orderData: aside.orderData, orderDataElement: found[0] };
+}
+
+/** Puts OrderData content kept out of the DOM back into its element. */
+export function restoreOrderData(parsed: ParsedWithOrderData): void {
+	const { doc, orderData, orderDataElement } = parsed;
+	if (orderData === undefined || !orderDataElement) return;
+	orderDataElement.appendChild(
+		doc.createTextNode(Buffer.isBuffer(orderData) ? orderData.toString('utf8') : orderData),
+	);
+}
+
+/** Parses an XML document after the safety rule; EbicsFormatError names what is wrong. */
+export function parseDocument(xml: string | Buffer, what: string): Document {
+	const parsed = parseKeepingOrderDataOut(xml, what);
+	restoreOrderData(parsed);
+	return parsed.doc;
 }
 
 /** Serialises a DOM node back to text. */
