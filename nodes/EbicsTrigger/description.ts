@@ -3,7 +3,12 @@ import type { INodeProperties } from 'n8n-workflow';
 import { SERVICE_PRESETS } from '../shared/ebics';
 import { parseOptionsProperty } from '../shared/delivery';
 import { optionsCollection } from '../shared/properties';
-import { describeService, PRESET_ORDER, typedServiceFields } from '../Ebics/helpers/services';
+import {
+	describeService,
+	PRESET_ORDER,
+	scopeNotice,
+	typedServiceFields,
+} from '../Ebics/helpers/services';
 
 export const DEFAULTS = {
 	services: ['camt053'],
@@ -55,6 +60,7 @@ export const ebicsTriggerProperties: INodeProperties[] = [
 		description:
 			'BTF Scope the bank uses for the chosen services: a country code (DE for German banks under the DK rules, CH, FR, ...) or empty for the global definition',
 	},
+	scopeNotice('scope'),
 	{
 		displayName: 'Other Services',
 		name: 'otherServices',

@@ -29,8 +29,11 @@ import { ensureChromium, N8N_VERSION } from './lib/install';
 import { binaryFile, nodeError, nodeItems, type ExecuteResult } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
+import type { EbicsRecord } from '../sandbox/ebics/bank';
+import { choose, emptyMarker, executeStep, outputPane, panelEntry, parameterInput, retype, searchNewWorkflow, seeInOutput, typeInto } from './lib/editor';
+import { until } from './lib/ebicsSandbox';
 import { launchChromium, setupOwner } from './lib/ui';
-import { loadExample, type WorkflowJson } from './lib/workflows';
+import { credentialId, credentialName, loadExample, prepareForImport, type WorkflowJson } from './lib/workflows';
 
 const SHOTS = path.join(PROJECT_ROOT, 'docs', 'ebics');
 const EBICS = 'corporateBankingEbicsApi';
@@ -43,7 +46,7 @@ interface SubscriberInfo {
 	partnerId: string;
 	userId: string;
 	state: string;
-	files: Array<{ serviceName: string; msgName: string; name: string; delivered: boolean; bytes: number }>;
+	files: Array<{ serviceName: string; msgName: string; name: string; date: string; delivered: boolean; bytes: number }>;
 	uploads: Array<{ orderId: string; orderType: string; service: { serviceName: string } | null; fileName: string | null; bytes: number; signatureFlag: string }>;
 }
 
@@ -317,6 +320,251 @@ else {
 			const database = readFileSync(stack.n8n.databaseFile).toString('latin1');
 			const shown = lines.filter((line) => outputs.some((out) => out.includes(line)) || log.includes(line) || database.includes(line));
 			expect(shown.length).toBe(0);
+		});
+	});
+
+	/**
+	 * The panels of the EBICS Trigger and the EBICS node typed the way a person types: values with
+	 * spaces around them, in lower case, left empty, too long. Each test asserts what the panel or
+	 * the step's output says and what the sandbox bank received (its record of every request,
+	 * GET /__sandbox/ebics/records, with the BTF service and date range of each initialisation).
+	 * The subscribers are the sandbox's ready ones (PARTNER2/READY1; PARTNER3/SIGNER1 and SIGNER2
+	 * for the distributed signature), so these tests share this file's n8n and need nothing of the
+	 * new subscriber above.
+	 */
+	describe(`the EBICS panels typed by hand, in real n8n ${N8N_VERSION}'s editor`, () => {
+		const READY = { id: credentialId(EBICS), name: credentialName(EBICS) };
+		const TYPED = { download: 'cbebicstypeddown01', payments: 'cbebicstypedpay001', approve: 'cbebicstypedveu001' };
+		const SIGN = 'Approve: Sign the Order (HVE)';
+		const ndv = (): Locator => page.locator('[data-test-id="ndv"]');
+
+		/** What the bank recorded since `from` (a count of records read before). */
+		const records = async (from = 0): Promise<EbicsRecord[]> => (await stack.bank.admin<EbicsRecord[]>('GET', '/ebics/records')).slice(from);
+		const readyUploads = async (): Promise<SubscriberInfo['uploads']> => (await subscriberOf('PARTNER2', 'READY1')).uploads;
+
+		const subscriberOf = async (partnerId: string, userId: string): Promise<SubscriberInfo> => {
+			const all = await stack.bank.admin<{ subscribers: SubscriberInfo[] }>('GET', '/ebics/subscribers');
+			return all.subscribers.find((s) => s.partnerId === partnerId && s.userId === userId)!;
+		};
+
+		/** Opens a node of an imported workflow the way a link to it does. */
+		const openNode = async (workflowId: string, nodeId: string): Promise<void> => {
+			await page.goto(`${stack.n8n.baseUrl}/workflow/${workflowId}/${nodeId}`, { waitUntil: 'commit' });
+			await ndv().locator('[data-test-id="node-parameters"]').waitFor();
+		};
+
+		/** Types (or pastes) into a field of the open panel and leaves it; the field shows what was typed. */
+		const typeText = async (name: string, text: string, paste = false): Promise<void> => {
+			const input = parameterInput(ndv(), name);
+			await retype(input, text, { leave: 'Tab', paste });
+			expect(await input.inputValue()).toBe(text);
+		};
+
+		beforeAll(async () => {
+			if (stack.n8n.running) await stack.n8n.stop();
+			const download: WorkflowJson = {
+				id: TYPED.download,
+				name: 'EBICS: statements of chosen days',
+				active: false,
+				settings: { executionOrder: 'v1' },
+				nodes: [
+					{ id: 'typed-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+					{
+						id: 'typed-download',
+						name: 'Statements of Chosen Days (BTD)',
+						type: 'n8n-nodes-corporate-banking.ebics',
+						typeVersion: 1,
+						position: [240, 0],
+						parameters: { operation: 'download', downloadService: 'camt053' },
+						credentials: { [EBICS]: { ...READY } },
+					},
+				],
+				connections: { Start: { main: [[{ node: 'Statements of Chosen Days (BTD)', type: 'main', index: 0 }]] } },
+			};
+			const payments = prepareForImport('ebics-payments.json', stack.bank.state, stack.bank.caPem, stack.filesFolder);
+			const approve = prepareForImport('ebics-approve.json', stack.bank.state, stack.bank.caPem, stack.filesFolder);
+			// The approver types the digest: the Sign node starts with an empty Confirmed Data Digest.
+			approve.nodes.find((n) => n.name === SIGN)!.parameters.confirmedDigest = '';
+			await stack.n8n.importWorkflows([
+				download,
+				{ ...payments, id: TYPED.payments, name: 'EBICS: payments, service typed' },
+				{ ...approve, id: TYPED.approve, name: 'EBICS: approval, digest typed' },
+			]);
+			await stack.n8n.start();
+			// Leaving a new workflow (the trigger's) may ask whether to leave: a person says yes.
+			page.on('dialog', (dialog) => void dialog.accept());
+		}, 300_000);
+
+		afterAll(async () => {
+			await stack.n8n.stop();
+		});
+
+		test('EBICS Trigger added from the node panel: a scope in lower case and a typed service with a space or too long are refused naming the field, nothing reaches the bank; typed right, Fetch Test Event shows a statement and the bank received BTD EOP DE camt.053 ZIP', async () => {
+			await searchNewWorkflow(page, stack.n8n.baseUrl, 'EBICS');
+			await panelEntry(page, 'EBICS Trigger').getByText(/^Starts the workflow when the bank has new files/).waitFor();
+			await panelEntry(page, 'EBICS Trigger').click();
+			const addButton = page.getByRole('button', { name: 'Add to workflow' });
+			await ndv().locator('[data-test-id="node-parameters"]').or(addButton).first().waitFor();
+			if (await addButton.isVisible()) await addButton.click();
+			await ndv().getByText(/^Every file the bank delivers is emitted once/).waitFor();
+			// The credential: the sandbox's ready subscriber, picked by name.
+			await ndv().locator('[data-test-id="node-credentials-select"]').click();
+			await page.locator(`[data-test-id="node-credentials-select-item-${READY.id}"]`).click();
+			await expect(ndv().locator('[data-test-id="node-credentials-select"] input').first().inputValue()).resolves.toBe(READY.name);
+			// Services: camt.053 is chosen; the intraday report is added from the list.
+			await ndv().locator('[data-test-id="parameter-input-services"]').click();
+			await page.getByRole('option', { name: /^Intraday report \(camt\.052\)/ }).click();
+			await ndv().getByText('Services', { exact: true }).first().click();
+			await choose(page, 'output', 'Parsed Entries');
+			await ndv().getByText('Parse Options', { exact: true }).waitFor();
+
+			// A scope typed in lower case, with spaces around it: refused, naming the service and the rule.
+			let before = (await records()).length;
+			await typeText('scope', ' de ');
+			// The panel says so as typed, before anything runs.
+			await ndv().getByText(/^Scope: not a BTF Scope\. Write two or three upper-case letters or digits, such as DE/).waitFor();
+			await executeStep(page);
+			await seeInOutput(page, 'Services: End-of-day statement (camt.053): Scope "de" is not valid: it must be two or three upper-case letters or digits');
+			await seeInOutput(page, 'Nothing was sent to the bank.');
+			expect(await records(before)).toEqual([]);
+
+			// The scope as the bank writes it (a trailing space is only a space); a typed service with a space in its name.
+			await typeText('scope', 'DE ');
+			await ndv().getByText(/^Scope: not a BTF Scope/).waitFor({ state: 'detached' });
+			await ndv().getByRole('button', { name: 'Add Service (Type Its BTF Parameters)' }).click();
+			await typeText('serviceName', 'EO P');
+			await typeText('msgName', 'camt.053');
+			await executeStep(page);
+			await seeInOutput(page, 'Other Services 1: Service Name "EO P" is not valid: it must be three upper-case letters or digits');
+			// Too long.
+			await typeText('serviceName', 'EOPX');
+			await executeStep(page);
+			await seeInOutput(page, 'Other Services 1: Service Name "EOPX" is not valid');
+			// An empty Message Name: the field is marked and the step names it.
+			await typeText('serviceName', 'STM');
+			await typeText('msgName', '');
+			await emptyMarker(page, 'msgName').waitFor();
+			expect(await ndv().locator('[data-test-id="node-execute-button"]').first().isDisabled()).toBe(true);
+			expect(await records(before)).toEqual([]);
+
+			// Typed right: the test event is the bank's statement, handed back with the negative receipt.
+			await typeText('msgName', ' camt.052');
+			before = (await records()).length;
+			const waiting = (await subscriberOf('PARTNER2', 'READY1')).files.filter((f) => f.msgName === 'camt.053' && !f.delivered);
+			expect(waiting.length).toBeGreaterThan(0);
+			await executeStep(page);
+			await until('the negative receipt of the test event at the bank', async () => (await records(before)).map((r) => r.phase), (phases) => phases.includes('Receipt'));
+			// Parsed Entries: the statement's entries, the statement and the file.
+			await outputPane(page).locator('[data-test-id="ndv-items-count"]').getByText(/^([2-9]|\d{2,}) items$/).waitFor();
+			const btd = (await records(before)).filter((r) => r.orderType === 'BTD' && r.phase === 'Initialisation');
+			expect(btd.map((r) => r.service)).toEqual([{ serviceName: 'EOP', scope: 'DE', container: 'ZIP', msgName: 'camt.053' }]);
+			expect(btd[0]).toMatchObject({ partnerId: 'PARTNER2', userId: 'READY1', technical: '000000', business: '000000' });
+			// Nothing taken: every statement the bank had waiting is still waiting.
+			const after = (await subscriberOf('PARTNER2', 'READY1')).files.filter((f) => f.msgName === 'camt.053' && !f.delivered);
+			expect(after.map((f) => f.name)).toEqual(waiting.map((f) => f.name));
+			await page.keyboard.press('Escape');
+		});
+
+		test('EBICS Download of a date range typed by hand: a month 13, a comma or an end before the start is refused naming the field with nothing sent; typed right, the bank received exactly that range', async () => {
+			await openNode(TYPED.download, 'typed-download');
+			await choose(page, 'which', 'Date Range');
+			const days = [...new Set((await subscriberOf('PARTNER2', 'READY1')).files.filter((f) => f.msgName === 'camt.053').map((f) => f.date))].sort();
+			const [first, last] = [days[1], days.at(-1)!];
+			await typeInto(page, 'endDate', last);
+			const notice = ndv().getByText(/^Start Date: not a day written YYYY-MM-DD \(such as 2026-01-31\)/);
+			const before = (await records()).length;
+			for (const [typed, error] of [
+				['2026-13-01', 'Start Date: "2026-13-01" is not a day of the calendar'],
+				['2026-02-30', 'Start Date: "2026-02-30" is not a day of the calendar'],
+				['2026-01-05,', 'Start Date: must be a date (YYYY-MM-DD), got "2026-01-05,"'],
+			]) {
+				// The field keeps what was typed, the panel marks it, and the step names the field.
+				await typeInto(page, 'startDate', typed);
+				expect(await parameterInput(ndv(), 'startDate').inputValue()).toBe(typed);
+				// The notice checks the form; February's length is checked when the node runs.
+				if (typed !== '2026-02-30') await notice.waitFor();
+				await executeStep(page);
+				await seeInOutput(page, error);
+			}
+			// An end before the start.
+			await typeInto(page, 'startDate', last);
+			await typeInto(page, 'endDate', first);
+			await notice.waitFor({ state: 'detached' });
+			await executeStep(page);
+			await seeInOutput(page, `Date Range: the start ${last} is after the end ${first}`);
+			await seeInOutput(page, 'Nothing was sent to the bank.');
+			expect(await records(before)).toEqual([]);
+			// Typed right (with a space after the day): the bank received exactly that range.
+			await typeInto(page, 'startDate', `${first} `);
+			await typeInto(page, 'endDate', last);
+			await executeStep(page);
+			const init = await until('the BTD of the range at the bank', async () => (await records(before)).filter((r) => r.orderType === 'BTD' && r.phase === 'Initialisation'), (r) => r.length > 0);
+			expect(init.map((r) => [r.service, r.dateRange])).toEqual([[{ serviceName: 'EOP', container: 'ZIP', msgName: 'camt.053' }, { start: first, end: last }]]);
+			const expected = (await subscriberOf('PARTNER2', 'READY1')).files.filter((f) => f.msgName === 'camt.053' && f.date >= first && f.date <= last);
+			await outputPane(page).locator('[data-test-id="ndv-items-count"]').getByText(`${expected.length} items`).waitFor();
+		});
+
+		test('EBICS Upload with its BTF service typed: a Service Name in lower case is refused naming the field, nothing sent; typed right with an empty Scope, the bank received SCT pain.001 without a scope', async () => {
+			const payments = loadExample('ebics-payments.json');
+			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
+			await openNode(TYPED.payments, upload.id!);
+			await choose(page, 'uploadService', 'Other Service (Type Its BTF Parameters)');
+			await typeText('serviceName', 'sct');
+			await typeText('msgName', 'pain.001');
+			const uploads = (await readyUploads()).length;
+			const before = (await records()).length;
+			await executeStep(page);
+			await seeInOutput(page, 'Service Name "sct" is not valid: it must be three upper-case letters or digits');
+			expect((await records(before)).filter((r) => r.orderType === 'BTU')).toEqual([]);
+			expect((await readyUploads()).length).toBe(uploads);
+			await typeText('serviceName', 'SCT');
+			await executeStep(page);
+			const [sent] = (await until('the upload at the bank', readyUploads, (u) => u.length === uploads + 1)).slice(-1);
+			await seeInOutput(page, sent.orderId);
+			const stored = await readyUploads();
+			expect(stored.length).toBe(uploads + 1);
+			expect(stored.at(-1)!.service).toEqual({ serviceName: 'SCT', msgName: 'pain.001', msgVersion: '09' });
+			expect((await records(before)).filter((r) => r.orderType === 'BTU' && r.phase === 'Initialisation').map((r) => r.service)).toEqual([{ serviceName: 'SCT', msgName: 'pain.001', msgVersion: '09' }]);
+		});
+
+		test('VEU Sign with the digest pasted as copied (lower case, spaces): a malformed one is refused before any request, another order\'s before anything is signed; the right one signs and the bank executes the order', async () => {
+			const approve = loadExample('ebics-approve.json');
+			const hvd = approve.nodes.find((n) => n.name === 'What Is Signed (HVD)')!;
+			await openNode(TYPED.approve, hvd.id!);
+			await executeStep(page);
+			await outputPane(page).locator('[data-test-id="ndv-items-count"]').getByText(/^1 item$/).waitFor();
+			const order = (await stack.bank.admin<Array<{ orderId: string; state: string; dataDigest: string; signatures: Array<{ userId: string; level: string }> }>>('GET', '/ebics/veu')).at(-1)!;
+			expect(order).toMatchObject({ state: 'waiting', signatures: [expect.objectContaining({ userId: 'SIGNER1' })] });
+			const copied = order.dataDigest.toLowerCase().match(/../g)!.join(' ');
+			// To the Sign node in the same editor (its input is HVD's output of this run).
+			await page.keyboard.press('Escape');
+			await page.locator('[data-test-id="canvas-node"]').filter({ hasText: 'Approve: Sign' }).first().dblclick();
+			await ndv().locator('[data-test-id="parameter-input-confirmedDigest"]').waitFor();
+			let before = (await records()).length;
+			await typeText('confirmedDigest', copied.slice(0, -1), true);
+			await ndv().getByText(/^Confirmed Data Digest: not a SHA-256 digest\. Copy the dataDigest of Get Order Details/).waitFor();
+			await executeStep(page);
+			await seeInOutput(page, /Confirmed Data Digest is not a SHA-256 digest/);
+			expect(await records(before)).toEqual([]);
+			const other = `${copied.slice(0, 3)}${copied[3] === '0' ? '1' : '0'}${copied.slice(4)}`;
+			await typeText('confirmedDigest', other, true);
+			await ndv().getByText(/^Confirmed Data Digest: not a SHA-256 digest/).waitFor({ state: 'detached' });
+			await executeStep(page);
+			await seeInOutput(page, new RegExp(`is not the data digest the bank reports for order ${order.orderId}`));
+			expect((await records(before)).map((r) => r.orderType)).not.toContain('HVE');
+			before = (await records()).length;
+			await typeText('confirmedDigest', ` ${copied} `, true);
+			await executeStep(page);
+			const after = await until(
+				'the order executed at the bank',
+				async () => (await stack.bank.admin<Array<{ orderId: string; state: string; signatures: Array<{ userId: string; level: string }> }>>('GET', '/ebics/veu')).find((o) => o.orderId === order.orderId)!,
+				(o) => o.state !== 'waiting',
+			);
+			expect(after.state).toBe('executed');
+			// The step's output is the signature, no longer the refusal.
+			await outputPane(page).locator('[data-test-id="node-error-message"]').waitFor({ state: 'detached' });
+			expect(after.signatures.map((s) => `${s.userId}:${s.level}`)).toEqual(['SIGNER1:A', 'SIGNER2:B']);
+			expect((await records(before)).map((r) => r.orderType).filter((t) => t === 'BTU')).toEqual([]);
 		});
 	});
 }

@@ -14,6 +14,20 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
+import {
+	choose as chooseOption,
+	emptyMarker as emptyMarkerOf,
+	escapeRegExp,
+	executeStep as executeStepOf,
+	outputPane,
+	panelEntry as panelEntryOf,
+	parameterInput,
+	retype,
+	searchNewWorkflow as searchNodePanel,
+	seeInOutput as seeInOutputOf,
+	typeDate as typeDay,
+	typeInto as typeIntoField,
+} from './lib/editor';
 import { pinForm, pinFormLines } from './lib/enrolment';
 import { ensureChromium, N8N_VERSION } from './lib/install';
 import { PROJECT_ROOT } from './lib/sandbox';
@@ -48,8 +62,6 @@ interface BankFileState {
 	userFilename?: string;
 }
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 let stack: Stack | undefined;
 let browser: Browser | undefined;
 let context: BrowserContext;
@@ -83,66 +95,11 @@ async function openNode(type: string): Promise<Locator> {
 	return ndv;
 }
 
-function field(name: string): Locator {
-	return page
-		.locator(`[data-test-id="parameter-input-${name}"]`)
-		.locator('input:not([type="hidden"]), textarea')
-		.first();
-}
-
-/** The warning sign n8n shows beside a required field while it is empty. */
-function emptyMarker(name: string): Locator {
-	return page
-		.locator('[data-test-id="parameter-item"]')
-		.filter({ has: page.locator(`[data-test-id="parameter-input-${name}"]`) })
-		.locator('[data-test-id="parameter-issues"]')
-		.first();
-}
-
-/**
- * The editor saving the workflow with a parameter at a value: n8n takes a typed value into the
- * workflow a moment after the keys, and saves it; once saved, a run uses it.
- */
-function savedWith(name: string, value: string): Promise<unknown> {
-	const needle = `"${name}":${JSON.stringify(value)}`;
-	return page.waitForRequest(
-		(request) => /\/rest\/workflows\//.test(request.url()) && request.method() !== 'GET' && (request.postData() ?? '').includes(needle),
-	);
-}
-
-/**
- * Clicks into an input, clears it and types the text key by key (or pastes it), as a person does;
- * then leaves it with `leave` (Tab, or Enter to confirm a date picker).
- */
-async function retype(input: Locator, text: string, how: { paste?: boolean; leave?: 'Tab' | 'Enter' } = {}): Promise<void> {
-	await input.click();
-	await input.press('ControlOrMeta+a');
-	await input.press('Backspace');
-	if (how.paste) await input.fill(text);
-	else if (text) await input.pressSequentially(text);
-	if (how.leave) await input.press(how.leave);
-}
-
-/** Clears a field and types the text key by key, as a person does; leaves the field once saved. */
-async function typeInto(name: string, text: string): Promise<void> {
-	// n8n leaves an emptied parameter out of what it saves; the field's empty marker says it took it.
-	const saved = text ? savedWith(name, text) : emptyMarker(name).waitFor();
-	await retype(field(name), text, { leave: 'Tab' });
-	await saved;
-}
-
-async function choose(name: string, option: string): Promise<void> {
-	await page.locator(`[data-test-id="parameter-input-${name}"]`).click();
-	// An option's accessible name is its label followed by its description.
-	await page.getByRole('option', { name: new RegExp(`^${option}\\b`) }).first().click();
-}
-
-/** Types a date into a date field key by key and confirms it, as a person does; waits until saved. */
-async function typeDate(name: string, date: string): Promise<void> {
-	const saved = savedWith(name, date);
-	await retype(field(name), date, { leave: 'Enter' });
-	await saved;
-}
+const field = (name: string): Locator => parameterInput(page, name);
+const emptyMarker = (name: string): Locator => emptyMarkerOf(page, name);
+const typeInto = async (name: string, text: string): Promise<void> => await typeIntoField(page, name, text);
+const choose = async (name: string, option: string): Promise<void> => await chooseOption(page, name, option);
+const typeDate = async (name: string, date: string): Promise<void> => await typeDay(page, name, date);
 
 /** Chooses the mode of a resource locator field (From list, Code) unless it shows it already. */
 async function switchMode(rl: Locator, mode: string): Promise<void> {
@@ -179,27 +136,11 @@ async function pickCurrency(name: string, search: string, option: string): Promi
 	await saved;
 }
 
-/** The node panel (node creator) of a new, empty workflow, searched as typed. */
-async function searchNewWorkflow(term: string): Promise<void> {
-	await goto('/workflow/new');
-	await page.locator('[data-test-id="node-creator-plus-button"]').click();
-	await page.locator('[data-test-id="node-creator-search-bar"]').pressSequentially(term);
-}
-
-/** A node entry of the node panel by its exact name. */
-const panelEntry = (name: string): Locator =>
-	page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]').filter({ has: page.locator('[data-test-id="node-creator-item-name"]').getByText(name, { exact: true }) });
-
-async function executeStep(): Promise<void> {
-	await page.locator('[data-test-id="ndv"] [data-test-id="node-execute-button"]').first().click();
-}
-
-const output = () => page.locator('[data-test-id="output-panel"]');
-
-/** Waits until the output pane shows the text. */
-async function seeInOutput(text: string | RegExp): Promise<void> {
-	await output().getByText(text).first().waitFor();
-}
+const searchNewWorkflow = async (term: string): Promise<void> => await searchNodePanel(page, baseUrl(), term);
+const panelEntry = (name: string): Locator => panelEntryOf(page, name);
+const executeStep = async (): Promise<void> => await executeStepOf(page);
+const output = (): Locator => outputPane(page);
+const seeInOutput = async (text: string | RegExp): Promise<void> => await seeInOutputOf(page, text);
 
 async function panelShot(name: string): Promise<void> {
 	mkdirSync(PANELS_DIR, { recursive: true });

@@ -83,6 +83,9 @@ describe('Download', () => {
 		expect(errorText(result)).toMatch(/Nothing was sent to the bank/);
 		const bad = await runEbics(store, { operation: 'download', downloadService: 'camt053', which: 'dateRange', startDate: 'yesterday', endDate: '2026-01-01' });
 		expect(errorText(bad)).toMatch(/^Start Date: must be a date \(YYYY-MM-DD\), got "yesterday"/);
+		const noSuchDay = await runEbics(store, { operation: 'download', downloadService: 'camt053', which: 'dateRange', startDate: '2026-01-01', endDate: '2026-02-30' });
+		expect(errorText(noSuchDay)).toMatch(/^End Date: "2026-02-30" is not a day of the calendar/);
+		expect(errorText(noSuchDay)).toMatch(/Nothing was sent to the bank/);
 		expect(bank().ebics.records.slice(before).filter((r) => r.orderType === 'BTD')).toEqual([]);
 	});
 

@@ -2,7 +2,12 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { readConfirmedDigest } from '../../shared/ebics';
 import type { EbicsOperation } from '../helpers/context';
-import { confirmedDigestProperty, readVeuOrder, veuDetailsJson } from '../helpers/veuOrder';
+import {
+	confirmedDigestNotice,
+	confirmedDigestProperty,
+	readVeuOrder,
+	veuDetailsJson,
+} from '../helpers/veuOrder';
 
 export const description: INodeProperties[] = [
 	{
@@ -14,6 +19,7 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { operation: ['veuCancel'] } },
 	},
 	confirmedDigestProperty('veuCancel', 'cancelled'),
+	confirmedDigestNotice('veuCancel'),
 ];
 
 /**

@@ -10,6 +10,7 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 import type { BtfService } from '../../shared/ebics';
 import { SERVICE_PRESETS } from '../../shared/ebics';
 import { InputError } from '../../shared/errors';
+import { unlessValid } from '../../shared/fx/currencies';
 import { orderTypeOption } from './orderTypes';
 
 export type Direction = 'download' | 'upload';
@@ -176,6 +177,7 @@ export function serviceProperties(direction: Direction, operation: string): INod
 				'BTF Scope the bank uses for this service: a country code (DE for German banks under the DK rules, CH, FR, ...) or empty for the global definition. The bank lists its services with Get Subscriber Permissions (HTD).',
 			displayOptions: preset,
 		},
+		scopeNotice('scope', preset.show),
 		{
 			displayName: 'Message Version',
 			name: 'msgVersion',
@@ -189,6 +191,21 @@ export function serviceProperties(direction: Direction, operation: string): INod
 			displayOptions: preset,
 		},
 	];
+}
+
+/**
+ * A notice under a BTF Scope field, shown while the field holds what BTF does not take as a Scope
+ * (lower case, a space inside, too long): the node refuses it when it runs, this says so as typed.
+ */
+export function scopeNotice(field: string, show?: IDisplayOptions['show']): INodeProperties {
+	return {
+		displayName:
+			'Scope: not a BTF Scope. Write two or three upper-case letters or digits, such as DE, or leave it empty for the global definition. The node refuses anything else before it sends a request.',
+		name: `${field}Notice`,
+		type: 'notice',
+		default: '',
+		displayOptions: { ...unlessValid(field, '^\\s*[A-Z0-9]{2,3}\\s*$'), ...(show ? { show } : {}) },
+	};
 }
 
 /** A text parameter, trimmed (a number as its text). */

@@ -15,6 +15,7 @@ import type {
 } from '../../shared/ebics';
 import { digestHex, serviceLabel } from '../../shared/ebics';
 import type { EbicsRun } from './context';
+import { unlessValid } from '../../shared/fx/currencies';
 import { param, textFields } from './services';
 
 export const VEU_ORDER_OPERATIONS = ['veuDetails', 'veuTransactions', 'veuSign', 'veuCancel'];
@@ -159,5 +160,27 @@ export function confirmedDigestProperty(operation: string, action: string): INod
 		placeholder: '3F 9A 0C ... (the dataDigest of Get Order Details)',
 		description: `The order's data digest as Get Order Details (HVD) shows it (dataDigest): the order is ${action} only when it is the digest the bank reports now, so that you ${action === 'signed' ? 'sign' : 'cancel'} the order you have seen`,
 		displayOptions: { show: { operation: [operation] } },
+	};
+}
+
+/**
+ * The notice under the Confirmed Data Digest while it is not a SHA-256 digest as HVD shows it
+ * (64 hexadecimal digits, spaces, colons and either case allowed, or base64): the node refuses it
+ * before any request; this says so as typed.
+ */
+export function confirmedDigestNotice(operation: string): INodeProperties {
+	return {
+		displayName:
+			'Confirmed Data Digest: not a SHA-256 digest. Copy the dataDigest of Get Order Details (HVD): 64 hexadecimal digits in pairs (spaces and either case are fine) or its 44 characters of base64.',
+		name: 'confirmedDigestNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: {
+			...unlessValid(
+				'confirmedDigest',
+				'^(?:[\\s:]*(?:[0-9a-fA-F][\\s:]*){64}|\\s*[A-Za-z0-9+/]{43}=\\s*)$',
+			),
+			show: { operation: [operation] },
+		},
 	};
 }

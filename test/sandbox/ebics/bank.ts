@@ -182,6 +182,10 @@ export interface EbicsRecord {
 	business: string;
 	/** The bank did its work but the answer was dropped (transfers.ts). */
 	dropped?: boolean;
+	/** An initialisation's BTF service (BTD, BTU), as the request named it. */
+	service?: BtfService;
+	/** An initialisation's date range (Start, End), as the request named it. */
+	dateRange?: { start: string; end: string };
 }
 
 export interface SandboxEbicsOptions {
@@ -378,6 +382,7 @@ export class SandboxEbicsBank {
 			phase: text(xmlPath(header, H005_NS, 'mutable', 'TransactionPhase')),
 			partnerId: text(child(staticHeader, H005_NS, 'PartnerID')),
 			userId: text(child(staticHeader, H005_NS, 'UserID')),
+			...this.orderParams(child(staticHeader, H005_NS, 'OrderDetails')),
 		};
 		const keyManagement = root.localName !== 'ebicsRequest';
 		try {
@@ -658,6 +663,17 @@ export class SandboxEbicsBank {
 		const upload = child(dataTransfer, H005_NS, 'SignatureData') !== undefined;
 		if (upload) return this.uploadInit(subscriber, orderType, details, staticHeader, dataTransfer as Element);
 		return this.downloadInit(subscriber, orderType, details);
+	}
+
+	/** The BTF service and the date range an initialisation's order details name (for the records). */
+	private orderParams(details: Element | undefined): Pick<EbicsRecord, 'service' | 'dateRange'> {
+		const params = child(details, H005_NS, 'BTDOrderParams') ?? child(details, H005_NS, 'BTUOrderParams') ?? child(details, H005_NS, 'StandardOrderParams');
+		const service = this.readService(child(params, H005_NS, 'Service'), H005_NS);
+		const range = child(params, H005_NS, 'DateRange');
+		return {
+			...(service ? { service } : {}),
+			...(range ? { dateRange: { start: text(child(range, H005_NS, 'Start')) ?? '', end: text(child(range, H005_NS, 'End')) ?? '' } } : {}),
+		};
 	}
 
 	readService(element: Element | undefined, ns: string): BtfService | undefined {
