@@ -1,5 +1,7 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
+import { unlessValid } from './fx/currencies';
+
 /**
  * A node's (or an operation's) "Options" collection: the settings a user adds only when the
  * defaults do not fit.
@@ -43,4 +45,43 @@ export function outputFileField(displayOptions: IDisplayOptions): INodePropertie
 		hint: 'The name of the output binary field to put the file in',
 		displayOptions,
 	};
+}
+
+/** A day written YYYY-MM-DD (with a month and day that can exist), or a day and time as stored. */
+const DAY_PATTERN =
+	'^\\s*\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(?:[T ][\\d:.]+(?:Z|[+-]\\d{2}:?\\d{2})?)?\\s*$';
+
+/**
+ * A day typed as YYYY-MM-DD, and the notice shown under it while the value is not written so. A
+ * text field, not n8n's date picker: the picker turns a day that does not exist into another one
+ * (2026-13-01 into 2027-01-01, 2026-11-31 into 2026-12-01) and drops what follows a date
+ * (2026-01-05, into 2026-01-05); the node refuses such a value naming the field instead, before
+ * anything is sent. What an older version's picker stored (a day with a time) is taken as its day.
+ */
+export function dayProperties(field: {
+	displayName: string;
+	name: string;
+	description: string;
+	displayOptions?: IDisplayOptions;
+	required?: boolean;
+}): INodeProperties[] {
+	return [
+		{
+			displayName: field.displayName,
+			name: field.name,
+			type: 'string',
+			default: '',
+			...(field.required ? { required: true } : {}),
+			placeholder: 'YYYY-MM-DD',
+			description: field.description,
+			...(field.displayOptions ? { displayOptions: field.displayOptions } : {}),
+		},
+		{
+			displayName: `${field.displayName}: not a day written YYYY-MM-DD (such as 2026-01-31). The node refuses it before it sends a request.`,
+			name: `${field.name}Notice`,
+			type: 'notice',
+			default: '',
+			displayOptions: { ...field.displayOptions, ...unlessValid(field.name, DAY_PATTERN) },
+		},
+	];
 }

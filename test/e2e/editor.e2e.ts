@@ -286,9 +286,15 @@ else {
 				await openNode('fxTradeExecution');
 				await typeInto('amount', '1500.50');
 				await choose('maturityType', 'Date');
+				// A day that does not exist stays as typed, marked: never turned into another day.
+				await typeDate('maturityDate', '2026-13-01');
+				expect(await field('maturityDate').inputValue()).toBe('2026-13-01');
+				const notice = page.getByText(/^Maturity Date: not a day written YYYY-MM-DD/);
+				await notice.waitFor();
 				const date = DateTime.now().plus({ days: 40 }).toISODate()!;
 				await typeDate('maturityDate', date);
 				expect(await field('maturityDate').inputValue()).toBe(date);
+				await notice.waitFor({ state: 'hidden' });
 				await executeStep();
 				await seeInOutput(/^This run placed 1 trade at the bank in the Sandbox environment\./);
 				const bank = await stats();

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { dayProperties } from '../../shared/properties';
 import { descriptorJson, listFiles } from '../helpers/bankFiles';
 import { dateParam, fileTypeParam, readOptions, textParam } from '../helpers/readParameters';
 import type { FileServiceOperation } from '../helpers/serviceContext';
@@ -27,24 +28,18 @@ export const description: INodeProperties[] = [
 		description: 'Only files of this type, for example XT or camt.053.001.02. Empty: every type.',
 		displayOptions,
 	},
-	{
+	...dayProperties({
 		displayName: 'Start Date',
 		name: 'startDate',
-		type: 'dateTime',
-		typeOptions: { dateOnly: true },
-		default: '',
-		description: 'Only files from this day on. Empty: no lower limit.',
+		description: 'Only files from this day on, as YYYY-MM-DD. Empty: no lower limit.',
 		displayOptions,
-	},
-	{
+	}),
+	...dayProperties({
 		displayName: 'End Date',
 		name: 'endDate',
-		type: 'dateTime',
-		typeOptions: { dateOnly: true },
-		default: '',
-		description: 'Only files up to this day. Empty: no upper limit.',
+		description: 'Only files up to this day, as YYYY-MM-DD. Empty: no upper limit.',
 		displayOptions,
-	},
+	}),
 	{
 		displayName: 'Target ID',
 		name: 'targetId',

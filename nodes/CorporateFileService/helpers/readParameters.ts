@@ -109,7 +109,8 @@ export function dateParam(
 	if (value instanceof Date)
 		return DateTime.fromJSDate(value, { zone: ctx.getTimezone() }).toISODate() ?? undefined;
 	const text = String(value).trim();
-	const match = /^(\d{4}-\d{2}-\d{2})/.exec(text);
+	// A day, or a day with a time as an older version's date picker stored it; nothing after it.
+	const match = /^(\d{4}-\d{2}-\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
 	if (match && DateTime.fromISO(match[1]).isValid) return match[1];
 	throw new InputError(`${label}: "${text}" is not a date (use YYYY-MM-DD)`, { itemIndex });
 }

@@ -13,55 +13,8 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 import { attemptAsync } from '../../shared/attempt';
 import type { DateRange, Download } from '../../shared/ebics';
 import { BankFailure, InputError } from '../../shared/errors';
-import { unlessValid } from '../../shared/fx/currencies';
-import { optionsCollection } from '../../shared/properties';
+import { dayProperties, optionsCollection } from '../../shared/properties';
 import { ebicsFailure } from './failures';
-
-/**
- * A day of a date range, typed as YYYY-MM-DD. A text field, not n8n's date picker: the picker
- * turns a day that does not exist into another one (2026-13-01 into 2027-01-01, 2026-11-31 into
- * 2026-12-01) and drops what follows a date (2026-01-05, into 2026-01-05); the node refuses such
- * a value naming the field instead, before anything is sent.
- */
-function dayField(
-	displayName: string,
-	name: string,
-	description: string,
-	displayOptions: IDisplayOptions,
-): INodeProperties {
-	return {
-		displayName,
-		name,
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'YYYY-MM-DD',
-		description,
-		displayOptions,
-	};
-}
-
-/** The notice under a day of the range while it is not written YYYY-MM-DD with a month and day that can exist. */
-function dayNotice(
-	displayName: string,
-	name: string,
-	displayOptions: IDisplayOptions,
-): INodeProperties {
-	return {
-		displayName: `${displayName}: not a day written YYYY-MM-DD (such as 2026-01-31). The node refuses it before it sends a request.`,
-		name: `${name}Notice`,
-		type: 'notice',
-		default: '',
-		displayOptions: {
-			...displayOptions,
-			// What an older version's date picker stored (a day with a time) is taken as its day.
-			...unlessValid(
-				name,
-				'^\\s*\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(?:[T ][\\d:.]+(?:Z|[+-]\\d{2}:?\\d{2})?)?\\s*$',
-			),
-		},
-	};
-}
 
 /** Which data a download asks for: what the bank has not delivered yet, or a date range. */
 function rangeProperties(displayOptions: IDisplayOptions): INodeProperties[] {
@@ -87,10 +40,20 @@ function rangeProperties(displayOptions: IDisplayOptions): INodeProperties[] {
 			],
 			displayOptions,
 		},
-		dayField('Start Date', 'startDate', 'First day of the range, as YYYY-MM-DD', range),
-		dayNotice('Start Date', 'startDate', range),
-		dayField('End Date', 'endDate', 'Last day of the range (included), as YYYY-MM-DD', range),
-		dayNotice('End Date', 'endDate', range),
+		...dayProperties({
+			displayName: 'Start Date',
+			name: 'startDate',
+			description: 'First day of the range, as YYYY-MM-DD',
+			displayOptions: range,
+			required: true,
+		}),
+		...dayProperties({
+			displayName: 'End Date',
+			name: 'endDate',
+			description: 'Last day of the range (included), as YYYY-MM-DD',
+			displayOptions: range,
+			required: true,
+		}),
 	];
 }
 

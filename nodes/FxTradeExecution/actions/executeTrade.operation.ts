@@ -7,6 +7,7 @@ import type { FxOperation, FxTarget } from '../../shared/fx/target';
 import { isJsonObject, tradeJson } from '../../shared/fx/trade';
 import { FxValidator, TENOR_NAMES, TENORS } from '../../shared/fx/validation';
 import { bankFailure, outcomeUnknown } from '../../shared/transport/errors';
+import { dayProperties } from '../../shared/properties';
 import type { BankResponse } from '../../shared/transport/request';
 
 const SIDES = ['BUY', 'SELL'] as const;
@@ -84,16 +85,13 @@ export const description: INodeProperties[] = [
 		description:
 			'The bank takes either a maturity date or a tenor; a date wins when both are sent, so only the one chosen here is sent',
 	},
-	{
+	...dayProperties({
 		displayName: 'Maturity Date',
 		name: 'maturityDate',
-		type: 'dateTime',
-		typeOptions: { dateOnly: true },
-		required: true,
-		default: '',
-		description: 'Maturity date of the contract (today or later)',
+		description: 'Maturity date of the contract (today or later), as YYYY-MM-DD',
 		displayOptions: maturity('date'),
-	},
+		required: true,
+	}),
 	{
 		displayName: 'Tenor',
 		name: 'tenor',

@@ -3,6 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { FX_PATHS } from '../../shared/fx/api';
 import type { FxOperation } from '../../shared/fx/target';
 import { FxValidator } from '../../shared/fx/validation';
+import { dayProperties } from '../../shared/properties';
 import { listTrades } from '../helpers/listTrades';
 
 /**
@@ -10,26 +11,20 @@ import { listTrades } from '../helpers/listTrades';
  * helpers/listTrades.ts.
  */
 export const description: INodeProperties[] = [
-	{
+	...dayProperties({
 		displayName: 'Start Date',
 		name: 'startDate',
-		type: 'dateTime',
-		typeOptions: { dateOnly: true },
-		required: true,
-		default: '',
-		description: 'First trade execution date to include (not in the future)',
+		description: 'First trade execution date to include (not in the future), as YYYY-MM-DD',
 		displayOptions: { show: { operation: ['getMany'] } },
-	},
-	{
+		required: true,
+	}),
+	...dayProperties({
 		displayName: 'End Date',
 		name: 'endDate',
-		type: 'dateTime',
-		typeOptions: { dateOnly: true },
-		default: '',
 		description:
-			'Last trade execution date to include (not in the future, not before the start date). Empty: up to today.',
+			'Last trade execution date to include (not in the future, not before the start date), as YYYY-MM-DD. Empty: up to today.',
 		displayOptions: { show: { operation: ['getMany'] } },
-	},
+	}),
 ];
 
 /** Historical trades by execution date range. */
