@@ -4,7 +4,12 @@
  * Orders Waiting (HVU) gives them in each item (map them with expressions), and what the
  * operations return about an order.
  */
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import type {
 	BtfService,
@@ -13,9 +18,9 @@ import type {
 	VeuOrderRef,
 	VeuSigner,
 } from '../../shared/ebics';
-import { digestHex, serviceLabel } from '../../shared/ebics';
+import { digestHex, readConfirmedDigest, serviceLabel } from '../../shared/ebics';
 import type { EbicsRun } from './context';
-import { unlessValid } from '../../shared/fx/currencies';
+import { unlessValid } from '../../shared/properties';
 import { param, textFields } from './services';
 
 export const VEU_ORDER_OPERATIONS = ['veuDetails', 'veuTransactions', 'veuSign', 'veuCancel'];
@@ -150,7 +155,7 @@ export function veuDetailsJson(ref: VeuOrderRef, details: VeuOrderDetails): IDat
 }
 
 /** The digest the user confirms, for Sign and Cancel. */
-export function confirmedDigestProperty(operation: string, action: string): INodeProperties {
+function confirmedDigestProperty(operation: string, action: string): INodeProperties {
 	return {
 		displayName: 'Confirmed Data Digest',
 		name: 'confirmedDigest',
@@ -168,7 +173,7 @@ export function confirmedDigestProperty(operation: string, action: string): INod
  * (64 hexadecimal digits, spaces, colons and either case allowed, or base64): the node refuses it
  * before any request; this says so as typed.
  */
-export function confirmedDigestNotice(operation: string): INodeProperties {
+function confirmedDigestNotice(operation: string): INodeProperties {
 	return {
 		displayName:
 			'Confirmed Data Digest: not a SHA-256 digest. Copy the dataDigest of Get Order Details (HVD): 64 hexadecimal digits in pairs (spaces and either case are fine) or its 44 characters of base64.',
@@ -183,4 +188,55 @@ export function confirmedDigestNotice(operation: string): INodeProperties {
 			show: { operation: [operation] },
 		},
 	};
+}
+
+type VeuAction = 'veuSign' | 'veuCancel';
+
+/** Sign's and Cancel's fields: what the action does, and the digest the user confirms. */
+export function veuActionProperties(operation: VeuAction, notice: string): INodeProperties[] {
+	return [
+		{
+			displayName: notice,
+			name: `${operation}Notice`,
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { operation: [operation] } },
+		},
+		confirmedDigestProperty(operation, operation === 'veuSign' ? 'signed' : 'cancelled'),
+		confirmedDigestNotice(operation),
+	];
+}
+
+/**
+ * Sign (HVE) or Cancel (HVS) of the order the parameters name, over the digest the user confirmed
+ * (refused before anything is signed unless the bank reports that digest now): one item saying
+ * who did it and what was signed.
+ */
+export async function runVeuAction(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	run: EbicsRun,
+	operation: VeuAction,
+): Promise<INodeExecutionData[]> {
+	const ref = readVeuOrder(ctx, itemIndex, run);
+	const confirmed = readConfirmedDigest(
+		ctx.getNodeParameter('confirmedDigest', itemIndex, '') as string,
+	);
+	const signing = operation === 'veuSign';
+	const result = signing
+		? await run.veu!.sign(ref, confirmed)
+		: await run.veu!.cancel(ref, confirmed);
+	const actor = `${run.view.subscriber.partnerId}/${run.view.subscriber.userId}`;
+	return [
+		{
+			json: {
+				...(signing ? { signed: true, signer: actor } : { cancelled: true, canceller: actor }),
+				...veuDetailsJson(ref, result.details),
+				...(signing ? { signaturesBefore: result.details.signers.length } : {}),
+				returnCodes: { ...result.codes },
+				[signing ? 'signedAt' : 'cancelledAt']: new Date().toISOString(),
+			},
+			pairedItem: { item: itemIndex },
+		},
+	];
 }
