@@ -1,7 +1,5 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import { unlessValid } from './fx/currencies';
-
 /**
  * A node's (or an operation's) "Options" collection: the settings a user adds only when the
  * defaults do not fit.
@@ -44,6 +42,25 @@ export function outputFileField(displayOptions: IDisplayOptions): INodePropertie
 		required: true,
 		hint: 'The name of the output binary field to put the file in',
 		displayOptions,
+	};
+}
+
+/**
+ * Hides a notice while the watched field is empty, one of the usual good values, an expression
+ * (checked when the node runs) or matches the pattern of a good value: n8n shows it the moment the
+ * field holds anything else. n8n tries the rules in order and stops at the first that holds, so a
+ * usual value never reaches n8n's regular expression engine, which fails the whole workflow when
+ * a pattern takes longer than 250 ms (a long pattern on a busy machine can).
+ */
+export function unlessValid(
+	field: string,
+	pattern: string,
+	usual: string[] = [],
+): INodeProperties['displayOptions'] {
+	return {
+		hide: {
+			[field]: ['', ...usual, { _cnd: { startsWith: '=' } }, { _cnd: { regex: pattern } }],
+		},
 	};
 }
 

@@ -10,7 +10,7 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 import type { BtfService } from '../../shared/ebics';
 import { SERVICE_PRESETS } from '../../shared/ebics';
 import { InputError } from '../../shared/errors';
-import { unlessValid } from '../../shared/fx/currencies';
+import { unlessValid } from '../../shared/properties';
 import { orderTypeOption } from './orderTypes';
 
 export type Direction = 'download' | 'upload';

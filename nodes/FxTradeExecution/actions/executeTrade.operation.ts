@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { BankFailure, InputError } from '../../shared/errors';
-import { currencyProperty, unlessValid } from '../../shared/fx/currencies';
+import { currencyProperty } from '../../shared/fx/currencies';
 import { FX_PATHS } from '../../shared/fx/api';
 import type { FxOperation, FxTarget } from '../../shared/fx/target';
 import { isJsonObject, tradeJson } from '../../shared/fx/trade';
 import { FxValidator, TENOR_NAMES, TENORS } from '../../shared/fx/validation';
 import { bankFailure, outcomeUnknown } from '../../shared/transport/errors';
-import { dayProperties } from '../../shared/properties';
+import { dayProperties, unlessValid } from '../../shared/properties';
 import type { BankResponse } from '../../shared/transport/request';
 
 const SIDES = ['BUY', 'SELL'] as const;

@@ -1,5 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeProperties } from 'n8n-workflow';
 
+import { unlessValid } from '../properties';
 import { ISO_4217 } from './validation';
 
 const names = new Intl.DisplayNames(['en'], { type: 'currency' });
@@ -35,25 +36,6 @@ export async function searchCurrencies(
 			!wanted || c.code.toLowerCase().includes(wanted) || c.name.toLowerCase().includes(wanted),
 	).map((c) => ({ name: `${c.code}: ${c.name}`, value: c.code }));
 	return { results };
-}
-
-/**
- * Hides a notice while the watched field is empty, one of the usual good values, an expression
- * (checked when the node runs) or matches the pattern of a good value: n8n shows it the moment the
- * field holds anything else. n8n tries the rules in order and stops at the first that holds, so a
- * usual value never reaches n8n's regular expression engine, which fails the whole workflow when
- * a pattern takes longer than 250 ms (a long pattern on a busy machine can).
- */
-export function unlessValid(
-	field: string,
-	pattern: string,
-	usual: string[] = [],
-): INodeProperties['displayOptions'] {
-	return {
-		hide: {
-			[field]: ['', ...usual, { _cnd: { startsWith: '=' } }, { _cnd: { regex: pattern } }],
-		},
-	};
 }
 
 /** The codes as picked from the list or typed plainly, upper or lower case. */
