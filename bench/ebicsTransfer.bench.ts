@@ -31,8 +31,8 @@ import type { SandboxProcess } from './sandboxProcess';
 const EBICS = 'corporateBankingEbicsApi';
 const MIB = 1024 * 1024;
 const SIZES = [100, 1024];
-/** Repetitions per size (medians); the large size once. */
-const REPS: Record<number, number> = { 100: 3, 1024: 1 };
+/** Repetitions per size (medians; `BENCH_EBICS_REPS` for 100 MiB); the large size once. */
+const REPS: Record<number, number> = { 100: Number(process.env.BENCH_EBICS_REPS) || 3, 1024: 1 };
 const WARMUP_MIB = 16;
 
 export interface TransferSizeResult {
@@ -47,6 +47,11 @@ export interface TransferSizeResult {
 	 */
 	uploadBankCpuS: number;
 	downloadBankCpuS: number;
+	/** CPU seconds of the node's process (all its threads) during its upload and download, and the lower bound's (medians). */
+	uploadCpuS: number;
+	downloadCpuS: number;
+	lowerBoundUploadCpuS: number;
+	lowerBoundDownloadCpuS: number;
 	ratioToLowerBound: number;
 	uploadS: number;
 	downloadS: number;
@@ -104,7 +109,7 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				const downloadSha256 = await seed(bank, mib * MIB);
 				const measured = await runWorker(worker, { client, file, size: mib * MIB, downloadSha256, warmupFile, warmupDownloadSha256, credentials, bankPid: bank.pid }, dir);
 				cleanHarnessFolders();
-				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB (upload +${measured.uploadPeakRssMb}, download +${measured.downloadPeakRssMb})${measured.uploadBankCpuS !== undefined ? `, bank CPU ${measured.uploadBankCpuS} s + ${measured.downloadBankCpuS} s` : ''}` : `failed: ${measured.error}`}`);
+				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB (upload +${measured.uploadPeakRssMb}, download +${measured.downloadPeakRssMb})${measured.uploadCpuS !== undefined ? `, CPU ${measured.uploadCpuS} s + ${measured.downloadCpuS} s` : ''}${measured.uploadBankCpuS !== undefined ? `, bank CPU ${measured.uploadBankCpuS} s + ${measured.downloadBankCpuS} s` : ''}` : `failed: ${measured.error}`}`);
 				return measured;
 			};
 			const { nodeRuns, lowerRuns } = await alternateRuns(REPS[mib] ?? 1, measure);
@@ -127,6 +132,10 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				downloadPeakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.downloadPeakRssMb))), 1),
 				uploadBankCpuS: round(pick(nodeRuns, 'uploadBankCpuS')),
 				downloadBankCpuS: round(pick(nodeRuns, 'downloadBankCpuS')),
+				uploadCpuS: round(pick(nodeRuns, 'uploadCpuS')),
+				downloadCpuS: round(pick(nodeRuns, 'downloadCpuS')),
+				lowerBoundUploadCpuS: round(pick(lowerRuns, 'uploadCpuS')),
+				lowerBoundDownloadCpuS: round(pick(lowerRuns, 'downloadCpuS')),
 				ratioToLowerBound: round(wallS / lowerBoundWallS),
 				uploadS,
 				downloadS,

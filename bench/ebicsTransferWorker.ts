@@ -51,6 +51,9 @@ interface Timing {
 	/** CPU seconds the bank process spent while the upload ran, and while the download ran. */
 	uploadBankCpuS?: number;
 	downloadBankCpuS?: number;
+	/** CPU seconds this process spent (all its threads) while the upload ran, and the download. */
+	uploadCpuS?: number;
+	downloadCpuS?: number;
 }
 
 /** CPU seconds (user and system) a process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -66,9 +69,12 @@ function cpuSeconds(pid: number | undefined): number {
 }
 
 /** The peak resident memory while `work` runs (seen by the measuring sampler, every 10 ms). */
-async function peakDuring(work: () => Promise<void>): Promise<number> {
+async function peakDuring(work: () => Promise<void>, cpu?: { s: number }): Promise<number> {
 	phasePeakRss.value = process.memoryUsage.rss();
+	const before = process.cpuUsage();
 	await work();
+	const used = process.cpuUsage(before);
+	if (cpu) cpu.s = (used.user + used.system) / 1e6;
 	return Math.max(phasePeakRss.value, process.memoryUsage.rss());
 }
 
@@ -94,6 +100,8 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 	let up!: RunResult;
 	let down!: RunResult;
 	const bankBefore = cpuSeconds(settings.bankPid);
+	const uploadCpu = { s: NaN };
+	const downloadCpu = { s: NaN };
 	const uploadPeakRss = await peakDuring(async () => {
 		up = await run(
 		settings,
@@ -103,7 +111,7 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		],
 		'upload',
 	);
-	});
+	}, uploadCpu);
 	const bankBetween = cpuSeconds(settings.bankPid);
 	const downloadPeakRss = await peakDuring(async () => {
 		down = await run(
@@ -114,7 +122,7 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		],
 		'download',
 	);
-	});
+	}, downloadCpu);
 	const bankAfter = cpuSeconds(settings.bankPid);
 	const got = down.output('Hash')[0].json.sha256;
 	if (got !== downloadSha256) throw new Error(`the downloaded file differs (${String(got)} instead of ${downloadSha256})`);
@@ -126,6 +134,8 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		downloadPeakRss,
 		uploadBankCpuS: bankBetween - bankBefore,
 		downloadBankCpuS: bankAfter - bankBetween,
+		uploadCpuS: uploadCpu.s,
+		downloadCpuS: downloadCpu.s,
 	};
 }
 
@@ -218,18 +228,20 @@ async function main(): Promise<void> {
 		const expected = await sha256(file);
 		let uploadS = 0;
 		let downloadS = 0;
+		const uploadCpu = { s: NaN };
+		const downloadCpu = { s: NaN };
 		const uploadPeakRss = await peakDuring(async () => {
 			const start = process.hrtime.bigint();
 			await lowerUpload(file);
 			uploadS = Number(process.hrtime.bigint() - start) / 1e9;
-		});
+		}, uploadCpu);
 		const downloadPeakRss = await peakDuring(async () => {
 			const start = process.hrtime.bigint();
 			await lowerDownload(base64File, key, expected);
 			downloadS = Number(process.hrtime.bigint() - start) / 1e9;
-		});
+		}, downloadCpu);
 		rmSync(base64File, { force: true });
-		return { uploadS, downloadS, uploadPeakRss, downloadPeakRss };
+		return { uploadS, downloadS, uploadPeakRss, downloadPeakRss, uploadCpuS: uploadCpu.s, downloadCpuS: downloadCpu.s };
 	};
 	const pair = async (file: string, downloadSha256: string) =>
 		settings.client === 'node' ? await nodePair(settings, file, downloadSha256) : await lowerPair(file);

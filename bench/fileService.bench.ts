@@ -54,6 +54,8 @@ export interface Measured {
 	/** CPU seconds of the bank process during the upload and during the download (when reported). */
 	uploadBankCpuS?: number;
 	downloadBankCpuS?: number;
+	uploadCpuS?: number;
+	downloadCpuS?: number;
 }
 
 export interface SizeResult {
@@ -104,7 +106,7 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 	// time writes its report to a file of its own: the worker's stderr (shared with time) may be left
 	// non-blocking by node, and a crash report can fill it.
 	const timeFile = path.join(dir, `time-${Date.now()}.txt`);
-	const child = spawn('/usr/bin/time', ['-v', '-o', timeFile, process.execPath, '--expose-gc', worker, settingsFile], {
+	const child = spawn('/usr/bin/time', ['-v', '-o', timeFile, process.execPath, ...(process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter(Boolean), '--expose-gc', worker, settingsFile], {
 		cwd: ROOT,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
@@ -114,6 +116,7 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 	child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
 	const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
 	rmSync(settingsFile, { force: true });
+	if (process.env.BENCH_WORKER_LOG) writeFileSync(`${process.env.BENCH_WORKER_LOG}-${child.pid}.log`, stdout);
 	const report = existsSync(timeFile) ? readFileSync(timeFile, 'utf8') : '';
 	rmSync(timeFile, { force: true });
 	const maxKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)?.[1] ?? NaN);
@@ -134,6 +137,8 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 		downloadPeakRss?: number;
 		uploadBankCpuS?: number;
 		downloadBankCpuS?: number;
+		uploadCpuS?: number;
+		downloadCpuS?: number;
 	};
 	const maxRss = Number.isFinite(maxKb) ? maxKb * 1024 : reported.maxRss;
 	const measured: Measured = { ok: reported.ok, error: reported.error, maxRssMb: round(maxRss / MIB, 1) };
@@ -148,6 +153,8 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 			if (peak !== undefined) measured[`${side}PeakRssMb`] = round((Math.max(peak, reported.idleRss) - reported.idleRss) / MIB, 1);
 			const bank = reported[`${side}BankCpuS`];
 			if (bank !== undefined && Number.isFinite(bank)) measured[`${side}BankCpuS`] = round(bank);
+			const own = reported[`${side}CpuS`];
+			if (own !== undefined && Number.isFinite(own)) measured[`${side}CpuS`] = round(own);
 		}
 	}
 	return measured;

@@ -35,7 +35,7 @@ export async function startSandboxProcess(args: string[] = [], launch?: { script
 	const command = launch
 		? [...(launch.nodeArgs ?? []), launch.script]
 		: [path.join(root, 'node_modules/ts-node/dist/bin.js'), '--transpile-only', '--prefer-ts-exts', path.join(root, 'test/sandbox/cli.ts')];
-	const child: ChildProcess = spawn(process.execPath, [...command, '--state-file', stateFile, '--quiet', ...args], {
+	const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_BANK_FLAGS ?? '').split(' ').filter(Boolean), ...command, '--state-file', stateFile, '--quiet', ...args], {
 		cwd: root,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});
