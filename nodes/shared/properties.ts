@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 /**
@@ -67,6 +68,39 @@ export function unlessValid(
 /** A day written YYYY-MM-DD (with a month and day that can exist), or a day and time as stored. */
 const DAY_PATTERN =
 	'^\\s*\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(?:[T ][\\d:.]+(?:Z|[+-]\\d{2}:?\\d{2})?)?\\s*$';
+
+/** A day as `dayProperties` takes it: the day, or why the value is not one. */
+export type DayReading =
+	| { problem?: undefined; day: string }
+	/** Nothing given (or a date object that holds no date). */
+	| { problem: 'empty' }
+	/** Not written YYYY-MM-DD (or as a day and time), or something after it. */
+	| { problem: 'format'; text: string }
+	/** Written so, but no day of the calendar (2026-13-01, 2026-11-31). */
+	| { problem: 'calendar'; text: string; day: string };
+
+/**
+ * Reads a day field the way its notice (DAY_PATTERN) describes it: text YYYY-MM-DD, or a day and
+ * time as an older date picker stored it, nothing after it; a date object (an expression's) is
+ * taken as its day in `zone`. The day is never moved to another one.
+ */
+export function readDay(value: unknown, zone?: string): DayReading {
+	let text: string | undefined;
+	if (value instanceof Date)
+		text = Number.isNaN(value.getTime())
+			? undefined
+			: (DateTime.fromJSDate(value, { zone }).toISODate() ?? undefined);
+	else if (DateTime.isDateTime(value))
+		text = value.isValid ? (value.toISODate() ?? undefined) : undefined;
+	else if (typeof value === 'string') text = value.trim();
+	else if (typeof value === 'number') text = String(value);
+	if (!text) return { problem: 'empty' };
+	const match = /^(\d{4}-\d{2}-\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
+	if (!match) return { problem: 'format', text };
+	if (!DateTime.fromISO(match[1], { zone: 'utc' }).isValid)
+		return { problem: 'calendar', text, day: match[1] };
+	return { day: match[1] };
+}
 
 /**
  * A day typed as YYYY-MM-DD, and the notice shown under it while the value is not written so. A

@@ -86,6 +86,9 @@ describe('Download', () => {
 		const noSuchDay = await runEbics(store, { operation: 'download', downloadService: 'camt053', which: 'dateRange', startDate: '2026-01-01', endDate: '2026-02-30' });
 		expect(errorText(noSuchDay)).toMatch(/^End Date: "2026-02-30" is not a day of the calendar/);
 		expect(errorText(noSuchDay)).toMatch(/Nothing was sent to the bank/);
+		// Something after the day is not taken as the day.
+		const trailing = await runEbics(store, { operation: 'download', downloadService: 'camt053', which: 'dateRange', startDate: '2026-01-05 to 2026-01-09', endDate: '2026-01-09' });
+		expect(errorText(trailing)).toMatch(/^Start Date: must be a date \(YYYY-MM-DD\), got "2026-01-05 to 2026-01-09"/);
 		expect(bank().ebics.records.slice(before).filter((r) => r.orderType === 'BTD')).toEqual([]);
 	});
 

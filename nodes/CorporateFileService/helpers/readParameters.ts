@@ -1,9 +1,9 @@
 /** Reading the node's parameters into checked values; a value to fix is an InputError naming it. */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { DateTime } from 'luxon';
 
 import type { Canonicalization } from '../../shared/bxd';
 import { InputError } from '../../shared/errors';
+import { readDay } from '../../shared/properties';
 
 export type Endpoint = 'auto' | 'standard' | 'large';
 
@@ -103,14 +103,8 @@ export function dateParam(
 	label: string,
 	itemIndex: number,
 ): string | undefined {
-	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
-	if (value === undefined || value === null || value === '') return undefined;
-	if (DateTime.isDateTime(value)) return value.toISODate() ?? undefined;
-	if (value instanceof Date)
-		return DateTime.fromJSDate(value, { zone: ctx.getTimezone() }).toISODate() ?? undefined;
-	const text = String(value).trim();
-	// A day, or a day with a time as an older version's date picker stored it; nothing after it.
-	const match = /^(\d{4}-\d{2}-\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
-	if (match && DateTime.fromISO(match[1]).isValid) return match[1];
-	throw new InputError(`${label}: "${text}" is not a date (use YYYY-MM-DD)`, { itemIndex });
+	const read = readDay(ctx.getNodeParameter(name, itemIndex, '') as unknown, ctx.getTimezone());
+	if (!read.problem) return read.day;
+	if (read.problem === 'empty') return undefined;
+	throw new InputError(`${label}: "${read.text}" is not a date (use YYYY-MM-DD)`, { itemIndex });
 }

@@ -13,7 +13,7 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 import { attemptAsync } from '../../shared/attempt';
 import type { DateRange, Download } from '../../shared/ebics';
 import { BankFailure, InputError } from '../../shared/errors';
-import { dayProperties, optionsCollection } from '../../shared/properties';
+import { dayProperties, optionsCollection, readDay } from '../../shared/properties';
 import { ebicsFailure } from './failures';
 
 /** Which data a download asks for: what the bank has not delivered yet, or a date range. */
@@ -68,24 +68,13 @@ const keepAtBankOption: INodeProperties = {
 };
 
 function day(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
-	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
-	const text =
-		typeof value === 'string' ? value.trim() : value instanceof Date ? value.toISOString() : '';
-	const match = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/.exec(text);
-	const description = 'Nothing was sent to the bank.';
-	if (!match)
-		throw new InputError(`${label}: must be a date (YYYY-MM-DD)${text ? `, got "${text}"` : ''}`, {
-			itemIndex,
-			description,
-		});
-	// 2026-13-01 or 2026-11-31: written as a date, but no day of the calendar.
-	const time = Date.parse(`${match[1]}T00:00:00Z`);
-	if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== match[1])
-		throw new InputError(`${label}: "${match[1]}" is not a day of the calendar`, {
-			itemIndex,
-			description,
-		});
-	return match[1];
+	const read = readDay(ctx.getNodeParameter(name, itemIndex, '') as unknown, ctx.getTimezone());
+	if (!read.problem) return read.day;
+	const message =
+		read.problem === 'calendar'
+			? `${label}: "${read.day}" is not a day of the calendar`
+			: `${label}: must be a date (YYYY-MM-DD)${read.problem === 'format' ? `, got "${read.text}"` : ''}`;
+	throw new InputError(message, { itemIndex, description: 'Nothing was sent to the bank.' });
 }
 
 /** The date range of the parameters, or undefined for new data. */

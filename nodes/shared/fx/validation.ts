@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 
 import { InputError } from '../errors';
+import { readDay } from '../properties';
 
 /** ISO 4217 active alphabetic currency codes (funds and precious-metal codes included). */
 export const ISO_4217 = new Set(
@@ -128,28 +129,23 @@ export class FxValidator {
 		value: unknown,
 		rules: { notFuture?: boolean; notPast?: boolean } = {},
 	): string {
-		let text: string | undefined;
-		if (value instanceof Date)
-			text = Number.isNaN(value.getTime())
-				? undefined
-				: (DateTime.fromJSDate(value, { zone: this.zone }).toISODate() ?? undefined);
-		else if (DateTime.isDateTime(value))
-			text = value.isValid ? (value.toISODate() ?? undefined) : undefined;
-		else if (typeof value === 'string') text = value.trim();
-		if (!text) this.fail(field, 'required, as a date such as 2025-01-31');
-		const match = /^(\d{4}-\d{2}-\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
-		if (!match) this.fail(field, `"${text}" is not a valid date (expected YYYY-MM-DD)`);
-		const day = DateTime.fromISO(match[1], { zone: 'utc' });
-		if (!day.isValid) this.fail(field, `"${match[1]}" is not a real calendar date`);
+		const read = readDay(value, this.zone);
+		if (read.problem) {
+			if (read.problem === 'empty') this.fail(field, 'required, as a date such as 2025-01-31');
+			if (read.problem === 'format')
+				this.fail(field, `"${read.text}" is not a valid date (expected YYYY-MM-DD)`);
+			this.fail(field, `"${read.day}" is not a real calendar date`);
+		}
+		const day = DateTime.fromISO(read.day, { zone: 'utc' });
 		// "Today" is the workflow's today: late in the evening west of UTC it is not yet tomorrow.
 		const today = DateTime.fromISO(DateTime.now().setZone(this.zone).toISODate() ?? '', {
 			zone: 'utc',
 		});
 		if (rules.notFuture && day > today)
-			this.fail(field, `${match[1]} is in the future; it must be today or earlier`);
+			this.fail(field, `${read.day} is in the future; it must be today or earlier`);
 		if (rules.notPast && day < today)
-			this.fail(field, `${match[1]} is in the past; it must be today or later`);
-		return match[1];
+			this.fail(field, `${read.day} is in the past; it must be today or later`);
+		return read.day;
 	}
 
 	integer(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
