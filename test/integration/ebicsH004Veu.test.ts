@@ -107,7 +107,7 @@ test('an H004 upload by one signer is approved by another: HVU lists it by order
 			orderId,
 			position: 1,
 			transactionsInOrder: 2,
-			msgName: 'CCT',
+			msgName: 'pain.001',
 			amount: 100.25,
 			currency: 'EUR',
 			isCredit: false,

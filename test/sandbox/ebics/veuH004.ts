@@ -50,7 +50,8 @@ export async function veuDownloadH004(bank: SandboxEbicsBank, subscriber: Sandbo
 		const flags = child(params, H004_NS, 'OrderFlags');
 		if (!flags) throw new EbicsRefusal('091113', 'technical', 'HVT needs OrderFlags');
 		if (flags.getAttribute('completeOrderData') === 'true') return { data: order.data, fileIds: [] };
-		const infos = pain001OrderInfos(order.data, h004OrderType(order) ?? '', true);
+		// OrderFormat: up to 8 characters, the message (pain.001).
+		const infos = pain001OrderInfos(order.data, order.service.msgName.slice(0, 8), true);
 		const limit = Number(flags.getAttribute('fetchLimit'));
 		const offset = Number(flags.getAttribute('fetchOffset'));
 		const page = infos.slice(offset, limit ? offset + limit : undefined);
