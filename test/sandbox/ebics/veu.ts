@@ -7,13 +7,14 @@
  * pain.001) or its complete file, HVS cancels. Every HVE and HVS signature is
  * verified (A006, over the order's DataDigest) by the bank's upload initialisation before it
  * reaches here; here the DataDigest must be the order's. EBICS 2.5 (H004) clients see the same
- * orders by their order type (veuH004.ts writes their answers); an order sent with BTU has no
+ * orders by their order type (download with H004's namespace; veuH004.ts takes their HVE and HVS); an order sent with BTU has no
  * EBICS 2.5 order type here and only EBICS 3.0 clients see it.
  */
 import {
 	child,
 	el,
 	elements,
+	H004_NS,
 	H005_NS,
 	leaf,
 	parseDocument,
@@ -83,7 +84,7 @@ function blz(iban: string | undefined): string | undefined {
  * HVT's OrderInfo of each payment of a pain.001 (its credit transfers, in file order). H005 names
  * the message (MsgName); H004 its format (OrderFormat) and needs a bank code in every account.
  */
-export function pain001OrderInfos(data: Buffer, msgName: string, h004 = false): string[] {
+function pain001OrderInfos(data: Buffer, msgName: string, h004 = false): string[] {
 	let document: Document;
 	try {
 		document = parseDocument(data, 'The order');
@@ -205,7 +206,7 @@ export class SandboxVeu {
 		return order;
 	}
 
-	signersXml(order: HeldOrder): string[] {
+	private signersXml(order: HeldOrder): string[] {
 		return order.signatures.map((s) => el('SignerInfo', {}, leaf('PartnerID', s.partnerId), leaf('UserID', s.userId), leaf('Name', s.name), leaf('Timestamp', s.at), el('Permission', { AuthorisationLevel: s.level })));
 	}
 
@@ -213,71 +214,75 @@ export class SandboxVeu {
 		return el('Service', {}, leaf('ServiceName', service.serviceName), service.scope && leaf('Scope', service.scope), service.container && el('Container', { containerType: service.container }), leaf('MsgName', service.msgName, { version: service.msgVersion }));
 	}
 
-	/** What a signer reads before signing (HVD's DisplayFile). */
-	displayFile(order: HeldOrder): string {
-		return displayFile(order);
-	}
-
-	/** HVU, HVZ and HVD order data; undefined (090005) when no order waits. */
-	download(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined): { data: Buffer; fileIds: number[] } | undefined {
-		const params = child(details, H005_NS, `${orderType}OrderParams`);
+	/**
+	 * HVU, HVZ, HVD and HVT order data, in H005 or (with `ns` H004's) in H004: the order named by
+	 * its OrderType instead of a Service, OrderTypes instead of ServiceFilter, OrderFormat instead
+	 * of MsgName, no AdditionalOrderInfo. `answer` marks order data written here (not the order's
+	 * own file); undefined (090005) when no order waits.
+	 */
+	download(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined, ns = H005_NS): { data: Buffer; fileIds: number[]; answer: boolean } | undefined {
+		const h004 = ns === H004_NS;
+		const params = child(details, ns, `${orderType}OrderParams`);
 		if (!params) throw new EbicsRefusal('091113', 'technical', `${orderType} needs ${orderType}OrderParams`);
-		const declaration = '<?xml version="1.0" encoding="UTF-8"?>';
+		const answer = (xml: string) => ({ data: Buffer.from('<?xml version="1.0" encoding="UTF-8"?>' + xml), fileIds: [], answer: true });
 		if (orderType === 'HVD') {
 			const order = this.find(subscriber, params);
-			const xml = el(
-				'HVDResponseOrderData',
-				{ xmlns: H005_NS },
-				leaf('DataDigest', order.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
-				leaf('DisplayFile', Buffer.from(displayFile(order)).toString('base64')),
-				leaf('OrderDataAvailable', 'true'),
-				leaf('OrderDataSize', order.data.length),
-				leaf('OrderDetailsAvailable', 'true'),
-				this.signersXml(order),
+			return answer(
+				el(
+					'HVDResponseOrderData',
+					{ xmlns: ns },
+					leaf('DataDigest', order.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
+					leaf('DisplayFile', Buffer.from(displayFile(order)).toString('base64')),
+					leaf('OrderDataAvailable', 'true'),
+					leaf('OrderDataSize', order.data.length),
+					leaf('OrderDetailsAvailable', 'true'),
+					this.signersXml(order),
+				),
 			);
-			return { data: Buffer.from(declaration + xml), fileIds: [] };
 		}
 		if (orderType === 'HVT') {
 			const order = this.find(subscriber, params);
-			const flags = child(params, H005_NS, 'OrderFlags');
+			const flags = child(params, ns, 'OrderFlags');
 			if (!flags) throw new EbicsRefusal('091113', 'technical', 'HVT needs OrderFlags');
-			if (flags.getAttribute('completeOrderData') === 'true') return { data: order.data, fileIds: [] };
-			const infos = pain001OrderInfos(order.data, order.service.msgName);
+			if (flags.getAttribute('completeOrderData') === 'true') return { data: order.data, fileIds: [], answer: false };
+			// H004's OrderFormat has up to 8 characters: the message (pain.001).
+			const infos = pain001OrderInfos(order.data, h004 ? order.service.msgName.slice(0, 8) : order.service.msgName, h004);
 			const limit = Number(flags.getAttribute('fetchLimit'));
 			const offset = Number(flags.getAttribute('fetchOffset'));
 			const page = infos.slice(offset, limit ? offset + limit : undefined);
 			// The schema needs at least one OrderInfo: an empty page is no data.
 			if (!page.length) return undefined;
-			const xml = el('HVTResponseOrderData', { xmlns: H005_NS }, leaf('NumOrderInfos', infos.length), page);
-			return { data: Buffer.from(declaration + xml), fileIds: [] };
+			return answer(el('HVTResponseOrderData', { xmlns: ns }, leaf('NumOrderInfos', infos.length), page));
 		}
 		const filters = readServiceFilters(params);
-		const orders = this.waiting(subscriber).filter((o) => !filters.length || filters.some((f) => sameService(o.service, f)));
+		const types = (child(params, ns, 'OrderTypes')?.textContent ?? '').split(/\s+/).filter(Boolean);
+		const orders = this.waiting(subscriber).filter((o) => (h004 ? !!h004OrderType(o) && (!types.length || types.includes(h004OrderType(o)!)) : !filters.length || filters.some((f) => sameService(o.service, f))));
 		if (!orders.length) return undefined;
-		const xml = el(
-			`${orderType}ResponseOrderData`,
-			{ xmlns: H005_NS },
-			orders.map((o) =>
-				el(
-					'OrderDetails',
-					{},
-					this.serviceXml(o.service),
-					leaf('OrderID', o.orderId),
-					orderType === 'HVZ' && leaf('DataDigest', o.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
-					orderType === 'HVZ' && leaf('OrderDataAvailable', 'true'),
-					leaf('OrderDataSize', o.data.length),
-					orderType === 'HVZ' && leaf('OrderDetailsAvailable', 'true'),
-					el('SigningInfo', { readyToBeSigned: this.maySign(subscriber, o) ? 'true' : 'false', NumSigRequired: o.required, NumSigDone: o.signatures.length }),
-					this.signersXml(o),
-					el('OriginatorInfo', {}, leaf('PartnerID', o.originator.partnerId), leaf('UserID', o.originator.userId), leaf('Name', o.originator.name), leaf('Timestamp', o.receivedAt)),
-					o.fileName && leaf('AdditionalOrderInfo', o.fileName.slice(0, 255)),
+		return answer(
+			el(
+				`${orderType}ResponseOrderData`,
+				{ xmlns: ns },
+				orders.map((o) =>
+					el(
+						'OrderDetails',
+						{},
+						h004 ? leaf('OrderType', h004OrderType(o) ?? '') : this.serviceXml(o.service),
+						leaf('OrderID', o.orderId),
+						orderType === 'HVZ' && leaf('DataDigest', o.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
+						orderType === 'HVZ' && leaf('OrderDataAvailable', 'true'),
+						leaf('OrderDataSize', o.data.length),
+						orderType === 'HVZ' && leaf('OrderDetailsAvailable', 'true'),
+						el('SigningInfo', { readyToBeSigned: this.maySign(subscriber, o) ? 'true' : 'false', NumSigRequired: o.required, NumSigDone: o.signatures.length }),
+						this.signersXml(o),
+						el('OriginatorInfo', {}, leaf('PartnerID', o.originator.partnerId), leaf('UserID', o.originator.userId), leaf('Name', o.originator.name), leaf('Timestamp', o.receivedAt)),
+						!h004 && o.fileName && leaf('AdditionalOrderInfo', o.fileName.slice(0, 255)),
+					),
 				),
 			),
 		);
-		return { data: Buffer.from(declaration + xml), fileIds: [] };
 	}
 
-	maySign(subscriber: SandboxSubscriber, order: HeldOrder): boolean {
+	private maySign(subscriber: SandboxSubscriber, order: HeldOrder): boolean {
 		return subscriber.authorisationLevel !== 'T' && !order.signatures.some((s) => s.userId === subscriber.userId);
 	}
 
