@@ -164,6 +164,29 @@ describe('H004 answers of a real bank (epics suite: HVU, HVZ, HVD of a German ba
 		expect(details.displayFile).toContain('Ausführungstermin            : 23.03.2016');
 	});
 
+	test('a FUL order is named by its order type and file format (HVU valid against ebics_orders_H004.xsd)', () => {
+		const xml = Buffer.from(
+			'<HVUResponseOrderData xmlns="urn:org:ebics:H004"><OrderDetails><OrderType>FUL</OrderType><FileFormat CountryCode="FR">pain.001.001.03.sct</FileFormat><OrderID>A00C</OrderID><OrderDataSize>912</OrderDataSize>' +
+				'<SigningInfo readyToBeSigned="false" NumSigRequired="2" NumSigDone="1"/><OriginatorInfo><PartnerID>P1</PartnerID><UserID>U1</UserID><Timestamp>2026-04-01T09:00:00Z</Timestamp></OriginatorInfo></OrderDetails></HVUResponseOrderData>',
+		);
+		expectValid(xml, ORDERS_XSD);
+		expect(readVeuOrders(xml, 'HVU')).toEqual([
+			{
+				orderId: 'A00C',
+				orderType: 'FUL',
+				fileFormat: 'pain.001.001.03.sct',
+				serviceLabel: 'FUL pain.001.001.03.sct (File by its format)',
+				orderDataSize: 912,
+				readyToBeSigned: false,
+				signaturesRequired: 2,
+				signaturesDone: 1,
+				signers: [],
+				originator: { partnerId: 'P1', userId: 'U1', name: undefined, at: '2026-04-01T09:00:00Z' },
+				additionalInfo: undefined,
+			},
+		]);
+	});
+
 	test('an answer in another namespace than H004 or H005 is refused by name', () => {
 		const xml = Buffer.from('<HVUResponseOrderData xmlns="urn:org:ebics:H003"/>');
 		expect(() => readVeuOrders(xml, 'HVU')).toThrow(EbicsFormatError);
