@@ -11,7 +11,12 @@
  *    whose hashes (exponent and modulus) the item prints.
  * 4. The statements example, with the new keys, fetches the camt.053 statements as C53, delivered
  *    at the bank after.
- * 5. No private key of the credential (the new keys and the replaced ones) in any output or n8n's
+ * 5. The distributed signature in H004: examples/ebics-approve.json with two H004 credentials of
+ *    one customer (the sandbox's PARTNER3 SIGNER1, class A, and SIGNER2, class B, keys imported):
+ *    the CCT of the first signer waits at the bank; the second lists it by order type (HVZ), reads
+ *    what is signed (HVD) and its payments (HVT), and signs it (HVE, a signature only); the bank
+ *    executes it only then. No private key of either signer in any output.
+ * 6. No private key of the credential (the new keys and the replaced ones) in any output or n8n's
  *    log.
  */
 import { readFileSync } from 'node:fs';
@@ -19,11 +24,14 @@ import { readFileSync } from 'node:fs';
 import { N8N_VERSION } from './lib/install';
 import { binaryFile, nodeError, nodeItems, type ExecuteResult } from './lib/n8n';
 import { requireContext, startStack, type Stack } from './lib/stack';
-import { loadExample, type WorkflowJson } from './lib/workflows';
+import { credentialId, loadExample, prepareForImport, sandboxCredentialKey, type WorkflowJson } from './lib/workflows';
 
 const EBICS = 'corporateBankingEbicsApi';
 const CREDENTIAL = { id: 'ebics-h004-subscr-01', name: 'Bank EBICS 2.5 (new subscriber)' };
-const WORKFLOWS = { letters: 'cbebicsh004letter1', payments: 'cbebicsh004paymnt1', keys: 'cbebicsh004keychg1', statements: 'cbebicsh004statmt1' };
+const WORKFLOWS = { letters: 'cbebicsh004letter1', payments: 'cbebicsh004paymnt1', keys: 'cbebicsh004keychg1', statements: 'cbebicsh004statmt1', approve: 'cbebicsh004approv1' };
+/** The H004 credentials of the sandbox's two signers of PARTNER3, by the id the approve example's nodes get. */
+const SIGNERS = [1, 2].map((n) => ({ sandboxId: credentialId(sandboxCredentialKey(EBICS, `bank-ebics-signer${n}`)), id: `ebics-h004-signer${n}`, name: `Bank EBICS 2.5 (signer ${n})`, key: `${EBICS}#SIGNER${n}` }));
+const SIGN = 'Approve: Sign the Order (HVE)';
 type KeyName = 'signature' | 'authentication' | 'encryption';
 
 interface SubscriberInfo {
@@ -63,7 +71,20 @@ beforeAll(async () => {
 	const { install, pkg } = requireContext();
 	stack = await startStack({ install, pkg, n8nPort: 15712 });
 	const sandbox = await stack.bank.admin<{ bankHashesH004: { authentication: string; encryption: string } }>('GET', '/ebics/subscribers');
+	// The signers' sandbox credentials (keys imported, active at the bank) set to EBICS 2.5.
+	const signers = SIGNERS.map((signer) => ({
+		id: signer.id,
+		name: signer.name,
+		type: EBICS,
+		data: { ...stack.bank.state.credentials[signer.key], ebicsVersion: 'H004', bankAuthenticationHash: sandbox.bankHashesH004.authentication, bankEncryptionHash: sandbox.bankHashesH004.encryption },
+	}));
+	const approve = prepareForImport('ebics-approve.json', stack.bank.state, stack.bank.caPem);
+	for (const node of approve.nodes) {
+		const signer = SIGNERS.find((s) => s.sandboxId === node.credentials?.[EBICS]?.id);
+		if (signer) node.credentials![EBICS] = { id: signer.id, name: signer.name };
+	}
 	await stack.n8n.importCredentials([
+		...signers,
 		{
 			...CREDENTIAL,
 			type: EBICS,
@@ -107,6 +128,7 @@ beforeAll(async () => {
 			'EBICS 2.5: change keys',
 		),
 		withCredential(loadExample('ebics-statements.json'), WORKFLOWS.statements, 'EBICS 2.5: statements'),
+		{ ...approve, id: WORKFLOWS.approve, name: 'EBICS 2.5: approve (distributed signature)', active: false },
 	]);
 }, 600_000);
 
@@ -159,6 +181,44 @@ describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
 		expect(files.map((f) => f.json.fileName).sort()).toEqual(waiting.map((f) => f.name).sort());
 		expect(files[0].json).toMatchObject({ orderType: 'C53', receipt: 'positive' });
 		expect((await subscriber()).files.filter((f) => f.msgName === 'camt.053').every((f) => f.delivered)).toBe(true);
+	});
+
+	test('the distributed signature in H004: the second signer sees the CCT waiting by its order type, reads what is signed and signs it; the bank executes it only then', async () => {
+		const run = (await execute(WORKFLOWS.approve)).run!;
+		const [uploaded] = nodeItems(run, 'Upload by the First Signer (BTU)');
+		expect(uploaded.json).toMatchObject({ orderType: 'CCT', signature: 'authorise' });
+		const orderId = uploaded.json.orderId as string;
+		const waiting = nodeItems(run, 'Orders Waiting for the Second Signer (HVU)').map((i) => i.json);
+		expect(waiting).toEqual([
+			expect.objectContaining({ orderId, partnerId: 'PARTNER3', orderType: 'CCT', service: 'CCT (SEPA credit transfer pain.001)', serviceName: null, signaturesRequired: 2, signaturesDone: 1, readyToBeSigned: true, originator: expect.objectContaining({ userId: 'SIGNER1' }) }),
+		]);
+		const [details] = nodeItems(run, 'What Is Signed (HVD)');
+		expect(details.json).toMatchObject({ orderId, orderType: 'CCT', dataDigest: waiting[0].dataDigest });
+		expect(details.json.displayFile).toMatch(/3 payment\(s\), control sum 1840.25/);
+		const payments = nodeItems(run, 'What It Pays (HVT)').map((i) => i.json);
+		expect(payments.map((p) => p.position)).toEqual([1, 2, 3]);
+		expect(payments).toContainEqual(expect.objectContaining({ amount: 1500, currency: 'EUR', msgName: 'pain.001', recipient: expect.objectContaining({ accountNumber: 'FR1420041010050500013M02606' }) }));
+		const [signed] = nodeItems(run, SIGN);
+		expect(signed.json).toMatchObject({ signed: true, signer: 'PARTNER3/SIGNER2', orderId, orderType: 'CCT', dataDigest: details.json.dataDigest, signaturesBefore: 1 });
+		const orders = await stack.bank.admin<Array<{ orderId: string; state: string; signatures: Array<{ userId: string; level: string }> }>>('GET', '/ebics/veu');
+		const order = orders.find((o) => o.orderId === orderId)!;
+		expect(order.state).toBe('executed');
+		expect(order.signatures.map((s) => `${s.userId}:${s.level}`)).toEqual(['SIGNER1:A', 'SIGNER2:B']);
+		// Every step went in H004, HVE as a signature only, and the bank took each request as valid against the H004 schemas.
+		const records = await stack.bank.admin<Array<{ protocol: string; orderType?: string; phase?: string; userId?: string; technical: string; business: string }>>('GET', '/ebics/records');
+		const mine = records.filter((r) => r.userId === 'SIGNER1' || r.userId === 'SIGNER2');
+		expect(mine.filter((r) => r.phase === 'Initialisation').map((r) => `${r.protocol} ${r.orderType} ${r.technical} ${r.business}`)).toEqual(expect.arrayContaining(['H004 CCT 000000 000000', 'H004 HVZ 000000 000000', 'H004 HVD 000000 000000', 'H004 HVT 000000 000000', 'H004 HVE 000000 000000']));
+		expect(mine.filter((r) => r.protocol !== 'H004' && r.protocol !== 'HEV')).toEqual([]);
+		// No private key of either signer in any output.
+		const lines = SIGNERS.flatMap((signer) =>
+			['signaturePrivateKey', 'authenticationPrivateKey', 'encryptionPrivateKey'].flatMap((field) =>
+				String(stack.bank.state.credentials[signer.key][field] ?? '')
+					.split('\n')
+					.filter((line) => line.length > 40 && !line.startsWith('-----')),
+			),
+		);
+		expect(lines.length).toBeGreaterThan(60);
+		expect(lines.filter((line) => outputs.some((out) => out.includes(line)))).toEqual([]);
 	});
 
 	test('no private key of the credential in any output or in n8n\'s log', async () => {

@@ -4,7 +4,7 @@
  * and modulus, activation, HPB against the bank's H004 hashes, a CCT upload from the SEPA credit
  * transfer preset, C53 from the camt.053 preset with its receipt, HAC, STA and FDL chosen as
  * order types; and the choices that do not fit the credential's version refused by name before
- * anything is sent.
+ * anything is sent. The distributed signature in H004: ebicsH004Veu.test.ts.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
@@ -82,7 +82,7 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		expect(bankRecords(bank(), 'USER1').filter((r) => r[0] === 'HPD').at(-1)).toEqual(['HPD', 'Initialisation', '000000', '000000']);
 	});
 
-	test('a preset without an EBICS 2.5 order type, a bad file format or the distributed signature is refused by name; nothing is sent', async () => {
+	test('a preset without an EBICS 2.5 order type or a bad file format is refused by name; nothing is sent', async () => {
 		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', ...bankH004Hashes() }));
 		await credentialTest(store);
 		bank().ebics.activate('PARTNER1', 'USER1');
@@ -94,9 +94,6 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		expect(errorText(status)).toMatch(/e\.g\. CRZ or Z01 for pain\.002 status reports\)\. Nothing was sent to the bank/);
 		const format = await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'FDL', downloadFileFormat: 'camt 053' });
 		expect(errorText(format)).toMatch(/^File format "camt 053" is not valid/);
-		// The distributed signature is EBICS 3.0 only.
-		const waiting = await runEbics(store, { operation: 'veuOrders' });
-		expect(errorText(waiting)).toMatch(/^Distributed Signature: Get Orders Waiting \(HVU\): EBICS 3\.0 \(H005\) only; the credential's EBICS Version is EBICS 2\.5 \(H004\)/);
 		expect(bank().ebics.records.slice(before).filter((r) => r.phase === 'Initialisation')).toEqual([]);
 	});
 });

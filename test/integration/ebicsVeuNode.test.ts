@@ -71,6 +71,8 @@ test('an upload by one signer is approved by another: HVU lists it, HVD shows wh
 			originator: expect.objectContaining({ userId: 'SIGNER1', name: 'Anna Signer' }),
 			signers: [expect.objectContaining({ userId: 'SIGNER1', signatureClass: 'A' })],
 			additionalInfo: 'MSG-NODE-VEU.xml',
+			orderType: null,
+			fileFormat: null,
 		}),
 	]);
 	const withDigests = items(await run(2, { operation: 'veuOrders', veuWithDigests: true }));
@@ -119,6 +121,13 @@ test('an upload by one signer is approved by another: HVU lists it, HVD shows wh
 	expect(errorText(malformed)).toMatch(/^Confirmed Data Digest is not a SHA-256 digest: 64 hexadecimal digits/);
 	const noOrder = await run(2, { operation: 'veuSign', ...orderParameters(waiting[0].json), veuOrderId: 'x1', confirmedDigest: details.dataDigest });
 	expect(errorText(noOrder)).toMatch(/^Order ID "X1" is not valid: a letter then three letters or digits \(e\.g\. A102\), as HVU lists it\nNothing was sent to the bank\./);
+	// Service Name and Message Name are what names the order in EBICS 3.0: refused by name when empty.
+	const hvdBefore = bank().ebics.records.filter((r) => r.orderType === 'HVD').length;
+	const noService = await run(2, { operation: 'veuSign', ...orderParameters(waiting[0].json), veuServiceName: '', confirmedDigest: details.dataDigest });
+	expect(errorText(noService)).toMatch(/^Service Name is required with an EBICS 3\.0 \(H005\) credential: the order's serviceName as Get Orders Waiting \(HVU\) lists it\nNothing was sent to the bank\./);
+	const noMessage = await run(2, { operation: 'veuDetails', ...orderParameters(waiting[0].json), veuMsgName: '' });
+	expect(errorText(noMessage)).toMatch(/^Message Name is required with an EBICS 3\.0 \(H005\) credential/);
+	expect(bank().ebics.records.filter((r) => r.orderType === 'HVD')).toHaveLength(hvdBefore);
 	expect(bank().ebics.records.filter((r) => r.orderType === 'HVE')).toHaveLength(before);
 
 	const signed = items(await run(2, { operation: 'veuSign', ...orderParameters(waiting[0].json), confirmedDigest: details.dataDigest }))[0].json;

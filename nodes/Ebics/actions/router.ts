@@ -27,10 +27,7 @@ import * as veuSign from './veuSign.operation';
 import * as veuTransactions from './veuTransactions.operation';
 
 /** Each operation, what it needs of the subscriber, and how messages name it. */
-const OPERATIONS: Record<
-	string,
-	{ execute: EbicsOperation; need: Need; label: string; h005Only?: true }
-> = {
+const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: string }> = {
 	initialisationLetters: {
 		execute: initialisationLetters.execute,
 		need: 'keys',
@@ -75,31 +72,26 @@ const OPERATIONS: Record<
 		execute: veuOrders.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Get Orders Waiting (HVU)',
-		h005Only: true,
 	},
 	veuDetails: {
 		execute: veuDetails.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Get Order Details (HVD)',
-		h005Only: true,
 	},
 	veuTransactions: {
 		execute: veuTransactions.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Get Order Transactions (HVT)',
-		h005Only: true,
 	},
 	veuSign: {
 		execute: veuSign.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Sign Order (HVE)',
-		h005Only: true,
 	},
 	veuCancel: {
 		execute: veuCancel.execute,
 		need: 'bank',
 		label: 'Distributed Signature: Cancel Order (HVS)',
-		h005Only: true,
 	},
 };
 
@@ -126,9 +118,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw toNodeError(this.getNode(), new InputError(`Operation "${name}" is not supported`));
 	let run: EbicsRun;
 	try {
-		run = await loadEbicsRun(this, operation.need, operation.label, {
-			h005Only: operation.h005Only,
-		});
+		run = await loadEbicsRun(this, operation.need, operation.label);
 	} catch (error) {
 		throw toNodeError(this.getNode(), ebicsFailure(error));
 	}

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { VeuAccount, VeuOrderRef, VeuTransaction } from '../../shared/ebics';
-import { EbicsValidationError } from '../../shared/ebics';
+import { EbicsValidationError, H004_ORDER_TYPES } from '../../shared/ebics';
 import { outputFileField } from '../../shared/properties';
 import type { EbicsOperation } from '../helpers/context';
 import { readVeuOrder } from '../helpers/veuOrder';
@@ -118,11 +118,14 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 		const propertyName =
 			(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
 		const file = await run.veu!.orderFile(ref);
-		const xml = XML_MESSAGES.test(ref.service.msgName);
+		// EBICS 3.0 names the message; EBICS 2.5 the order type (and a FUL order's file format).
+		const name = ref.service?.msgName ?? ref.fileFormat ?? ref.orderType?.toUpperCase() ?? '';
+		const xml =
+			XML_MESSAGES.test(name) || H004_ORDER_TYPES[name]?.fileName.endsWith('.xml') === true;
 		const orderId = ref.orderId.toUpperCase();
 		const binary = await ctx.helpers.prepareBinaryData(
 			file,
-			`${orderId}_${ref.service.msgName}${xml ? '.xml' : '.txt'}`,
+			`${orderId}_${name}${xml ? '.xml' : '.txt'}`,
 			xml ? 'application/xml' : 'text/plain',
 		);
 		return [

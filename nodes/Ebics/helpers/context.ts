@@ -33,7 +33,6 @@ import {
 	usableBankKeys,
 } from '../../shared/ebicsCredential';
 import { EbicsHttpStatusError } from '../../shared/ebicsInitialisation';
-import { InputError } from '../../shared/errors';
 import { runPreAuthenticationNow } from '../../shared/keys';
 import { bankRequest } from '../../shared/transport/request';
 import { changesTheBank, credentialError, EbicsRequestFailed, notReadyFailure } from './failures';
@@ -170,17 +169,12 @@ export async function loadEbicsRun(
 	need: Need,
 	operation: string,
 	options: {
-		h005Only?: boolean;
 		/** Refuses (throws) what the credential's EBICS version cannot send, before anything is sent. */
 		checkVersion?: (version: EbicsCredentialView['version']) => void;
 	} = {},
 ): Promise<EbicsRun> {
 	let credentials = await ctx.getCredentials(EBICS_CREDENTIAL);
 	let view = read(credentials);
-	if (options.h005Only && view.version === 'H004')
-		throw new InputError(
-			`${operation}: EBICS 3.0 (H005) only; the credential's EBICS Version is EBICS 2.5 (H004). Use a credential with EBICS Version H005 for this subscriber, or do this in the bank's own client`,
-		);
 	options.checkVersion?.(view.version);
 	if (due(view, need)) {
 		credentials = await refreshInitialisation(ctx, credentials);

@@ -10,7 +10,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
-	H004_ORDER_TYPES,
+	orderTypeLabel,
 	H004_PRESET_ORDER_TYPES,
 	h004OrderTypes,
 	SERVICE_PRESETS,
@@ -143,7 +143,6 @@ export function h004Order(
 			{ itemIndex },
 		);
 	}
-	const entry = H004_ORDER_TYPES[orderType];
 	const fileType = direction === 'download' ? 'FDL' : 'FUL';
 	const upload = direction === 'upload';
 	const params: H004Order['params'] =
@@ -158,11 +157,10 @@ export function h004Order(
 					kind: 'standard',
 					...(upload ? { signatureFlag: options.signatureFlag } : { dateRange: options.dateRange }),
 				};
-	const format = params.kind === 'file' ? ` ${params.fileFormat}` : '';
 	return {
 		orderType,
 		params,
-		label: `${orderType}${format}${entry ? ` (${entry.label.replace(/ \([A-Z0-9]{3}\)$/, '')})` : ''}`,
+		label: orderTypeLabel(orderType, params.kind === 'file' ? params.fileFormat : undefined),
 		checkAs: CHECK_AS[orderType] ?? (SERVICE_PRESETS[chosen] ? chosen : undefined),
 	};
 }

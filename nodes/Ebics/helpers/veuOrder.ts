@@ -1,8 +1,11 @@
 /**
  * The order of the distributed signature (VEU) the Order Details, Order Transactions, Sign and
- * Cancel operations work on: its Order ID, the originator's Partner ID and its service, as Get
- * Orders Waiting (HVU) gives them in each item (map them with expressions), and what the
- * operations return about an order.
+ * Cancel operations work on: its Order ID, the originator's Partner ID and its service (EBICS 3.0)
+ * or its order type (EBICS 2.5), as Get Orders Waiting (HVU) gives them in each item (map them
+ * with expressions), and what the operations return about an order. Items have the same fields
+ * in both versions: `service` is the service's label in EBICS 3.0 and the order type's in EBICS
+ * 2.5 (e.g. "CCT (SEPA credit transfer pain.001)"); the BTF fields are null in EBICS 2.5,
+ * `orderType` and `fileFormat` null in EBICS 3.0.
  */
 import type {
 	IDataObject,
@@ -18,7 +21,13 @@ import type {
 	VeuOrderRef,
 	VeuSigner,
 } from '../../shared/ebics';
-import { digestHex, readConfirmedDigest, serviceLabel } from '../../shared/ebics';
+import {
+	digestHex,
+	EbicsValidationError,
+	orderTypeLabel,
+	readConfirmedDigest,
+	serviceLabel,
+} from '../../shared/ebics';
 import type { EbicsRun } from './context';
 import { unlessValid } from '../../shared/properties';
 import { param, textFields } from './services';
@@ -45,9 +54,8 @@ export const veuOrderProperties: INodeProperties[] = [
 	text(
 		'Service Name',
 		'veuServiceName',
-		"The order's BTF ServiceName (serviceName in HVU's items)",
+		"EBICS 3.0 (H005): the order's BTF ServiceName (serviceName in HVU's items). Required with an EBICS 3.0 credential.",
 		'SCT',
-		true,
 	),
 	text('Scope', 'veuScope', "The order's BTF Scope, when it has one (scope)", 'DE'),
 	text(
@@ -59,9 +67,8 @@ export const veuOrderProperties: INodeProperties[] = [
 	text(
 		'Message Name',
 		'veuMsgName',
-		"The order's BTF MsgName (msgName in HVU's items)",
+		"EBICS 3.0 (H005): the order's BTF MsgName (msgName in HVU's items). Required with an EBICS 3.0 credential.",
 		'pain.001',
-		true,
 	),
 	text(
 		'Message Version',
@@ -70,6 +77,18 @@ export const veuOrderProperties: INodeProperties[] = [
 		'09',
 	),
 	text('Container', 'veuContainer', 'The BTF Container, when the order has one (container)', ''),
+	text(
+		'Order Type (EBICS 2.5)',
+		'veuOrderType',
+		"EBICS 2.5 (H004): the order's type (orderType in HVU's items, e.g. CCT); EBICS 2.5 names orders by order type instead of a BTF service. Required with an EBICS 2.5 credential, ignored with EBICS 3.0.",
+		'CCT',
+	),
+	text(
+		'File Format (EBICS 2.5)',
+		'veuFileFormat',
+		"EBICS 2.5 (H004), FUL orders: the file format (fileFormat in HVU's items)",
+		'',
+	),
 ];
 
 /** The order the parameters name; checked by the EBICS library before anything is sent. */
@@ -78,10 +97,28 @@ export function readVeuOrder(
 	itemIndex: number,
 	run: EbicsRun,
 ): VeuOrderRef {
+	const orderId = param(ctx, 'veuOrderId', itemIndex);
+	const partnerId = param(ctx, 'veuPartnerId', itemIndex) || run.view.subscriber.partnerId;
+	if (run.view.version === 'H004')
+		return {
+			orderId,
+			partnerId,
+			orderType: param(ctx, 'veuOrderType', itemIndex),
+			fileFormat: param(ctx, 'veuFileFormat', itemIndex) || undefined,
+		};
 	const container = param(ctx, 'veuContainer', itemIndex).toUpperCase();
+	for (const [name, label] of [
+		['veuServiceName', 'Service Name'],
+		['veuMsgName', 'Message Name'],
+	])
+		if (!param(ctx, name, itemIndex))
+			throw new EbicsValidationError(
+				name,
+				`${label} is required with an EBICS 3.0 (H005) credential: the order's ${label === 'Service Name' ? 'serviceName' : 'msgName'} as Get Orders Waiting (HVU) lists it`,
+			);
 	return {
-		orderId: param(ctx, 'veuOrderId', itemIndex),
-		partnerId: param(ctx, 'veuPartnerId', itemIndex) || run.view.subscriber.partnerId,
+		orderId,
+		partnerId,
 		service: {
 			serviceName: param(ctx, 'veuServiceName', itemIndex),
 			scope: param(ctx, 'veuScope', itemIndex) || undefined,
@@ -93,15 +130,23 @@ export function readVeuOrder(
 	};
 }
 
-function serviceFields(service: BtfService): IDataObject {
+/** What the order is: its service (EBICS 3.0) or its order type (EBICS 2.5), same fields in both. */
+function serviceFields(
+	order: Pick<VeuOrderRef, 'service' | 'orderType' | 'fileFormat'>,
+): IDataObject {
+	const service: Partial<BtfService> = order.service ?? {};
 	return {
-		service: serviceLabel(service),
-		serviceName: service.serviceName,
+		service: order.service
+			? serviceLabel(order.service)
+			: orderTypeLabel(order.orderType ?? '', order.fileFormat),
+		serviceName: service.serviceName ?? null,
 		scope: service.scope ?? null,
 		serviceOption: service.serviceOption ?? null,
-		msgName: service.msgName,
+		msgName: service.msgName ?? null,
 		msgVersion: service.msgVersion ?? null,
 		container: service.container ?? null,
+		orderType: order.orderType ?? null,
+		fileFormat: order.fileFormat ?? null,
 	};
 }
 
@@ -120,7 +165,7 @@ export function veuOrderJson(order: VeuOrder): IDataObject {
 	return {
 		orderId: order.orderId,
 		partnerId: order.originator.partnerId,
-		...serviceFields(order.service),
+		...serviceFields(order),
 		originator: {
 			partnerId: order.originator.partnerId,
 			userId: order.originator.userId,
@@ -142,7 +187,7 @@ export function veuDetailsJson(ref: VeuOrderRef, details: VeuOrderDetails): IDat
 	return {
 		orderId: ref.orderId.toUpperCase(),
 		partnerId: ref.partnerId,
-		...serviceFields(ref.service),
+		...serviceFields(ref),
 		dataDigest: digestHex(details.dataDigest),
 		dataDigestBase64: details.dataDigest.toString('base64'),
 		signatureVersion: details.signatureVersion,

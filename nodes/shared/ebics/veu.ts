@@ -12,6 +12,15 @@
  * Order parameters of HVD, HVT, HVE and HVS name the order: the originator's PartnerID, the order's
  * Service and its OrderID (HVRequestStructure of ebics_orders_H005.xsd).
  *
+ * EBICS 2.5 (H004, chapter 8 of its specification and ebics_orders_H004.xsd) has the same orders
+ * with these differences: an order is named by its OrderType (and FileFormat for FUL) instead of a
+ * Service, in HVRequestStructure as in the order details of HVU and HVZ; HVU and HVZ filter by
+ * OrderTypes; HVT's transactions carry OrderFormat instead of MsgName; HVU has no
+ * AdditionalOrderInfo; the order data are in urn:org:ebics:H004. HVU, HVZ, HVD and HVT are
+ * downloads (OrderAttribute DZHNN); HVE and HVS are signature-only uploads (UZHNN): the
+ * initialisation carries the S001 UserSignatureData with the A006 signature of the order's
+ * DataDigest and no order data (NumSegments 0), and the request has no DataDigest element.
+ *
  * The signature of HVE and HVS is made over the DataDigest the bank reported in HVD, and only
  * after the caller has confirmed it (checkConfirmedDigest): a signer signs what they saw.
  */
@@ -20,7 +29,7 @@ import { deflateSync } from 'node:zlib';
 import { signA006, userSignatureData } from './a006';
 import { checkService, serviceLabel, serviceXml, type BtfService } from './btf';
 import { type EbicsClient, type EbicsClientOptions } from './client';
-import { H005_NS, SIGNATURE_VERSION } from './constants';
+import { H005, H005_NS, SIGNATURE_VERSION } from './constants';
 import { keyDigest } from './digests';
 import { E002Encryptor, encryptE002, newTransactionKey, wrapTransactionKey } from './e002';
 import { EbicsFormatError, EbicsKeyError, EbicsValidationError, rethrowAs } from './errors';
@@ -31,21 +40,40 @@ import {
 	type LoadedSubscriberKeys,
 } from './keys';
 import {
+	checkFileFormat,
+	checkOrderTypeH004,
+	H004,
+	H004_NS,
+	orderTypeLabel,
+	S001_NS,
+	signatureInitRequestH004,
+} from './h004';
+import {
 	checkSubscriber,
 	uploadInitRequest,
 	uploadTransferRequest,
 	type EbicsSubscriber,
+	type EbicsVersion,
 } from './requests';
 import { bankText } from './protocol';
 import { readResponse, type ReturnCodes } from './responses';
 import { UploadSegmenter } from './segments';
 import { child, children, el, elements, leaf, parseDocument, text } from './xml';
 
-/** Which order of the distributed signature: the originator's partner, the service, the ID. */
+/**
+ * Which order of the distributed signature: the originator's partner, the ID, and what the order
+ * is: its BTF service in EBICS 3.0 (H005), its order type (and file format for FUL) in EBICS 2.5
+ * (H004).
+ */
 export interface VeuOrderRef {
 	partnerId: string;
-	service: BtfService;
 	orderId: string;
+	/** H005. */
+	service?: BtfService;
+	/** H004: CCT, CDD, FUL, ... */
+	orderType?: string;
+	/** H004, FUL orders: the file format (pain.001.001.03.sct, ...). */
+	fileFormat?: string;
 }
 
 /** Someone who signed an order (SignerInfo), with the signature class they signed with. */
@@ -61,8 +89,13 @@ export interface VeuSigner {
 /** One order waiting for signatures (HVU, HVZ). */
 export interface VeuOrder {
 	orderId: string;
-	service: BtfService;
-	/** "SCT DE pain.001.09" */
+	/** H005: the order's service. */
+	service?: BtfService;
+	/** H004: the order's type. */
+	orderType?: string;
+	/** H004: the file format of a FUL order. */
+	fileFormat?: string;
+	/** "SCT DE pain.001.09" (H005), "CCT (SEPA credit transfer pain.001)" (H004). */
 	serviceLabel: string;
 	orderDataSize: number;
 	/** Whether this subscriber may sign it now. */
@@ -106,6 +139,7 @@ export interface VeuAccount {
 
 /** One transaction of an order in the distributed signature (HVT's OrderInfo). */
 export interface VeuTransaction {
+	/** MsgName in H005, OrderFormat in H004. */
 	msgName?: string;
 	accounts: VeuAccount[];
 	executionDate?: string;
@@ -134,8 +168,11 @@ export interface VeuTransactionPage {
 
 const ORDER_ID = /^[A-Z][A-Z0-9]{3}$/;
 
-/** Checks an order reference; EbicsValidationError names the field and the rule. */
-export function checkOrderRef(ref: VeuOrderRef): VeuOrderRef {
+/**
+ * Checks an order reference for the protocol version (a service in H005, an order type in H004);
+ * EbicsValidationError names the field and the rule.
+ */
+export function checkOrderRef(ref: VeuOrderRef, version: EbicsVersion = H005): VeuOrderRef {
 	const partnerId = String(ref?.partnerId ?? '').trim();
 	if (!/^[a-zA-Z0-9,=]{1,35}$/.test(partnerId))
 		throw new EbicsValidationError(
@@ -150,11 +187,49 @@ export function checkOrderRef(ref: VeuOrderRef): VeuOrderRef {
 			'orderId',
 			`Order ID "${orderId}" is not valid: a letter then three letters or digits (e.g. A102), as HVU lists it`,
 		);
-	return { partnerId, orderId, service: checkService(ref.service) };
+	if (version !== H004) return { partnerId, orderId, service: checkService(ref.service!) };
+	const orderType = String(ref.orderType ?? '')
+		.trim()
+		.toUpperCase();
+	if (!orderType)
+		throw new EbicsValidationError(
+			'orderType',
+			'Order Type is required with an EBICS 2.5 (H004) credential: the order type of the order as HVU lists it (orderType, e.g. CCT)',
+		);
+	checkOrderTypeH004(orderType);
+	const fileFormat = String(ref.fileFormat ?? '').trim();
+	if (fileFormat) checkFileFormat(fileFormat);
+	return { partnerId, orderId, orderType, ...(fileFormat ? { fileFormat } : {}) };
 }
 
-/** HVU or HVZ order parameters: optionally only the orders of some services. */
-export function hvListParams(orderType: 'HVU' | 'HVZ', services: BtfService[] = []): string {
+/** HVRequestStructure: PartnerID, the Service (H005) or OrderType and FileFormat (H004), OrderID. */
+function orderRefXml(checked: VeuOrderRef): string[] {
+	return [
+		leaf('PartnerID', checked.partnerId),
+		checked.service ? serviceXml(checked.service) : leaf('OrderType', checked.orderType ?? ''),
+		checked.service ? '' : (checked.fileFormat && leaf('FileFormat', checked.fileFormat)) || '',
+		leaf('OrderID', checked.orderId),
+	];
+}
+
+/**
+ * HVU or HVZ order parameters: optionally only the orders of some services (H005) or of some order
+ * types (H004, OrderTypes).
+ */
+export function hvListParams(
+	orderType: 'HVU' | 'HVZ',
+	services: BtfService[] = [],
+	version: EbicsVersion = H005,
+	orderTypes: string[] = [],
+): string {
+	if (version === H004)
+		return el(
+			`${orderType}OrderParams`,
+			{},
+			orderTypes.length
+				? leaf('OrderTypes', orderTypes.map((type) => checkOrderTypeH004(type)).join(' '))
+				: undefined,
+		);
 	return el(
 		`${orderType}OrderParams`,
 		{},
@@ -168,15 +243,12 @@ export function hvListParams(orderType: 'HVU' | 'HVZ', services: BtfService[] = 
 }
 
 /** HVD, HVE or HVS order parameters: the order they are about. */
-export function hvOrderParams(orderType: 'HVD' | 'HVE' | 'HVS', ref: VeuOrderRef): string {
-	const checked = checkOrderRef(ref);
-	return el(
-		`${orderType}OrderParams`,
-		{},
-		leaf('PartnerID', checked.partnerId),
-		serviceXml(checked.service),
-		leaf('OrderID', checked.orderId),
-	);
+export function hvOrderParams(
+	orderType: 'HVD' | 'HVE' | 'HVS',
+	ref: VeuOrderRef,
+	version: EbicsVersion = H005,
+): string {
+	return el(`${orderType}OrderParams`, {}, orderRefXml(checkOrderRef(ref, version)));
 }
 
 /** Up to 10 digits, as HVT's fetchLimit and fetchOffset allow. */
@@ -196,16 +268,15 @@ function pageNumber(value: number, field: string, label: string): number {
 export function hvtOrderParams(
 	ref: VeuOrderRef,
 	fetch: { completeOrderData: true } | ({ completeOrderData: false } & VeuTransactionPage),
+	version: EbicsVersion = H005,
 ): string {
-	const checked = checkOrderRef(ref);
+	const checked = checkOrderRef(ref, version);
 	const limit = fetch.completeOrderData ? 0 : pageNumber(fetch.limit, 'limit', 'Limit');
 	const offset = fetch.completeOrderData ? 0 : pageNumber(fetch.offset, 'offset', 'Offset');
 	return el(
 		'HVTOrderParams',
 		{},
-		leaf('PartnerID', checked.partnerId),
-		serviceXml(checked.service),
-		leaf('OrderID', checked.orderId),
+		orderRefXml(checked),
 		el('OrderFlags', {
 			completeOrderData: fetch.completeOrderData ? 'true' : 'false',
 			fetchLimit: limit,
@@ -275,13 +346,13 @@ function count(value: string | null | undefined, what: string): number {
 	return Number(value);
 }
 
-function readService(element: Element | undefined): BtfService {
-	const msg = child(element, H005_NS, 'MsgName');
-	const container = child(element, H005_NS, 'Container')?.getAttribute('containerType');
+function readService(element: Element | undefined, ns = H005_NS): BtfService {
+	const msg = child(element, ns, 'MsgName');
+	const container = child(element, ns, 'Container')?.getAttribute('containerType');
 	const service: BtfService = {
-		serviceName: text(child(element, H005_NS, 'ServiceName')) ?? '',
-		scope: text(child(element, H005_NS, 'Scope')),
-		serviceOption: text(child(element, H005_NS, 'ServiceOption')),
+		serviceName: text(child(element, ns, 'ServiceName')) ?? '',
+		scope: text(child(element, ns, 'Scope')),
+		serviceOption: text(child(element, ns, 'ServiceOption')),
 		container: (container || undefined) as BtfService['container'],
 		msgName: text(msg) ?? '',
 		msgVersion: msg?.getAttribute('version') || undefined,
@@ -293,73 +364,96 @@ function readService(element: Element | undefined): BtfService {
 	return service;
 }
 
-function readSigners(parent: Element): VeuSigner[] {
-	return children(parent, H005_NS, 'SignerInfo').map((info) => ({
-		partnerId: text(child(info, H005_NS, 'PartnerID')) ?? '',
-		userId: text(child(info, H005_NS, 'UserID')) ?? '',
-		name: text(child(info, H005_NS, 'Name')),
-		at: text(child(info, H005_NS, 'Timestamp')) ?? '',
-		authorisationLevel:
-			child(info, H005_NS, 'Permission')?.getAttribute('AuthorisationLevel') ?? '',
+function readSigners(parent: Element, ns: string): VeuSigner[] {
+	return children(parent, ns, 'SignerInfo').map((info) => ({
+		partnerId: text(child(info, ns, 'PartnerID')) ?? '',
+		userId: text(child(info, ns, 'UserID')) ?? '',
+		name: text(child(info, ns, 'Name')),
+		at: text(child(info, ns, 'Timestamp')) ?? '',
+		authorisationLevel: child(info, ns, 'Permission')?.getAttribute('AuthorisationLevel') ?? '',
 	}));
 }
 
-function orderRoot(xml: Buffer, rootName: string): Element {
+/** The root of VEU order data, in the H005 or the H004 namespace, and that namespace. */
+function orderRoot(xml: Buffer, rootName: string): { root: Element; ns: string } {
 	const root = parseDocument(xml, `The bank's ${rootName}`).documentElement;
-	if (root.namespaceURI !== H005_NS || root.localName !== rootName)
+	const ns = root.namespaceURI ?? '';
+	if ((ns !== H005_NS && ns !== H004_NS) || root.localName !== rootName)
 		throw new EbicsFormatError(
-			`The bank's answer is not a ${rootName} (the root is ${root.localName})`,
+			`The bank's answer is not a ${rootName} (the root is ${root.localName}${ns ? ` in ${ns}` : ''})`,
 		);
-	return root;
+	return { root, ns };
 }
 
-/** Reads HVUResponseOrderData or HVZResponseOrderData: the orders waiting for signatures. */
+/**
+ * What an order is, as HVU and HVZ list it: its Service (H005), or its OrderType and FileFormat
+ * (H004), with the label items show.
+ */
+function readOrderKind(
+	details: Element,
+	ns: string,
+): Pick<VeuOrder, 'service' | 'orderType' | 'fileFormat' | 'serviceLabel'> {
+	if (ns === H005_NS) {
+		const service = readService(child(details, ns, 'Service'));
+		return { service, serviceLabel: serviceLabel(service) };
+	}
+	const orderType = text(child(details, ns, 'OrderType')) ?? '';
+	const fileFormat = text(child(details, ns, 'FileFormat'));
+	return {
+		orderType,
+		...(fileFormat ? { fileFormat } : {}),
+		serviceLabel: orderTypeLabel(orderType, fileFormat),
+	};
+}
+
+/**
+ * Reads HVUResponseOrderData or HVZResponseOrderData (H005 or H004): the orders waiting for
+ * signatures.
+ */
 export function readVeuOrders(xml: Buffer, orderType: 'HVU' | 'HVZ'): VeuOrder[] {
-	const root = orderRoot(xml, `${orderType}ResponseOrderData`);
-	return children(root, H005_NS, 'OrderDetails').map((details) => {
-		const service = readService(child(details, H005_NS, 'Service'));
-		const signing = child(details, H005_NS, 'SigningInfo');
-		const originator = child(details, H005_NS, 'OriginatorInfo');
-		const digest = text(child(details, H005_NS, 'DataDigest'));
+	const { root, ns } = orderRoot(xml, `${orderType}ResponseOrderData`);
+	return children(root, ns, 'OrderDetails').map((details) => {
+		const signing = child(details, ns, 'SigningInfo');
+		const originator = child(details, ns, 'OriginatorInfo');
+		const digest = text(child(details, ns, 'DataDigest'));
 		const order: VeuOrder = {
-			orderId: text(child(details, H005_NS, 'OrderID')) ?? '',
-			service,
-			serviceLabel: serviceLabel(service),
-			orderDataSize: count(text(child(details, H005_NS, 'OrderDataSize')), 'OrderDataSize'),
+			orderId: text(child(details, ns, 'OrderID')) ?? '',
+			...readOrderKind(details, ns),
+			orderDataSize: count(text(child(details, ns, 'OrderDataSize')), 'OrderDataSize'),
 			readyToBeSigned: bool(signing?.getAttribute('readyToBeSigned') ?? undefined),
 			signaturesRequired: count(signing?.getAttribute('NumSigRequired'), 'NumSigRequired'),
 			signaturesDone: count(signing?.getAttribute('NumSigDone'), 'NumSigDone'),
-			signers: readSigners(details),
+			signers: readSigners(details, ns),
 			originator: {
-				partnerId: text(child(originator, H005_NS, 'PartnerID')) ?? '',
-				userId: text(child(originator, H005_NS, 'UserID')) ?? '',
-				name: text(child(originator, H005_NS, 'Name')),
-				at: text(child(originator, H005_NS, 'Timestamp')) ?? '',
+				partnerId: text(child(originator, ns, 'PartnerID')) ?? '',
+				userId: text(child(originator, ns, 'UserID')) ?? '',
+				name: text(child(originator, ns, 'Name')),
+				at: text(child(originator, ns, 'Timestamp')) ?? '',
 			},
-			additionalInfo: text(child(details, H005_NS, 'AdditionalOrderInfo')),
+			additionalInfo: text(child(details, ns, 'AdditionalOrderInfo')),
 		};
 		if (digest) order.dataDigest = digestHex(Buffer.from(digest, 'base64'));
 		return order;
 	});
 }
 
-/** Reads HVDResponseOrderData: the order's DataDigest, display file and signers. */
+/** Reads HVDResponseOrderData (H005 or H004): the order's DataDigest, display file and signers. */
 export function readVeuDetails(xml: Buffer): VeuOrderDetails {
-	const root = orderRoot(xml, 'HVDResponseOrderData');
-	const digestElement = child(root, H005_NS, 'DataDigest');
+	const { root, ns } = orderRoot(xml, 'HVDResponseOrderData');
+	const digestElement = child(root, ns, 'DataDigest');
 	const dataDigest = Buffer.from(text(digestElement) ?? '', 'base64');
 	if (dataDigest.length !== 32)
 		throw new EbicsFormatError("The bank's HVD answer has no 32-byte DataDigest of the order");
-	const display = Buffer.from(text(child(root, H005_NS, 'DisplayFile')) ?? '', 'base64');
+	const display = Buffer.from(text(child(root, ns, 'DisplayFile')) ?? '', 'base64');
 	return {
 		dataDigest,
 		signatureVersion: digestElement?.getAttribute('SignatureVersion') ?? '',
 		// German banks write the display file in ISO-8859-1.
 		displayFile: bankText(display),
-		orderDataAvailable: bool(text(child(root, H005_NS, 'OrderDataAvailable'))),
-		orderDataSize: count(text(child(root, H005_NS, 'OrderDataSize')), 'OrderDataSize'),
-		orderDetailsAvailable: bool(text(child(root, H005_NS, 'OrderDetailsAvailable'))),
-		signers: readSigners(root),
+		orderDataAvailable: bool(text(child(root, ns, 'OrderDataAvailable'))),
+		orderDataSize: count(text(child(root, ns, 'OrderDataSize')), 'OrderDataSize'),
+		orderDetailsAvailable: bool(text(child(root, ns, 'OrderDetailsAvailable'))),
+		signers: readSigners(root, ns),
 	};
 }
 
@@ -389,22 +483,25 @@ function readAccount(info: Element): VeuAccount {
 	return account;
 }
 
-/** Reads HVTResponseOrderData: a page of the order's transactions and their total number. */
+/**
+ * Reads HVTResponseOrderData (H005 or H004): a page of the order's transactions and their total
+ * number. The message of a transaction is MsgName in H005, OrderFormat in H004.
+ */
 export function readVeuTransactions(xml: Buffer): VeuTransactions {
-	const root = orderRoot(xml, 'HVTResponseOrderData');
+	const { root, ns } = orderRoot(xml, 'HVTResponseOrderData');
 	return {
-		total: count(text(child(root, H005_NS, 'NumOrderInfos')), 'NumOrderInfos'),
-		transactions: children(root, H005_NS, 'OrderInfo').map((info) => {
-			const amount = child(info, H005_NS, 'Amount');
+		total: count(text(child(root, ns, 'NumOrderInfos')), 'NumOrderInfos'),
+		transactions: children(root, ns, 'OrderInfo').map((info) => {
+			const amount = child(info, ns, 'Amount');
 			const credit = amount?.getAttribute('isCredit');
 			const transaction: VeuTransaction = {
-				msgName: text(child(info, H005_NS, 'MsgName')),
-				accounts: children(info, H005_NS, 'AccountInfo').map(readAccount),
-				executionDate: text(child(info, H005_NS, 'ExecutionDate')),
+				msgName: text(child(info, ns, ns === H005_NS ? 'MsgName' : 'OrderFormat')),
+				accounts: children(info, ns, 'AccountInfo').map(readAccount),
+				executionDate: text(child(info, ns, 'ExecutionDate')),
 				amount: text(amount) ?? '',
 				currency: amount?.getAttribute('Currency') || undefined,
 				isCredit: credit ? bool(credit) : undefined,
-				descriptions: children(info, H005_NS, 'Description').map((d) => ({
+				descriptions: children(info, ns, 'Description').map((d) => ({
 					type: d.getAttribute('Type') ?? '',
 					text: text(d) ?? '',
 				})),
@@ -434,6 +531,8 @@ export class EbicsVeu {
 	private readonly keys: LoadedSubscriberKeys;
 	private readonly bank: LoadedBankKeys;
 	private readonly options: EbicsClientOptions;
+	/** The protocol version of the client: H005, or H004 (EBICS 2.5). */
+	private readonly version: EbicsVersion;
 
 	constructor(
 		private readonly client: EbicsClient,
@@ -448,6 +547,7 @@ export class EbicsVeu {
 			);
 		this.bank = loadBankKeys(options.keys.bank);
 		this.options = options;
+		this.version = client.version;
 	}
 
 	private async read<T>(
@@ -471,21 +571,21 @@ export class EbicsVeu {
 		return outcome.value;
 	}
 
-	/** HVU (or HVZ with the digests): the orders waiting for signatures; [] when none (090005). */
+	/**
+	 * HVU (or HVZ with the digests): the orders waiting for signatures, optionally of some services
+	 * (H005) or order types (H004) only; [] when none (090005).
+	 */
 	async orders(
-		options: { withDigests?: boolean; services?: BtfService[] } = {},
+		options: { withDigests?: boolean; services?: BtfService[]; orderTypes?: string[] } = {},
 	): Promise<VeuOrder[]> {
 		const orderType = options.withDigests ? 'HVZ' : 'HVU';
-		return (
-			(await this.read(orderType, hvListParams(orderType, options.services), (data) =>
-				readVeuOrders(data, orderType),
-			)) ?? []
-		);
+		const params = hvListParams(orderType, options.services, this.version, options.orderTypes);
+		return (await this.read(orderType, params, (data) => readVeuOrders(data, orderType))) ?? [];
 	}
 
 	/** HVD: one order's DataDigest, display file and signers. */
 	async details(ref: VeuOrderRef): Promise<VeuOrderDetails> {
-		const details = await this.read('HVD', hvOrderParams('HVD', ref), readVeuDetails);
+		const details = await this.read('HVD', hvOrderParams('HVD', ref, this.version), readVeuDetails);
 		if (!details)
 			throw new EbicsFormatError(`The bank has no details of order ${ref.orderId} (HVD)`);
 		return details;
@@ -493,7 +593,7 @@ export class EbicsVeu {
 
 	/** HVT: a page of the order's transactions; none when the page is past the last (090005). */
 	async transactions(ref: VeuOrderRef, page: VeuTransactionPage): Promise<VeuTransactions> {
-		const params = hvtOrderParams(ref, { completeOrderData: false, ...page });
+		const params = hvtOrderParams(ref, { completeOrderData: false, ...page }, this.version);
 		return (await this.read('HVT', params, readVeuTransactions)) ?? { total: 0, transactions: [] };
 	}
 
@@ -501,7 +601,7 @@ export class EbicsVeu {
 	async orderFile(ref: VeuOrderRef): Promise<Buffer> {
 		const file = await this.read(
 			'HVT',
-			hvtOrderParams(ref, { completeOrderData: true }),
+			hvtOrderParams(ref, { completeOrderData: true }, this.version),
 			(data) => data,
 		);
 		if (!file) throw new EbicsFormatError(`The bank has no file of order ${ref.orderId} (HVT)`);
@@ -533,15 +633,20 @@ export class EbicsVeu {
 		ref: VeuOrderRef,
 		confirmedDigest: Buffer,
 	): Promise<VeuActionResult & { details: VeuOrderDetails }> {
-		const checked = checkOrderRef(ref);
+		const checked = checkOrderRef(ref, this.version);
 		const details = await this.details(checked);
 		checkConfirmedDigest(confirmedDigest, details.dataDigest, checked.orderId);
-		const orderData = orderType === 'HVS' ? hvsOrderData(details.dataDigest) : undefined;
+		// H005's HVS carries the cancelled digest as order data; H004's HVE and HVS are signatures only.
+		const orderData =
+			orderType === 'HVS' && this.version !== H004 ? hvsOrderData(details.dataDigest) : undefined;
 		const result = await this.send(orderType, checked, details.dataDigest, orderData);
 		return { ...result, details };
 	}
 
-	/** An HVE or HVS upload: the A006 signature of the order's digest, and HVS's order data. */
+	/**
+	 * An HVE or HVS upload: the A006 signature of the order's digest (S002 in H005, S001 in H004),
+	 * and H005 HVS's order data.
+	 */
 	private async send(
 		orderType: 'HVE' | 'HVS',
 		ref: VeuOrderRef,
@@ -551,10 +656,12 @@ export class EbicsVeu {
 		const label = `${orderType} order ${ref.orderId}`;
 		const transactionKey = newTransactionKey();
 		const signature = signA006(dataDigest, this.keys.signature.privateKey);
-		const signatureXml = userSignatureData(signature, {
-			partnerId: this.subscriber.partnerId,
-			userId: this.subscriber.userId,
-		});
+		const h004 = this.version === H004;
+		const signatureXml = userSignatureData(
+			signature,
+			{ partnerId: this.subscriber.partnerId, userId: this.subscriber.userId },
+			h004 ? S001_NS : undefined,
+		);
 		const segments: string[] = [];
 		if (orderData !== undefined) {
 			const encryptor = new E002Encryptor(transactionKey);
@@ -565,30 +672,43 @@ export class EbicsVeu {
 				...segmenter.end(),
 			);
 		}
+		// EBICS 2.5 names the bank's keys only by the hash of exponent and modulus.
+		const form = h004 ? 'publicKey' : (this.options.bankKeyDigestForm ?? 'certificate');
 		const digests = {
-			authentication: keyDigest(
-				this.bank.authentication,
-				this.options.bankKeyDigestForm ?? 'certificate',
-			),
-			encryption: keyDigest(this.bank.encryption, this.options.bankKeyDigestForm ?? 'certificate'),
+			authentication: keyDigest(this.bank.authentication, form),
+			encryption: keyDigest(this.bank.encryption, form),
 		};
-		const xml = uploadInitRequest(
-			this.subscriber,
-			orderType,
-			{ kind: 'element', xml: hvOrderParams(orderType, ref) },
-			digests,
-			{
-				wrappedTransactionKey: wrapTransactionKey(transactionKey, this.bank.encryption.publicKey),
-				encryptedSignatureData: encryptE002(
-					deflateSync(Buffer.from(signatureXml, 'utf8')),
-					transactionKey,
-				),
-				dataDigest,
-				numSegments: segments.length,
-			},
-			this.keys.authentication.privateKey,
-		);
-		const verify = { bankAuthenticationKey: this.bank.authentication.publicKey };
+		const params = hvOrderParams(orderType, ref, this.version);
+		const data = {
+			wrappedTransactionKey: wrapTransactionKey(transactionKey, this.bank.encryption.publicKey),
+			encryptedSignatureData: encryptE002(
+				deflateSync(Buffer.from(signatureXml, 'utf8')),
+				transactionKey,
+			),
+			dataDigest,
+		};
+		const authenticationKey = this.keys.authentication.privateKey;
+		const xml = h004
+			? signatureInitRequestH004(
+					this.subscriber,
+					orderType,
+					params,
+					digests,
+					data,
+					authenticationKey,
+				)
+			: uploadInitRequest(
+					this.subscriber,
+					orderType,
+					{ kind: 'element', xml: params },
+					digests,
+					{ ...data, numSegments: segments.length },
+					authenticationKey,
+				);
+		const verify = {
+			bankAuthenticationKey: this.bank.authentication.publicKey,
+			...(h004 ? { namespace: H004_NS } : {}),
+		};
 		const init = readResponse(
 			await this.options.send(xml, `${label} initialisation`),
 			`${label} initialisation`,
@@ -610,7 +730,8 @@ export class EbicsVeu {
 						index + 1,
 						index + 1 === segments.length,
 						segments[index],
-						this.keys.authentication.privateKey,
+						authenticationKey,
+						this.version,
 					),
 					step,
 				),
@@ -624,18 +745,25 @@ export class EbicsVeu {
 	}
 }
 
-/** For the sandbox bank and tests: the HVRequestStructure of an order parameters element. */
+/**
+ * For the sandbox bank and tests: the HVRequestStructure of an order parameters element, H005
+ * (Service) or H004 (OrderType, FileFormat) by the element's namespace.
+ */
 export function readOrderRef(params: Element | undefined): VeuOrderRef | undefined {
 	if (!params) return undefined;
-	const service = child(params, H005_NS, 'Service');
-	const orderId = text(child(params, H005_NS, 'OrderID'));
+	const ns = params.namespaceURI === H004_NS ? H004_NS : H005_NS;
+	const orderId = text(child(params, ns, 'OrderID'));
+	const partnerId = text(child(params, ns, 'PartnerID')) ?? '';
+	if (ns === H004_NS) {
+		const orderType = text(child(params, ns, 'OrderType'));
+		const fileFormat = text(child(params, ns, 'FileFormat'));
+		if (!orderType || !orderId) return undefined;
+		return { partnerId, orderType, orderId, ...(fileFormat ? { fileFormat } : {}) };
+	}
+	const service = child(params, ns, 'Service');
 	if (!service || !orderId) return undefined;
 	return rethrowAs(
-		() => ({
-			partnerId: text(child(params, H005_NS, 'PartnerID')) ?? '',
-			service: readService(service),
-			orderId,
-		}),
+		() => ({ partnerId, service: readService(service), orderId }),
 		() => new EbicsFormatError('The order parameters cannot be read'),
 	);
 }

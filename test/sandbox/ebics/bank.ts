@@ -912,7 +912,7 @@ export class SandboxEbicsBank {
 		if (!subscriber.keys.signature || !verifyA006(dataDigest, signature, subscriber.keys.signature.publicKey)) throw new EbicsRefusal('091301', 'business');
 		const orderId = this.newOrderId();
 		if (orderType === 'HVE') {
-			const { order, executed } = this.veu.sign(subscriber, details, dataDigest);
+			const { order, executed } = this.veu.sign(subscriber, child(details, H005_NS, 'HVEOrderParams'), dataDigest);
 			this.logOrder(subscriber, { orderId: order.orderId, orderType: 'HVE', service: order.service, accepted: true, text: executed ? `signature of ${subscriber.userId} verified: the order has its signatures and is executed` : `signature of ${subscriber.userId} verified, waiting for further signers` });
 			return this.response({ phase: 'Initialisation', technical: '000000', business: '000000', orderId });
 		}
@@ -1032,7 +1032,7 @@ export class SandboxEbicsBank {
 			} catch {
 				throw new EbicsRefusal('090004', 'business', 'The HVS order data is not XML');
 			}
-			const order = this.veu.cancel(tx.subscriber, meta.details, meta.dataDigest, orderData);
+			const order = this.veu.cancel(tx.subscriber, child(meta.details, H005_NS, 'HVSOrderParams'), meta.dataDigest, orderData);
 			this.logOrder(order.originator, { orderId: order.orderId, orderType: order.orderType, service: order.service, accepted: false, reasonCode: 'DS02', text: `cancelled in the distributed signature by ${tx.subscriber.userId} (HVS)` });
 			return;
 		}

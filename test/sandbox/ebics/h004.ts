@@ -4,7 +4,8 @@
  * (PubKeyValue/RSAKeyValue), with or without their certificates (X509Data must hold the same
  * key), HPB (bare keys), downloads by order type (STA, VMK, C52, C53, C54, Z52, Z53, Z54, Z01,
  * FDL by file format, HAC, PTK, HPD, HTD, HKD, HAA) and uploads (CCT, CDD, CDB, XCT, FUL by file
- * format) with an A006 signature over the order data. Same checks as H005: every request against
+ * format) with an A006 signature over the order data, and the distributed signature (HVU, HVZ,
+ * HVD, HVT, HVE, HVS: veuH004.ts). Same checks as H005: every request against
  * the H004 schemas, state, X002 signature, nonce and timestamp, bank key digests (the H004 form:
  * SHA-256 of "exponent modulus"), the order attribute, segments, receipts.
  */
@@ -15,6 +16,8 @@ import { child, children, decryptE002, DSIG_NS, el, keyPairOrderData, leaf, orde
 import { EbicsRefusal, schemaProblem, type RegisteredKey, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
 import { hpdData } from './hpd';
 import { KEY_CHANGE_ORDERS } from './keyChange';
+import { VEU_DOWNLOADS } from './veu';
+import { veuDownloadH004, veuSignatureH004 } from './veuH004';
 
 export const H004_NS = 'urn:org:ebics:H004';
 const S001_NS = 'http://www.ebics.org/S001';
@@ -141,7 +144,23 @@ function checkH004Digest(value: string | undefined, key: KeyObject): void {
 	if (!publicKeyDigest(key).equals(Buffer.from(value ?? '', 'base64'))) throw new EbicsRefusal('091008', 'technical');
 }
 
-function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: SandboxSubscriber, staticHeader: Element | undefined, root: Element): string {
+/** The subscriber's A006 signature from an upload's SignatureData (S001 UserSignatureData), and the transaction key. */
+function uploadSignature(bank: SandboxEbicsBank, subscriber: SandboxSubscriber, dataTransfer: Element | undefined): { signature: Buffer; transactionKey: Buffer } {
+	const info = child(dataTransfer, H004_NS, 'DataEncryptionInfo');
+	checkH004Digest(text(child(info, H004_NS, 'EncryptionPubKeyDigest')), bank.bankEncryption.publicKey);
+	const transactionKey = unwrapTransactionKey(Buffer.from(text(child(info, H004_NS, 'TransactionKey')) ?? '', 'base64'), bank.bankEncryption.privateKey);
+	let signatureRoot: Element;
+	try {
+		signatureRoot = parseDocument(inflateSync(decryptE002(Buffer.from(text(child(dataTransfer, H004_NS, 'SignatureData')) ?? '', 'base64'), transactionKey)), 'signature data').documentElement;
+	} catch {
+		throw new EbicsRefusal('091111', 'business');
+	}
+	const mine = children(signatureRoot, S001_NS, 'OrderSignatureData').find((s) => text(child(s, S001_NS, 'PartnerID')) === subscriber.partnerId && text(child(s, S001_NS, 'UserID')) === subscriber.userId);
+	if (!mine) throw new EbicsRefusal('091304', 'business');
+	return { signature: Buffer.from(text(child(mine, S001_NS, 'SignatureValue')) ?? '', 'base64'), transactionKey };
+}
+
+async function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: SandboxSubscriber, staticHeader: Element | undefined, root: Element): Promise<string> {
 	bank.authenticate(doc, subscriber, staticHeader, H004_NS);
 	const digests = child(staticHeader, H004_NS, 'BankPubKeyDigests');
 	checkH004Digest(text(child(digests, H004_NS, 'Authentication')), bank.bankAuthentication.publicKey);
@@ -149,6 +168,13 @@ function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: Sandb
 	const details = child(staticHeader, H004_NS, 'OrderDetails');
 	const orderType = text(child(details, H004_NS, 'OrderType')) ?? '';
 	const dataTransfer = path(root, H004_NS, 'body', 'DataTransfer');
+	if (child(dataTransfer, H004_NS, 'SignatureData') && (orderType === 'HVE' || orderType === 'HVS')) {
+		// The distributed signature: a signature only (UZHNN) over the DataDigest of a waiting order.
+		checkOrderAttribute(details, ['UZHNN']);
+		const { signature } = uploadSignature(bank, subscriber, dataTransfer);
+		veuSignatureH004(bank, subscriber, orderType, details, text(child(staticHeader, H004_NS, 'NumSegments')), signature);
+		return bank.response({ phase: 'Initialisation', technical: '000000', business: '000000', orderId: bank.newOrderId(), ns: H004_NS });
+	}
 	if (child(dataTransfer, H004_NS, 'SignatureData')) {
 		// A key change (PUB, HCA, HCS) is signed with the current signature key (OZHNN) and names no file.
 		const keyChange = KEY_CHANGE_ORDERS.includes(orderType);
@@ -156,18 +182,7 @@ function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: Sandb
 		const service = keyChange ? undefined : orderType === 'FUL' ? fileService(details, 'upload') : UPLOADS[orderType];
 		if (!keyChange && !service) throw new EbicsRefusal('091006', 'technical');
 		if (service && !subscriber.uploadServices.includes(service.serviceName)) throw new EbicsRefusal('090003', 'business');
-		const info = child(dataTransfer, H004_NS, 'DataEncryptionInfo');
-		checkH004Digest(text(child(info, H004_NS, 'EncryptionPubKeyDigest')), bank.bankEncryption.publicKey);
-		const transactionKey = unwrapTransactionKey(Buffer.from(text(child(info, H004_NS, 'TransactionKey')) ?? '', 'base64'), bank.bankEncryption.privateKey);
-		let signatureRoot: Element;
-		try {
-			signatureRoot = parseDocument(inflateSync(decryptE002(Buffer.from(text(child(dataTransfer, H004_NS, 'SignatureData')) ?? '', 'base64'), transactionKey)), 'signature data').documentElement;
-		} catch {
-			throw new EbicsRefusal('091111', 'business');
-		}
-		const mine = children(signatureRoot, S001_NS, 'OrderSignatureData').find((s) => text(child(s, S001_NS, 'PartnerID')) === subscriber.partnerId && text(child(s, S001_NS, 'UserID')) === subscriber.userId);
-		if (!mine) throw new EbicsRefusal('091304', 'business');
-		const signature = Buffer.from(text(child(mine, S001_NS, 'SignatureValue')) ?? '', 'base64');
+		const { signature, transactionKey } = uploadSignature(bank, subscriber, dataTransfer);
 		const signatureKey = subscriber.keys.signature?.publicKey;
 		const numSegments = Number(text(child(staticHeader, H004_NS, 'NumSegments')) ?? '0');
 		if (!Number.isInteger(numSegments) || numSegments < 1) throw new EbicsRefusal('091113', 'technical');
@@ -182,6 +197,11 @@ function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: Sandb
 		return bank.response({ phase: 'Initialisation', technical: '000000', business: '000000', transactionId: tx.id, orderId, ns: H004_NS });
 	}
 	checkOrderAttribute(details, ['DZHNN']);
+	if (VEU_DOWNLOADS.includes(orderType)) {
+		const veu = await veuDownloadH004(bank, subscriber, orderType, details);
+		if (!veu) throw new EbicsRefusal('090005', 'business');
+		return bank.startDownload(subscriber, orderType, veu, 'H004', H004_NS);
+	}
 	const params = child(details, H004_NS, 'StandardOrderParams') ?? child(details, H004_NS, 'FDLOrderParams');
 	const range = child(params, H004_NS, 'DateRange');
 	const dateRange = range ? { start: text(child(range, H004_NS, 'Start')) ?? '', end: text(child(range, H004_NS, 'End')) ?? '' } : undefined;
@@ -224,7 +244,7 @@ export async function handleH004(bank: SandboxEbicsBank, doc: Document, xml: str
 				checkOrderAttribute(child(staticHeader, H004_NS, 'OrderDetails'), ['DZHNN']);
 				bank.authenticate(doc, subscriber, staticHeader, H004_NS);
 				answer = hpb(bank, subscriber);
-			} else answer = initialisation(bank, doc, subscriber, staticHeader, root);
+			} else answer = await initialisation(bank, doc, subscriber, staticHeader, root);
 		}
 		bank.record({ ...info, technical: /<ReturnCode>(\d{6})</.exec(answer)?.[1] ?? '000000', business: '000000' });
 		return answer;

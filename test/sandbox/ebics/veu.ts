@@ -6,12 +6,15 @@
  * order's DataDigest, display file and signers, HVT its payments (a page of them, read from the
  * pain.001) or its complete file, HVS cancels. Every HVE and HVS signature is
  * verified (A006, over the order's DataDigest) by the bank's upload initialisation before it
- * reaches here; here the DataDigest must be the order's.
+ * reaches here; here the DataDigest must be the order's. EBICS 2.5 (H004) clients see the same
+ * orders by their order type (download with H004's namespace; veuH004.ts takes their HVE and HVS); an order sent with BTU has no
+ * EBICS 2.5 order type here and only EBICS 3.0 clients see it.
  */
 import {
 	child,
 	el,
 	elements,
+	H004_NS,
 	H005_NS,
 	leaf,
 	parseDocument,
@@ -72,8 +75,16 @@ function value(parent: Element | undefined, ...names: string[]): string | undefi
 	return find(parent, ...names)?.textContent?.trim() || undefined;
 }
 
-/** HVT's OrderInfo of each payment of a pain.001 (its credit transfers, in file order). */
-function pain001OrderInfos(data: Buffer, msgName: string): string[] {
+/** The IBAN's German bank code (BLZ), a bank code H004's accounts may carry without a BIC. */
+function blz(iban: string | undefined): string | undefined {
+	return iban && /^DE\d{2}\d{8}/.test(iban) ? iban.slice(4, 12) : undefined;
+}
+
+/**
+ * HVT's OrderInfo of each payment of a pain.001 (its credit transfers, in file order). H005 names
+ * the message (MsgName); H004 its format (OrderFormat) and needs a bank code in every account.
+ */
+function pain001OrderInfos(data: Buffer, msgName: string, h004 = false): string[] {
 	let document: Document;
 	try {
 		document = parseDocument(data, 'The order');
@@ -85,8 +96,8 @@ function pain001OrderInfos(data: Buffer, msgName: string): string[] {
 		el(
 			'AccountInfo',
 			{ Currency: currency },
-			leaf('AccountNumber', iban ?? 'UNKNOWN', { Role: role, international: 'true' }),
-			bic && leaf('BankCode', bic, { Role: role, international: 'true' }),
+			h004 && !iban ? leaf('NationalAccountNumber', 'UNKNOWN', { Role: role, format: 'other' }) : leaf('AccountNumber', iban ?? 'UNKNOWN', { Role: role, international: 'true' }),
+			bic ? leaf('BankCode', bic, { Role: role, international: 'true' }) : h004 && (blz(iban) ? leaf('BankCode', blz(iban) ?? '', { Role: role, international: 'false' }) : leaf('NationalBankCode', 'UNKNOWN', { Role: role, format: 'other' })),
 			name && leaf('AccountHolder', name.slice(0, 140), { Role: role }),
 		);
 	for (const payment of elements(document.documentElement).flatMap((e) => elements(e)).filter((e) => e.localName === 'PmtInf')) {
@@ -101,7 +112,7 @@ function pain001OrderInfos(data: Buffer, msgName: string): string[] {
 				el(
 					'OrderInfo',
 					{},
-					leaf('MsgName', msgName),
+					leaf(h004 ? 'OrderFormat' : 'MsgName', msgName),
 					debtor,
 					account('Recipient', value(tx, 'CdtrAcct', 'IBAN'), value(tx, 'CdtrAgt', 'BIC') ?? value(tx, 'CdtrAgt', 'BICFI'), value(tx, 'Cdtr', 'Nm')),
 					date && leaf('ExecutionDate', date),
@@ -113,6 +124,11 @@ function pain001OrderInfos(data: Buffer, msgName: string): string[] {
 		}
 	}
 	return infos;
+}
+
+/** The order type an EBICS 2.5 client sees for an order: its own (CCT, ...); none for a BTU order. */
+export function h004OrderType(order: HeldOrder): string | undefined {
+	return order.orderType === 'BTU' ? undefined : order.orderType;
 }
 
 function sameService(a: BtfService, b: BtfService): boolean {
@@ -174,17 +190,18 @@ export class SandboxVeu {
 		return true;
 	}
 
-	private waiting(subscriber: SandboxSubscriber): HeldOrder[] {
+	waiting(subscriber: SandboxSubscriber): HeldOrder[] {
 		return this.orders.filter((o) => o.state === 'waiting' && o.partnerId === subscriber.partnerId);
 	}
 
 	/** The order an HVD, HVE or HVS names; 091114 when there is none waiting. */
 	find(subscriber: SandboxSubscriber, params: Element | undefined): HeldOrder {
 		const ref = readOrderRef(params);
-		if (!ref) throw new EbicsRefusal('091113', 'technical', 'The order parameters must name PartnerID, Service and OrderID');
+		if (!ref) throw new EbicsRefusal('091113', 'technical', 'The order parameters must name PartnerID, Service (H005) or OrderType (H004) and OrderID');
 		const order = this.orders.find((o) => o.orderId === ref.orderId && o.partnerId === ref.partnerId);
 		if (!order || order.partnerId !== subscriber.partnerId) throw new EbicsRefusal('091114', 'business', `No order ${ref.orderId} of partner ${ref.partnerId} in the distributed signature`);
-		if (!sameService(order.service, ref.service)) throw new EbicsRefusal('091114', 'business', `Order ${ref.orderId} is not an order of service ${ref.service.serviceName} ${ref.service.msgName}`);
+		if (ref.service && !sameService(order.service, ref.service)) throw new EbicsRefusal('091114', 'business', `Order ${ref.orderId} is not an order of service ${ref.service.serviceName} ${ref.service.msgName}`);
+		if (ref.orderType && h004OrderType(order) !== ref.orderType) throw new EbicsRefusal('091114', 'business', `Order ${ref.orderId} is not an order of order type ${ref.orderType}`);
 		if (order.state !== 'waiting') throw new EbicsRefusal('091114', 'business', `Order ${ref.orderId} was ${order.state} already`);
 		return order;
 	}
@@ -197,72 +214,81 @@ export class SandboxVeu {
 		return el('Service', {}, leaf('ServiceName', service.serviceName), service.scope && leaf('Scope', service.scope), service.container && el('Container', { containerType: service.container }), leaf('MsgName', service.msgName, { version: service.msgVersion }));
 	}
 
-	/** HVU, HVZ and HVD order data; undefined (090005) when no order waits. */
-	download(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined): { data: Buffer; fileIds: number[] } | undefined {
-		const params = child(details, H005_NS, `${orderType}OrderParams`);
+	/**
+	 * HVU, HVZ, HVD and HVT order data, in H005 or (with `ns` H004's) in H004: the order named by
+	 * its OrderType instead of a Service, OrderTypes instead of ServiceFilter, OrderFormat instead
+	 * of MsgName, no AdditionalOrderInfo. `answer` marks order data written here (not the order's
+	 * own file); undefined (090005) when no order waits.
+	 */
+	download(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined, ns = H005_NS): { data: Buffer; fileIds: number[]; answer: boolean } | undefined {
+		const h004 = ns === H004_NS;
+		const params = child(details, ns, `${orderType}OrderParams`);
 		if (!params) throw new EbicsRefusal('091113', 'technical', `${orderType} needs ${orderType}OrderParams`);
-		const declaration = '<?xml version="1.0" encoding="UTF-8"?>';
+		const answer = (xml: string) => ({ data: Buffer.from('<?xml version="1.0" encoding="UTF-8"?>' + xml), fileIds: [], answer: true });
 		if (orderType === 'HVD') {
 			const order = this.find(subscriber, params);
-			const xml = el(
-				'HVDResponseOrderData',
-				{ xmlns: H005_NS },
-				leaf('DataDigest', order.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
-				leaf('DisplayFile', Buffer.from(displayFile(order)).toString('base64')),
-				leaf('OrderDataAvailable', 'true'),
-				leaf('OrderDataSize', order.data.length),
-				leaf('OrderDetailsAvailable', 'true'),
-				this.signersXml(order),
+			return answer(
+				el(
+					'HVDResponseOrderData',
+					{ xmlns: ns },
+					leaf('DataDigest', order.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
+					leaf('DisplayFile', Buffer.from(displayFile(order)).toString('base64')),
+					leaf('OrderDataAvailable', 'true'),
+					leaf('OrderDataSize', order.data.length),
+					leaf('OrderDetailsAvailable', 'true'),
+					this.signersXml(order),
+				),
 			);
-			return { data: Buffer.from(declaration + xml), fileIds: [] };
 		}
 		if (orderType === 'HVT') {
 			const order = this.find(subscriber, params);
-			const flags = child(params, H005_NS, 'OrderFlags');
+			const flags = child(params, ns, 'OrderFlags');
 			if (!flags) throw new EbicsRefusal('091113', 'technical', 'HVT needs OrderFlags');
-			if (flags.getAttribute('completeOrderData') === 'true') return { data: order.data, fileIds: [] };
-			const infos = pain001OrderInfos(order.data, order.service.msgName);
+			if (flags.getAttribute('completeOrderData') === 'true') return { data: order.data, fileIds: [], answer: false };
+			// H004's OrderFormat has up to 8 characters: the message (pain.001).
+			const infos = pain001OrderInfos(order.data, h004 ? order.service.msgName.slice(0, 8) : order.service.msgName, h004);
 			const limit = Number(flags.getAttribute('fetchLimit'));
 			const offset = Number(flags.getAttribute('fetchOffset'));
 			const page = infos.slice(offset, limit ? offset + limit : undefined);
 			// The schema needs at least one OrderInfo: an empty page is no data.
 			if (!page.length) return undefined;
-			const xml = el('HVTResponseOrderData', { xmlns: H005_NS }, leaf('NumOrderInfos', infos.length), page);
-			return { data: Buffer.from(declaration + xml), fileIds: [] };
+			return answer(el('HVTResponseOrderData', { xmlns: ns }, leaf('NumOrderInfos', infos.length), page));
 		}
 		const filters = readServiceFilters(params);
-		const orders = this.waiting(subscriber).filter((o) => !filters.length || filters.some((f) => sameService(o.service, f)));
+		const types = (child(params, ns, 'OrderTypes')?.textContent ?? '').split(/\s+/).filter(Boolean);
+		const orders = this.waiting(subscriber).filter((o) => (h004 ? !!h004OrderType(o) && (!types.length || types.includes(h004OrderType(o)!)) : !filters.length || filters.some((f) => sameService(o.service, f))));
 		if (!orders.length) return undefined;
-		const xml = el(
-			`${orderType}ResponseOrderData`,
-			{ xmlns: H005_NS },
-			orders.map((o) =>
-				el(
-					'OrderDetails',
-					{},
-					this.serviceXml(o.service),
-					leaf('OrderID', o.orderId),
-					orderType === 'HVZ' && leaf('DataDigest', o.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
-					orderType === 'HVZ' && leaf('OrderDataAvailable', 'true'),
-					leaf('OrderDataSize', o.data.length),
-					orderType === 'HVZ' && leaf('OrderDetailsAvailable', 'true'),
-					el('SigningInfo', { readyToBeSigned: this.maySign(subscriber, o) ? 'true' : 'false', NumSigRequired: o.required, NumSigDone: o.signatures.length }),
-					this.signersXml(o),
-					el('OriginatorInfo', {}, leaf('PartnerID', o.originator.partnerId), leaf('UserID', o.originator.userId), leaf('Name', o.originator.name), leaf('Timestamp', o.receivedAt)),
-					o.fileName && leaf('AdditionalOrderInfo', o.fileName.slice(0, 255)),
+		return answer(
+			el(
+				`${orderType}ResponseOrderData`,
+				{ xmlns: ns },
+				orders.map((o) =>
+					el(
+						'OrderDetails',
+						{},
+						h004 ? leaf('OrderType', h004OrderType(o) ?? '') : this.serviceXml(o.service),
+						leaf('OrderID', o.orderId),
+						orderType === 'HVZ' && leaf('DataDigest', o.dataDigest.toString('base64'), { SignatureVersion: 'A006' }),
+						orderType === 'HVZ' && leaf('OrderDataAvailable', 'true'),
+						leaf('OrderDataSize', o.data.length),
+						orderType === 'HVZ' && leaf('OrderDetailsAvailable', 'true'),
+						el('SigningInfo', { readyToBeSigned: this.maySign(subscriber, o) ? 'true' : 'false', NumSigRequired: o.required, NumSigDone: o.signatures.length }),
+						this.signersXml(o),
+						el('OriginatorInfo', {}, leaf('PartnerID', o.originator.partnerId), leaf('UserID', o.originator.userId), leaf('Name', o.originator.name), leaf('Timestamp', o.receivedAt)),
+						!h004 && o.fileName && leaf('AdditionalOrderInfo', o.fileName.slice(0, 255)),
+					),
 				),
 			),
 		);
-		return { data: Buffer.from(declaration + xml), fileIds: [] };
 	}
 
 	private maySign(subscriber: SandboxSubscriber, order: HeldOrder): boolean {
 		return subscriber.authorisationLevel !== 'T' && !order.signatures.some((s) => s.userId === subscriber.userId);
 	}
 
-	/** HVE: the signature (verified over `dataDigest` already) of `subscriber`. */
-	sign(subscriber: SandboxSubscriber, details: Element | undefined, dataDigest: Buffer): { order: HeldOrder; executed: boolean } {
-		const order = this.find(subscriber, child(details, H005_NS, 'HVEOrderParams'));
+	/** HVE: the signature (verified over `dataDigest` already) of `subscriber`, for the order its HVEOrderParams name. */
+	sign(subscriber: SandboxSubscriber, params: Element | undefined, dataDigest: Buffer): { order: HeldOrder; executed: boolean } {
+		const order = this.find(subscriber, params);
 		if (!order.dataDigest.equals(dataDigest)) throw new EbicsRefusal('091301', 'business', `The signed DataDigest is not the digest of order ${order.orderId}`);
 		if (subscriber.authorisationLevel === 'T') throw new EbicsRefusal('091007', 'technical', 'A transport signature (class T) cannot sign in the distributed signature');
 		if (order.signatures.some((s) => s.userId === subscriber.userId)) throw new EbicsRefusal('091306', 'business');
@@ -275,13 +301,19 @@ export class SandboxVeu {
 		return { order, executed };
 	}
 
-	/** HVS: cancels the order named by the parameters and the order data's CancelledDataDigest. */
-	cancel(subscriber: SandboxSubscriber, details: Element | undefined, signedDigest: Buffer, orderData: Document): HeldOrder {
-		const order = this.find(subscriber, child(details, H005_NS, 'HVSOrderParams'));
-		const root = orderData.documentElement;
-		if (root.namespaceURI !== H005_NS || root.localName !== 'HVSRequestOrderData') throw new EbicsRefusal('090004', 'business', 'HVS order data must be an HVSRequestOrderData');
-		const cancelled = Buffer.from(text(child(root, H005_NS, 'CancelledDataDigest')) ?? '', 'base64');
-		if (!cancelled.equals(order.dataDigest) || !signedDigest.equals(order.dataDigest)) throw new EbicsRefusal('091301', 'business', `The cancelled DataDigest is not the digest of order ${order.orderId}`);
+	/**
+	 * HVS: cancels the order its HVSOrderParams name, signed over the order's DataDigest: in H005
+	 * with the order data's CancelledDataDigest, in H004 (a signature only) without order data.
+	 */
+	cancel(subscriber: SandboxSubscriber, params: Element | undefined, signedDigest: Buffer, orderData: Document | 'h004'): HeldOrder {
+		const order = this.find(subscriber, params);
+		if (orderData !== 'h004') {
+			const root = orderData.documentElement;
+			if (root.namespaceURI !== H005_NS || root.localName !== 'HVSRequestOrderData') throw new EbicsRefusal('090004', 'business', 'HVS order data must be an HVSRequestOrderData');
+			const cancelled = Buffer.from(text(child(root, H005_NS, 'CancelledDataDigest')) ?? '', 'base64');
+			if (!cancelled.equals(order.dataDigest)) throw new EbicsRefusal('091301', 'business', `The cancelled DataDigest is not the digest of order ${order.orderId}`);
+		}
+		if (!signedDigest.equals(order.dataDigest)) throw new EbicsRefusal('091301', 'business', `The signed DataDigest is not the digest of order ${order.orderId}`);
 		if (subscriber.authorisationLevel === 'T') throw new EbicsRefusal('091007', 'technical', 'A transport signature (class T) cannot cancel');
 		order.state = 'cancelled';
 		return order;

@@ -64,3 +64,13 @@ export const H004_PRESET_ORDER_TYPES: Record<string, string> = {
 export function h004OrderTypes(direction: H004OrderType['direction']): H004OrderType[] {
 	return Object.values(H004_ORDER_TYPES).filter((entry) => entry.direction === direction);
 }
+
+/**
+ * How items name an EBICS 2.5 order: "CCT (SEPA credit transfer pain.001)", "FUL pain.001.001.03
+ * (File by its format)", or the bare order type the node does not know.
+ */
+export function orderTypeLabel(orderType: string, fileFormat?: string): string {
+	const entry = H004_ORDER_TYPES[orderType];
+	const format = fileFormat ? ` ${fileFormat}` : '';
+	return `${orderType}${format}${entry ? ` (${entry.label.replace(/ \([A-Z0-9]{3}\)$/, '')})` : ''}`;
+}

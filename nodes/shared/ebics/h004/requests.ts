@@ -188,6 +188,9 @@ function orderParamsH004(orderType: string, params: OrderParams, upload: boolean
 				{},
 				upload ? undefined : dateRangeXml(checkDateRange(params.dateRange)),
 			);
+		case 'element':
+			// Order parameters written whole, in the H004 namespace (HVUOrderParams, HVEOrderParams, ...).
+			return params.xml;
 		default:
 			throw new EbicsValidationError(
 				'orderType',
@@ -233,21 +236,56 @@ export function uploadInitRequestH004(
 	authenticationKey: KeyObject,
 	time: RequestTime = {},
 ): string {
-	const s = checkSubscriber(subscriber);
 	const type = checkOrderTypeH004(orderType);
 	const signatureFlag = 'signatureFlag' in params ? params.signatureFlag : undefined;
-	return ebicsRequest(
-		initialisationHeaderXml(
-			s,
-			orderDetails(
-				type,
-				signatureFlag === 'transport' ? 'DZHNN' : 'OZHNN',
-				orderParamsH004(type, params, true),
-			),
-			digests,
-			time,
-			data.numSegments,
+	return uploadInit(
+		subscriber,
+		orderDetails(
+			type,
+			signatureFlag === 'transport' ? 'DZHNN' : 'OZHNN',
+			orderParamsH004(type, params, true),
 		),
+		digests,
+		data,
+		authenticationKey,
+		time,
+	);
+}
+
+/**
+ * Initialisation of an H004 order that is a signature only (UZHNN: HVE, HVS of the distributed
+ * signature): the order parameters written whole, the subscriber's signature in SignatureData,
+ * no order data (NumSegments 0).
+ */
+export function signatureInitRequestH004(
+	subscriber: EbicsSubscriber,
+	orderType: string,
+	paramsXml: string,
+	digests: BankKeyDigests,
+	data: Omit<UploadInitData, 'numSegments'>,
+	authenticationKey: KeyObject,
+	time: RequestTime = {},
+): string {
+	return uploadInit(
+		subscriber,
+		orderDetails(checkOrderTypeH004(orderType), 'UZHNN', paramsXml),
+		digests,
+		{ ...data, numSegments: 0 },
+		authenticationKey,
+		time,
+	);
+}
+
+function uploadInit(
+	subscriber: EbicsSubscriber,
+	details: string,
+	digests: BankKeyDigests,
+	data: UploadInitData,
+	authenticationKey: KeyObject,
+	time: RequestTime,
+): string {
+	return ebicsRequest(
+		initialisationHeaderXml(checkSubscriber(subscriber), details, digests, time, data.numSegments),
 		el('body', {}, el('DataTransfer', {}, uploadEncryptionXml(digests, data))),
 		authenticationKey,
 		H004,
