@@ -149,7 +149,7 @@ test('an H004 upload by one signer is approved by another: HVU lists it by order
 	expect(bank().ebics.records.filter((r) => r.technical === '091010')).toEqual([]);
 });
 
-test('an H004 order is cancelled (HVS, a signature only) and never executed', async () => {
+test('an H004 order is cancelled (HVS with its HVSRequestOrderData, OZHNN) and never executed', async () => {
 	const orderId = await uploadBySigner1('MSG-H004-HVS');
 	const waiting = items(await run(2, { operation: 'veuOrders', veuWithDigests: true }));
 	const order = waiting.find((i) => i.json.orderId === orderId)!.json;
@@ -157,6 +157,13 @@ test('an H004 order is cancelled (HVS, a signature only) and never executed', as
 	expect(cancelled).toMatchObject({ cancelled: true, canceller: 'PARTNER4/SIGNER2', orderId, orderType: 'CCT', returnCodes: { technical: '000000', business: '000000' } });
 	expect(bank().ebics.veu.orders.find((o) => o.orderId === orderId)?.state).toBe('cancelled');
 	expect(bank().ebics.subscriber('PARTNER4', 'SIGNER1')!.files.some((f) => f.name === `pain002_${orderId}.xml`)).toBe(false);
+	// The initialisation, then its order data in one segment; every request valid against the H004 schemas.
+	const records = bank().ebics.records;
+	const init = records.lastIndexOf(veuRecords('HVS').at(-1)!);
+	expect(records.slice(init).map((r) => [r.protocol, r.phase, r.technical, r.business])).toEqual([
+		['H004', 'Initialisation', '000000', '000000'],
+		['H004', 'Transfer', '000000', '000000'],
+	]);
 	expect(bank().ebics.records.filter((r) => r.technical === '091010')).toEqual([]);
 });
 

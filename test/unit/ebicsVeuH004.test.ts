@@ -1,8 +1,9 @@
 /**
  * The distributed signature in EBICS 2.5 (H004) without a bank: the HVU, HVZ, HVD and HVT
- * initialisations (DZHNN, H004 order parameters naming the order by OrderType) and HVE and HVS
- * (UZHNN, a signature only: S001 UserSignatureData with the A006 signature of the order's
- * DataDigest, no order data, no DataDigest element) against the official H004 schemas; the
+ * initialisations (DZHNN, H004 order parameters naming the order by OrderType), HVE (UZHNN, a
+ * signature only: S001 UserSignatureData with the A006 signature of the order's DataDigest, no
+ * order data, no DataDigest element) and HVS (OZHNN: the same signature, and its
+ * HVSRequestOrderData as order data) against the official H004 schemas; the
  * readers of H004 order data on the answers of a real bank (epics suite) and on an HVT answer
  * valid against ebics_orders_H004.xsd; order references checked before anything is built.
  */
@@ -21,6 +22,7 @@ import {
 	H004_NS,
 	hvListParams,
 	hvOrderParams,
+	hvsOrderData,
 	hvtOrderParams,
 	orderDataDigest,
 	parseDocument,
@@ -91,7 +93,10 @@ describe('H004 distributed signature requests', () => {
 		);
 	});
 
-	test.each(['HVE', 'HVS'] as const)("%s is a signature only (UZHNN, no order data): this subscriber's A006 signature of the order's DataDigest, valid against the H004 schemas", async (orderType) => {
+	test.each([
+		['HVE', 'UZHNN', 0],
+		['HVS', 'OZHNN', 1],
+	] as const)("%s goes as %s with %i segments: this subscriber's A006 signature of the order's DataDigest, valid against the H004 schemas", async (orderType, attribute, numSegments) => {
 		const bank = await testBankKeys();
 		const sent: string[] = [];
 		const send = async (xml: string): Promise<string> => {
@@ -101,15 +106,17 @@ describe('H004 distributed signature requests', () => {
 		const options = { subscriber, version: 'H004' as const, keys: { version: 1 as const, subscriber: keys, bank }, send };
 		const veu = new EbicsVeu(new EbicsClient(options), options);
 		const digest = orderDataDigest(Buffer.from('<Document>the order</Document>'));
-		const sendOrder = (veu as unknown as { send: (t: string, r: typeof ref, d: Buffer) => Promise<unknown> }).send.bind(veu);
-		await expect(sendOrder(orderType, ref, digest)).rejects.toThrow('stop after the first request');
+		const sendOrder = (veu as unknown as { send: (t: string, r: typeof ref, d: Buffer, o?: string) => Promise<unknown> }).send.bind(veu);
+		// HVS cancels with its order data: the digest of the order it cancels (what confirmed() passes).
+		const orderData = orderType === 'HVS' ? hvsOrderData(digest, H004_NS) : undefined;
+		await expect(sendOrder(orderType, ref, digest, orderData)).rejects.toThrow('stop after the first request');
 		const xml = sent[0];
 		expectValid(xml);
-		expect(xml).toContain(`<OrderDetails><OrderType>${orderType}</OrderType><OrderAttribute>UZHNN</OrderAttribute><${orderType}OrderParams><PartnerID>PARTNER4</PartnerID><OrderType>CCT</OrderType><OrderID>A1B2</OrderID></${orderType}OrderParams></OrderDetails>`);
-		expect(xml).toContain('<NumSegments>0</NumSegments>');
+		expect(xml).toContain(`<OrderDetails><OrderType>${orderType}</OrderType><OrderAttribute>${attribute}</OrderAttribute><${orderType}OrderParams><PartnerID>PARTNER4</PartnerID><OrderType>CCT</OrderType><OrderID>A1B2</OrderID></${orderType}OrderParams></OrderDetails>`);
+		expect(xml).toContain(`<NumSegments>${numSegments}</NumSegments>`);
 		const doc = parseDocument(xml, 'request');
 		const transfer = xmlPath(doc.documentElement, H004_NS, 'body', 'DataTransfer');
-		// H004 has no DataDigest in the request and no order data.
+		// H004 has no DataDigest in the request; the order data (HVS) follows in the transfer phase.
 		expect(child(transfer, H004_NS, 'DataDigest')).toBeUndefined();
 		expect(child(transfer, H004_NS, 'OrderData')).toBeUndefined();
 		// The bank's digests in the H004 form (hash of exponent and modulus).
@@ -121,6 +128,16 @@ describe('H004 distributed signature requests', () => {
 		const signature = Buffer.from(text(xmlPath(parseDocument(signatureXml, 'signature').documentElement, S001_NS, 'OrderSignatureData', 'SignatureValue'))!, 'base64');
 		expect(verifyA006(digest, signature, createPublicKey(keys.signature.certificatePem))).toBe(true);
 		expect(verifyA006(orderDataDigest(Buffer.from('another order')), signature, createPublicKey(keys.signature.certificatePem))).toBe(false);
+	});
+
+	test("HVS's order data is an HVSRequestOrderData in the H004 namespace naming the cancelled order's digest, valid against ebics_orders_H004.xsd", () => {
+		const digest = orderDataDigest(Buffer.from('<Document>the order</Document>'));
+		const data = hvsOrderData(digest, H004_NS);
+		expectValid(data, ORDERS_XSD);
+		const root = parseDocument(data, 'HVS order data').documentElement;
+		expect(root.namespaceURI).toBe(H004_NS);
+		expect(text(child(root, H004_NS, 'CancelledDataDigest'))).toBe(digest.toString('base64'));
+		expect(child(root, H004_NS, 'CancelledDataDigest')?.getAttribute('SignatureVersion')).toBe('A006');
 	});
 });
 

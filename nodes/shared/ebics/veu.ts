@@ -17,9 +17,10 @@
  * Service, in HVRequestStructure as in the order details of HVU and HVZ; HVU and HVZ filter by
  * OrderTypes; HVT's transactions carry OrderFormat instead of MsgName; HVU has no
  * AdditionalOrderInfo; the order data are in urn:org:ebics:H004. HVU, HVZ, HVD and HVT are
- * downloads (OrderAttribute DZHNN); HVE and HVS are signature-only uploads (UZHNN): the
- * initialisation carries the S001 UserSignatureData with the A006 signature of the order's
- * DataDigest and no order data (NumSegments 0), and the request has no DataDigest element.
+ * downloads (OrderAttribute DZHNN). HVE is a signature only (UZHNN, NumSegments 0); HVS also
+ * uploads its HVSRequestOrderData, in the H004 namespace (OZHNN), as the H004 schemas define it.
+ * Both initialisations carry the S001 UserSignatureData with the A006 signature of the order's
+ * DataDigest, and no DataDigest element.
  *
  * The signature of HVE and HVS is made over the DataDigest the bank reported in HVD, and only
  * after the caller has confirmed it (checkConfirmedDigest): a signer signs what they saw.
@@ -46,7 +47,7 @@ import {
 	H004_NS,
 	orderTypeLabel,
 	S001_NS,
-	signatureInitRequestH004,
+	veuInitRequestH004,
 } from './h004';
 import {
 	checkSubscriber,
@@ -286,12 +287,12 @@ export function hvtOrderParams(
 }
 
 /** The order data of HVS: the DataDigest of the order to cancel. */
-export function hvsOrderData(dataDigest: Buffer): string {
+export function hvsOrderData(dataDigest: Buffer, ns: string = H005_NS): string {
 	return (
 		'<?xml version="1.0" encoding="UTF-8"?>' +
 		el(
 			'HVSRequestOrderData',
-			{ xmlns: H005_NS },
+			{ xmlns: ns },
 			leaf('CancelledDataDigest', dataDigest.toString('base64'), {
 				SignatureVersion: SIGNATURE_VERSION,
 			}),
@@ -636,9 +637,12 @@ export class EbicsVeu {
 		const checked = checkOrderRef(ref, this.version);
 		const details = await this.details(checked);
 		checkConfirmedDigest(confirmedDigest, details.dataDigest, checked.orderId);
-		// H005's HVS carries the cancelled digest as order data; H004's HVE and HVS are signatures only.
+		// HVS carries the cancelled digest as order data (HVSRequestOrderData, in the version's
+		// namespace); HVE is the signature only.
 		const orderData =
-			orderType === 'HVS' && this.version !== H004 ? hvsOrderData(details.dataDigest) : undefined;
+			orderType === 'HVS'
+				? hvsOrderData(details.dataDigest, this.version === H004 ? H004_NS : H005_NS)
+				: undefined;
 		const result = await this.send(orderType, checked, details.dataDigest, orderData);
 		return { ...result, details };
 	}
@@ -689,12 +693,12 @@ export class EbicsVeu {
 		};
 		const authenticationKey = this.keys.authentication.privateKey;
 		const xml = h004
-			? signatureInitRequestH004(
+			? veuInitRequestH004(
 					this.subscriber,
 					orderType,
 					params,
 					digests,
-					data,
+					{ ...data, numSegments: segments.length },
 					authenticationKey,
 				)
 			: uploadInitRequest(

@@ -29,6 +29,7 @@ import {
 	keyPairOrderData,
 	x509Data,
 	H000_NS,
+	H004_NS,
 	H005_NS,
 	leaf,
 	orderDataDigest,
@@ -1032,7 +1033,8 @@ export class SandboxEbicsBank {
 			} catch {
 				throw new EbicsRefusal('090004', 'business', 'The HVS order data is not XML');
 			}
-			const order = this.veu.cancel(tx.subscriber, child(meta.details, H005_NS, 'HVSOrderParams'), meta.dataDigest, orderData);
+			const ns = tx.protocol === 'H004' ? H004_NS : H005_NS;
+			const order = this.veu.cancel(tx.subscriber, child(meta.details, ns, 'HVSOrderParams'), meta.dataDigest, orderData, ns);
 			this.logOrder(order.originator, { orderId: order.orderId, orderType: order.orderType, service: order.service, accepted: false, reasonCode: 'DS02', text: `cancelled in the distributed signature by ${tx.subscriber.userId} (HVS)` });
 			return;
 		}

@@ -17,7 +17,7 @@ import { EbicsRefusal, schemaProblem, type RegisteredKey, type SandboxEbicsBank,
 import { hpdData } from './hpd';
 import { KEY_CHANGE_ORDERS } from './keyChange';
 import { VEU_DOWNLOADS } from './veu';
-import { veuDownloadH004, veuSignatureH004 } from './veuH004';
+import { veuCancelH004, veuDownloadH004, veuSignH004 } from './veuH004';
 
 export const H004_NS = 'urn:org:ebics:H004';
 const S001_NS = 'http://www.ebics.org/S001';
@@ -168,12 +168,24 @@ async function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber:
 	const details = child(staticHeader, H004_NS, 'OrderDetails');
 	const orderType = text(child(details, H004_NS, 'OrderType')) ?? '';
 	const dataTransfer = path(root, H004_NS, 'body', 'DataTransfer');
-	if (child(dataTransfer, H004_NS, 'SignatureData') && (orderType === 'HVE' || orderType === 'HVS')) {
+	if (child(dataTransfer, H004_NS, 'SignatureData') && orderType === 'HVE') {
 		// The distributed signature: a signature only (UZHNN) over the DataDigest of a waiting order.
 		checkOrderAttribute(details, ['UZHNN']);
 		const { signature } = uploadSignature(bank, subscriber, dataTransfer);
-		veuSignatureH004(bank, subscriber, orderType, details, text(child(staticHeader, H004_NS, 'NumSegments')), signature);
+		veuSignH004(bank, subscriber, details, text(child(staticHeader, H004_NS, 'NumSegments')), signature);
 		return bank.response({ phase: 'Initialisation', technical: '000000', business: '000000', orderId: bank.newOrderId(), ns: H004_NS });
+	}
+	if (child(dataTransfer, H004_NS, 'SignatureData') && orderType === 'HVS') {
+		// Cancelling in the distributed signature: the signature over the order's DataDigest, then
+		// the HVSRequestOrderData naming that digest (OZHNN); the order is cancelled once it is in.
+		checkOrderAttribute(details, ['OZHNN']);
+		const { signature, transactionKey } = uploadSignature(bank, subscriber, dataTransfer);
+		const dataDigest = veuCancelH004(bank, subscriber, details, signature);
+		const numSegments = Number(text(child(staticHeader, H004_NS, 'NumSegments')) ?? '0');
+		if (!Number.isInteger(numSegments) || numSegments < 1) throw new EbicsRefusal('091113', 'technical', 'HVS carries its HVSRequestOrderData: NumSegments must be at least 1');
+		const orderId = bank.newOrderId();
+		const tx = bank.openUpload(subscriber, 'H004', orderType, orderId, numSegments, transactionKey, { dataDigest, flag: 'authorise', signer: { partnerId: subscriber.partnerId, userId: subscriber.userId }, details });
+		return bank.response({ phase: 'Initialisation', technical: '000000', business: '000000', transactionId: tx.id, orderId, ns: H004_NS });
 	}
 	if (child(dataTransfer, H004_NS, 'SignatureData')) {
 		// A key change (PUB, HCA, HCS) is signed with the current signature key (OZHNN) and names no file.

@@ -305,14 +305,12 @@ export class SandboxVeu {
 	 * HVS: cancels the order its HVSOrderParams name, signed over the order's DataDigest: in H005
 	 * with the order data's CancelledDataDigest, in H004 (a signature only) without order data.
 	 */
-	cancel(subscriber: SandboxSubscriber, params: Element | undefined, signedDigest: Buffer, orderData: Document | 'h004'): HeldOrder {
+	cancel(subscriber: SandboxSubscriber, params: Element | undefined, signedDigest: Buffer, orderData: Document, ns: string = H005_NS): HeldOrder {
 		const order = this.find(subscriber, params);
-		if (orderData !== 'h004') {
-			const root = orderData.documentElement;
-			if (root.namespaceURI !== H005_NS || root.localName !== 'HVSRequestOrderData') throw new EbicsRefusal('090004', 'business', 'HVS order data must be an HVSRequestOrderData');
-			const cancelled = Buffer.from(text(child(root, H005_NS, 'CancelledDataDigest')) ?? '', 'base64');
-			if (!cancelled.equals(order.dataDigest)) throw new EbicsRefusal('091301', 'business', `The cancelled DataDigest is not the digest of order ${order.orderId}`);
-		}
+		const root = orderData.documentElement;
+		if (root.namespaceURI !== ns || root.localName !== 'HVSRequestOrderData') throw new EbicsRefusal('090004', 'business', `HVS order data must be an HVSRequestOrderData in ${ns}`);
+		const cancelled = Buffer.from(text(child(root, ns, 'CancelledDataDigest')) ?? '', 'base64');
+		if (!cancelled.equals(order.dataDigest)) throw new EbicsRefusal('091301', 'business', `The cancelled DataDigest is not the digest of order ${order.orderId}`);
 		if (!signedDigest.equals(order.dataDigest)) throw new EbicsRefusal('091301', 'business', `The signed DataDigest is not the digest of order ${order.orderId}`);
 		if (subscriber.authorisationLevel === 'T') throw new EbicsRefusal('091007', 'technical', 'A transport signature (class T) cannot cancel');
 		order.state = 'cancelled';

@@ -253,24 +253,26 @@ export function uploadInitRequestH004(
 }
 
 /**
- * Initialisation of an H004 order that is a signature only (UZHNN: HVE, HVS of the distributed
- * signature): the order parameters written whole, the subscriber's signature in SignatureData,
- * no order data (NumSegments 0).
+ * Initialisation of an H004 order of the distributed signature, its order parameters written
+ * whole and the subscriber's signature in SignatureData: HVE is the signature only (UZHNN,
+ * NumSegments 0); HVS also carries its order data, the HVSRequestOrderData (OZHNN, its segments
+ * follow in the transfer phase).
  */
-export function signatureInitRequestH004(
+export function veuInitRequestH004(
 	subscriber: EbicsSubscriber,
 	orderType: string,
 	paramsXml: string,
 	digests: BankKeyDigests,
-	data: Omit<UploadInitData, 'numSegments'>,
+	data: UploadInitData,
 	authenticationKey: KeyObject,
 	time: RequestTime = {},
 ): string {
+	const attribute = data.numSegments > 0 ? 'OZHNN' : 'UZHNN';
 	return uploadInit(
 		subscriber,
-		orderDetails(checkOrderTypeH004(orderType), 'UZHNN', paramsXml),
+		orderDetails(checkOrderTypeH004(orderType), attribute, paramsXml),
 		digests,
-		{ ...data, numSegments: 0 },
+		data,
 		authenticationKey,
 		time,
 	);
