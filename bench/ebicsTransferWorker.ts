@@ -218,27 +218,7 @@ async function lowerDownload(base64File: string, key: Buffer, expected: string):
 }
 
 
-/**
- * The JavaScript heap an n8n process holds before it runs anything: an idle n8n 2.41.3 main
- * process, just started, reports 193 MB used of 210 MB (N8N_METRICS). The engine harness alone
- * holds about 45 MB, and at that size V8 starts its next full collection almost as soon as one
- * ends (the room left to its limit is below its young generation's), so every client here, the
- * lower bound too, would spend a third of its time collecting as no n8n does. Both clients run
- * with the heap filled to this size with live objects; `BENCH_N8N_HEAP_MB=0` runs them bare.
- */
-const N8N_HEAP_BYTES = Number(process.env.BENCH_N8N_HEAP_MB ?? 190) * 1024 * 1024;
-const heldLikeN8n: unknown[] = [];
-function holdN8nSizedHeap(): void {
-	(globalThis as { gc?: () => void }).gc?.();
-	while (process.memoryUsage().heapUsed < N8N_HEAP_BYTES) {
-		const block: unknown[] = [];
-		for (let i = 0; i < 10_000; i++) block.push({ at: i, name: `entry ${i}`, list: [i] });
-		heldLikeN8n.push(block);
-	}
-}
-
 async function main(): Promise<void> {
-	holdN8nSizedHeap();
 	const settings = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Settings;
 	const key = randomBytes(16);
 	const base64File = join(tmpdir(), `bench-ebics-${process.pid}.b64`);
