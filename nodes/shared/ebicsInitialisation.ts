@@ -33,6 +33,8 @@ import {
 	initialised,
 	keysFingerprint,
 	makeSubscriberKeys,
+	pastedKeysText,
+	pastedSuperseded,
 	readEbicsCredential,
 	statusText,
 	subscriberKeys,
@@ -346,7 +348,11 @@ async function judgeEbicsCredential(credentials: ICredentialDataDecryptedObject)
 		throw new Error(
 			`The bank refuses the subscriber now (HPB answered 091002 EBICS_INVALID_USER_OR_USER_STATE): it has been suspended (SPR, or by the bank). Ask the bank to activate it again; the next run of an EBICS node records it`,
 		);
-	throw new Error(redactSecrets(problemOf(error, 'HPB', new Date()).message, view.secrets));
+	// Keys pasted after a key change replaced the pasted ones: say which keys were tried.
+	throw new Error(
+		redactSecrets(problemOf(error, 'HPB', new Date()).message, view.secrets) +
+			(pastedSuperseded(view) ? '' : pastedKeysText(view, state)),
+	);
 }
 
 function checkMarker(requestOptions: IHttpRequestOptions): string | undefined {
