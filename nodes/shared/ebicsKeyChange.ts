@@ -132,6 +132,16 @@ export function issuedCertificates(
 	return issued;
 }
 
+/** The modulus length of the longest key the order replaces (2048 at least). */
+export function replacedBits(order: KeyChangeOrder, current: EbicsSubscriberKeys): number {
+	const bits = KEY_CHANGE_KEYS[order].map(
+		(key) =>
+			new X509Certificate(current[key].certificatePem).publicKey.asymmetricKeyDetails
+				?.modulusLength ?? 0,
+	);
+	return Math.max(2048, ...bits);
+}
+
 /**
  * Runs one step of a key change on the state (changed in place). A field to fix throws
  * CredentialFieldError; a failure of the bank or the connection is returned, for the caller to
@@ -174,7 +184,10 @@ export async function runKeyChange(
 			throw new CredentialFieldError(
 				`${issued.map((c) => c.field).join(', ')}: issued by ${issued[0].issuer}, not self-signed. Change Keys makes the new ${issued.length > 1 ? 'keys' : 'key'} in n8n with a self-signed certificate, which would take the place of the issued one at the bank. Renew keys with issued certificates with the issuer and the client that made them, then paste them here. Nothing was sent to the bank`,
 			);
-		const fresh = await makeSubscriberKeys(view);
+		// Imported keys: the new keys are as long as the longest key replaced (Key Length is hidden).
+		const fresh = await makeSubscriberKeys(
+			from ? { ...view, keyBits: replacedBits(request.order, current) } : view,
+		);
 		state.keyChange = {
 			order: request.order,
 			next: keysAfterChange(request.order, current, fresh),

@@ -8,7 +8,8 @@ import { X509Certificate } from 'node:crypto';
 
 import { generateSubscriberKeys, keysAfterChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
 import { keysFingerprint, pastedSuperseded, readEbicsCredential, statusText, subscriberKeys, type EbicsState } from '../../nodes/shared/ebicsCredential';
-import { issuedCertificates, runKeyChange } from '../../nodes/shared/ebicsKeyChange';
+import { issuedCertificates, replacedBits, runKeyChange } from '../../nodes/shared/ebicsKeyChange';
+import { generateKeyWithCertificate } from '../../nodes/shared/keys/generate';
 import { issueCustomerCertificate, loadOrCreatePki } from '../sandbox/certs';
 
 let pastedKeys: EbicsSubscriberKeys;
@@ -72,6 +73,14 @@ describe('the keys in use with imported keys', () => {
 		const state = readyState({ generated: changed });
 		expect(subscriberKeys(readEbicsCredential({ url: 'https://bank.example/ebics', hostId: 'HOST', partnerId: 'PARTNER1', userId: 'USER1', keySource: 'generate', ebicsState: JSON.stringify(state) }))).toEqual(changed);
 	});
+});
+
+test('the new keys of imported ones are as long as the longest key the order replaces', async () => {
+	const long = await generateKeyWithCertificate({ use: 'signature', subject: { commonName: 'Long' }, bits: 3072 });
+	const keys = { ...pastedKeys, signature: { privateKeyPem: long.privateKeyPem, certificatePem: long.certificatePem } };
+	expect(replacedBits('PUB', keys)).toBe(3072);
+	expect(replacedBits('HCS', keys)).toBe(3072);
+	expect(replacedBits('HCA', keys)).toBe(2048);
 });
 
 describe('a pending change prepared from other pasted keys', () => {
