@@ -14,6 +14,7 @@ import { formatHash, generateSubscriberKeys, keyDigest, keysAfterChange, loadSub
 import { EBICS_STATUS_FIELD, keysFingerprint } from '../../nodes/shared/ebicsCredential';
 import { loadOrCreatePki, issueCustomerCertificate } from '../sandbox/certs';
 import { useSandbox } from '../helpers/bank';
+import { pastedKeyFields } from '../helpers/ebics';
 import { sandboxClient } from '../helpers/ebicsSandbox';
 import { bankH004Hashes, credentialTest, EBICS_ID, ebicsSecrets, ebicsStore, ebicsValues, errorText, expectKeysChanged, items, runEbics, stored, storedState } from '../helpers/ebicsNode';
 import type { CredentialStore, RunResult } from '../harness/engine';
@@ -24,18 +25,6 @@ const bank = () => sandbox.bank();
 const runs: RunResult[] = [];
 
 const PASTED_FIELDS = ['signaturePrivateKey', 'signatureCertificate', 'authenticationPrivateKey', 'authenticationCertificate', 'encryptionPrivateKey', 'encryptionCertificate'];
-
-/** The credential fields holding these keys, as a user pastes them. */
-function pasted(keys: EbicsSubscriberKeys): Record<string, string> {
-	return {
-		signaturePrivateKey: keys.signature.privateKeyPem,
-		signatureCertificate: keys.signature.certificatePem,
-		authenticationPrivateKey: keys.authentication.privateKeyPem,
-		authenticationCertificate: keys.authentication.certificatePem,
-		encryptionPrivateKey: keys.encryption.privateKeyPem,
-		encryptionCertificate: keys.encryption.certificatePem,
-	};
-}
 
 function pastedOf(store: CredentialStore): Record<string, string> {
 	return Object.fromEntries(PASTED_FIELDS.map((field) => [field, String(stored(store)[field])]));
@@ -119,7 +108,7 @@ describe('EBICS 3.0 (H005), keys pasted from the client that initialised the sub
 
 		// Other keys pasted (keys the bank does not know): the credential uses them, as pasted.
 		const other = await generateSubscriberKeys({ subject: { commonName: 'Other' } });
-		store.update(EBICS_ID, { ...stored(store), ...pasted(other) });
+		store.update(EBICS_ID, { ...stored(store), ...pastedKeyFields(other) });
 		const refused = await download(store);
 		expect(refused.status).toBe('error');
 		expect(errorText(refused)).toMatch(/061001/);
@@ -215,7 +204,7 @@ describe('EBICS 2.5 (H004), keys pasted and sent with INI and HIA from n8n', () 
 		['PUB', 'key'],
 	] as const)('%s (keys sent as %s): the credential uses the new keys; the bank refuses the old ones', async (order, h004KeyForm) => {
 		const imported = await generateSubscriberKeys({ subject: { commonName: 'Pasted H004' } });
-		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', h004KeyForm, ...bankH004Hashes(bank()), keySource: 'import', alreadyInitialised: false, ...pasted(imported) }));
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', h004KeyForm, ...bankH004Hashes(bank()), keySource: 'import', alreadyInitialised: false, ...pastedKeyFields(imported) }));
 		await credentialTest(store);
 		bank().ebics.activate('PARTNER1', 'USER1');
 		expect(await credentialTest(store)).toEqual({ status: 'OK' });

@@ -10,6 +10,7 @@ import { generateSubscriberKeys, keysAfterChange, type EbicsSubscriberKeys } fro
 import { keysFingerprint, pastedSuperseded, readEbicsCredential, statusText, subscriberKeys, type EbicsState } from '../../nodes/shared/ebicsCredential';
 import { issuedCertificates, replacedBits, runKeyChange } from '../../nodes/shared/ebicsKeyChange';
 import { generateKeyWithCertificate } from '../../nodes/shared/keys/generate';
+import { pastedKeyFields } from '../helpers/ebics';
 import { issueCustomerCertificate, loadOrCreatePki } from '../sandbox/certs';
 
 let pastedKeys: EbicsSubscriberKeys;
@@ -20,23 +21,12 @@ beforeAll(async () => {
 	changed = keysAfterChange('HCA', pastedKeys, other);
 });
 
-function fields(keys: EbicsSubscriberKeys): Record<string, string> {
-	return {
-		signaturePrivateKey: keys.signature.privateKeyPem,
-		signatureCertificate: keys.signature.certificatePem,
-		authenticationPrivateKey: keys.authentication.privateKeyPem,
-		authenticationCertificate: keys.authentication.certificatePem,
-		encryptionPrivateKey: keys.encryption.privateKeyPem,
-		encryptionCertificate: keys.encryption.certificatePem,
-	};
-}
-
 function readyState(extra: Partial<EbicsState> = {}): EbicsState {
 	return { v: 1, owner: 'HOST/PARTNER1/USER1', phase: 'ready', bank: { keys: {} as never, hashes: { authentication: '', encryption: '' }, at: '2026-11-01T00:00:00.000Z' }, ...extra };
 }
 
 function view(keys: EbicsSubscriberKeys, state?: EbicsState, overrides: Record<string, unknown> = {}) {
-	return readEbicsCredential({ url: 'https://bank.example/ebics', hostId: 'HOST', partnerId: 'PARTNER1', userId: 'USER1', keySource: 'import', ...fields(keys), ebicsState: state ? JSON.stringify(state) : '', ...overrides });
+	return readEbicsCredential({ url: 'https://bank.example/ebics', hostId: 'HOST', partnerId: 'PARTNER1', userId: 'USER1', keySource: 'import', ...pastedKeyFields(keys), ebicsState: state ? JSON.stringify(state) : '', ...overrides });
 }
 
 describe('the keys in use with imported keys', () => {
