@@ -54,7 +54,7 @@ import {
 } from './ebicsCredential';
 import { attempt, attemptAsync } from './attempt';
 import { CredentialFieldError } from './credentialFields';
-import { KeyServiceUnreachable } from './keys';
+import { KeyServiceUnreachable, MIN_RSA_BITS } from './keys';
 
 /** Hidden credential field the node sets for one preAuthentication run: the step asked for. */
 export const EBICS_KEY_CHANGE_FIELD = 'ebicsKeyChange';
@@ -132,14 +132,14 @@ export function issuedCertificates(
 	return issued;
 }
 
-/** The modulus length of the longest key the order replaces (2048 at least). */
+/** The modulus length of the longest key the order replaces (MIN_RSA_BITS at least). */
 export function replacedBits(order: KeyChangeOrder, current: EbicsSubscriberKeys): number {
 	const bits = KEY_CHANGE_KEYS[order].map(
 		(key) =>
 			new X509Certificate(current[key].certificatePem).publicKey.asymmetricKeyDetails
 				?.modulusLength ?? 0,
 	);
-	return Math.max(2048, ...bits);
+	return Math.max(MIN_RSA_BITS, ...bits);
 }
 
 /**
