@@ -150,7 +150,12 @@ export interface EbicsState {
 	 * the last change. While the pasted keys are these, the keys in use are `generated` (the new set);
 	 * pasted keys that differ from them are used as pasted.
 	 */
-	pastedReplaced?: { fingerprint: string; at: string };
+	pastedReplaced?: {
+		fingerprint: string;
+		at: string;
+		/** The pasted keys the status was last written for (the fingerprint when unset). */
+		statusFor?: string;
+	};
 }
 
 export type KeySource = 'generate' | 'import';
@@ -404,6 +409,24 @@ export function pastedSuperseded(view: EbicsCredentialView): boolean {
 	const state = view.state;
 	const replaced = state?.owner === view.owner ? state.pastedReplaced : undefined;
 	return !!replaced && !!state?.generated && pastedFingerprint(view) === replaced.fingerprint;
+}
+
+/**
+ * Whether the status was written for other pasted keys than the credential holds now (pasted
+ * after a key change replaced the pasted ones, or pasted back): the node has the credential run
+ * its check once, which writes the status for the keys pasted now (notePastedStatus).
+ */
+export function pastedStatusStale(view: EbicsCredentialView): boolean {
+	const replaced = view.state?.owner === view.owner ? view.state.pastedReplaced : undefined;
+	if (!replaced || view.keySource !== 'import' || !view.imported) return false;
+	return (replaced.statusFor ?? replaced.fingerprint) !== pastedFingerprint(view);
+}
+
+/** Records in the state (changed in place) that its status is written for the keys pasted now. */
+export function notePastedStatus(view: EbicsCredentialView, state: EbicsState): void {
+	const from = pastedFingerprint(view);
+	if (state.pastedReplaced && from)
+		state.pastedReplaced = { ...state.pastedReplaced, statusFor: from };
 }
 
 /**

@@ -33,6 +33,7 @@ import {
 	initialised,
 	keysFingerprint,
 	makeSubscriberKeys,
+	notePastedStatus,
 	pastedKeysText,
 	pastedSuperseded,
 	readEbicsCredential,
@@ -250,6 +251,7 @@ export async function runEbicsInitialisation(
 				...state.problem,
 				message: redactSecrets(state.problem.message, view.secrets),
 			};
+		notePastedStatus(current, state);
 		// n8n runs preAuthentication only while the check field is empty, also for the credential
 		// test: it stays empty until the subscriber is ready, so every test does the next step.
 		const check = state.phase === 'ready' && !state.problem ? now.toISOString() : '';
@@ -281,6 +283,7 @@ async function changeKeys(
 		const problem = problemOf(failure, `Key change ${request.order}`, now);
 		state.problem = { ...problem, message: redactSecrets(problem.message, view.secrets) };
 	}
+	notePastedStatus(view, state);
 	// A failed change leaves the subscriber ready with the keys the bank knows.
 	const check = state.phase === 'ready' ? now.toISOString() : '';
 	return {

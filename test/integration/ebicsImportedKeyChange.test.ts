@@ -77,7 +77,7 @@ describe('EBICS 3.0 (H005), keys pasted from the client that initialised the sub
 		expect(bankHolds('PARTNER2', 'READY1', now)).toBe(true);
 		// The pasted fields are as they were; the state says which pasted keys the new set replaces.
 		expect(pastedOf(store)).toEqual(fields);
-		expect(state.pastedReplaced).toEqual({ fingerprint: keysFingerprint(imported), at: state.keysChanged!.at });
+		expect(state.pastedReplaced).toEqual({ fingerprint: keysFingerprint(imported), at: state.keysChanged!.at, statusFor: keysFingerprint(imported) });
 		expect(String(stored(store)[EBICS_STATUS_FIELD])).toMatch(new RegExp(`^Ready: .*; new keys in use since \\d{4}-\\d\\d-\\d\\d \\(${order}\\)\\. Nothing to do\\. The pasted keys are superseded by the key change made on \\d{4}-\\d\\d-\\d\\d: the credential uses the new keys it keeps`));
 		// The item's hashes are the new keys'.
 		const replaced = order === 'PUB' ? ['signature'] : order === 'HCA' ? ['authentication', 'encryption'] : ['signature', 'authentication', 'encryption'];
@@ -109,16 +109,25 @@ describe('EBICS 3.0 (H005), keys pasted from the client that initialised the sub
 		// Other keys pasted (keys the bank does not know): the credential uses them, as pasted.
 		const other = await generateSubscriberKeys({ subject: { commonName: 'Other' } });
 		store.update(EBICS_ID, { ...stored(store), ...pastedKeyFields(other) });
+		// The credential's test (as saving it in the editor runs it) says which keys it tried.
+		expect((await credentialTest(store)).message).toMatch(/061001.*\. The pasted keys differ from those the key change of \d{4}-\d\d-\d\d replaced: the credential uses the pasted keys$/s);
+		// The next run checks the keys pasted now once (HPB) and rewrites the status; the bank refuses them.
+		const records = bank().ebics.records.length;
 		const refused = await download(store);
 		expect(refused.status).toBe('error');
 		expect(errorText(refused)).toMatch(/061001/);
-		// The credential's test (as saving it in the editor runs it) says which keys it tried.
-		expect((await credentialTest(store)).message).toMatch(/061001.*\. The pasted keys differ from those the key change of \d{4}-\d\d-\d\d replaced: the credential uses the pasted keys$/s);
+		expect(bank().ebics.records.slice(records).map((r) => r.orderType ?? r.root)[0]).toBe('HPB');
+		expect(String(stored(store)[EBICS_STATUS_FIELD])).toMatch(/^Ready: .*, but the last check failed \(.*061001.*\)\. Test the credential again\. The pasted keys differ from those the key change of \d{4}-\d\d-\d\d replaced: the credential uses the pasted keys$/);
 
-		// The replaced keys pasted back: the new set is used again.
+		// The replaced keys pasted back: the new set is used again, and the status says so.
 		store.update(EBICS_ID, { ...stored(store), ...fields });
-		expect(await credentialTest(store)).toEqual({ status: 'OK' });
 		expect(items(await download(store)).length).toBeGreaterThan(0);
+		expect(String(stored(store)[EBICS_STATUS_FIELD])).toMatch(/Nothing to do\. The pasted keys are superseded by the key change made on \d{4}-\d\d-\d\d/);
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		// Written for these keys: the next run does not check again.
+		const before = bank().ebics.records.length;
+		items(await runEbics(store, { operation: 'subscriberPermissions' }));
+		expect(bank().ebics.records.slice(before).map((r) => r.orderType ?? r.root)).not.toContain('HPB');
 	});
 
 	test('a change the bank refuses leaves the pasted keys in use; run again, it goes through', async () => {

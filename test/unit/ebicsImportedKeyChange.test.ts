@@ -7,7 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 
 import { generateSubscriberKeys, keysAfterChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
-import { keysFingerprint, pastedSuperseded, readEbicsCredential, statusText, subscriberKeys, type EbicsState } from '../../nodes/shared/ebicsCredential';
+import { keysFingerprint, notePastedStatus, pastedStatusStale, pastedSuperseded, readEbicsCredential, statusText, subscriberKeys, type EbicsState } from '../../nodes/shared/ebicsCredential';
 import { issuedCertificates, replacedBits, runKeyChange } from '../../nodes/shared/ebicsKeyChange';
 import { generateKeyWithCertificate } from '../../nodes/shared/keys/generate';
 import { pastedKeyFields } from '../helpers/ebics';
@@ -51,6 +51,20 @@ describe('the keys in use with imported keys', () => {
 		expect(statusText(current, current.state)).toMatch(/\. The pasted keys differ from those the key change of 2026-11-20 replaced: the credential uses the pasted keys$/);
 		// Only one certificate pasted anew is other keys too.
 		expect(subscriberKeys(view({ ...pastedKeys, signature: other.signature }, state))).toEqual({ ...pastedKeys, signature: other.signature });
+	});
+
+	test('the status is stale once other keys are pasted, until it is written for them', () => {
+		const state = readyState({ generated: changed, pastedReplaced: { fingerprint: keysFingerprint(pastedKeys), at: '2026-11-20T10:00:00.000Z' } });
+		expect(pastedStatusStale(view(pastedKeys, state))).toBe(false);
+		const otherView = view(other, state);
+		expect(pastedStatusStale(otherView)).toBe(true);
+		notePastedStatus(otherView, state);
+		expect(pastedStatusStale(view(other, state))).toBe(false);
+		// Pasted back: stale again until written.
+		expect(pastedStatusStale(view(pastedKeys, state))).toBe(true);
+		// Without a change of pasted keys, or with keys made in n8n: never.
+		expect(pastedStatusStale(view(other, readyState()))).toBe(false);
+		expect(pastedStatusStale(view(other, state, { keySource: 'generate' }))).toBe(false);
 	});
 
 	test('a state of another subscriber, or without the new set, never replaces the pasted keys', () => {
