@@ -14,11 +14,11 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 import { N8N_VERSION } from './lib/install';
-import { nodeError, nodeItems, type ExecuteResult } from './lib/n8n';
+import { EBICS_CREDENTIAL as EBICS, ebicsNodeWorkflow, executeCleanly, withEbicsCredential } from './lib/ebicsSandbox';
+import { nodeItems } from './lib/n8n';
 import { requireContext, startStack, type Stack } from './lib/stack';
-import { loadExample, type WorkflowJson } from './lib/workflows';
+import { loadExample } from './lib/workflows';
 
-const EBICS = 'corporateBankingEbicsApi';
 const CREDENTIAL = { id: 'ebics-imported-key01', name: 'Bank EBICS (imported keys)' };
 const WORKFLOWS = { keys: 'cbebicsimpkeychg01', statements: 'cbebicsimpstatmt01' };
 const PASTED = ['signaturePrivateKey', 'signatureCertificate', 'authenticationPrivateKey', 'authenticationCertificate', 'encryptionPrivateKey', 'encryptionCertificate'];
@@ -41,20 +41,6 @@ const subscriber = async (): Promise<SubscriberInfo> => {
 
 const credentialData = async (): Promise<Record<string, unknown>> => (await stack.n8n.decryptedCredentials()).find((c) => c.id === CREDENTIAL.id)!.data;
 
-function withCredential(workflow: WorkflowJson, id: string, name: string): WorkflowJson {
-	for (const node of workflow.nodes) if (node.credentials?.[EBICS]) node.credentials[EBICS] = { ...CREDENTIAL };
-	return { ...workflow, id, name, active: false, settings: { executionOrder: 'v1' } };
-}
-
-async function execute(id: string): Promise<ExecuteResult> {
-	await stack.n8n.stop();
-	const result = await stack.n8n.execute(id);
-	outputs.push(result.output);
-	if (!result.run) throw new Error(`no run JSON in the output of n8n execute (exit ${result.exitCode}):\n${result.output.slice(-3000)}`);
-	for (const name of Object.keys(result.run.data.resultData.runData)) expect([name, nodeError(result.run, name)?.message]).toEqual([name, undefined]);
-	return result;
-}
-
 beforeAll(async () => {
 	const { install, pkg } = requireContext();
 	stack = await startStack({ install, pkg, n8nPort: 15714 });
@@ -63,18 +49,13 @@ beforeAll(async () => {
 	pastedFields = Object.fromEntries(PASTED.map((field) => [field, data[field]]));
 	await stack.n8n.importCredentials([{ ...CREDENTIAL, type: EBICS, data }]);
 	await stack.n8n.importWorkflows([
-		withCredential(
-			{
-				nodes: [
-					{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-					{ id: 'keys', name: 'Change Keys', type: 'n8n-nodes-corporate-banking.ebics', typeVersion: 1, position: [240, 0], parameters: { operation: 'changeKeys', keyChangeOrder: 'HCS', confirmKeyChange: true }, credentials: { [EBICS]: { ...CREDENTIAL } } },
-				],
-				connections: { Start: { main: [[{ node: 'Change Keys', type: 'main', index: 0 }]] } },
-			},
+		withEbicsCredential(
+			ebicsNodeWorkflow('Change Keys', { operation: 'changeKeys', keyChangeOrder: 'HCS', confirmKeyChange: true }),
+			CREDENTIAL,
 			WORKFLOWS.keys,
 			'EBICS imported keys: change keys',
 		),
-		withCredential(loadExample('ebics-statements.json'), WORKFLOWS.statements, 'EBICS imported keys: statements'),
+		withEbicsCredential(loadExample('ebics-statements.json'), CREDENTIAL, WORKFLOWS.statements, 'EBICS imported keys: statements'),
 	]);
 }, 600_000);
 
@@ -85,7 +66,7 @@ afterAll(async () => {
 describe(`imported EBICS keys changed in real n8n ${N8N_VERSION}`, () => {
 	test('Change Keys (HCS) replaces the pasted keys at the bank; the credential keeps the new ones and its pasted fields as they were', async () => {
 		const before = await subscriber();
-		const run = (await execute(WORKFLOWS.keys)).run!;
+		const run = (await executeCleanly(stack, WORKFLOWS.keys, outputs)).run!;
 		const [changed] = nodeItems(run, 'Change Keys');
 		expect(changed.json).toMatchObject({ changed: true, order: 'HCS', recovered: false, pastedKeysSuperseded: true });
 		expect(String(changed.json.notice)).toMatch(/^The keys pasted in the credential are superseded by this change/);
@@ -108,7 +89,7 @@ describe(`imported EBICS keys changed in real n8n ${N8N_VERSION}`, () => {
 	test('with the new keys the statements example fetches the camt.053 statements, delivered at the bank after', async () => {
 		const waiting = (await subscriber()).files.filter((f) => f.msgName === 'camt.053' && !f.delivered);
 		expect(waiting.length).toBeGreaterThan(0);
-		const run = (await execute(WORKFLOWS.statements)).run!;
+		const run = (await executeCleanly(stack, WORKFLOWS.statements, outputs)).run!;
 		const files = nodeItems(run, 'Download Statements (BTD)');
 		expect(files.map((f) => f.json.fileName).sort()).toEqual(waiting.map((f) => f.name).sort());
 		expect((await subscriber()).files.filter((f) => f.msgName === 'camt.053').every((f) => f.delivered)).toBe(true);
