@@ -127,7 +127,10 @@ export interface EbicsState {
 	v: 1;
 	/** Whose keys and progress these are: "HOSTID/PARTNERID/USERID". */
 	owner: string;
-	/** Keys made inside n8n (the Generate key source). */
+	/**
+	 * Keys made inside n8n: the Generate key source's, or (Import) the set a key change made in
+	 * place of the pasted keys (pastedReplaced).
+	 */
 	generated?: EbicsSubscriberKeys;
 	/** INI and HIA of the keys with this fingerprint. */
 	sent?: { fingerprint: string; ini?: SentOrder; hia?: SentOrder };
