@@ -192,7 +192,7 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 					name: 'Import Keys',
 					value: 'import',
 					description:
-						'Paste the keys and certificates of a subscriber another EBICS client initialised',
+						'Paste the keys and certificates of a subscriber another EBICS client initialised. After a key change from the EBICS node, n8n uses the new keys it keeps instead of the pasted ones (the Status says so)',
 				},
 			],
 			default: 'generate',

@@ -106,6 +106,11 @@ export interface PendingKeyChange {
 	preparedAt: string;
 	/** Sent, and the answer was lost or n8n stopped before storing it. */
 	sentAt?: string;
+	/**
+	 * Import key source: the fingerprint of the pasted keys the change started from (keysFingerprint).
+	 * Pasted keys that differ from them make the change stale (ebicsKeyChange.ts).
+	 */
+	from?: string;
 }
 
 /** The last key change the bank accepted (EbicsState.keysChanged). */
@@ -122,7 +127,10 @@ export interface EbicsState {
 	v: 1;
 	/** Whose keys and progress these are: "HOSTID/PARTNERID/USERID". */
 	owner: string;
-	/** Keys made inside n8n (the Generate key source). */
+	/**
+	 * Keys made inside n8n: the Generate key source's, or (Import) the set a key change made in
+	 * place of the pasted keys (pastedReplaced).
+	 */
 	generated?: EbicsSubscriberKeys;
 	/** INI and HIA of the keys with this fingerprint. */
 	sent?: { fingerprint: string; ini?: SentOrder; hia?: SentOrder };
@@ -140,6 +148,17 @@ export interface EbicsState {
 	keyChange?: PendingKeyChange;
 	/** The last key change the bank accepted. */
 	keysChanged?: DoneKeyChange;
+	/**
+	 * Import key source: the pasted keys that key changes replaced (their fingerprint) and the day of
+	 * the last change. While the pasted keys are these, the keys in use are `generated` (the new set);
+	 * pasted keys that differ from them are used as pasted.
+	 */
+	pastedReplaced?: {
+		fingerprint: string;
+		at: string;
+		/** The pasted keys the status was last written for (the fingerprint when unset). */
+		statusFor?: string;
+	};
 }
 
 export type KeySource = 'generate' | 'import';
@@ -380,9 +399,47 @@ export async function makeSubscriberKeys(view: EbicsCredentialView): Promise<Ebi
 	});
 }
 
-/** The subscriber's keys in use: the imported ones, or those made in n8n (none yet: undefined). */
+/** The fingerprint of the pasted keys (Import key source, keys read), else undefined. */
+export function pastedFingerprint(view: EbicsCredentialView): string | undefined {
+	return view.keySource === 'import' && view.imported ? keysFingerprint(view.imported) : undefined;
+}
+
+/**
+ * Whether the pasted keys are the ones a key change made from n8n replaced: the credential then
+ * uses the new set kept in its state instead of them.
+ */
+export function pastedSuperseded(view: EbicsCredentialView): boolean {
+	const state = view.state;
+	const replaced = state?.owner === view.owner ? state.pastedReplaced : undefined;
+	return !!replaced && !!state?.generated && pastedFingerprint(view) === replaced.fingerprint;
+}
+
+/**
+ * Whether the status was written for other pasted keys than the credential holds now (pasted
+ * after a key change replaced the pasted ones, or pasted back): the node has the credential run
+ * its check once, which writes the status for the keys pasted now (notePastedStatus).
+ */
+export function pastedStatusStale(view: EbicsCredentialView): boolean {
+	const replaced = view.state?.owner === view.owner ? view.state.pastedReplaced : undefined;
+	if (!replaced || view.keySource !== 'import' || !view.imported) return false;
+	return (replaced.statusFor ?? replaced.fingerprint) !== pastedFingerprint(view);
+}
+
+/** Records in the state (changed in place) that its status is written for the keys pasted now. */
+export function notePastedStatus(view: EbicsCredentialView, state: EbicsState): void {
+	const from = pastedFingerprint(view);
+	if (state.pastedReplaced && from)
+		state.pastedReplaced = { ...state.pastedReplaced, statusFor: from };
+}
+
+/**
+ * The subscriber's keys in use: those made in n8n; for imported keys the pasted ones, or the set a
+ * key change made in their place while the pasted ones are still those it replaced (none yet:
+ * undefined).
+ */
 export function subscriberKeys(view: EbicsCredentialView): EbicsSubscriberKeys | undefined {
-	return view.keySource === 'import' ? view.imported : view.state?.generated;
+	if (view.keySource !== 'import') return view.state?.generated;
+	return pastedSuperseded(view) ? view.state?.generated : view.imported;
 }
 
 /** Whether INI and HIA of the keys in use reached the bank (or the keys were initialised elsewhere). */
@@ -441,6 +498,15 @@ function day(iso: string | undefined): string {
 const LETTERS_STEP =
 	"print the initialisation letters (the EBICS node's Initialisation Letters operation), sign them and send them to the bank";
 
+/** What a key change did to the pasted keys (Import key source), for the status; '' when nothing. */
+export function pastedKeysText(view: EbicsCredentialView, state: EbicsState | undefined): string {
+	const replaced = state?.owner === view.owner ? state.pastedReplaced : undefined;
+	if (view.keySource !== 'import' || !replaced || !view.imported) return '';
+	return pastedSuperseded({ ...view, state })
+		? `. The pasted keys are superseded by the key change made on ${day(replaced.at)}: the credential uses the new keys it keeps (encrypted, hidden) and the pasted fields stay as they were. Pasting keys other than those makes the credential use the pasted ones again`
+		: `. The pasted keys differ from those the key change of ${day(replaced.at)} replaced: the credential uses the pasted keys`;
+}
+
 /** Where the subscriber stands and what to do next, in words a treasurer reads. */
 export function statusText(view: EbicsCredentialView, state: EbicsState | undefined): string {
 	const problem = state?.problem;
@@ -453,9 +519,10 @@ export function statusText(view: EbicsCredentialView, state: EbicsState | undefi
 				return `Ready, with a key change ${change.order} ${change.sentAt ? `sent on ${day(change.sentAt)} and not confirmed` : `prepared on ${day(change.preparedAt)} and not sent`}${problem ? ` (${problem.message})` : ''}. Run the EBICS node's Change Keys with ${change.order} again to finish it: the keys the bank knows are kept until it confirms`;
 			const changed = state?.keysChanged;
 			const base = `Ready: the bank's keys were fetched on ${day(state?.bank?.at)} and match the hashes of its letter${changed ? `; new keys in use since ${day(changed.at)} (${changed.order})` : ''}`;
+			const pasted = pastedKeysText(view, state);
 			return problem
-				? `${base}, but the last check failed (${problem.message}). ${problem.bankHashes ? "Compare the hashes with the bank's letter" : 'Test the credential again'}`
-				: `${base}. Nothing to do`;
+				? `${base}, but the last check failed (${problem.message}). ${problem.bankHashes ? "Compare the hashes with the bank's letter" : 'Test the credential again'}${pasted}`
+				: `${base}. Nothing to do${pasted}`;
 		}
 		case 'suspended':
 			return `Suspended: the bank refuses this subscriber since ${day(state?.checkedAt)} (EBICS 091002: suspended with SPR, or by the bank). Ask the bank to activate it again, then test the credential`;

@@ -33,6 +33,9 @@ import {
 	initialised,
 	keysFingerprint,
 	makeSubscriberKeys,
+	notePastedStatus,
+	pastedKeysText,
+	pastedSuperseded,
 	readEbicsCredential,
 	statusText,
 	subscriberKeys,
@@ -248,6 +251,7 @@ export async function runEbicsInitialisation(
 				...state.problem,
 				message: redactSecrets(state.problem.message, view.secrets),
 			};
+		notePastedStatus(current, state);
 		// n8n runs preAuthentication only while the check field is empty, also for the credential
 		// test: it stays empty until the subscriber is ready, so every test does the next step.
 		const check = state.phase === 'ready' && !state.problem ? now.toISOString() : '';
@@ -279,6 +283,7 @@ async function changeKeys(
 		const problem = problemOf(failure, `Key change ${request.order}`, now);
 		state.problem = { ...problem, message: redactSecrets(problem.message, view.secrets) };
 	}
+	notePastedStatus(view, state);
 	// A failed change leaves the subscriber ready with the keys the bank knows.
 	const check = state.phase === 'ready' ? now.toISOString() : '';
 	return {
@@ -346,7 +351,11 @@ async function judgeEbicsCredential(credentials: ICredentialDataDecryptedObject)
 		throw new Error(
 			`The bank refuses the subscriber now (HPB answered 091002 EBICS_INVALID_USER_OR_USER_STATE): it has been suspended (SPR, or by the bank). Ask the bank to activate it again; the next run of an EBICS node records it`,
 		);
-	throw new Error(redactSecrets(problemOf(error, 'HPB', new Date()).message, view.secrets));
+	// Keys pasted after a key change replaced the pasted ones: say which keys were tried.
+	throw new Error(
+		redactSecrets(problemOf(error, 'HPB', new Date()).message, view.secrets) +
+			(pastedSuperseded(view) ? '' : pastedKeysText(view, state)),
+	);
 }
 
 function checkMarker(requestOptions: IHttpRequestOptions): string | undefined {

@@ -16,10 +16,22 @@
  * 091301 signature, 091002 state), the same order is sent once more with the pending keys in use,
  * which a bank that took the change accepts, and the pending keys become the keys in use. The
  * credential therefore never drops the keys the bank knows: they are either in use or pending.
+ *
+ * Imported keys change the same way. The change starts from the keys in use (the pasted ones),
+ * keeps those it does not replace, and records the pasted keys' fingerprint (pending.from); once
+ * accepted, the new set is kept in the state (generated) and used instead of the pasted keys for
+ * as long as the pasted fields hold those keys (state.pastedReplaced, subscriberKeys): n8n cannot
+ * rewrite the visible fields, so they stay as they were. Pasting other keys makes the credential
+ * use them again. A pending change prepared from other pasted keys is dropped when it was never
+ * sent, and refused by name when it may be at the bank. Certificates a bank or an authority
+ * issued are not replaced by the self-signed ones n8n makes (issuedCertificates).
  */
+import { X509Certificate } from 'node:crypto';
+
 import {
 	EbicsClient,
 	EbicsReturnCodeError,
+	KEY_CHANGE_KEYS,
 	keysAfterChange,
 	sendKeyChange,
 	type EbicsSend,
@@ -36,12 +48,13 @@ import {
 	clientOptionsOf,
 	keysFingerprint,
 	makeSubscriberKeys,
+	pastedFingerprint,
 	subscriberKeys,
 	usableBankKeys,
 } from './ebicsCredential';
-import { attemptAsync } from './attempt';
+import { attempt, attemptAsync } from './attempt';
 import { CredentialFieldError } from './credentialFields';
-import { KeyServiceUnreachable } from './keys';
+import { KeyServiceUnreachable, MIN_RSA_BITS } from './keys';
 
 /** Hidden credential field the node sets for one preAuthentication run: the step asked for. */
 export const EBICS_KEY_CHANGE_FIELD = 'ebicsKeyChange';
@@ -80,15 +93,60 @@ function oldKeysRefused(error: unknown): boolean {
 function promote(state: EbicsState, pending: PendingKeyChange, done: DoneKeyChange): void {
 	state.generated = pending.next;
 	if (state.sent) state.sent = { ...state.sent, fingerprint: keysFingerprint(pending.next) };
+	// Imported keys: the new set is used instead of the pasted keys the change started from.
+	if (pending.from) state.pastedReplaced = { fingerprint: pending.from, at: done.at };
 	state.keyChange = undefined;
 	state.keysChanged = done;
 	state.problem = undefined;
 }
 
+const CERTIFICATE_FIELDS: Record<keyof EbicsSubscriberKeys, string> = {
+	signature: 'Signature Certificate (A006)',
+	authentication: 'Authentication Certificate (X002)',
+	encryption: 'Encryption Certificate (E002)',
+};
+
+/**
+ * The keys the order replaces whose certificate a bank or certification authority issued (not
+ * self-signed), when the order carries certificates (EBICS 3.0, or 2.5 with certificates): the
+ * change would put a self-signed certificate made in n8n in their place.
+ */
+export function issuedCertificates(
+	order: KeyChangeOrder,
+	current: EbicsSubscriberKeys,
+	view: Pick<EbicsCredentialView, 'version' | 'h004KeyForm'>,
+): Array<{ field: string; issuer: string }> {
+	if (view.version === 'H004' && view.h004KeyForm === 'key') return [];
+	const issued: Array<{ field: string; issuer: string }> = [];
+	for (const key of KEY_CHANGE_KEYS[order]) {
+		const certificate = new X509Certificate(current[key].certificatePem);
+		const selfSigned = attempt(
+			() => certificate.subject === certificate.issuer && certificate.verify(certificate.publicKey),
+		);
+		if (!selfSigned.ok || !selfSigned.value)
+			issued.push({
+				field: CERTIFICATE_FIELDS[key],
+				issuer: certificate.issuer.replace(/\n/g, ', '),
+			});
+	}
+	return issued;
+}
+
+/** The modulus length of the longest key the order replaces (MIN_RSA_BITS at least). */
+export function replacedBits(order: KeyChangeOrder, current: EbicsSubscriberKeys): number {
+	const bits = KEY_CHANGE_KEYS[order].map(
+		(key) =>
+			new X509Certificate(current[key].certificatePem).publicKey.asymmetricKeyDetails
+				?.modulusLength ?? 0,
+	);
+	return Math.max(MIN_RSA_BITS, ...bits);
+}
+
 /**
  * Runs one step of a key change on the state (changed in place). A field to fix throws
  * CredentialFieldError; a failure of the bank or the connection is returned, for the caller to
- * record.
+ * record. The keys in use are those made in n8n, the pasted ones, or the set an earlier change
+ * made in place of the pasted ones (subscriberKeys).
  */
 export async function runKeyChange(
 	view: EbicsCredentialView,
@@ -97,14 +155,22 @@ export async function runKeyChange(
 	send: EbicsSend,
 	now: Date,
 ): Promise<unknown> {
-	if (view.keySource !== 'generate')
-		throw new CredentialFieldError(
-			'Subscriber Keys: Change Keys replaces keys made in n8n. Imported keys are changed in the client that made them; paste the new ones here once the bank has them',
-		);
-	if (state.phase !== 'ready' || !state.generated)
+	const current = subscriberKeys({ ...view, state });
+	if (state.phase !== 'ready' || !current)
 		throw new CredentialFieldError(
 			'Change Keys needs a ready subscriber: test the credential until its status says Ready',
 		);
+	const from = pastedFingerprint(view);
+	const stale = state.keyChange;
+	if (stale && stale.from !== from) {
+		// Other keys were pasted since the change was prepared from the pasted ones.
+		if (stale.sentAt)
+			throw new CredentialFieldError(
+				`Subscriber Keys: a key change ${stale.order} was sent on ${stale.sentAt.slice(0, 10)} from the keys pasted then, and the pasted keys differ now. Paste those keys back and run Change Keys with ${stale.order} to finish it (the bank may have its new keys already)`,
+			);
+		// Never sent: nothing reached the bank, a new change is prepared from the pasted keys.
+		state.keyChange = undefined;
+	}
 	const pending = state.keyChange;
 	if (request.step === 'prepare') {
 		// A change that may have reached the bank is finished first, never replaced.
@@ -113,11 +179,20 @@ export async function runKeyChange(
 			throw new CredentialFieldError(
 				`A key change ${pending.order} was sent on ${pending.sentAt.slice(0, 10)} without a confirmed answer: run Change Keys with ${pending.order} to finish it first`,
 			);
-		const fresh = await makeSubscriberKeys(view);
+		const issued = issuedCertificates(request.order, current, view);
+		if (issued.length)
+			throw new CredentialFieldError(
+				`${issued.map((c) => c.field).join(', ')}: issued by ${issued[0].issuer}, not self-signed. Change Keys makes the new ${issued.length > 1 ? 'keys' : 'key'} in n8n with a self-signed certificate, which would take the place of the issued one at the bank. Renew keys with issued certificates with the issuer and the client that made them, then paste them here. Nothing was sent to the bank`,
+			);
+		// Imported keys: the new keys are as long as the longest key replaced (Key Length is hidden).
+		const fresh = await makeSubscriberKeys(
+			from ? { ...view, keyBits: replacedBits(request.order, current) } : view,
+		);
 		state.keyChange = {
 			order: request.order,
-			next: keysAfterChange(request.order, state.generated, fresh),
+			next: keysAfterChange(request.order, current, fresh),
 			preparedAt: now.toISOString(),
+			...(from ? { from } : {}),
 		};
 		state.problem = undefined;
 		return undefined;
@@ -135,7 +210,6 @@ export async function runKeyChange(
 			keys: { version: 1, subscriber: keys, bank },
 			send,
 		});
-	const current = subscriberKeys({ ...view, state }) as EbicsSubscriberKeys;
 	pending.sentAt = now.toISOString();
 	const sent = await attemptAsync(
 		async () => await sendKeyChange(client(current), pending.order, pending.next, view.h004KeyForm),

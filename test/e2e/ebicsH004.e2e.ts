@@ -22,11 +22,11 @@
 import { readFileSync } from 'node:fs';
 
 import { N8N_VERSION } from './lib/install';
-import { binaryFile, nodeError, nodeItems, type ExecuteResult } from './lib/n8n';
+import { EBICS_CREDENTIAL as EBICS, ebicsNodeWorkflow, executeCleanly, withEbicsCredential } from './lib/ebicsSandbox';
+import { binaryFile, nodeItems } from './lib/n8n';
 import { requireContext, startStack, type Stack } from './lib/stack';
-import { credentialId, loadExample, prepareForImport, sandboxCredentialKey, type WorkflowJson } from './lib/workflows';
+import { credentialId, loadExample, prepareForImport, sandboxCredentialKey } from './lib/workflows';
 
-const EBICS = 'corporateBankingEbicsApi';
 const CREDENTIAL = { id: 'ebics-h004-subscr-01', name: 'Bank EBICS 2.5 (new subscriber)' };
 const WORKFLOWS = { letters: 'cbebicsh004letter1', payments: 'cbebicsh004paymnt1', keys: 'cbebicsh004keychg1', statements: 'cbebicsh004statmt1', approve: 'cbebicsh004approv1' };
 /** The H004 credentials of the sandbox's two signers of PARTNER3, by the id the approve example's nodes get. */
@@ -52,20 +52,6 @@ const subscriber = async (): Promise<SubscriberInfo> => {
 	const all = await stack.bank.admin<{ subscribers: SubscriberInfo[] }>('GET', '/ebics/subscribers');
 	return all.subscribers.find((s) => s.partnerId === 'PARTNER1' && s.userId === 'USER2')!;
 };
-
-function withCredential(workflow: WorkflowJson, id: string, name: string): WorkflowJson {
-	for (const node of workflow.nodes) if (node.credentials?.[EBICS]) node.credentials[EBICS] = { ...CREDENTIAL };
-	return { ...workflow, id, name, active: false, settings: { executionOrder: 'v1' } };
-}
-
-async function execute(id: string): Promise<ExecuteResult> {
-	await stack.n8n.stop();
-	const result = await stack.n8n.execute(id);
-	outputs.push(result.output);
-	if (!result.run) throw new Error(`no run JSON in the output of n8n execute (exit ${result.exitCode}):\n${result.output.slice(-3000)}`);
-	for (const name of Object.keys(result.run.data.resultData.runData)) expect([name, nodeError(result.run, name)?.message]).toEqual([name, undefined]);
-	return result;
-}
 
 beforeAll(async () => {
 	const { install, pkg } = requireContext();
@@ -104,30 +90,20 @@ beforeAll(async () => {
 		},
 	]);
 	await stack.n8n.importWorkflows([
-		withCredential(
-			{
-				nodes: [
-					{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-					{ id: 'letters', name: 'Initialisation Letters', type: 'n8n-nodes-corporate-banking.ebics', typeVersion: 1, position: [240, 0], parameters: { operation: 'initialisationLetters' }, credentials: { [EBICS]: { ...CREDENTIAL } } },
-				],
-				connections: { Start: { main: [[{ node: 'Initialisation Letters', type: 'main', index: 0 }]] } },
-			},
+		withEbicsCredential(
+			ebicsNodeWorkflow('Initialisation Letters', { operation: 'initialisationLetters' }),
+			CREDENTIAL,
 			WORKFLOWS.letters,
 			'EBICS 2.5: initialisation letters',
 		),
-		withCredential(loadExample('ebics-payments.json'), WORKFLOWS.payments, 'EBICS 2.5: payments'),
-		withCredential(
-			{
-				nodes: [
-					{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-					{ id: 'keys', name: 'Change Keys', type: 'n8n-nodes-corporate-banking.ebics', typeVersion: 1, position: [240, 0], parameters: { operation: 'changeKeys', keyChangeOrder: 'HCS', confirmKeyChange: true }, credentials: { [EBICS]: { ...CREDENTIAL } } },
-				],
-				connections: { Start: { main: [[{ node: 'Change Keys', type: 'main', index: 0 }]] } },
-			},
+		withEbicsCredential(loadExample('ebics-payments.json'), CREDENTIAL, WORKFLOWS.payments, 'EBICS 2.5: payments'),
+		withEbicsCredential(
+			ebicsNodeWorkflow('Change Keys', { operation: 'changeKeys', keyChangeOrder: 'HCS', confirmKeyChange: true }),
+			CREDENTIAL,
 			WORKFLOWS.keys,
 			'EBICS 2.5: change keys',
 		),
-		withCredential(loadExample('ebics-statements.json'), WORKFLOWS.statements, 'EBICS 2.5: statements'),
+		withEbicsCredential(loadExample('ebics-statements.json'), CREDENTIAL, WORKFLOWS.statements, 'EBICS 2.5: statements'),
 		{ ...approve, id: WORKFLOWS.approve, name: 'EBICS 2.5: approve (distributed signature)', active: false },
 	]);
 }, 600_000);
@@ -138,7 +114,7 @@ afterAll(async () => {
 
 describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
 	test('the first run sends INI and HIA in H004 and prints the letters with the hashes of exponent and modulus', async () => {
-		const run = (await execute(WORKFLOWS.letters)).run!;
+		const run = (await executeCleanly(stack, WORKFLOWS.letters, outputs)).run!;
 		const [letter] = nodeItems(run, 'Initialisation Letters');
 		expect(letter.json).toMatchObject({ ebicsVersion: 'H004', status: expect.stringMatching(/^Letters sent/) });
 		expect(String(letter.json.signatureHash)).toMatch(/^([0-9A-F]{2} ){15}[0-9A-F]{2}\n([0-9A-F]{2} ){15}[0-9A-F]{2}$/);
@@ -150,7 +126,7 @@ describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
 
 	test('after activation the payments example sends its pain.001 as CCT; the bank verifies it; HAC names the order', async () => {
 		await stack.bank.admin('POST', '/ebics/subscribers/PARTNER1/USER2/activate', {});
-		const run = (await execute(WORKFLOWS.payments)).run!;
+		const run = (await executeCleanly(stack, WORKFLOWS.payments, outputs)).run!;
 		const [uploaded] = nodeItems(run, 'Upload Credit Transfer (BTU)');
 		expect(uploaded.json).toMatchObject({ orderType: 'CCT', returnCodes: { technical: '000000', business: '000000' } });
 		const stored = (await subscriber()).uploads.find((u) => u.orderId === uploaded.json.orderId);
@@ -163,7 +139,7 @@ describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
 		const before = await subscriber();
 		const stateBefore = JSON.parse(String((await stack.n8n.decryptedCredentials()).find((c) => c.id === CREDENTIAL.id)!.data.ebicsState)) as { generated: Record<KeyName, { privateKeyPem: string }> };
 		replacedKeys.push(...Object.values(stateBefore.generated).map((pair) => pair.privateKeyPem));
-		const run = (await execute(WORKFLOWS.keys)).run!;
+		const run = (await executeCleanly(stack, WORKFLOWS.keys, outputs)).run!;
 		const [changed] = nodeItems(run, 'Change Keys');
 		expect(changed.json).toMatchObject({ changed: true, order: 'HCS', recovered: false });
 		const after = await subscriber();
@@ -176,7 +152,7 @@ describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
 	test('with the new keys the statements example fetches the camt.053 statements as C53, delivered at the bank after', async () => {
 		const waiting = (await subscriber()).files.filter((f) => f.msgName === 'camt.053' && !f.delivered);
 		expect(waiting.length).toBeGreaterThan(0);
-		const run = (await execute(WORKFLOWS.statements)).run!;
+		const run = (await executeCleanly(stack, WORKFLOWS.statements, outputs)).run!;
 		const files = nodeItems(run, 'Download Statements (BTD)');
 		expect(files.map((f) => f.json.fileName).sort()).toEqual(waiting.map((f) => f.name).sort());
 		expect(files[0].json).toMatchObject({ orderType: 'C53', receipt: 'positive' });
@@ -184,7 +160,7 @@ describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
 	});
 
 	test('the distributed signature in H004: the second signer sees the CCT waiting by its order type, reads what is signed and signs it; the bank executes it only then', async () => {
-		const run = (await execute(WORKFLOWS.approve)).run!;
+		const run = (await executeCleanly(stack, WORKFLOWS.approve, outputs)).run!;
 		const [uploaded] = nodeItems(run, 'Upload by the First Signer (BTU)');
 		expect(uploaded.json).toMatchObject({ orderType: 'CCT', signature: 'authorise' });
 		const orderId = uploaded.json.orderId as string;

@@ -17,6 +17,18 @@ let subscriberKeys: Promise<EbicsSubscriberKeys> | undefined;
 let otherKeys: Promise<EbicsSubscriberKeys> | undefined;
 let bankKeys: Promise<EbicsBankKeys & { authenticationKeyPem: string; encryptionKeyPem: string }> | undefined;
 
+/** The Import key source's credential fields holding these keys, as a user pastes them. */
+export function pastedKeyFields(keys: EbicsSubscriberKeys): Record<string, string> {
+	return {
+		signaturePrivateKey: keys.signature.privateKeyPem,
+		signatureCertificate: keys.signature.certificatePem,
+		authenticationPrivateKey: keys.authentication.privateKeyPem,
+		authenticationCertificate: keys.authentication.certificatePem,
+		encryptionPrivateKey: keys.encryption.privateKeyPem,
+		encryptionCertificate: keys.encryption.certificatePem,
+	};
+}
+
 /** A subscriber's three key pairs (2048 bits, self-signed), the same for the whole test file. */
 export function testSubscriberKeys(): Promise<EbicsSubscriberKeys> {
 	subscriberKeys ??= generateSubscriberKeys({ subject: { commonName: 'Test Subscriber', organization: 'Sandbox Customer GmbH', country: 'DE' } });

@@ -25,7 +25,7 @@ const ORDERS: Record<KeyChangeOrder, string> = {
 export const description: INodeProperties[] = [
 	{
 		displayName:
-			'Changing keys makes new keys in n8n and sends them to the bank signed with the current ones. The credential keeps the keys the bank knows until the bank has confirmed the new ones; if a change is interrupted, run it again with the same keys to finish it.',
+			'Changing keys makes new keys in n8n and sends them to the bank signed with the current ones. The credential keeps the keys the bank knows until the bank has confirmed the new ones; if a change is interrupted, run it again with the same keys to finish it. Imported keys: the credential then uses the new keys it keeps instead of the pasted ones, which stay in their fields.',
 		name: 'changeKeysNotice',
 		type: 'notice',
 		default: '',
@@ -110,6 +110,13 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	if (state?.keyChange || !done || done.order !== order)
 		throw keyChangeFailure(order, state, itemIndex);
 	const keys = loadSubscriberKeys(state!.generated!);
+	const pasted =
+		run.view.keySource === 'import'
+			? {
+					pastedKeysSuperseded: true,
+					notice: `The keys pasted in the credential are superseded by this change (${done.at.slice(0, 10)}): the credential uses the new keys, kept encrypted in its hidden fields, and the pasted fields stay as they were. Do not use the replaced keys anywhere else: the bank refuses them. Pasting keys other than those makes the credential use the pasted ones again.`,
+				}
+			: {};
 	return [
 		{
 			json: {
@@ -130,6 +137,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 					]),
 				),
 				changedAt: done.at,
+				...pasted,
 			},
 			pairedItem: { item: itemIndex },
 		},

@@ -28,6 +28,7 @@ import {
 	EBICS_CREDENTIAL,
 	EBICS_STATE_FIELD,
 	initialised,
+	pastedStatusStale,
 	readEbicsCredential,
 	subscriberKeys,
 	usableBankKeys,
@@ -153,7 +154,8 @@ export async function refreshInitialisation(
 /** Whether the credential's preAuthentication has to run before an operation with this need. */
 function due(view: EbicsCredentialView, need: Need): boolean {
 	if (need === 'none') return false;
-	if (!initialised(view)) return true;
+	// Keys pasted since a key change replaced the pasted ones: checked once, the status rewritten.
+	if (!initialised(view) || pastedStatusStale(view)) return true;
 	if (need === 'keys') return false;
 	const state = view.state;
 	return !state || state.owner !== view.owner || state.phase !== 'ready' || !state.bank;

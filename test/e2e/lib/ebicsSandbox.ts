@@ -1,9 +1,13 @@
 /**
- * What the EBICS end-to-end tests read from the sandbox EBICS bank's admin API, and waiting for a
- * state of it (an event at the bank, never a time).
+ * What the EBICS end-to-end tests read from the sandbox EBICS bank's admin API, waiting for a
+ * state of it (an event at the bank, never a time), and running their workflows.
  */
-import { sleep } from './n8n';
+import { nodeError, sleep, type ExecuteResult } from './n8n';
 import type { Stack } from './stack';
+import type { WorkflowJson } from './workflows';
+
+/** The EBICS credential type. */
+export const EBICS_CREDENTIAL = 'corporateBankingEbicsApi';
 
 export interface EbicsBankFile {
 	id?: number;
@@ -29,4 +33,34 @@ export async function until<T>(what: string, read: () => Promise<T>, check: (val
 		if (Date.now() > deadline) throw new Error(`waited 180 s for ${what}; last: ${JSON.stringify(value)}`);
 		await sleep(500);
 	}
+}
+
+/** A workflow to import, its EBICS nodes using `credential`, under this id and name. */
+export function withEbicsCredential(workflow: WorkflowJson, credential: { id: string; name: string }, id: string, name: string): WorkflowJson {
+	for (const node of workflow.nodes) if (node.credentials?.[EBICS_CREDENTIAL]) node.credentials[EBICS_CREDENTIAL] = { ...credential };
+	return { ...workflow, id, name, active: false, settings: { executionOrder: 'v1' } };
+}
+
+/**
+ * Runs a workflow with `n8n execute` (n8n stopped first: both share the database), keeps its
+ * output in `outputs` for the secret checks, and expects no node to have failed.
+ */
+export async function executeCleanly(stack: Stack, id: string, outputs: string[]): Promise<ExecuteResult> {
+	await stack.n8n.stop();
+	const result = await stack.n8n.execute(id);
+	outputs.push(result.output);
+	if (!result.run) throw new Error(`no run JSON in the output of n8n execute (exit ${result.exitCode}):\n${result.output.slice(-3000)}`);
+	for (const name of Object.keys(result.run.data.resultData.runData)) expect([name, nodeError(result.run, name)?.message]).toEqual([name, undefined]);
+	return result;
+}
+
+/** Manual Trigger -> one EBICS node named `name` with these parameters (its credential set by withEbicsCredential). */
+export function ebicsNodeWorkflow(name: string, parameters: Record<string, unknown>): WorkflowJson {
+	return {
+		nodes: [
+			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{ id: 'ebics', name, type: 'n8n-nodes-corporate-banking.ebics', typeVersion: 1, position: [240, 0], parameters, credentials: { [EBICS_CREDENTIAL]: { id: '', name: '' } } },
+		],
+		connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
+	} as WorkflowJson;
 }
