@@ -335,7 +335,7 @@ else {
 	 */
 	describe(`the EBICS panels typed by hand, in real n8n ${N8N_VERSION}'s editor`, () => {
 		const READY = { id: credentialId(EBICS), name: credentialName(EBICS) };
-		const TYPED = { download: 'cbebicstypeddown01', payments: 'cbebicstypedpay001', approve: 'cbebicstypedveu001', cancel: 'cbebicstypedhvs001', h004: 'cbebicstypedh00401', keys: 'cbebicstypedkeys01' };
+		const TYPED = { download: 'cbebicstypeddown01', payments: 'cbebicstypedpay001', approve: 'cbebicstypedveu001', cancel: 'cbebicstypedhvs001', h004: 'cbebicstypedh00401', h004Upload: 'cbebicstypedh00402', keys: 'cbebicstypedkeys01' };
 		const SIGN = 'Approve: Sign the Order (HVE)';
 		const CANCEL = 'Cancel the Order (HVS)';
 		// The ready subscriber with an EBICS 2.5 (H004) credential: the same keys, the bank's EBICS 2.5 hashes.
@@ -408,6 +408,11 @@ else {
 			// Cancelling instead of signing: the approval with a Cancel Order (HVS) node in place of Sign.
 			const cancel = JSON.parse(JSON.stringify(prepareForImport('ebics-approve.json', stack.bank.state, stack.bank.caPem, stack.filesFolder)).split(SIGN).join(CANCEL)) as WorkflowJson;
 			Object.assign(cancel.nodes.find((n) => n.name === CANCEL)!.parameters, { operation: 'veuCancel', confirmedDigest: '' });
+			// The payments sent with an EBICS 2.5 order type typed, by the same subscriber over H004.
+			const h004Upload: WorkflowJson = { ...prepareForImport('ebics-payments.json', stack.bank.state, stack.bank.caPem, stack.filesFolder), id: TYPED.h004Upload, name: 'EBICS 2.5: payments, order type typed' };
+			const h004UploadNode = h004Upload.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
+			Object.assign(h004UploadNode.parameters, { uploadService: 'orderType', uploadOrderType: 'other', uploadOtherOrderType: '' });
+			h004UploadNode.credentials = { [EBICS]: { ...READY_H004 } };
 			const { bankHashesH004 } = await stack.bank.admin<{ bankHashesH004: { authentication: string; encryption: string } }>('GET', '/ebics/subscribers');
 			await stack.n8n.importCredentials([
 				{
@@ -421,6 +426,7 @@ else {
 				{ ...payments, id: TYPED.payments, name: 'EBICS: payments, service typed' },
 				{ ...approve, id: TYPED.approve, name: 'EBICS: approval, digest typed' },
 				{ ...cancel, id: TYPED.cancel, name: 'EBICS: cancelling an order, digest typed' },
+				h004Upload,
 				oneNode(TYPED.h004, 'EBICS 2.5: an order type typed', 'Download (Order Type Typed)', { operation: 'download', downloadService: 'orderType', downloadOrderType: 'other', downloadOtherOrderType: '' }, READY_H004),
 				// The new subscriber of the first tests: its keys were made in n8n, so it can change them.
 				oneNode(TYPED.keys, 'EBICS: new keys for the new subscriber', 'Change Keys', { operation: 'changeKeys', keyChangeOrder: 'HCS', confirmKeyChange: false }, CREDENTIAL),
@@ -715,6 +721,28 @@ else {
 			const init = await until('the H004 download at the bank', async () => (await records(before)).filter((r) => r.phase === 'Initialisation' && r.orderType === 'C53'), (r) => r.length > 0);
 			expect(init[0]).toMatchObject({ protocol: 'H004', partnerId: 'PARTNER2', userId: 'READY1', technical: '000000' });
 			await outputPane(page).locator('[data-test-id="ndv-items-count"]').getByText(/^\d+ items?$/).waitFor();
+		});
+
+		test('EBICS 2.5 (H004 credential) Upload with Other Order Type: typed in lower case it is refused naming the field with nothing uploaded; typed with a space before it, the bank stored the payments as CCT', async () => {
+			const payments = loadExample('ebics-payments.json');
+			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
+			await openNode(TYPED.h004Upload, upload.id!);
+			const orderTypeNotice = notice('Other Order Type: not an order type. It must be three upper-case letters or digits');
+			const uploads = (await readyUploads()).length;
+			const before = (await records()).length;
+			await typeInto(page, 'uploadOtherOrderType', 'cct ');
+			await orderTypeNotice.waitFor();
+			await executeStep(page);
+			await seeInOutput(page, 'Other Order Type: "cct" is not valid: it must be three upper-case letters or digits');
+			expect((await records(before)).map((r) => r.orderType).filter((t) => t !== 'HPB')).toEqual([]);
+			expect((await readyUploads()).length).toBe(uploads);
+			await typeInto(page, 'uploadOtherOrderType', ' CCT');
+			await orderTypeNotice.waitFor({ state: 'detached' });
+			await executeStep(page);
+			const [sent] = (await until('the upload at the bank', readyUploads, (u) => u.length === uploads + 1)).slice(-1);
+			await seeInOutput(page, sent.orderId);
+			expect(sent).toMatchObject({ orderType: 'CCT', signatureFlag: 'authorise' });
+			expect((await records(before)).filter((r) => r.phase === 'Initialisation').map((r) => [r.protocol, r.orderType])).toEqual([['H004', 'CCT']]);
 		});
 
 		test('Change Keys of the new subscriber: with Confirm Key Change off it is refused with nothing sent; switched on, HCA replaces the authentication and encryption keys at the bank and a download works with the new keys', async () => {
