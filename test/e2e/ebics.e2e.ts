@@ -367,6 +367,22 @@ else {
 		/** A notice of the open panel, by the start of its text. */
 		const notice = (start: string): Locator => ndv().getByText(new RegExp(`^${escapeRegExp(start)}`)).first();
 
+		/** The notice under an EBICS 2.5 Other Order Type. */
+		const orderTypeNotice = (): Locator => notice('Other Order Type: not an order type. It must be three upper-case letters or digits');
+
+		/**
+		 * An Other Order Type typed wrong: the notice shows, the step is refused naming the field and
+		 * no order reaches the bank (only the credential's first use fetches the bank's keys, HPB).
+		 */
+		const refusedOrderType = async (field: string, typed: string): Promise<void> => {
+			const before = (await records()).length;
+			await typeInto(page, field, typed);
+			await orderTypeNotice().waitFor();
+			await executeStep(page);
+			await seeInOutput(page, `Other Order Type: "${typed.trim()}" is not valid: it must be three upper-case letters or digits`);
+			expect((await records(before)).map((r) => r.orderType).filter((t) => t !== 'HPB')).toEqual([]);
+		};
+
 		/** A workflow of a Manual Trigger and one EBICS node. */
 		const oneNode = (id: string, name: string, nodeName: string, parameters: Record<string, unknown>, credential: { id: string; name: string }): WorkflowJson => ({
 			id,
@@ -705,18 +721,12 @@ else {
 
 		test('EBICS 2.5 (H004 credential) Download with Other Order Type: typed in lower case it gets the notice and is refused naming the field with nothing sent; typed with a space after it, the bank received that order type', async () => {
 			await openNode(TYPED.h004, `${TYPED.h004}-node`);
-			const orderTypeNotice = notice('Other Order Type: not an order type. It must be three upper-case letters or digits');
+			await refusedOrderType('downloadOtherOrderType', ' c53');
 			const before = (await records()).length;
-			await typeInto(page, 'downloadOtherOrderType', ' c53');
-			await orderTypeNotice.waitFor();
-			await executeStep(page);
-			await seeInOutput(page, 'Other Order Type: "c53" is not valid: it must be three upper-case letters or digits');
-			// Only the credential's first use fetched the bank's keys (HPB); no order was sent.
-			expect((await records(before)).map((r) => r.orderType).filter((t) => t !== 'HPB')).toEqual([]);
 			// A statement waiting at the bank, so the download has something to bring.
 			await stack.bank.admin('POST', '/ebics/files', { partnerId: 'PARTNER2', userId: 'READY1', serviceName: 'EOP', msgName: 'camt.053', name: 'h004-typed.xml', content: '<Document/>' });
 			await typeInto(page, 'downloadOtherOrderType', 'C53 ');
-			await orderTypeNotice.waitFor({ state: 'detached' });
+			await orderTypeNotice().waitFor({ state: 'detached' });
 			await executeStep(page);
 			const init = await until('the H004 download at the bank', async () => (await records(before)).filter((r) => r.phase === 'Initialisation' && r.orderType === 'C53'), (r) => r.length > 0);
 			expect(init[0]).toMatchObject({ protocol: 'H004', partnerId: 'PARTNER2', userId: 'READY1', technical: '000000' });
@@ -727,17 +737,12 @@ else {
 			const payments = loadExample('ebics-payments.json');
 			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
 			await openNode(TYPED.h004Upload, upload.id!);
-			const orderTypeNotice = notice('Other Order Type: not an order type. It must be three upper-case letters or digits');
 			const uploads = (await readyUploads()).length;
-			const before = (await records()).length;
-			await typeInto(page, 'uploadOtherOrderType', 'cct ');
-			await orderTypeNotice.waitFor();
-			await executeStep(page);
-			await seeInOutput(page, 'Other Order Type: "cct" is not valid: it must be three upper-case letters or digits');
-			expect((await records(before)).map((r) => r.orderType).filter((t) => t !== 'HPB')).toEqual([]);
+			await refusedOrderType('uploadOtherOrderType', 'cct ');
 			expect((await readyUploads()).length).toBe(uploads);
+			const before = (await records()).length;
 			await typeInto(page, 'uploadOtherOrderType', ' CCT');
-			await orderTypeNotice.waitFor({ state: 'detached' });
+			await orderTypeNotice().waitFor({ state: 'detached' });
 			await executeStep(page);
 			const [sent] = (await until('the upload at the bank', readyUploads, (u) => u.length === uploads + 1)).slice(-1);
 			await seeInOutput(page, sent.orderId);
