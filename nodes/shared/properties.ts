@@ -65,6 +65,14 @@ export function unlessValid(
 	};
 }
 
+/**
+ * The pattern for `unlessValid` of a rule the node checks on the trimmed value (an anchored regular
+ * expression): the same rule, with the spaces around the value the node trims.
+ */
+export function trimmedPattern(rule: RegExp): string {
+	return `^\\s*${rule.source.replace(/^\^/, '').replace(/\$$/, '')}\\s*$`;
+}
+
 /** A day written YYYY-MM-DD (with a month and day that can exist), or a day and time as stored. */
 const DAY_PATTERN =
 	'^\\s*\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(?:[T ][\\d:.]+(?:Z|[+-]\\d{2}:?\\d{2})?)?\\s*$';

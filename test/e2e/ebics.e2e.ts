@@ -30,7 +30,7 @@ import { binaryFile, nodeError, nodeItems, type ExecuteResult } from './lib/n8n'
 import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import type { EbicsRecord } from '../sandbox/ebics/bank';
-import { choose, emptyMarker, executeStep, outputPane, panelEntry, parameterInput, retype, searchNewWorkflow, seeInOutput, typeInto } from './lib/editor';
+import { choose, emptyMarker, escapeRegExp, executeStep, outputPane, panelEntry, parameterInput, retype, searchNewWorkflow, seeInOutput, typeInto } from './lib/editor';
 import { until } from './lib/ebicsSandbox';
 import { launchChromium, setupOwner } from './lib/ui';
 import { credentialId, credentialName, loadExample, prepareForImport, type WorkflowJson } from './lib/workflows';
@@ -46,6 +46,7 @@ interface SubscriberInfo {
 	partnerId: string;
 	userId: string;
 	state: string;
+	keyHashes: Record<'signature' | 'authentication' | 'encryption', string | null>;
 	files: Array<{ serviceName: string; msgName: string; name: string; date: string; delivered: boolean; bytes: number }>;
 	uploads: Array<{ orderId: string; orderType: string; service: { serviceName: string } | null; fileName: string | null; bytes: number; signatureFlag: string }>;
 }
@@ -334,8 +335,11 @@ else {
 	 */
 	describe(`the EBICS panels typed by hand, in real n8n ${N8N_VERSION}'s editor`, () => {
 		const READY = { id: credentialId(EBICS), name: credentialName(EBICS) };
-		const TYPED = { download: 'cbebicstypeddown01', payments: 'cbebicstypedpay001', approve: 'cbebicstypedveu001' };
+		const TYPED = { download: 'cbebicstypeddown01', payments: 'cbebicstypedpay001', approve: 'cbebicstypedveu001', cancel: 'cbebicstypedhvs001', h004: 'cbebicstypedh00401', h004Upload: 'cbebicstypedh00402', keys: 'cbebicstypedkeys01' };
 		const SIGN = 'Approve: Sign the Order (HVE)';
+		const CANCEL = 'Cancel the Order (HVS)';
+		// The ready subscriber with an EBICS 2.5 (H004) credential: the same keys, the bank's EBICS 2.5 hashes.
+		const READY_H004 = { id: 'ebics-ready-h004-01', name: 'Sandbox bank: EBICS 2.5 (H004)' };
 		const ndv = (): Locator => page.locator('[data-test-id="ndv"]');
 
 		/** What the bank recorded since `from` (a count of records read before). */
@@ -359,6 +363,38 @@ else {
 			await retype(input, text, { leave: 'Tab', paste });
 			expect(await input.inputValue()).toBe(text);
 		};
+
+		/** A notice of the open panel, by the start of its text. */
+		const notice = (start: string): Locator => ndv().getByText(new RegExp(`^${escapeRegExp(start)}`)).first();
+
+		/** The notice under an EBICS 2.5 Other Order Type. */
+		const orderTypeNotice = (): Locator => notice('Other Order Type: not an order type. It must be three upper-case letters or digits');
+
+		/**
+		 * An Other Order Type typed wrong: the notice shows, the step is refused naming the field and
+		 * no order reaches the bank (only the credential's first use fetches the bank's keys, HPB).
+		 */
+		const refusedOrderType = async (field: string, typed: string): Promise<void> => {
+			const before = (await records()).length;
+			await typeInto(page, field, typed);
+			await orderTypeNotice().waitFor();
+			await executeStep(page);
+			await seeInOutput(page, `Other Order Type: "${typed.trim()}" is not valid: it must be three upper-case letters or digits`);
+			expect((await records(before)).map((r) => r.orderType).filter((t) => t !== 'HPB')).toEqual([]);
+		};
+
+		/** A workflow of a Manual Trigger and one EBICS node. */
+		const oneNode = (id: string, name: string, nodeName: string, parameters: Record<string, unknown>, credential: { id: string; name: string }): WorkflowJson => ({
+			id,
+			name,
+			active: false,
+			settings: { executionOrder: 'v1' },
+			nodes: [
+				{ id: `${id}-start`, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{ id: `${id}-node`, name: nodeName, type: 'n8n-nodes-corporate-banking.ebics', typeVersion: 1, position: [240, 0], parameters, credentials: { [EBICS]: { ...credential } } },
+			],
+			connections: { Start: { main: [[{ node: nodeName, type: 'main', index: 0 }]] } },
+		});
 
 		beforeAll(async () => {
 			if (stack.n8n.running) await stack.n8n.stop();
@@ -385,10 +421,31 @@ else {
 			const approve = prepareForImport('ebics-approve.json', stack.bank.state, stack.bank.caPem, stack.filesFolder);
 			// The approver types the digest: the Sign node starts with an empty Confirmed Data Digest.
 			approve.nodes.find((n) => n.name === SIGN)!.parameters.confirmedDigest = '';
+			// Cancelling instead of signing: the approval with a Cancel Order (HVS) node in place of Sign.
+			const cancel = JSON.parse(JSON.stringify(prepareForImport('ebics-approve.json', stack.bank.state, stack.bank.caPem, stack.filesFolder)).split(SIGN).join(CANCEL)) as WorkflowJson;
+			Object.assign(cancel.nodes.find((n) => n.name === CANCEL)!.parameters, { operation: 'veuCancel', confirmedDigest: '' });
+			// The payments sent with an EBICS 2.5 order type typed, by the same subscriber over H004.
+			const h004Upload: WorkflowJson = { ...prepareForImport('ebics-payments.json', stack.bank.state, stack.bank.caPem, stack.filesFolder), id: TYPED.h004Upload, name: 'EBICS 2.5: payments, order type typed' };
+			const h004UploadNode = h004Upload.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
+			Object.assign(h004UploadNode.parameters, { uploadService: 'orderType', uploadOrderType: 'other', uploadOtherOrderType: '' });
+			h004UploadNode.credentials = { [EBICS]: { ...READY_H004 } };
+			const { bankHashesH004 } = await stack.bank.admin<{ bankHashesH004: { authentication: string; encryption: string } }>('GET', '/ebics/subscribers');
+			await stack.n8n.importCredentials([
+				{
+					...READY_H004,
+					type: EBICS,
+					data: { ...stack.bank.state.credentials[EBICS], ebicsVersion: 'H004', bankAuthenticationHash: bankHashesH004.authentication, bankEncryptionHash: bankHashesH004.encryption },
+				},
+			]);
 			await stack.n8n.importWorkflows([
 				download,
 				{ ...payments, id: TYPED.payments, name: 'EBICS: payments, service typed' },
 				{ ...approve, id: TYPED.approve, name: 'EBICS: approval, digest typed' },
+				{ ...cancel, id: TYPED.cancel, name: 'EBICS: cancelling an order, digest typed' },
+				h004Upload,
+				oneNode(TYPED.h004, 'EBICS 2.5: an order type typed', 'Download (Order Type Typed)', { operation: 'download', downloadService: 'orderType', downloadOrderType: 'other', downloadOtherOrderType: '' }, READY_H004),
+				// The new subscriber of the first tests: its keys were made in n8n, so it can change them.
+				oneNode(TYPED.keys, 'EBICS: new keys for the new subscriber', 'Change Keys', { operation: 'changeKeys', keyChangeOrder: 'HCS', confirmKeyChange: false }, CREDENTIAL),
 			]);
 			await stack.n8n.start();
 			// Leaving a new workflow (the trigger's) may ask whether to leave: a person says yes.
@@ -433,7 +490,15 @@ else {
 			await ndv().getByText(/^Scope: not a BTF Scope/).waitFor({ state: 'detached' });
 			await ndv().getByRole('button', { name: 'Add Service (Type Its BTF Parameters)' }).click();
 			await typeText('serviceName', 'EO P');
+			// The entry says so as typed, by the rule the step applies; a message name in upper case too.
+			const serviceNotice = notice('Service Name: not a BTF ServiceName. It must be three upper-case letters or digits');
+			await serviceNotice.waitFor();
+			await typeText('msgName', 'CAMT.053');
+			await notice('Message Name: not a BTF MsgName. It must be one to ten lower-case letters, digits or dots').waitFor();
+			await page.mouse.move(0, 0);
+			await shot(ndv(), 'trigger-typed-service-notices.png');
 			await typeText('msgName', 'camt.053');
+			await notice('Message Name: not a BTF MsgName').waitFor({ state: 'detached' });
 			await executeStep(page);
 			await seeInOutput(page, 'Other Services 1: Service Name "EO P" is not valid: it must be three upper-case letters or digits');
 			// Too long.
@@ -442,6 +507,7 @@ else {
 			await seeInOutput(page, 'Other Services 1: Service Name "EOPX" is not valid');
 			// An empty Message Name: the field is marked and the step names it.
 			await typeText('serviceName', 'STM');
+			await serviceNotice.waitFor({ state: 'detached' });
 			await typeText('msgName', '');
 			await emptyMarker(page, 'msgName').waitFor();
 			expect(await ndv().locator('[data-test-id="node-execute-button"]').first().isDisabled()).toBe(true);
@@ -502,6 +568,57 @@ else {
 			expect(init.map((r) => [r.service, r.dateRange])).toEqual([[{ serviceName: 'EOP', container: 'ZIP', msgName: 'camt.053' }, { start: first, end: last }]]);
 			const expected = (await subscriberOf('PARTNER2', 'READY1')).files.filter((f) => f.msgName === 'camt.053' && f.date >= first && f.date <= last);
 			await outputPane(page).locator('[data-test-id="ndv-items-count"]').getByText(`${expected.length} items`).waitFor();
+		});
+
+		test('EBICS Download with Other Service typed: each BTF parameter typed wrong gets its notice as typed and the step names the field with nothing sent; typed right, every notice goes', async () => {
+			await openNode(TYPED.download, 'typed-download');
+			await choose(page, 'downloadService', 'Other Service (Type Its BTF Parameters)');
+			const typed: Array<[string, string, string, string]> = [
+				['serviceName', ' eop', 'Service Name: not a BTF ServiceName. It must be three upper-case letters or digits', ' EOP'],
+				['customScope', 'd e', 'Scope: not a BTF Scope. It must be two or three upper-case letters or digits', 'DE '],
+				['serviceOption', 'co', 'Service Option: not a BTF ServiceOption. It must be three to ten upper-case letters or digits', ''],
+				['msgName', 'camt 053', 'Message Name: not a BTF MsgName. It must be one to ten lower-case letters, digits or dots', 'camt.053'],
+				['customMsgVersion', '8', 'Message Version: not a BTF MsgName version. It must be two or three digits', ' 08'],
+			];
+			for (const [name, wrong, text] of typed) {
+				await typeText(name, wrong);
+				await notice(text).waitFor();
+			}
+			await page.mouse.move(0, 0);
+			await shot(ndv(), 'node-typed-service-notices.png');
+			const before = (await records()).length;
+			await executeStep(page);
+			await seeInOutput(page, 'Service Name "eop" is not valid: it must be three upper-case letters or digits');
+			await seeInOutput(page, 'Nothing was sent to the bank.');
+			expect(await records(before)).toEqual([]);
+			for (const [name, , text, right] of typed) {
+				await typeText(name, right);
+				await notice(text).waitFor({ state: 'detached' });
+			}
+		});
+
+		test('EBICS Upload with a preset and its Scope typed in lower case with spaces (` de `): saved as typed, marked and refused naming the field with nothing sent; typed ` DE `, the bank received SCT DE pain.001', async () => {
+			const payments = loadExample('ebics-payments.json');
+			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
+			await openNode(TYPED.payments, upload.id!);
+			const uploads = (await readyUploads()).length;
+			const before = (await records()).length;
+			// The workflow is saved with what was typed: the editor never changes it.
+			await typeInto(page, 'scope', ' de ');
+			const scopeNotice = notice('Scope: not a BTF Scope. Write two or three upper-case letters or digits, such as DE');
+			await scopeNotice.waitFor();
+			await executeStep(page);
+			await seeInOutput(page, 'Scope "de" is not valid: it must be two or three upper-case letters or digits');
+			await seeInOutput(page, 'Nothing was sent to the bank.');
+			expect((await records(before)).filter((r) => r.orderType === 'BTU')).toEqual([]);
+			expect((await readyUploads()).length).toBe(uploads);
+			await typeInto(page, 'scope', ' DE ');
+			await scopeNotice.waitFor({ state: 'detached' });
+			await executeStep(page);
+			const [sent] = (await until('the upload at the bank', readyUploads, (u) => u.length === uploads + 1)).slice(-1);
+			await seeInOutput(page, sent.orderId);
+			expect(sent.service).toEqual({ serviceName: 'SCT', scope: 'DE', msgName: 'pain.001', msgVersion: '09' });
+			expect((await records(before)).filter((r) => r.orderType === 'BTU' && r.phase === 'Initialisation').map((r) => r.service)).toEqual([{ serviceName: 'SCT', scope: 'DE', msgName: 'pain.001', msgVersion: '09' }]);
 		});
 
 		test('EBICS Upload with its BTF service typed: a Service Name in lower case is refused naming the field, nothing sent; typed right with an empty Scope, the bank received SCT pain.001 without a scope', async () => {
@@ -565,6 +682,104 @@ else {
 			await outputPane(page).locator('[data-test-id="node-error-message"]').waitFor({ state: 'detached' });
 			expect(after.signatures.map((s) => `${s.userId}:${s.level}`)).toEqual(['SIGNER1:A', 'SIGNER2:B']);
 			expect((await records(before)).map((r) => r.orderType).filter((t) => t === 'BTU')).toEqual([]);
+		});
+
+		test('VEU Cancel (HVS) with the digest pasted as copied: another order\'s digest is refused with nothing cancelled; the right one in lower case with spaces cancels, and the bank never executes the order', async () => {
+			type VeuOrder = { orderId: string; state: string; dataDigest: string; signatures: Array<{ userId: string }> };
+			const veu = async (): Promise<VeuOrder[]> => await stack.bank.admin<VeuOrder[]>('GET', '/ebics/veu');
+			const approve = loadExample('ebics-approve.json');
+			const hvd = approve.nodes.find((n) => n.name === 'What Is Signed (HVD)')!;
+			const known = (await veu()).length;
+			// The first signer uploads a new order; HVD shows the second what is signed.
+			await openNode(TYPED.cancel, hvd.id!);
+			await executeStep(page);
+			await outputPane(page).locator('[data-test-id="ndv-items-count"]').getByText(/^1 item$/).waitFor();
+			const orders = await veu();
+			expect(orders.length).toBe(known + 1);
+			const order = orders.at(-1)!;
+			expect(order).toMatchObject({ state: 'waiting', signatures: [expect.objectContaining({ userId: 'SIGNER1' })] });
+			const copied = order.dataDigest.toLowerCase().match(/../g)!.join(' ');
+			await page.keyboard.press('Escape');
+			await page.locator('[data-test-id="canvas-node"]').filter({ hasText: CANCEL }).first().dblclick();
+			await ndv().getByText(/^Cancelling \(HVS\) removes the order from the distributed signature/).waitFor();
+			let before = (await records()).length;
+			const other = `${copied.slice(0, 3)}${copied[3] === '0' ? '1' : '0'}${copied.slice(4)}`;
+			await typeText('confirmedDigest', other, true);
+			await executeStep(page);
+			await seeInOutput(page, new RegExp(`is not the data digest the bank reports for order ${order.orderId}`));
+			expect((await records(before)).map((r) => r.orderType)).not.toContain('HVS');
+			expect((await veu()).find((o) => o.orderId === order.orderId)!.state).toBe('waiting');
+			before = (await records()).length;
+			await typeText('confirmedDigest', ` ${copied} `, true);
+			await executeStep(page);
+			const after = await until('the order cancelled at the bank', async () => (await veu()).find((o) => o.orderId === order.orderId)!, (o) => o.state !== 'waiting');
+			expect(after.state).toBe('cancelled');
+			expect(after.signatures.map((s) => s.userId)).toEqual(['SIGNER1']);
+			await outputPane(page).locator('[data-test-id="node-error-message"]').waitFor({ state: 'detached' });
+			expect((await records(before)).filter((r) => r.phase === 'Initialisation').map((r) => r.orderType)).toContain('HVS');
+		});
+
+		test('EBICS 2.5 (H004 credential) Download with Other Order Type: typed in lower case it gets the notice and is refused naming the field with nothing sent; typed with a space after it, the bank received that order type', async () => {
+			await openNode(TYPED.h004, `${TYPED.h004}-node`);
+			await refusedOrderType('downloadOtherOrderType', ' c53');
+			const before = (await records()).length;
+			// A statement waiting at the bank, so the download has something to bring.
+			await stack.bank.admin('POST', '/ebics/files', { partnerId: 'PARTNER2', userId: 'READY1', serviceName: 'EOP', msgName: 'camt.053', name: 'h004-typed.xml', content: '<Document/>' });
+			await typeInto(page, 'downloadOtherOrderType', 'C53 ');
+			await orderTypeNotice().waitFor({ state: 'detached' });
+			await executeStep(page);
+			const init = await until('the H004 download at the bank', async () => (await records(before)).filter((r) => r.phase === 'Initialisation' && r.orderType === 'C53'), (r) => r.length > 0);
+			expect(init[0]).toMatchObject({ protocol: 'H004', partnerId: 'PARTNER2', userId: 'READY1', technical: '000000' });
+			await outputPane(page).locator('[data-test-id="ndv-items-count"]').getByText(/^\d+ items?$/).waitFor();
+		});
+
+		test('EBICS 2.5 (H004 credential) Upload with Other Order Type: typed in lower case it is refused naming the field with nothing uploaded; typed with a space before it, the bank stored the payments as CCT', async () => {
+			const payments = loadExample('ebics-payments.json');
+			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
+			await openNode(TYPED.h004Upload, upload.id!);
+			const uploads = (await readyUploads()).length;
+			await refusedOrderType('uploadOtherOrderType', 'cct ');
+			expect((await readyUploads()).length).toBe(uploads);
+			const before = (await records()).length;
+			await typeInto(page, 'uploadOtherOrderType', ' CCT');
+			await orderTypeNotice().waitFor({ state: 'detached' });
+			await executeStep(page);
+			const [sent] = (await until('the upload at the bank', readyUploads, (u) => u.length === uploads + 1)).slice(-1);
+			await seeInOutput(page, sent.orderId);
+			expect(sent).toMatchObject({ orderType: 'CCT', signatureFlag: 'authorise' });
+			expect((await records(before)).filter((r) => r.phase === 'Initialisation').map((r) => [r.protocol, r.orderType])).toEqual([['H004', 'CCT']]);
+		});
+
+		test('Change Keys of the new subscriber: with Confirm Key Change off it is refused with nothing sent; switched on, HCA replaces the authentication and encryption keys at the bank and a download works with the new keys', async () => {
+			await openNode(TYPED.keys, `${TYPED.keys}-node`);
+			await choose(page, 'keyChangeOrder', 'Authentication and Encryption Keys (HCA)');
+			const keysBefore = (await subscriber()).keyHashes;
+			let before = (await records()).length;
+			await executeStep(page);
+			await seeInOutput(page, 'Confirm Key Change: switch it on to replace the keys at the bank. Nothing was sent to the bank');
+			expect(await records(before)).toEqual([]);
+			const confirmed = page.waitForRequest((r) => /\/rest\/workflows\//.test(r.url()) && r.method() !== 'GET' && (r.postData() ?? '').includes('"confirmKeyChange":true'));
+			await ndv().locator('[data-test-id="parameter-input-confirmKeyChange"]').locator('[role="switch"], .el-switch').first().click();
+			await confirmed;
+			before = (await records()).length;
+			await executeStep(page);
+			await outputPane(page).locator('[data-test-id="ndv-items-count"]').getByText(/^1 item$/).waitFor();
+			await seeInOutput(page, 'HCA');
+			expect((await records(before)).filter((r) => r.phase === 'Initialisation').map((r) => r.orderType)).toEqual(['HCA']);
+			const keysAfter = (await subscriber()).keyHashes;
+			expect(keysAfter.signature).toBe(keysBefore.signature);
+			expect(keysAfter.authentication).not.toBe(keysBefore.authentication);
+			expect(keysAfter.encryption).not.toBe(keysBefore.encryption);
+			// A later download, with the keys the bank now holds: a new statement arrives and comes.
+			await stack.bank.admin('POST', '/ebics/files', { partnerId: 'PARTNER1', userId: 'USER1', serviceName: 'EOP', msgName: 'camt.053', name: 'after-key-change.xml', content: '<Document/>' });
+			const statements = loadExample('ebics-statements.json');
+			const download = statements.nodes.find((n) => n.name === 'Download Statements (BTD)')!;
+			before = (await records()).length;
+			await openNode(WORKFLOWS.statements, download.id!);
+			await executeStep(page);
+			await outputPane(page).locator('[data-test-id="ndv-items-count"]').getByText(/^1 item$/).waitFor();
+			await seeInOutput(page, 'after-key-change.xml');
+			expect((await records(before)).filter((r) => r.orderType === 'BTD' && r.phase === 'Initialisation').map((r) => [r.partnerId, r.userId, r.technical])).toEqual([['PARTNER1', 'USER1', '000000']]);
 		});
 	});
 }

@@ -13,6 +13,8 @@ import {
 	orderTypeLabel,
 	H004_PRESET_ORDER_TYPES,
 	h004OrderTypes,
+	ORDER_TYPE_PATTERN,
+	ORDER_TYPE_RULE,
 	SERVICE_PRESETS,
 	type DateRange,
 	type H004OrderType,
@@ -20,6 +22,7 @@ import {
 	type SignatureFlag,
 } from '../../shared/ebics';
 import { InputError } from '../../shared/errors';
+import { trimmedPattern, unlessValid } from '../../shared/properties';
 
 /** Download or upload (services.ts names it the same way). */
 type Direction = H004OrderType['direction'];
@@ -81,6 +84,16 @@ export function orderTypeProperties(direction: Direction, operation: string): IN
 			displayOptions: show({ [typeField]: [OTHER] }),
 		},
 		{
+			displayName: `Other Order Type: not an order type. It must be ${ORDER_TYPE_RULE}, as the bank contract names it (such as CRZ). The node refuses anything else before it sends a request.`,
+			name: `${direction}OtherOrderTypeNotice`,
+			type: 'notice',
+			default: '',
+			displayOptions: {
+				...unlessValid(`${direction}OtherOrderType`, trimmedPattern(ORDER_TYPE_PATTERN)),
+				...show({ [typeField]: [OTHER] }),
+			},
+		},
+		{
 			displayName: 'File Format',
 			name: `${direction}FileFormat`,
 			type: 'string',
@@ -134,6 +147,11 @@ export function h004Order(
 	if (chosen === ORDER_TYPE_CHOICE) {
 		const picked = text(ctx, `${direction}OrderType`, itemIndex);
 		orderType = picked === OTHER ? text(ctx, `${direction}OtherOrderType`, itemIndex) : picked;
+		if (picked === OTHER && !ORDER_TYPE_PATTERN.test(orderType))
+			throw new InputError(
+				`Other Order Type: "${orderType}" is not valid: it must be ${ORDER_TYPE_RULE}, as the bank contract names the order type (e.g. CRZ). Nothing was sent to the bank`,
+				{ itemIndex },
+			);
 	} else if (H004_PRESET_ORDER_TYPES[chosen]) {
 		orderType = H004_PRESET_ORDER_TYPES[chosen];
 	} else {

@@ -8,9 +8,9 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { BtfService } from '../../shared/ebics';
-import { SERVICE_PRESETS } from '../../shared/ebics';
+import { btfRule, SERVICE_PRESETS } from '../../shared/ebics';
 import { InputError } from '../../shared/errors';
-import { unlessValid } from '../../shared/properties';
+import { trimmedPattern, unlessValid } from '../../shared/properties';
 import { orderTypeOption } from './orderTypes';
 
 export type Direction = 'download' | 'upload';
@@ -64,32 +64,84 @@ export function textFields(
 	});
 }
 
+/** The typed fields and the BTF parameter each holds (its name in BTF, for the notices). */
+const TYPED_PARAMETERS: Record<string, [keyof BtfService, string]> = {
+	serviceName: ['serviceName', 'ServiceName'],
+	customScope: ['scope', 'Scope'],
+	serviceOption: ['serviceOption', 'ServiceOption'],
+	msgName: ['msgName', 'MsgName'],
+	customMsgVersion: ['msgVersion', 'MsgName version'],
+	msgVariant: ['msgVariant', 'MsgName variant'],
+	msgFormat: ['msgFormat', 'MsgName format'],
+};
+
+/**
+ * A notice under a typed BTF parameter, shown while the field holds what checkService refuses
+ * (its own rule): the node refuses it when it runs, this says so as typed.
+ */
+export function btfNotice(
+	field: string,
+	displayName: string,
+	parameter: keyof BtfService,
+	btfName: string,
+	show?: IDisplayOptions['show'],
+): INodeProperties {
+	const { pattern, rule } = btfRule(parameter);
+	return {
+		displayName: `${displayName}: not a BTF ${btfName}. It must be ${rule}. The node refuses anything else before it sends a request.`,
+		name: `${field}Notice`,
+		type: 'notice',
+		default: '',
+		displayOptions: { ...unlessValid(field, trimmedPattern(pattern)), ...(show ? { show } : {}) },
+	};
+}
+
 /**
  * The fields of a service typed with its BTF parameters (ServiceName, Scope, ServiceOption,
- * MsgName with version, variant and format, Container), named as `typedService` reads them.
+ * MsgName with version, variant and format, Container), named as `typedService` reads them; a
+ * notice under each typed one while it breaks its BTF rule.
  */
 export function typedServiceFields(displayOptions?: IDisplayOptions): INodeProperties[] {
 	const shown = displayOptions ? { displayOptions } : {};
 	const text = textFields(displayOptions);
+	const checked = (field: INodeProperties): INodeProperties[] => {
+		const [parameter, btfName] = TYPED_PARAMETERS[field.name];
+		return [
+			field,
+			btfNotice(field.name, field.displayName, parameter, btfName, displayOptions?.show),
+		];
+	};
 	return [
-		text('Service Name', 'serviceName', 'BTF ServiceName: three letters or digits', 'EOP', true),
-		text(
-			'Scope',
-			'customScope',
-			'BTF Scope: a country code (DE, CH, FR, ...) or an issuer code; empty for the global definition',
-			'DE',
+		...checked(
+			text('Service Name', 'serviceName', 'BTF ServiceName: three letters or digits', 'EOP', true),
 		),
-		text('Service Option', 'serviceOption', 'BTF ServiceOption, e.g. COR, B2B, URG', 'COR'),
-		text(
-			'Message Name',
-			'msgName',
-			'BTF MsgName, e.g. camt.053, pain.001, mt940',
-			'camt.053',
-			true,
+		...checked(
+			text(
+				'Scope',
+				'customScope',
+				'BTF Scope: a country code (DE, CH, FR, ...) or an issuer code; empty for the global definition',
+				'DE',
+			),
 		),
-		text('Message Version', 'customMsgVersion', 'MsgName version, two or three digits', '08'),
-		text('Message Variant', 'msgVariant', 'MsgName variant, two or three digits', ''),
-		text('Message Format', 'msgFormat', 'MsgName format, up to four letters or digits', ''),
+		...checked(
+			text('Service Option', 'serviceOption', 'BTF ServiceOption, e.g. COR, B2B, URG', 'COR'),
+		),
+		...checked(
+			text(
+				'Message Name',
+				'msgName',
+				'BTF MsgName, e.g. camt.053, pain.001, mt940',
+				'camt.053',
+				true,
+			),
+		),
+		...checked(
+			text('Message Version', 'customMsgVersion', 'MsgName version, two or three digits', '08'),
+		),
+		...checked(text('Message Variant', 'msgVariant', 'MsgName variant, two or three digits', '')),
+		...checked(
+			text('Message Format', 'msgFormat', 'MsgName format, up to four letters or digits', ''),
+		),
 		{
 			displayName: 'Container',
 			name: 'container',
@@ -190,6 +242,7 @@ export function serviceProperties(direction: Direction, operation: string): INod
 					: 'MsgName version, e.g. 08 for camt.053.001.08. Empty: whatever version the bank delivers.',
 			displayOptions: preset,
 		},
+		btfNotice('msgVersion', 'Message Version', 'msgVersion', 'MsgName version', preset.show),
 	];
 }
 
@@ -204,7 +257,10 @@ export function scopeNotice(field: string, show?: IDisplayOptions['show']): INod
 		name: `${field}Notice`,
 		type: 'notice',
 		default: '',
-		displayOptions: { ...unlessValid(field, '^\\s*[A-Z0-9]{2,3}\\s*$'), ...(show ? { show } : {}) },
+		displayOptions: {
+			...unlessValid(field, trimmedPattern(btfRule('scope').pattern)),
+			...(show ? { show } : {}),
+		},
 	};
 }
 

@@ -2,7 +2,12 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { attempt } from '../../shared/attempt';
 import type { BtfService } from '../../shared/ebics';
-import { checkService, SERVICE_PRESETS } from '../../shared/ebics';
+import {
+	checkService,
+	ORDER_TYPE_PATTERN,
+	ORDER_TYPE_RULE,
+	SERVICE_PRESETS,
+} from '../../shared/ebics';
 import type { ParseSettings } from '../../shared/delivery';
 import { readParseOptions, text, wholeNumber } from '../../shared/delivery';
 import { InputError } from '../../shared/errors';
@@ -68,9 +73,9 @@ function h004OrderTypes(ctx: IPollFunctions): string[] {
 	const given = text(ctx.getNodeParameter('h004OrderTypes', '')) ?? '';
 	const types = given.split(/[\s,;]+/).filter(Boolean);
 	for (const type of types)
-		if (!/^[A-Z0-9]{3}$/.test(type))
+		if (!ORDER_TYPE_PATTERN.test(type))
 			throw new InputError(
-				`EBICS 2.5 Order Types: "${type}" is not an order type: three upper-case letters or digits, as the bank contract names it (e.g. CRZ), several separated by commas`,
+				`EBICS 2.5 Order Types: "${type}" is not an order type: ${ORDER_TYPE_RULE}, as the bank contract names it (e.g. CRZ), several separated by commas`,
 				{ description: 'Nothing was sent to the bank.' },
 			);
 	return [...new Set(types)];

@@ -21,6 +21,13 @@ export interface BtfService {
 	msgFormat?: string;
 }
 
+/** A BTF parameter's rule: its pattern (anchored), what it must be in words, whether required. */
+export interface BtfRule {
+	pattern: RegExp;
+	rule: string;
+	required: boolean;
+}
+
 const RULES: Array<[keyof BtfService, RegExp, string, boolean]> = [
 	['serviceName', /^[A-Z0-9]{3}$/, 'three upper-case letters or digits (e.g. EOP, SCT)', true],
 	[
@@ -46,6 +53,12 @@ const RULES: Array<[keyof BtfService, RegExp, string, boolean]> = [
 	['msgVariant', /^[0-9]{2,3}$/, 'two or three digits', false],
 	['msgFormat', /^[A-Z0-9]{1,4}$/, 'up to four upper-case letters or digits (e.g. XML)', false],
 ];
+
+/** The rule of one BTF parameter, as checkService applies it (the editor's notices show it). */
+export function btfRule(name: keyof BtfService): BtfRule {
+	const [, pattern, rule, required] = RULES.find(([field]) => field === name)!;
+	return { pattern, rule, required };
+}
 
 /**
  * Checks the service parameters against the schema's rules; returns them trimmed, empty optional

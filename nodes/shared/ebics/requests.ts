@@ -387,7 +387,9 @@ function orderParamsXml(params: OrderParams): string {
 	}
 }
 
-const ADMIN_ORDER_TYPE = /^[A-Z0-9]{3}$/;
+/** An order type (EBICS 2.5's, or an administrative one of EBICS 3.0): three upper-case letters or digits. */
+export const ORDER_TYPE_PATTERN = /^[A-Z0-9]{3}$/;
+export const ORDER_TYPE_RULE = 'three upper-case letters or digits';
 
 function initialisationHeader(
 	s: EbicsSubscriber,
@@ -397,10 +399,10 @@ function initialisationHeader(
 	time: RequestTime,
 	numSegments?: number,
 ): string {
-	if (!ADMIN_ORDER_TYPE.test(orderType))
+	if (!ORDER_TYPE_PATTERN.test(orderType))
 		throw new EbicsValidationError(
 			'orderType',
-			`Order type "${orderType}" is not valid: three upper-case letters or digits`,
+			`Order type "${orderType}" is not valid: ${ORDER_TYPE_RULE}`,
 		);
 	return initialisationHeaderXml(
 		s,

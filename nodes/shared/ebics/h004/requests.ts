@@ -21,6 +21,8 @@ import {
 	hpbRequest,
 	initialisationHeaderXml,
 	keyPairOrderData,
+	ORDER_TYPE_PATTERN,
+	ORDER_TYPE_RULE,
 	signatureKeyOrderData,
 	unsecuredRequest,
 	uploadEncryptionXml,
@@ -125,7 +127,6 @@ export function hpbRequestH004(
 	return hpbRequest(subscriber, authenticationKey, time, H004);
 }
 
-const ORDER_TYPE = /^[A-Z0-9]{3}$/;
 /** A file format as banks name them (pain.001.001.03.sct, camt.053.001.02, dtazv, ...). */
 const FILE_FORMAT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
 
@@ -136,10 +137,10 @@ export function checkOrderTypeH004(orderType: string): string {
 			'orderType',
 			`${orderType} is an EBICS 3.0 order type: an EBICS 2.5 (H004) bank takes the order type of the file (e.g. C53, CCT, FDL, FUL)`,
 		);
-	if (!ORDER_TYPE.test(orderType ?? ''))
+	if (!ORDER_TYPE_PATTERN.test(orderType ?? ''))
 		throw new EbicsValidationError(
 			'orderType',
-			`Order type "${orderType ?? ''}" is not valid: three upper-case letters or digits (e.g. C53, STA, CCT)`,
+			`Order type "${orderType ?? ''}" is not valid: ${ORDER_TYPE_RULE} (e.g. C53, STA, CCT)`,
 		);
 	return orderType;
 }

@@ -1,0 +1,84 @@
+/**
+ * The EBICS panels mark a typed BTF parameter (Other Service, the EBICS Trigger's Other Services)
+ * or an EBICS 2.5 Other Order Type the node will refuse, as soon as it is typed: a notice under the
+ * field, which n8n shows by these display rules in the editor. The notice follows exactly the
+ * check the node runs (checkService of the EBICS library): shown for every value it refuses,
+ * hidden for every value it takes.
+ */
+import type { INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import { Ebics } from '../../nodes/Ebics/Ebics.node';
+import { EbicsTrigger } from '../../nodes/EbicsTrigger/EbicsTrigger.node';
+import { checkService, ORDER_TYPE_PATTERN, type BtfService } from '../../nodes/shared/ebics';
+
+const ebics = new Ebics().description.properties;
+const trigger = new EbicsTrigger().description.properties;
+const typedInTrigger = (
+	trigger.find((p) => p.name === 'otherServices')!.options![0] as { values: INodeProperties[] }
+).values;
+
+/** Each typed field, the BTF parameter checkService reads it as, and values a person types. */
+const FIELDS: Array<[string, keyof BtfService, string[]]> = [
+	['serviceName', 'serviceName', ['EOP', ' SCT ', 'eop', 'EO P', 'EOPX', 'E', 'ÉOP']],
+	['customScope', 'scope', ['DE', ' de ', 'DE ', 'D', 'DEUT', 'D E', '1AB']],
+	['serviceOption', 'serviceOption', ['COR', 'B2B ', 'cor', 'CO', 'URGENTPAYMX', 'B 2B']],
+	['msgName', 'msgName', ['camt.053', ' pain.001', 'CAMT.053', 'camt 053', 'camt.053.001', 'mt940']],
+	['customMsgVersion', 'msgVersion', ['08', ' 09 ', '8', '0008', '08a', '1.0']],
+	['msgVariant', 'msgVariant', ['001', '1', 'ab']],
+	['msgFormat', 'msgFormat', ['XML', 'xml', 'TXT1', 'ABCDE', ' X ']],
+];
+
+/** Whether the node refuses the value when it runs (checkService on the typed service). */
+function refused(parameter: keyof BtfService, value: string): boolean {
+	const service: BtfService = { serviceName: 'EOP', msgName: 'camt.053', [parameter]: value };
+	try {
+		checkService(service);
+		return false;
+	} catch {
+		return true;
+	}
+}
+
+/** Whether the download's notice of a field shows for these values. */
+const shown = (name: string, values: INodeParameters): boolean =>
+	NodeHelpers.displayParameter(values, ebics.find((p) => p.name === name && p.displayOptions?.show?.operation?.includes('download'))!, null, null);
+
+describe('EBICS: typed BTF parameters marked as typed, by the rules the node checks', () => {
+	for (const [field, parameter, values] of FIELDS)
+		it.each(values)(`${field} %j: the notice shows exactly when the node refuses it`, (value) => {
+			const expected = value.trim() !== '' && refused(parameter, value);
+			for (const operation of ['download', 'upload']) {
+				const notice = ebics.filter(
+					(p) => p.name === `${field}Notice` && p.displayOptions?.show?.operation?.includes(operation),
+				);
+				expect(notice).toHaveLength(1);
+				const values = { operation, [`${operation}Service`]: 'custom', [field]: value };
+				expect([operation, NodeHelpers.displayParameter(values, notice[0], null, null)]).toEqual([operation, expected]);
+			}
+			// The EBICS Trigger's Other Services: the notice beside the field in the same entry.
+			const inTrigger = typedInTrigger.find((p) => p.name === `${field}Notice`)!;
+			expect(['trigger', NodeHelpers.displayParameter({ [field]: value }, inTrigger, null, null)]).toEqual(['trigger', expected]);
+		});
+
+	it('a notice is never shown for an empty field (n8n marks a required one) or an expression', () => {
+		for (const [field] of FIELDS)
+			for (const value of ['', '={{ $json.service }}'])
+				expect([field, value, shown(`${field}Notice`, { operation: 'download', downloadService: 'custom', [field]: value })]).toEqual([field, value, false]);
+	});
+
+	it('the notices are not shown for a preset service, the Message Version of a preset is checked the same way', () => {
+		const values = { operation: 'download', downloadService: 'camt053', scope: '', serviceName: 'e o p', msgVersion: '8' };
+		const visible = ebics.filter((p) => p.type === 'notice' && NodeHelpers.displayParameter(values, p, null, null)).map((p) => p.name);
+		expect(visible).toEqual(['msgVersionNotice']);
+		expect(refused('msgVersion', '8')).toBe(true);
+	});
+
+	it.each(['CRZ', ' Z01 ', 'crz', 'CR Z', 'CRZZ', 'C', 'BT-'])('an Other Order Type %j: the notice shows exactly when the node refuses it', (value) => {
+		for (const direction of ['download', 'upload']) {
+			const values = { operation: direction, [`${direction}Service`]: 'orderType', [`${direction}OrderType`]: 'other', [`${direction}OtherOrderType`]: value };
+			const notice = ebics.find((p) => p.name === `${direction}OtherOrderTypeNotice`)!;
+			expect([direction, NodeHelpers.displayParameter(values, notice, null, null)]).toEqual([direction, !ORDER_TYPE_PATTERN.test(value.trim())]);
+		}
+	});
+});
