@@ -26,12 +26,12 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 import { ensureChromium, N8N_VERSION } from './lib/install';
-import { binaryFile, nodeError, nodeItems, type ExecuteResult } from './lib/n8n';
+import { binaryFile, nodeItems } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import type { EbicsRecord } from '../sandbox/ebics/bank';
 import { choose, emptyMarker, escapeRegExp, executeStep, outputPane, panelEntry, parameterInput, retype, searchNewWorkflow, seeInOutput, typeInto } from './lib/editor';
-import { until } from './lib/ebicsSandbox';
+import { executeCleanly, until } from './lib/ebicsSandbox';
 import { launchChromium, setupOwner } from './lib/ui';
 import { credentialId, credentialName, loadExample, prepareForImport, type WorkflowJson } from './lib/workflows';
 
@@ -92,16 +92,6 @@ const lettersWorkflow = (): WorkflowJson =>
 		WORKFLOWS.letters,
 		'EBICS: initialisation letters of the new subscriber',
 	);
-
-async function execute(id: string): Promise<ExecuteResult> {
-	// `n8n execute` and `n8n start` share the database: never both at once.
-	await stack.n8n.stop();
-	const result = await stack.n8n.execute(id);
-	outputs.push(result.output);
-	if (!result.run) throw new Error(`no run JSON in the output of n8n execute (exit ${result.exitCode}):\n${result.output.slice(-3000)}`);
-	for (const name of Object.keys(result.run.data.resultData.runData)) expect([name, nodeError(result.run, name)?.message]).toEqual([name, undefined]);
-	return result;
-}
 
 function field(name: string, scope: Locator | Page = page): Locator {
 	return scope.locator(`[data-test-id="parameter-input-${name}"]`).locator('input:not([type="hidden"]), textarea').first();
@@ -237,7 +227,7 @@ else {
 		});
 
 		test('the letters: the hashes of the keys n8n made, as fields, PDF and HTML; the HTML letter as printed', async () => {
-			const run = (await execute(WORKFLOWS.letters)).run!;
+			const run = (await executeCleanly(stack, WORKFLOWS.letters, outputs)).run!;
 			const [letter] = nodeItems(run, 'Initialisation Letters');
 			const state = JSON.parse(String((await storedCredential()).ebicsState)) as { generated: Record<string, { certificatePem: string }> };
 			const hash = (pem: string) => new X509Certificate(pem).fingerprint256.replace(/:/g, ' ').replace(/^((?:\S\S ){15}\S\S) /, '$1\n');
@@ -284,7 +274,7 @@ else {
 
 		test('a pain.001 built from approved invoices, checked against the EPC schema, signed and uploaded; the bank verified the signature and stored it; HAC reports it accepted', async () => {
 			const before = (await subscriber()).uploads.length;
-			const run = (await execute(WORKFLOWS.payments)).run!;
+			const run = (await executeCleanly(stack, WORKFLOWS.payments, outputs)).run!;
 			const [built] = nodeItems(run, 'Build pain.001');
 			const [uploaded] = nodeItems(run, 'Upload Credit Transfer (BTU)');
 			expect(uploaded.json).toMatchObject({ orderId: expect.stringMatching(/^[A-Z][A-Z0-9]{3}$/), service: 'BTU SCT DE pain.001.09', schema: 'pain.001.001.09 (EPC SEPA credit transfer)', signature: 'authorise' });
@@ -301,7 +291,7 @@ else {
 			const waiting = (await subscriber()).files.filter((f) => f.serviceName === 'EOP' && f.msgName === 'camt.053');
 			expect(waiting.length).toBe(5);
 			expect(waiting.some((f) => f.delivered)).toBe(false);
-			const run = (await execute(WORKFLOWS.statements)).run!;
+			const run = (await executeCleanly(stack, WORKFLOWS.statements, outputs)).run!;
 			const files = nodeItems(run, 'Download Statements (BTD)');
 			expect(files.map((i) => i.json.fileName)).toEqual(waiting.map((f) => f.name));
 			for (const item of files) {
