@@ -26,7 +26,7 @@ import { createDeflate, createInflate } from 'node:zlib';
 
 import { chainWorkflow, createCredentialStore, runWorkflow, type ChainStep, type RunResult } from '../test/harness/engine';
 import { InspectFile } from '../test/helpers/binaryNodes';
-import { phasePeakRss, ReadFile, reportMeasured, runMain, sha256 } from './workerCommon';
+import { phasePeakRss, ReadFile, reportMeasured, runMain, sha256, type TransferTiming } from './workerCommon';
 import { EBICS, PACKAGE, packageCredentialTypes, packageNodeTypes } from '../test/helpers/nodes';
 
 interface Settings {
@@ -40,20 +40,6 @@ interface Settings {
 	credentials: Record<string, unknown>;
 	/** The sandbox bank's process ID: its CPU time during each transfer is reported. */
 	bankPid?: number;
-}
-
-interface Timing {
-	uploadS: number;
-	downloadS: number;
-	/** Peak resident memory (bytes) while the upload ran, and while the download ran. */
-	uploadPeakRss?: number;
-	downloadPeakRss?: number;
-	/** CPU seconds the bank process spent while the upload ran, and while the download ran. */
-	uploadBankCpuS?: number;
-	downloadBankCpuS?: number;
-	/** CPU seconds this process spent (all its threads) while the upload ran, and the download. */
-	uploadCpuS?: number;
-	downloadCpuS?: number;
 }
 
 /** CPU seconds (user and system) a process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -95,7 +81,7 @@ async function run(settings: Settings, steps: ChainStep[], what: string): Promis
 	return result;
 }
 
-async function nodePair(settings: Settings, file: string, downloadSha256: string): Promise<Timing> {
+async function nodePair(settings: Settings, file: string, downloadSha256: string): Promise<TransferTiming> {
 	const type = `${PACKAGE}.ebics`;
 	let up!: RunResult;
 	let down!: RunResult;
@@ -222,7 +208,7 @@ async function main(): Promise<void> {
 	const settings = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Settings;
 	const key = randomBytes(16);
 	const base64File = join(tmpdir(), `bench-ebics-${process.pid}.b64`);
-	const lowerPair = async (file: string): Promise<Timing> => {
+	const lowerPair = async (file: string): Promise<TransferTiming> => {
 		// Untimed: what the download decodes (the same bytes the upload codes).
 		await prepareDownload(file, base64File, key);
 		const expected = await sha256(file);

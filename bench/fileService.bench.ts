@@ -25,6 +25,7 @@ import { median, round } from './common';
 import { compile, ROOT, startCompiledSandbox } from './compiled';
 import type { BankTarget } from './fileServiceClients';
 import type { SandboxProcess } from './sandboxProcess';
+import type { TransferTiming } from './workerCommon';
 
 const FILES = 'corporateBankingFileServiceApi';
 const MIB = 1024 * 1024;
@@ -125,20 +126,12 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 		const reason = /FATAL ERROR: ([^\n]+)/.exec(stderr)?.[1] ?? /Error: ([^\n]+)/.exec(stderr)?.[1] ?? `exit code ${code}`;
 		return { ok: false, error: reason.trim(), maxRssMb: round(maxKb / 1024, 1) };
 	}
-	const reported = JSON.parse(line.slice(7)) as {
+	const reported = JSON.parse(line.slice(7)) as Partial<TransferTiming> & {
 		ok: boolean;
 		error?: string;
-		uploadS?: number;
-		downloadS?: number;
 		idleRss: number;
 		peakRss: number;
 		maxRss: number;
-		uploadPeakRss?: number;
-		downloadPeakRss?: number;
-		uploadBankCpuS?: number;
-		downloadBankCpuS?: number;
-		uploadCpuS?: number;
-		downloadCpuS?: number;
 	};
 	const maxRss = Number.isFinite(maxKb) ? maxKb * 1024 : reported.maxRss;
 	const measured: Measured = { ok: reported.ok, error: reported.error, maxRssMb: round(maxRss / MIB, 1) };

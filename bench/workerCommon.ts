@@ -28,6 +28,22 @@ export async function sha256(path: string): Promise<string> {
 }
 
 /**
+ * What a transfer worker measures of its pair (printed in `RESULT`, read by runWorker): seconds
+ * of each direction, and, when the worker reports them, each direction's peak resident memory
+ * (bytes), the bank process's CPU seconds and the worker's own (all its threads).
+ */
+export interface TransferTiming {
+	uploadS: number;
+	downloadS: number;
+	uploadPeakRss?: number;
+	downloadPeakRss?: number;
+	uploadBankCpuS?: number;
+	downloadBankCpuS?: number;
+	uploadCpuS?: number;
+	downloadCpuS?: number;
+}
+
+/**
  * The highest resident memory the sampler of `reportMeasured` saw since `value` was last set (a
  * worker sets it at the start of a phase to learn that phase's peak without a second sampler).
  */
