@@ -31,7 +31,7 @@ import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import type { EbicsRecord } from '../sandbox/ebics/bank';
 import { choose, emptyMarker, escapeRegExp, executeStep, outputPane, panelEntry, parameterInput, retype, searchNewWorkflow, seeInOutput, typeInto } from './lib/editor';
-import { executeCleanly, until } from './lib/ebicsSandbox';
+import { ebicsNodeWorkflow, executeCleanly, until, withEbicsCredential } from './lib/ebicsSandbox';
 import { launchChromium, setupOwner } from './lib/ui';
 import { credentialId, credentialName, loadExample, prepareForImport, type WorkflowJson } from './lib/workflows';
 
@@ -65,33 +65,6 @@ const subscriber = async (): Promise<SubscriberInfo> => {
 
 const storedCredential = async (): Promise<Record<string, unknown>> =>
 	(await stack.n8n.decryptedCredentials()).find((c) => c.id === CREDENTIAL.id)!.data;
-
-/** A workflow of the tests, bound to the new subscriber's credential. */
-function withCredential(workflow: WorkflowJson, id: string, name: string): WorkflowJson {
-	for (const node of workflow.nodes) if (node.credentials?.[EBICS]) node.credentials[EBICS] = { ...CREDENTIAL };
-	return { ...workflow, id, name, active: false, settings: { executionOrder: 'v1' } };
-}
-
-const lettersWorkflow = (): WorkflowJson =>
-	withCredential(
-		{
-			nodes: [
-				{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-				{
-					id: 'letters',
-					name: 'Initialisation Letters',
-					type: 'n8n-nodes-corporate-banking.ebics',
-					typeVersion: 1,
-					position: [240, 0],
-					parameters: { operation: 'initialisationLetters' },
-					credentials: { [EBICS]: { ...CREDENTIAL } },
-				},
-			],
-			connections: { Start: { main: [[{ node: 'Initialisation Letters', type: 'main', index: 0 }]] } },
-		},
-		WORKFLOWS.letters,
-		'EBICS: initialisation letters of the new subscriber',
-	);
 
 function field(name: string, scope: Locator | Page = page): Locator {
 	return scope.locator(`[data-test-id="parameter-input-${name}"]`).locator('input:not([type="hidden"]), textarea').first();
@@ -134,9 +107,9 @@ else {
 		// The credential as a user starts it: the type chosen, keys to be made in n8n, the bank's TLS CA.
 		await stack.n8n.importCredentials([{ ...CREDENTIAL, type: EBICS, data: { keySource: 'generate', caCertificate: stack.bank.caPem } }]);
 		await stack.n8n.importWorkflows([
-			lettersWorkflow(),
-			withCredential(loadExample('ebics-payments.json'), WORKFLOWS.payments, 'EBICS: payments of the new subscriber'),
-			withCredential(loadExample('ebics-statements.json'), WORKFLOWS.statements, 'EBICS: statements of the new subscriber'),
+			withEbicsCredential(ebicsNodeWorkflow('Initialisation Letters', { operation: 'initialisationLetters' }), CREDENTIAL, WORKFLOWS.letters, 'EBICS: initialisation letters of the new subscriber'),
+			withEbicsCredential(loadExample('ebics-payments.json'), CREDENTIAL, WORKFLOWS.payments, 'EBICS: payments of the new subscriber'),
+			withEbicsCredential(loadExample('ebics-statements.json'), CREDENTIAL, WORKFLOWS.statements, 'EBICS: statements of the new subscriber'),
 		]);
 		await stack.n8n.start();
 		const cookie = await setupOwner(stack.n8n.baseUrl);
