@@ -5,7 +5,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 
-import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { formatHash, publicKeyDigest, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
 import { readEbicsState, type EbicsState } from '../../nodes/shared/ebicsCredential';
@@ -62,8 +62,8 @@ export async function credentialTest(store: CredentialStore, values?: Record<str
 }
 
 /** Runs Manual Trigger -> EBICS with these parameters (binary data on the filesystem). */
-export async function runEbics(store: CredentialStore, parameters: IDataObject, inputItems?: INodeExecutionData[]): Promise<RunResult> {
-	return await runNode({ type: 'ebics', parameters, credentials: { [EBICS]: EBICS_ID }, store, inputItems, binaryDataMode: 'filesystem' });
+export async function runEbics(store: CredentialStore, parameters: IDataObject, inputItems?: INodeExecutionData[], settings?: Partial<INode>): Promise<RunResult> {
+	return await runNode({ type: 'ebics', parameters, credentials: { [EBICS]: EBICS_ID }, store, inputItems, settings, binaryDataMode: 'filesystem' });
 }
 
 /**

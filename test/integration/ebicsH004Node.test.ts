@@ -98,6 +98,61 @@ describe('an EBICS 2.5 (H004) credential', () => {
 	});
 });
 
+describe("a credential's first use (the bank's keys not fetched yet)", () => {
+	/** A subscriber the bank has activated, whose credential has never fetched the bank's keys (HPB). */
+	async function activatedNotFetched(userId: string) {
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', userId, { ebicsVersion: 'H004', ...bankH004Hashes() }));
+		expect((await credentialTest(store)).message).toMatch(/^Letters sent/);
+		bank().ebics.activate('PARTNER1', userId);
+		expect(storedState(store)).not.toMatchObject({ phase: 'ready' });
+		return { store, sent: () => bankRecords(bank(), userId).slice(2) };
+	}
+	const otherOrderType = (typed: string) => ({ operation: 'download', downloadService: 'orderType', downloadOrderType: 'other', downloadOtherOrderType: typed });
+	const twoItems = [{ json: { n: 1 } }, { json: { n: 2 } }];
+
+	test("wrong fields are refused naming the field before anything is sent, the bank's keys included", async () => {
+		const { store, sent } = await activatedNotFetched('USER1');
+		const typed = await runEbics(store, otherOrderType('c53'));
+		expect(errorText(typed)).toMatch(/^Other Order Type: "c53" is not valid: it must be three upper-case letters or digits/);
+		const format = await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'FDL', downloadFileFormat: 'camt 053' });
+		expect(errorText(format)).toMatch(/^File format "camt 053" is not valid/);
+		const range = await runEbics(store, { operation: 'customerProtocol', which: 'dateRange', startDate: '2026-01-09', endDate: '2026-01-05' });
+		expect(errorText(range)).toMatch(/the start 2026-01-09 is after the end 2026-01-05/);
+		const veu = await runEbics(store, { operation: 'veuSign', veuOrderId: 'A1', veuOrderType: 'CCT', confirmedDigest: '00' });
+		expect(errorText(veu)).toMatch(/Order ID "A1" is not valid/);
+		const suspend = await runEbics(store, { operation: 'suspend', confirmSuspend: false });
+		expect(errorText(suspend)).toMatch(/^Confirm Suspension: switch it on/);
+		expect(sent()).toEqual([]);
+		expect(storedState(store)).not.toMatchObject({ phase: 'ready' });
+	});
+
+	test('one wrong item of several stops the run before anything is sent; with Continue On Fail the others go', async () => {
+		const { store, sent } = await activatedNotFetched('USER1');
+		const expressions = { ...otherOrderType('={{ $json.n === 1 ? "STA" : "st a" }}') };
+		const stopped = await runEbics(store, expressions, twoItems);
+		expect(errorText(stopped)).toMatch(/^Other Order Type: "st a" is not valid/);
+		expect((stopped.nodeError('Bank') as { context?: { itemIndex?: number } } | undefined)?.context?.itemIndex).toBe(1);
+		expect(sent()).toEqual([]);
+
+		// Every item wrong, Continue On Fail: error items, and still nothing sent.
+		const allWrong = await runEbics(store, otherOrderType('st a'), twoItems, { onError: 'continueRegularOutput' });
+		expect(items(allWrong).map((i) => i.json.error)).toEqual([expect.stringMatching(/^Other Order Type: "st a" is not valid/), expect.stringMatching(/^Other Order Type: "st a" is not valid/)]);
+		expect(sent()).toEqual([]);
+
+		// One right: the bank's keys are fetched and STA downloaded for it; the wrong one is its error item.
+		const oneRight = items(await runEbics(store, expressions, twoItems, { onError: 'continueRegularOutput' }));
+		expect(oneRight.map((i) => [i.json.orderType ?? null, i.pairedItem])).toEqual([
+			['STA', { item: 0 }],
+			[null, { item: 1 }],
+		]);
+		expect(oneRight[1].json.error).toMatch(/^Other Order Type: "st a" is not valid/);
+		expect(sent()).toEqual([
+			['HPB', '', '000000', '000000'],
+			['STA', 'Initialisation', '000000', '000000'],
+		]);
+	});
+});
+
 describe('Bank Versions with an EBICS 2.5 credential', () => {
 	test('marks H004 as the version the credential uses, and warns when the bank does not offer it', async () => {
 		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004' }));

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { formatHash, KEY_CHANGE_KEYS, keyDigest, loadSubscriberKeys } from '../../shared/ebics';
 import type { KeyChangeOrder } from '../../shared/ebics';
@@ -10,7 +10,7 @@ import {
 } from '../../shared/ebicsCredential';
 import { EBICS_KEY_CHANGE_FIELD, type KeyChangeStep } from '../../shared/ebicsKeyChange';
 import { InputError } from '../../shared/errors';
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsInputCheck, EbicsOperation } from '../helpers/context';
 import { refreshInitialisation } from '../helpers/context';
 import { credentialError, keyChangeFailure } from '../helpers/failures';
 
@@ -72,12 +72,8 @@ function stateOf(credentials: Record<string, unknown>): EbicsState | undefined {
 	return readEbicsState(credentials[EBICS_STATE_FIELD]);
 }
 
-/**
- * Change Keys (PUB, HCA, HCS): the credential prepares new keys (stored, nothing sent), then sends
- * them signed with the current keys and keeps them once the bank has accepted them
- * (nodes/shared/ebicsKeyChange.ts). Runs once per execution.
- */
-export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
+/** The confirmed key change of the item: one item per execution. */
+function readKeyChange(ctx: IExecuteFunctions, itemIndex: number): KeyChangeOrder {
 	if (ctx.getNodeParameter('confirmKeyChange', itemIndex, false) !== true)
 		throw new InputError(
 			'Confirm Key Change: switch it on to replace the keys at the bank. Nothing was sent to the bank',
@@ -93,6 +89,20 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 			`Change Keys runs once per execution, and it got ${ctx.getInputData().length} items: give it one item. Nothing was sent to the bank`,
 			{ itemIndex },
 		);
+	return order;
+}
+
+export const check: EbicsInputCheck = (ctx, itemIndex) => {
+	readKeyChange(ctx, itemIndex);
+};
+
+/**
+ * Change Keys (PUB, HCA, HCS): the credential prepares new keys (stored, nothing sent), then sends
+ * them signed with the current keys and keeps them once the bank has accepted them
+ * (nodes/shared/ebicsKeyChange.ts). Runs once per execution.
+ */
+export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
+	const order = readKeyChange(ctx, itemIndex);
 	let credentials = await ctx.getCredentials(EBICS_CREDENTIAL);
 	for (const step of ['prepare', 'send'] as KeyChangeStep[]) {
 		credentials = await refreshInitialisation(ctx, credentials, {

@@ -2,11 +2,13 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { readCustomerAcknowledgement } from '../../shared/ebics';
 import type { EbicsOperation } from '../helpers/context';
-import { downloadProperties, readDownload } from '../helpers/downloads';
+import { downloadProperties, rangeCheck, readDownload } from '../helpers/downloads';
 
 export const description: INodeProperties[] = downloadProperties({
 	show: { operation: ['customerAcknowledgement'] },
 });
+
+export const check = rangeCheck('HAC');
 
 /**
  * Get Customer Acknowledgement (HAC): what the bank did with each order, one item per event

@@ -2,11 +2,13 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { readCustomerProtocol } from '../../shared/ebics';
 import type { EbicsOperation } from '../helpers/context';
-import { downloadProperties, readDownload } from '../helpers/downloads';
+import { downloadProperties, rangeCheck, readDownload } from '../helpers/downloads';
 
 export const description: INodeProperties[] = downloadProperties({
 	show: { operation: ['customerProtocol'] },
 });
+
+export const check = rangeCheck('PTK');
 
 /**
  * Get Customer Protocol (PTK): the bank's text protocol, one item per line (with the order it

@@ -1,14 +1,17 @@
-import type { INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { outputFileField } from '../../shared/properties';
 import {
+	checkOrder,
 	checkService,
 	serviceLabel,
 	streamContainer,
-	type StreamedDownload,
+	type DateRange,
+	type EbicsVersion,
+	type OrderParams,
 } from '../../shared/ebics';
 import { storeStream } from '../../CorporateFileService/helpers/binaryOutput';
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsInputCheck, EbicsOperation } from '../helpers/context';
 import {
 	deliver,
 	downloadProperties,
@@ -27,6 +30,50 @@ export const description: INodeProperties[] = [
 	...downloadProperties(displayOptions, [outputFileField(displayOptions)]),
 ];
 
+/** What an item asks the bank for, read and checked as the initialisation will write it. */
+interface DownloadOrder {
+	label: string;
+	orderType: string;
+	params: OrderParams & { kind: 'BTD' | 'standard' | 'file' };
+	range: DateRange | undefined;
+}
+
+function downloadOrder(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	version: EbicsVersion,
+): DownloadOrder {
+	const chosen = chosenService(ctx, 'download', itemIndex);
+	const range = readRange(ctx, itemIndex);
+	let order: DownloadOrder;
+	if (chosen === HAC_PRESET) {
+		order = {
+			label: 'HAC (customer acknowledgement)',
+			orderType: 'HAC',
+			params: { kind: 'standard', dateRange: range },
+			range,
+		};
+	} else if (version === 'H004') {
+		const h004 = h004Order(ctx, 'download', chosen, itemIndex, { dateRange: range });
+		order = { label: h004.label, orderType: h004.orderType, params: h004.params, range };
+	} else {
+		refuseOrderTypeChoice(chosen, itemIndex);
+		const service = checkService(readService(ctx, 'download', itemIndex));
+		order = {
+			label: `BTD ${serviceLabel(service)}`,
+			orderType: 'BTD',
+			params: { kind: 'BTD', service, dateRange: range },
+			range,
+		};
+	}
+	checkOrder(version, order.orderType, order.params, false);
+	return order;
+}
+
+export const check: EbicsInputCheck = (ctx, itemIndex, view) => {
+	downloadOrder(ctx, itemIndex, view.version);
+};
+
 /**
  * Download (BTD, or the EBICS 2.5 order type with an H004 credential): one item per file the bank
  * delivers, a ZIP container opened into its files; the positive receipt goes to the bank once n8n
@@ -35,25 +82,10 @@ export const description: INodeProperties[] = [
  */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const client = run.client!;
-	const chosen = chosenService(ctx, 'download', itemIndex);
-	const range = readRange(ctx, itemIndex);
+	const { label, orderType, params, range } = downloadOrder(ctx, itemIndex, client.version);
 	const propertyName =
 		(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
-	let download: StreamedDownload | undefined;
-	let label: string;
-	if (chosen === HAC_PRESET) {
-		label = 'HAC (customer acknowledgement)';
-		download = await client.openHac(range);
-	} else if (client.version === 'H004') {
-		const order = h004Order(ctx, 'download', chosen, itemIndex, { dateRange: range });
-		label = order.label;
-		download = await client.openDownload(order.orderType, order.params);
-	} else {
-		refuseOrderTypeChoice(chosen, itemIndex);
-		const service = checkService(readService(ctx, 'download', itemIndex));
-		label = `BTD ${serviceLabel(service)}`;
-		download = await client.openBtd(service, range);
-	}
+	const download = await client.openDownload(orderType, params);
 	if (!download)
 		return nothingToDownload(
 			ctx,

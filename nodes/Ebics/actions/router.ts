@@ -5,7 +5,8 @@ import { EbicsReturnCodeError } from '../../shared/ebics';
 import { EBICS_CREDENTIAL } from '../../shared/ebicsCredential';
 import { InputError, toNodeError } from '../../shared/errors';
 import { runForEachItem } from '../../shared/runItems';
-import type { EbicsOperation, EbicsRun, Need } from '../helpers/context';
+import type { EbicsCredentialView } from '../../shared/ebicsCredential';
+import type { EbicsInputCheck, EbicsOperation, EbicsRun, Need } from '../helpers/context';
 import { loadEbicsRun, refreshInitialisation } from '../helpers/context';
 import { ebicsFailure } from '../helpers/failures';
 import * as availableDownloads from './availableDownloads.operation';
@@ -26,15 +27,21 @@ import * as veuOrders from './veuOrders.operation';
 import * as veuSign from './veuSign.operation';
 import * as veuTransactions from './veuTransactions.operation';
 
-/** Each operation, what it needs of the subscriber, and how messages name it. */
-const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: string }> = {
+/**
+ * Each operation, what it needs of the subscriber, how messages name it, and the check of an
+ * item's fields that runs before anything is sent.
+ */
+const OPERATIONS: Record<
+	string,
+	{ execute: EbicsOperation; check?: EbicsInputCheck; need: Need; label: string }
+> = {
 	initialisationLetters: {
 		execute: initialisationLetters.execute,
 		need: 'keys',
 		label: 'Initialisation Letters',
 	},
-	download: { execute: download.execute, need: 'bank', label: 'Download' },
-	upload: { execute: upload.execute, need: 'bank', label: 'Upload' },
+	download: { execute: download.execute, check: download.check, need: 'bank', label: 'Download' },
+	upload: { execute: upload.execute, check: upload.check, need: 'bank', label: 'Upload' },
 	bankParameters: {
 		execute: bankParameters.execute,
 		need: 'bank',
@@ -54,17 +61,25 @@ const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: s
 	},
 	customerAcknowledgement: {
 		execute: customerAcknowledgement.execute,
+		check: customerAcknowledgement.check,
 		need: 'bank',
 		label: 'Get Customer Acknowledgement (HAC)',
 	},
 	customerProtocol: {
 		execute: customerProtocol.execute,
+		check: customerProtocol.check,
 		need: 'bank',
 		label: 'Get Customer Protocol (PTK)',
 	},
-	suspend: { execute: suspend.execute, need: 'bank', label: 'Suspend Subscriber (SPR)' },
+	suspend: {
+		execute: suspend.execute,
+		check: suspend.check,
+		need: 'bank',
+		label: 'Suspend Subscriber (SPR)',
+	},
 	changeKeys: {
 		execute: changeKeys.execute,
+		check: changeKeys.check,
 		need: 'bank',
 		label: 'Change Keys (PUB, HCA, HCS)',
 	},
@@ -75,21 +90,25 @@ const OPERATIONS: Record<string, { execute: EbicsOperation; need: Need; label: s
 	},
 	veuDetails: {
 		execute: veuDetails.execute,
+		check: veuDetails.check,
 		need: 'bank',
 		label: 'Distributed Signature: Get Order Details (HVD)',
 	},
 	veuTransactions: {
 		execute: veuTransactions.execute,
+		check: veuTransactions.check,
 		need: 'bank',
 		label: 'Distributed Signature: Get Order Transactions (HVT)',
 	},
 	veuSign: {
 		execute: veuSign.execute,
+		check: veuSign.check,
 		need: 'bank',
 		label: 'Distributed Signature: Sign Order (HVE)',
 	},
 	veuCancel: {
 		execute: veuCancel.execute,
+		check: veuCancel.check,
 		need: 'bank',
 		label: 'Distributed Signature: Cancel Order (HVS)',
 	},
@@ -108,8 +127,33 @@ async function recordRefusal(ctx: IExecuteFunctions, run: EbicsRun, error: unkno
 }
 
 /**
- * Reads the credential once (running the initialisation first when the operation needs it), then
- * runs the operation for every item; failures become n8n errors in runForEachItem.
+ * Every item's fields checked before anything is sent: the first failure stops the run, or with
+ * Continue On Fail each failed item is kept to become its error item.
+ */
+function checkItems(
+	ctx: IExecuteFunctions,
+	check: EbicsInputCheck,
+	view: EbicsCredentialView,
+): Map<number, Error> {
+	const failed = new Map<number, Error>();
+	const count = ctx.getInputData().length;
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+		try {
+			check(ctx, itemIndex, view);
+		} catch (error) {
+			const failure = ebicsFailure(error, itemIndex);
+			if (!ctx.continueOnFail()) throw failure;
+			failed.set(itemIndex, failure);
+		}
+	}
+	return failed;
+}
+
+/**
+ * Reads the credential once and checks every item's fields; then runs the initialisation first
+ * when the operation needs it, and the operation for every item. Nothing is sent when an item's
+ * fields are wrong (nor, with Continue On Fail, when every item's are). Failures become n8n
+ * errors in runForEachItem.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const name = this.getNodeParameter('operation', 0) as string;
@@ -117,13 +161,24 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (!operation)
 		throw toNodeError(this.getNode(), new InputError(`Operation "${name}" is not supported`));
 	let run: EbicsRun;
+	let failed = new Map<number, Error>();
+	const check = operation.check;
 	try {
-		run = await loadEbicsRun(this, operation.need, operation.label);
+		run = await loadEbicsRun(this, operation.need, operation.label, {
+			check: check
+				? (view) => {
+						failed = checkItems(this, check, view);
+						return failed.size === 0 || failed.size < this.getInputData().length;
+					}
+				: undefined,
+		});
 	} catch (error) {
 		throw toNodeError(this.getNode(), ebicsFailure(error));
 	}
 	return [
 		await runForEachItem(this, async (itemIndex) => {
+			const failure = failed.get(itemIndex);
+			if (failure) throw failure;
 			try {
 				return await operation.execute(this, itemIndex, run);
 			} catch (error) {

@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { attemptAsync } from '../../shared/attempt';
 import { EBICS_CREDENTIAL, readEbicsCredential, statusText } from '../../shared/ebicsCredential';
 import { InputError } from '../../shared/errors';
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsInputCheck, EbicsOperation } from '../helpers/context';
 import { refreshInitialisation } from '../helpers/context';
 
 const displayOptions = { show: { operation: ['suspend'] } };
@@ -28,13 +28,17 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-/** Suspend Subscriber (SPR): the bank stops accepting the subscriber's keys. */
-export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
+export const check: EbicsInputCheck = (ctx, itemIndex) => {
 	if (ctx.getNodeParameter('confirmSuspend', itemIndex, false) !== true)
 		throw new InputError(
 			'Confirm Suspension: switch it on to suspend the subscriber. Nothing was sent to the bank',
 			{ itemIndex },
 		);
+};
+
+/** Suspend Subscriber (SPR): the bank stops accepting the subscriber's keys. */
+export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
+	check(ctx, itemIndex, run.view);
 	const result = await run.client!.spr();
 	// The credential learns it from the bank (HPB is refused now), so its status says "suspended".
 	const refreshed = await attemptAsync(

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
+	checkOrder,
 	checkService,
 	EbicsReturnCodeError,
 	EbicsTransferInterrupted,
 	serviceLabel,
+	type EbicsVersion,
 	type SignatureFlag,
 } from '../../shared/ebics';
 import {
@@ -18,7 +20,7 @@ import {
 import { attemptAsync } from '../../shared/attempt';
 import { InputError } from '../../shared/errors';
 import { inputBinaryField, optionsCollection } from '../../shared/properties';
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsInputCheck, EbicsOperation } from '../helpers/context';
 import { storedFileSize } from '../../shared/binaryInput';
 import {
 	checkPaymentFile,
@@ -26,7 +28,12 @@ import {
 	HEAD_BYTES,
 	type PaymentCheck,
 } from '../helpers/paymentFile';
-import { h004Order, orderTypeProperties, refuseOrderTypeChoice } from '../helpers/orderTypes';
+import {
+	h004Order,
+	orderTypeProperties,
+	refuseOrderTypeChoice,
+	type H004Order,
+} from '../helpers/orderTypes';
 import { chosenService, CUSTOM, readService, serviceProperties } from '../helpers/services';
 import { withNote } from '../helpers/downloads';
 import { ebicsFailure } from '../helpers/failures';
@@ -151,21 +158,10 @@ function interruptedBefore(
 }
 
 /**
- * Upload (BTU, or the EBICS 2.5 order type with an H004 credential): the input binary file,
- * checked against its schema, signed with A006, compressed, encrypted and sent in segments;
- * returns the bank's order ID. Sent once: a segment whose answer does not come is sent again in
- * the same transaction (the bank's recovery), never as a new order. A large file stored on disk
- * streams from it, so any size is held about one segment.
- *
- * Never submitted twice, also across restarts: just before the last segment goes out the upload
- * is written into the credential's upload journal, and removed once the bank has answered. When
- * the journal still holds the same file for the same order (its answer never came), the file is
- * not sent: the bank's customer acknowledgement (HAC) is asked for the order; listed there, the
- * item reports it as already submitted; refused there, the file is sent as a new order; not
- * listed, the item fails saying what to check, unless "Send Again After an Interrupted Upload" is
- * on.
+ * The item's upload fields, read and checked as the initialisation will write them; the file's
+ * content is checked when it is read for sending.
  */
-export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
+function uploadFields(ctx: IExecuteFunctions, itemIndex: number, version: EbicsVersion) {
 	const field =
 		(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
 	const chosen = chosenService(ctx, 'upload', itemIndex);
@@ -183,16 +179,49 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 		sendAgainAfterInterruption?: boolean;
 	};
 	const binary = ctx.helpers.assertBinaryData(itemIndex, field);
+	let order: H004Order | undefined;
+	if (version === 'H004') {
+		order = h004Order(ctx, 'upload', chosen, itemIndex, { signatureFlag: flag });
+		checkOrder(version, order.orderType, order.params, true);
+	} else {
+		refuseOrderTypeChoice(chosen, itemIndex);
+		const service = checkService(readService(ctx, 'upload', itemIndex));
+		checkOrder(version, 'BTU', { kind: 'BTU', service, signatureFlag: flag }, true);
+	}
+	return { field, chosen, flag, options, binary, order };
+}
+
+export const check: EbicsInputCheck = (ctx, itemIndex, view) => {
+	uploadFields(ctx, itemIndex, view.version);
+};
+
+/**
+ * Upload (BTU, or the EBICS 2.5 order type with an H004 credential): the input binary file,
+ * checked against its schema, signed with A006, compressed, encrypted and sent in segments;
+ * returns the bank's order ID. Sent once: a segment whose answer does not come is sent again in
+ * the same transaction (the bank's recovery), never as a new order. A large file stored on disk
+ * streams from it, so any size is held about one segment.
+ *
+ * Never submitted twice, also across restarts: just before the last segment goes out the upload
+ * is written into the credential's upload journal, and removed once the bank has answered. When
+ * the journal still holds the same file for the same order (its answer never came), the file is
+ * not sent: the bank's customer acknowledgement (HAC) is asked for the order; listed there, the
+ * item reports it as already submitted; refused there, the file is sent as a new order; not
+ * listed, the item fails saying what to check, unless "Send Again After an Interrupted Upload" is
+ * on.
+ */
+export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
+	const client = run.client!;
+	const { field, chosen, flag, options, binary, order } = uploadFields(
+		ctx,
+		itemIndex,
+		client.version,
+	);
 	const empty = () =>
 		new InputError(
 			`The file in the binary field "${field}" is empty. Nothing was sent to the bank`,
 			{ itemIndex },
 		);
-	const client = run.client!;
-	const order =
-		client.version === 'H004'
-			? h004Order(ctx, 'upload', chosen, itemIndex, { signatureFlag: flag })
-			: (refuseOrderTypeChoice(chosen, itemIndex), undefined);
 	const checkAs = order ? (order.checkAs ?? CUSTOM) : chosen;
 	const check = options.checkSchema !== false;
 	const size = binary.id ? await storedFileSize(ctx, binary.id, binary.bytes) : undefined;

@@ -1,12 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { EbicsOperation } from '../helpers/context';
-import { runVeuAction, veuActionProperties } from '../helpers/veuOrder';
+import { runVeuAction, veuActionProperties, veuCheck } from '../helpers/veuOrder';
 
 export const description: INodeProperties[] = veuActionProperties(
 	'veuCancel',
 	'Cancelling (HVS) removes the order from the distributed signature: the bank never executes it. It is sent once and never repeated automatically.',
 );
+
+export const check = veuCheck(true);
 
 /**
  * Cancel Order (HVS): fetches the order's details (HVD), refuses unless the confirmed digest is

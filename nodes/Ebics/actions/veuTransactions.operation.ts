@@ -4,7 +4,7 @@ import type { VeuAccount, VeuOrderRef, VeuTransaction } from '../../shared/ebics
 import { EbicsValidationError, H004_ORDER_TYPES } from '../../shared/ebics';
 import { outputFileField } from '../../shared/properties';
 import type { EbicsOperation } from '../helpers/context';
-import { readVeuOrder } from '../helpers/veuOrder';
+import { readVeuOrder, veuCheck } from '../helpers/veuOrder';
 
 const show = (more: Record<string, unknown[]> = {}) => ({
 	show: { operation: ['veuTransactions'], ...more },
@@ -107,12 +107,14 @@ function transactionJson(
 
 const XML_MESSAGES = /^(pain|camt|pacs|head|auth|acmt|remt)\./i;
 
+export const check = veuCheck(false);
+
 /**
  * Get Order Transactions (HVT): what an order waiting for signatures pays, one item per
  * transaction, or the order's complete file; a second signer sees the payments before signing.
  */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
-	const ref = readVeuOrder(ctx, itemIndex, run);
+	const ref = readVeuOrder(ctx, itemIndex, run.view);
 	const output = ctx.getNodeParameter('veuTransactionsOutput', itemIndex, 'transactions');
 	if (output === 'file') {
 		const propertyName =

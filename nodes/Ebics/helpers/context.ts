@@ -63,6 +63,17 @@ export type EbicsOperation = (
 	run: EbicsRun,
 ) => Promise<INodeExecutionData[]>;
 
+/**
+ * Reads and checks an item's fields for the credential's EBICS version as the operation will use
+ * them, sending nothing (throws the failure naming the field). The router runs it for every item
+ * before anything goes to the bank, the credential's initialisation included.
+ */
+export type EbicsInputCheck = (
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	view: EbicsCredentialView,
+) => void;
+
 /** Posts one EBICS request through the transport and gives the answer (bytes, or text). */
 export function transportSend(
 	ctx: EbicsContext,
@@ -171,13 +182,17 @@ export async function loadEbicsRun(
 	need: Need,
 	operation: string,
 	options: {
-		/** Refuses (throws) what the credential's EBICS version cannot send, before anything is sent. */
-		checkVersion?: (version: EbicsCredentialView['version']) => void;
+		/**
+		 * Runs on the credential as read, before anything is sent (its initialisation included):
+		 * throws to refuse the run; false when nothing is left to send, and the run then gets only
+		 * the credential's view and transport.
+		 */
+		check?: (view: EbicsCredentialView) => boolean | void;
 	} = {},
 ): Promise<EbicsRun> {
 	let credentials = await ctx.getCredentials(EBICS_CREDENTIAL);
 	let view = read(credentials);
-	options.checkVersion?.(view.version);
+	if (options.check?.(view) === false) return { view, send: transportSend(ctx, view.url) };
 	if (due(view, need)) {
 		credentials = await refreshInitialisation(ctx, credentials);
 		view = read(credentials);

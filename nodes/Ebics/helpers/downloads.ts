@@ -11,9 +11,10 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { attemptAsync } from '../../shared/attempt';
-import type { DateRange, Download } from '../../shared/ebics';
+import { checkOrder, type DateRange, type Download } from '../../shared/ebics';
 import { BankFailure, InputError } from '../../shared/errors';
 import { dayProperties, optionsCollection, readDay } from '../../shared/properties';
+import type { EbicsInputCheck } from './context';
 import { ebicsFailure } from './failures';
 
 /** Which data a download asks for: what the bank has not delivered yet, or a date range. */
@@ -84,6 +85,20 @@ export function readRange(ctx: IExecuteFunctions, itemIndex: number): DateRange 
 		start: day(ctx, 'startDate', 'Start Date', itemIndex),
 		end: day(ctx, 'endDate', 'End Date', itemIndex),
 	};
+}
+
+/**
+ * The check of an administrative download (HAC, PTK) before anything is sent: its date range, as
+ * the initialisation will write it.
+ */
+export function rangeCheck(orderType: string): EbicsInputCheck {
+	return (ctx, itemIndex, view) =>
+		checkOrder(
+			view.version,
+			orderType,
+			{ kind: 'standard', dateRange: readRange(ctx, itemIndex) },
+			false,
+		);
 }
 
 /** An error with a sentence added to its description (what became of the download). */

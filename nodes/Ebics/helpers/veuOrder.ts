@@ -22,13 +22,15 @@ import type {
 	VeuSigner,
 } from '../../shared/ebics';
 import {
+	checkOrderRef,
 	digestHex,
 	EbicsValidationError,
 	orderTypeLabel,
 	readConfirmedDigest,
 	serviceLabel,
 } from '../../shared/ebics';
-import type { EbicsRun } from './context';
+import type { EbicsCredentialView } from '../../shared/ebicsCredential';
+import type { EbicsInputCheck, EbicsRun } from './context';
 import { unlessValid } from '../../shared/properties';
 import { param, textFields } from './services';
 
@@ -95,11 +97,11 @@ export const veuOrderProperties: INodeProperties[] = [
 export function readVeuOrder(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	run: EbicsRun,
+	view: EbicsCredentialView,
 ): VeuOrderRef {
 	const orderId = param(ctx, 'veuOrderId', itemIndex);
-	const partnerId = param(ctx, 'veuPartnerId', itemIndex) || run.view.subscriber.partnerId;
-	if (run.view.version === 'H004')
+	const partnerId = param(ctx, 'veuPartnerId', itemIndex) || view.subscriber.partnerId;
+	if (view.version === 'H004')
 		return {
 			orderId,
 			partnerId,
@@ -257,16 +259,29 @@ export function veuActionProperties(operation: VeuAction, notice: string): INode
  * (refused before anything is signed unless the bank reports that digest now): one item saying
  * who did it and what was signed.
  */
+function confirmedDigest(ctx: IExecuteFunctions, itemIndex: number): Buffer {
+	return readConfirmedDigest(ctx.getNodeParameter('confirmedDigest', itemIndex, '') as string);
+}
+
+/**
+ * The check of an order's fields before anything is sent (the order reference as the request
+ * will name it, and for signing or cancelling the confirmed digest's form).
+ */
+export function veuCheck(confirming: boolean): EbicsInputCheck {
+	return (ctx, itemIndex, view) => {
+		checkOrderRef(readVeuOrder(ctx, itemIndex, view), view.version);
+		if (confirming) confirmedDigest(ctx, itemIndex);
+	};
+}
+
 export async function runVeuAction(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	run: EbicsRun,
 	operation: VeuAction,
 ): Promise<INodeExecutionData[]> {
-	const ref = readVeuOrder(ctx, itemIndex, run);
-	const confirmed = readConfirmedDigest(
-		ctx.getNodeParameter('confirmedDigest', itemIndex, '') as string,
-	);
+	const ref = readVeuOrder(ctx, itemIndex, run.view);
+	const confirmed = confirmedDigest(ctx, itemIndex);
 	const signing = operation === 'veuSign';
 	const result = signing
 		? await run.veu!.sign(ref, confirmed)

@@ -52,7 +52,7 @@ async function deliver(
 ): Promise<INodeExecutionData[][] | null> {
 	const stopAt = pollDeadline(ctx, Date.now());
 	const run = await loadEbicsRun(ctx, 'bank', TRIGGER, {
-		checkVersion: (version) => checkForVersion(version, settings),
+		check: (view) => checkForVersion(view.version, settings),
 	});
 	const client = run.client!;
 	const downloads = triggerDownloads(client, settings);

@@ -26,7 +26,7 @@ export async function fetchSample(
 	settings: EbicsTriggerSettings,
 ): Promise<INodeExecutionData[][]> {
 	const run = await loadEbicsRun(ctx, 'bank', TRIGGER, {
-		checkVersion: (version) => checkForVersion(version, settings),
+		check: (view) => checkForVersion(view.version, settings),
 	});
 	const downloads = triggerDownloads(run.client!, settings);
 	for (const { label, fetch } of downloads) {

@@ -288,6 +288,25 @@ export async function bankVersions(hostId: string, send: EbicsSend): Promise<Hev
 	return readHevResponse(await send(hevRequest(hostId), 'HEV'));
 }
 
+/** The dialect of a protocol version (H004: the subscriber's keys sent in `h004KeyForm`). */
+function dialectOf(version: EbicsVersion | undefined, h004KeyForm?: H004KeyForm): EbicsDialect {
+	return version === 'H004' ? h004Dialect(h004KeyForm) : H005_DIALECT;
+}
+
+/**
+ * Checks an order's type and parameters for a protocol version as the client's initialisation
+ * would write them, before any request: nothing is signed or sent. EbicsValidationError names the
+ * field and the rule.
+ */
+export function checkOrder(
+	version: EbicsVersion,
+	orderType: string,
+	params: OrderParams,
+	upload: boolean,
+): void {
+	dialectOf(version).checkOrder(orderType, params, upload);
+}
+
 export class EbicsClient {
 	readonly subscriber: EbicsSubscriber;
 	private readonly keys: LoadedSubscriberKeys;
@@ -300,7 +319,7 @@ export class EbicsClient {
 	private readonly dialect: EbicsDialect;
 
 	constructor(options: EbicsClientOptions) {
-		this.dialect = options.version === 'H004' ? h004Dialect(options.h004KeyForm) : H005_DIALECT;
+		this.dialect = dialectOf(options.version, options.h004KeyForm);
 		this.subscriber = checkSubscriber(options.subscriber);
 		if (options.keys?.version !== 1)
 			throw new EbicsKeyError('key material', 'The EBICS key material has an unknown version');

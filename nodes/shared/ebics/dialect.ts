@@ -12,6 +12,7 @@ import type { BankKeyDigestForm } from './digests';
 import type { EbicsBankKeys, LoadedSubscriberKeys } from './keys';
 import { readHpbOrderData } from './orderData';
 import {
+	checkOrderParams,
 	downloadInitRequest,
 	hiaOrderData,
 	hpbRequest,
@@ -20,6 +21,7 @@ import {
 	uploadInitRequest,
 	type EbicsSubscriber,
 	type EbicsVersion,
+	type OrderParams,
 } from './requests';
 
 export interface EbicsDialect {
@@ -37,6 +39,11 @@ export interface EbicsDialect {
 	readHpb(data: Buffer): { hostId?: string; keys: EbicsBankKeys };
 	downloadInitRequest: typeof downloadInitRequest;
 	uploadInitRequest: typeof uploadInitRequest;
+	/**
+	 * Checks an order's type and parameters as its initialisation writes them, signing and
+	 * sending nothing (EbicsValidationError names the field and the rule).
+	 */
+	checkOrder(orderType: string, params: OrderParams, upload: boolean): void;
 }
 
 /** EBICS 3.0 (H005). */
@@ -66,4 +73,5 @@ export const H005_DIALECT: EbicsDialect = {
 	},
 	downloadInitRequest,
 	uploadInitRequest,
+	checkOrder: (_orderType, params) => checkOrderParams(params),
 };

@@ -387,6 +387,14 @@ function orderParamsXml(params: OrderParams): string {
 	}
 }
 
+/**
+ * Checks an EBICS 3.0 order's parameters as its initialisation writes them (BTF service, date
+ * range, ...), signing and sending nothing: EbicsValidationError names the field and the rule.
+ */
+export function checkOrderParams(params: OrderParams): void {
+	orderParamsXml(params);
+}
+
 /** An order type (EBICS 2.5's, or an administrative one of EBICS 3.0): three upper-case letters or digits. */
 export const ORDER_TYPE_PATTERN = /^[A-Z0-9]{3}$/;
 export const ORDER_TYPE_RULE = 'three upper-case letters or digits';

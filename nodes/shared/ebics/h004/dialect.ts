@@ -2,6 +2,7 @@
 import type { EbicsDialect } from '../dialect';
 import { readHpbOrderDataH004 } from './orderData';
 import {
+	checkOrderH004,
 	downloadInitRequestH004,
 	H004,
 	H004_NS,
@@ -37,5 +38,6 @@ export function h004Dialect(keyForm: H004KeyForm = 'certificate'): EbicsDialect 
 		readHpb: readHpbOrderDataH004,
 		downloadInitRequest: downloadInitRequestH004,
 		uploadInitRequest: uploadInitRequestH004,
+		checkOrder: checkOrderH004,
 	};
 }

@@ -159,6 +159,14 @@ export function checkFileFormat(fileFormat: string, countryCode?: string): void 
 		);
 }
 
+/**
+ * Checks an H004 order's type and parameters as its initialisation writes them, signing and
+ * sending nothing: EbicsValidationError names the field and the rule.
+ */
+export function checkOrderH004(orderType: string, params: OrderParams, upload: boolean): void {
+	orderParamsH004(checkOrderTypeH004(orderType), params, upload);
+}
+
 function orderParamsH004(orderType: string, params: OrderParams, upload: boolean): string {
 	switch (params.kind) {
 		case 'file': {
