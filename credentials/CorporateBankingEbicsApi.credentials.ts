@@ -31,8 +31,16 @@ import { keyServiceSender } from '../nodes/shared/keys';
 const generate = { show: { keySource: ['generate'] } };
 const imported = { show: { keySource: ['import'] } };
 
+/** The new keys Change Keys sends instead of making them in n8n (imported keys only). */
+const replacement = { show: { keySource: ['import'], replacementKeys: [true] } };
+
 /** A pasted certificate: public, so shown, and the user can see which one is set. */
-function certificateField(displayName: string, name: string, description: string): INodeProperties {
+function certificateField(
+	displayName: string,
+	name: string,
+	description: string,
+	displayOptions = imported,
+): INodeProperties {
 	return {
 		displayName,
 		name,
@@ -40,12 +48,16 @@ function certificateField(displayName: string, name: string, description: string
 		typeOptions: { rows: 4 },
 		default: '',
 		placeholder: '-----BEGIN CERTIFICATE-----',
-		displayOptions: imported,
+		displayOptions,
 		description,
 	};
 }
 
-function privateKeyField(displayName: string, name: string): INodeProperties {
+function privateKeyField(
+	displayName: string,
+	name: string,
+	displayOptions = imported,
+): INodeProperties {
 	return {
 		displayName,
 		name,
@@ -53,7 +65,7 @@ function privateKeyField(displayName: string, name: string): INodeProperties {
 		typeOptions: { password: true, rows: 4 },
 		default: '',
 		placeholder: '-----BEGIN PRIVATE KEY-----',
-		displayOptions: imported,
+		displayOptions,
 	};
 }
 
@@ -261,6 +273,49 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			default: '',
 			displayOptions: imported,
 			description: 'The passphrase of the private keys, when they are encrypted',
+		},
+		{
+			displayName: 'New Keys for Change Keys',
+			name: 'replacementKeys',
+			type: 'boolean',
+			default: false,
+			displayOptions: imported,
+			description:
+				"Whether Change Keys (PUB, HCA, HCS) sends new keys pasted here instead of making them in n8n: for keys whose certificates a bank or a certification authority issues. Leave a key's fields empty to have n8n make it (self-signed certificates only).",
+		},
+		certificateField(
+			'New Signature Certificate (A006)',
+			'newSignatureCertificate',
+			'The certificate of the new signature key, sent by Change Keys PUB or HCS',
+			replacement,
+		),
+		privateKeyField('New Signature Private Key (A006)', 'newSignaturePrivateKey', replacement),
+		certificateField(
+			'New Authentication Certificate (X002)',
+			'newAuthenticationCertificate',
+			'The certificate of the new authentication key, sent by Change Keys HCA or HCS',
+			replacement,
+		),
+		privateKeyField(
+			'New Authentication Private Key (X002)',
+			'newAuthenticationPrivateKey',
+			replacement,
+		),
+		certificateField(
+			'New Encryption Certificate (E002)',
+			'newEncryptionCertificate',
+			'The certificate of the new encryption key, sent by Change Keys HCA or HCS',
+			replacement,
+		),
+		privateKeyField('New Encryption Private Key (E002)', 'newEncryptionPrivateKey', replacement),
+		{
+			displayName: 'New Keys Passphrase',
+			name: 'newKeyPassphrase',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			displayOptions: replacement,
+			description: 'The passphrase of the new private keys, when they are encrypted',
 		},
 		{
 			displayName: 'Status',

@@ -111,6 +111,11 @@ export interface PendingKeyChange {
 	 * Pasted keys that differ from them make the change stale (ebicsKeyChange.ts).
 	 */
 	from?: string;
+	/**
+	 * The fingerprint of the new keys pasted for the change (New Keys for Change Keys) that it
+	 * sends; other new keys pasted since make the change stale (ebicsKeyChange.ts).
+	 */
+	replacement?: string;
 }
 
 /** The last key change the bank accepted (EbicsState.keysChanged). */
@@ -177,6 +182,8 @@ export interface EbicsCredentialView {
 	bankName?: string;
 	/** The pasted keys (Import), read and unencrypted. */
 	imported?: EbicsSubscriberKeys;
+	/** The new keys pasted for Change Keys (Import, New Keys for Change Keys on), read and unencrypted. */
+	replacement?: Partial<EbicsSubscriberKeys>;
 	digestForm: BankKeyDigestForm;
 	/** The protocol version the bank is spoken to in (EBICS Version field). */
 	version: EbicsVersion;
@@ -206,64 +213,104 @@ export function readEbicsState(value: unknown): EbicsState | undefined {
 	);
 }
 
+/** A pasted key pair's fields and how messages name them. */
+interface PairFields {
+	key: string;
+	keyLabel: string;
+	certificate: string;
+	certificateLabel: string;
+}
+
+const PASTED_PAIRS: Record<keyof EbicsSubscriberKeys, PairFields> = {
+	signature: {
+		key: 'signaturePrivateKey',
+		keyLabel: 'Signature Private Key (A006)',
+		certificate: 'signatureCertificate',
+		certificateLabel: 'Signature Certificate (A006)',
+	},
+	authentication: {
+		key: 'authenticationPrivateKey',
+		keyLabel: 'Authentication Private Key (X002)',
+		certificate: 'authenticationCertificate',
+		certificateLabel: 'Authentication Certificate (X002)',
+	},
+	encryption: {
+		key: 'encryptionPrivateKey',
+		keyLabel: 'Encryption Private Key (E002)',
+		certificate: 'encryptionCertificate',
+		certificateLabel: 'Encryption Certificate (E002)',
+	},
+};
+
+/** The fields of the new keys Change Keys sends instead of making them (New Keys for Change Keys). */
+export const REPLACEMENT_PAIRS: Record<keyof EbicsSubscriberKeys, PairFields> = {
+	signature: {
+		key: 'newSignaturePrivateKey',
+		keyLabel: 'New Signature Private Key (A006)',
+		certificate: 'newSignatureCertificate',
+		certificateLabel: 'New Signature Certificate (A006)',
+	},
+	authentication: {
+		key: 'newAuthenticationPrivateKey',
+		keyLabel: 'New Authentication Private Key (X002)',
+		certificate: 'newAuthenticationCertificate',
+		certificateLabel: 'New Authentication Certificate (X002)',
+	},
+	encryption: {
+		key: 'newEncryptionPrivateKey',
+		keyLabel: 'New Encryption Private Key (E002)',
+		certificate: 'newEncryptionCertificate',
+		certificateLabel: 'New Encryption Certificate (E002)',
+	},
+};
+
+/** A pasted key pair read and checked: the key, its certificate, RSA of MIN_RSA_BITS at least. */
+function readKeyPair(
+	credentials: ICredentialDataDecryptedObject,
+	passphrase: string,
+	fields: PairFields,
+	missing: string,
+): { privateKeyPem: string; certificatePem: string } {
+	const read = attempt(() => importPrivateKey(credentials[fields.key], passphrase));
+	if (!read.ok) {
+		const reason =
+			read.error instanceof ImportedKeyError ? read.error.message : 'it cannot be read';
+		throw new CredentialFieldError(
+			`${fields.keyLabel}: ${read.error instanceof ImportedKeyError && read.error.reason === 'missing' ? missing : reason}`,
+		);
+	}
+	const certificatePem = normalizePem(credentials[fields.certificate]);
+	if (!/-----BEGIN CERTIFICATE-----/.test(certificatePem))
+		throw new CredentialFieldError(
+			`${fields.certificateLabel}: ${certificatePem ? 'it is not a PEM certificate (-----BEGIN CERTIFICATE-----)' : missing}`,
+		);
+	const certificate = attempt(() => new X509Certificate(certificatePem));
+	if (!certificate.ok)
+		throw new CredentialFieldError(
+			`${fields.certificateLabel}: the PEM certificate cannot be read (it may be cut off)`,
+		);
+	const own = attempt(() => certificate.value.checkPrivateKey(createPrivateKey(read.value)));
+	if (!own.ok || !own.value)
+		throw new CredentialFieldError(
+			`${fields.certificateLabel}: it does not belong to the ${fields.keyLabel} (the certificate holds another public key)`,
+		);
+	const bits = certificate.value.publicKey.asymmetricKeyDetails?.modulusLength ?? 0;
+	if (certificate.value.publicKey.asymmetricKeyType !== 'rsa' || bits < MIN_RSA_BITS)
+		throw new CredentialFieldError(
+			`${fields.keyLabel}: EBICS 3.0 needs RSA keys of at least ${MIN_RSA_BITS} bits (this one is ${certificate.value.publicKey.asymmetricKeyType === 'rsa' ? `${bits} bits` : `not RSA`})`,
+		);
+	return { privateKeyPem: read.value, certificatePem };
+}
+
 /** The pasted key pairs of the Import key source, each read and checked. */
 function importedKeys(credentials: ICredentialDataDecryptedObject): EbicsSubscriberKeys {
 	const passphrase = typeof credentials.keyPassphrase === 'string' ? credentials.keyPassphrase : '';
-	const pair = (
-		keyField: string,
-		keyLabel: string,
-		certField: string,
-		certLabel: string,
-	): { privateKeyPem: string; certificatePem: string } => {
-		const read = attempt(() => importPrivateKey(credentials[keyField], passphrase));
-		if (!read.ok) {
-			const reason =
-				read.error instanceof ImportedKeyError ? read.error.message : 'it cannot be read';
-			throw new CredentialFieldError(
-				`${keyLabel}: ${read.error instanceof ImportedKeyError && read.error.reason === 'missing' ? 'required when the keys are imported' : reason}`,
-			);
-		}
-		const certificatePem = normalizePem(credentials[certField]);
-		if (!/-----BEGIN CERTIFICATE-----/.test(certificatePem))
-			throw new CredentialFieldError(
-				`${certLabel}: ${certificatePem ? 'it is not a PEM certificate (-----BEGIN CERTIFICATE-----)' : 'required when the keys are imported'}`,
-			);
-		const certificate = attempt(() => new X509Certificate(certificatePem));
-		if (!certificate.ok)
-			throw new CredentialFieldError(
-				`${certLabel}: the PEM certificate cannot be read (it may be cut off)`,
-			);
-		const own = attempt(() => certificate.value.checkPrivateKey(createPrivateKey(read.value)));
-		if (!own.ok || !own.value)
-			throw new CredentialFieldError(
-				`${certLabel}: it does not belong to the ${keyLabel} (the certificate holds another public key)`,
-			);
-		const bits = certificate.value.publicKey.asymmetricKeyDetails?.modulusLength ?? 0;
-		if (certificate.value.publicKey.asymmetricKeyType !== 'rsa' || bits < MIN_RSA_BITS)
-			throw new CredentialFieldError(
-				`${keyLabel}: EBICS 3.0 needs RSA keys of at least ${MIN_RSA_BITS} bits (this one is ${certificate.value.publicKey.asymmetricKeyType === 'rsa' ? `${bits} bits` : `not RSA`})`,
-			);
-		return { privateKeyPem: read.value, certificatePem };
-	};
+	const pair = (key: keyof EbicsSubscriberKeys) =>
+		readKeyPair(credentials, passphrase, PASTED_PAIRS[key], 'required when the keys are imported');
 	const keys = {
-		signature: pair(
-			'signaturePrivateKey',
-			'Signature Private Key (A006)',
-			'signatureCertificate',
-			'Signature Certificate (A006)',
-		),
-		authentication: pair(
-			'authenticationPrivateKey',
-			'Authentication Private Key (X002)',
-			'authenticationCertificate',
-			'Authentication Certificate (X002)',
-		),
-		encryption: pair(
-			'encryptionPrivateKey',
-			'Encryption Private Key (E002)',
-			'encryptionCertificate',
-			'Encryption Certificate (E002)',
-		),
+		signature: pair('signature'),
+		authentication: pair('authentication'),
+		encryption: pair('encryption'),
 	};
 	if (new Set(Object.values(keys).map((k) => keyFingerprintOf(k.certificatePem))).size !== 3)
 		throw new CredentialFieldError(
@@ -272,7 +319,32 @@ function importedKeys(credentials: ICredentialDataDecryptedObject): EbicsSubscri
 	return keys;
 }
 
-function keyFingerprintOf(certificatePem: string): string {
+/**
+ * The new keys pasted for Change Keys (New Keys for Change Keys on): each pair whose two fields
+ * are empty is left out (n8n makes that key); a pair with one field only is refused by name.
+ */
+function replacementKeys(
+	credentials: ICredentialDataDecryptedObject,
+): Partial<EbicsSubscriberKeys> | undefined {
+	if (credentials.replacementKeys !== true) return undefined;
+	const passphrase =
+		typeof credentials.newKeyPassphrase === 'string' ? credentials.newKeyPassphrase : '';
+	const keys: Partial<EbicsSubscriberKeys> = {};
+	for (const key of ['signature', 'authentication', 'encryption'] as const) {
+		const fields = REPLACEMENT_PAIRS[key];
+		const given = [fields.key, fields.certificate].filter((f) => textOf(credentials[f]) !== '');
+		if (!given.length) continue;
+		keys[key] = readKeyPair(
+			credentials,
+			passphrase,
+			fields,
+			`required with the ${given[0] === fields.key ? fields.keyLabel : fields.certificateLabel} (paste both, or neither to have n8n make the key)`,
+		);
+	}
+	return keys;
+}
+
+export function keyFingerprintOf(certificatePem: string): string {
 	return new X509Certificate(certificatePem).publicKey
 		.export({ type: 'spki', format: 'der' })
 		.toString('base64');
@@ -346,6 +418,7 @@ export function readEbicsCredential(
 	if (![2048, 3072, 4096].includes(keyBits))
 		throw new CredentialFieldError('Key Length: 2048, 3072 or 4096 bits');
 	const passphrase = textOf(credentials.keyPassphrase);
+	const newPassphrase = textOf(credentials.newKeyPassphrase);
 	return {
 		url,
 		subscriber,
@@ -357,11 +430,12 @@ export function readEbicsCredential(
 		subscriberName: textOf(credentials.subscriberName) || undefined,
 		bankName: textOf(credentials.bankName) || undefined,
 		imported: keySource === 'import' && withKeys ? importedKeys(credentials) : undefined,
+		replacement: keySource === 'import' && withKeys ? replacementKeys(credentials) : undefined,
 		digestForm: credentials.bankKeyDigestForm === 'publicKey' ? 'publicKey' : 'certificate',
 		version: ebicsVersionOf(credentials.ebicsVersion),
 		h004KeyForm: credentials.h004KeyForm === 'key' ? 'key' : 'certificate',
 		state: readEbicsState(credentials[EBICS_STATE_FIELD]),
-		secrets: passphrase.length >= 4 ? [passphrase] : [],
+		secrets: [passphrase, newPassphrase].filter((p) => p.length >= 4),
 	};
 }
 

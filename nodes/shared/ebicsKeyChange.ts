@@ -24,9 +24,11 @@
  * rewrite the visible fields, so they stay as they were. Pasting other keys makes the credential
  * use them again. A pending change prepared from other pasted keys is dropped when it was never
  * sent, and refused by name when it may be at the bank. Certificates a bank or an authority
- * issued are not replaced by the self-signed ones n8n makes (issuedCertificates).
+ * issued are not replaced by the self-signed ones n8n makes (issuedCertificates): their new keys
+ * are pasted with their issued certificates (New Keys for Change Keys), and the change sends
+ * those instead of making them; the same stale rule holds for them (pending.replacement).
  */
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 
 import {
 	EbicsClient,
@@ -46,9 +48,11 @@ import type {
 } from './ebicsCredential';
 import {
 	clientOptionsOf,
+	keyFingerprintOf,
 	keysFingerprint,
 	makeSubscriberKeys,
 	pastedFingerprint,
+	REPLACEMENT_PAIRS,
 	subscriberKeys,
 	usableBankKeys,
 } from './ebicsCredential';
@@ -115,9 +119,9 @@ export function issuedCertificates(
 	order: KeyChangeOrder,
 	current: EbicsSubscriberKeys,
 	view: Pick<EbicsCredentialView, 'version' | 'h004KeyForm'>,
-): Array<{ field: string; issuer: string }> {
+): Array<{ key: keyof EbicsSubscriberKeys; field: string; issuer: string }> {
 	if (view.version === 'H004' && view.h004KeyForm === 'key') return [];
-	const issued: Array<{ field: string; issuer: string }> = [];
+	const issued: Array<{ key: keyof EbicsSubscriberKeys; field: string; issuer: string }> = [];
 	for (const key of KEY_CHANGE_KEYS[order]) {
 		const certificate = new X509Certificate(current[key].certificatePem);
 		const selfSigned = attempt(
@@ -125,11 +129,40 @@ export function issuedCertificates(
 		);
 		if (!selfSigned.ok || !selfSigned.value)
 			issued.push({
+				key,
 				field: CERTIFICATE_FIELDS[key],
 				issuer: certificate.issuer.replace(/\n/g, ', '),
 			});
 	}
 	return issued;
+}
+
+/**
+ * The new keys pasted for the order (New Keys for Change Keys), each checked against the keys in
+ * use, and their fingerprint (undefined when none is pasted).
+ */
+function pastedReplacement(
+	order: KeyChangeOrder,
+	current: EbicsSubscriberKeys,
+	view: EbicsCredentialView,
+): { keys: Partial<EbicsSubscriberKeys>; fingerprint?: string } {
+	const keys: Partial<EbicsSubscriberKeys> = {};
+	const hash = createHash('sha256');
+	for (const key of KEY_CHANGE_KEYS[order]) {
+		const given = view.replacement?.[key];
+		if (!given) continue;
+		const fingerprint = keyFingerprintOf(given.certificatePem);
+		const inUse = (Object.keys(current) as Array<keyof EbicsSubscriberKeys>).find(
+			(k) => keyFingerprintOf(current[k].certificatePem) === fingerprint,
+		);
+		if (inUse)
+			throw new CredentialFieldError(
+				`${REPLACEMENT_PAIRS[key].certificateLabel}: it is the ${inUse} key in use, not a new key. Paste the new key and its certificate. Nothing was sent to the bank`,
+			);
+		keys[key] = given;
+		hash.update(`${key}:${fingerprint};`);
+	}
+	return Object.keys(keys).length ? { keys, fingerprint: hash.digest('hex') } : { keys };
 }
 
 /** The modulus length of the longest key the order replaces (MIN_RSA_BITS at least). */
@@ -171,6 +204,21 @@ export async function runKeyChange(
 		// Never sent: nothing reached the bank, a new change is prepared from the pasted keys.
 		state.keyChange = undefined;
 	}
+	const replacement =
+		request.step === 'prepare' ? pastedReplacement(request.order, current, view) : undefined;
+	if (
+		replacement &&
+		state.keyChange?.order === request.order &&
+		state.keyChange.replacement !== replacement.fingerprint
+	) {
+		// Other new keys were pasted since the change was prepared.
+		const prepared = state.keyChange;
+		if (prepared.sentAt)
+			throw new CredentialFieldError(
+				`New Keys for Change Keys: a key change ${prepared.order} was sent on ${prepared.sentAt.slice(0, 10)} ${prepared.replacement ? 'with other new keys than those pasted now. Paste those new keys back' : 'with new keys made in n8n. Empty the new keys pasted since (or switch New Keys for Change Keys off)'} and run Change Keys with ${prepared.order} to finish it (the bank may have the new keys already)`,
+			);
+		state.keyChange = undefined;
+	}
 	const pending = state.keyChange;
 	if (request.step === 'prepare') {
 		// A change that may have reached the bank is finished first, never replaced.
@@ -179,20 +227,29 @@ export async function runKeyChange(
 			throw new CredentialFieldError(
 				`A key change ${pending.order} was sent on ${pending.sentAt.slice(0, 10)} without a confirmed answer: run Change Keys with ${pending.order} to finish it first`,
 			);
-		const issued = issuedCertificates(request.order, current, view);
+		const given = replacement!.keys;
+		const issued = issuedCertificates(request.order, current, view).filter((c) => !given[c.key]);
 		if (issued.length)
 			throw new CredentialFieldError(
-				`${issued.map((c) => c.field).join(', ')}: issued by ${issued[0].issuer}, not self-signed. Change Keys makes the new ${issued.length > 1 ? 'keys' : 'key'} in n8n with a self-signed certificate, which would take the place of the issued one at the bank. Renew keys with issued certificates with the issuer and the client that made them, then paste them here. Nothing was sent to the bank`,
+				`${issued.map((c) => c.field).join(', ')}: issued by ${issued[0].issuer}, not self-signed. Change Keys would make the new ${issued.length > 1 ? 'keys' : 'key'} in n8n with a self-signed certificate, which would take the place of the issued one at the bank. Get the new ${issued.length > 1 ? 'keys' : 'key'} and ${issued.length > 1 ? 'their certificates' : 'its certificate'} from the issuer and paste them under New Keys for Change Keys (${issued.map((c) => REPLACEMENT_PAIRS[c.key].certificateLabel).join(', ')} and the private ${issued.length > 1 ? 'keys' : 'key'}). Nothing was sent to the bank`,
 			);
-		// Imported keys: the new keys are as long as the longest key replaced (Key Length is hidden).
-		const fresh = await makeSubscriberKeys(
-			from ? { ...view, keyBits: replacedBits(request.order, current) } : view,
-		);
+		// Keys not pasted as new keys are made in n8n, as long as the longest key replaced when imported.
+		const made = KEY_CHANGE_KEYS[request.order].every((key) => given[key])
+			? current
+			: await makeSubscriberKeys(
+					from ? { ...view, keyBits: replacedBits(request.order, current) } : view,
+				);
+		const next = keysAfterChange(request.order, current, { ...made, ...given });
+		if (new Set(Object.values(next).map((k) => keyFingerprintOf(k.certificatePem))).size !== 3)
+			throw new CredentialFieldError(
+				'New Keys for Change Keys: EBICS needs three different keys, one for each of signature, authentication and encryption; a new key pasted is one of the others. Nothing was sent to the bank',
+			);
 		state.keyChange = {
 			order: request.order,
-			next: keysAfterChange(request.order, current, fresh),
+			next,
 			preparedAt: now.toISOString(),
 			...(from ? { from } : {}),
+			...(replacement!.fingerprint ? { replacement: replacement!.fingerprint } : {}),
 		};
 		state.problem = undefined;
 		return undefined;

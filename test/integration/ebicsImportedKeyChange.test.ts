@@ -196,7 +196,7 @@ describe('EBICS 3.0 (H005), keys pasted from the client that initialised the sub
 		const records = bank().ebics.records.length;
 		for (const order of ['PUB', 'HCS']) {
 			const refused = await change(store, order);
-			expect(errorText(refused)).toMatch(/^Credential: Signature Certificate \(A006\): issued by .*, not self-signed\. Change Keys makes the new key in n8n with a self-signed certificate.* Nothing was sent to the bank/);
+			expect(errorText(refused)).toMatch(/^Credential: Signature Certificate \(A006\): issued by .*, not self-signed\. Change Keys would make the new key in n8n with a self-signed certificate.*paste them under New Keys for Change Keys \(New Signature Certificate \(A006\) and the private key\)\. Nothing was sent to the bank/);
 		}
 		expect(bank().ebics.records.length).toBe(records);
 		expect(storedState(store)!.keyChange).toBeUndefined();
@@ -204,6 +204,109 @@ describe('EBICS 3.0 (H005), keys pasted from the client that initialised the sub
 		expect(items(await change(store, 'HCA'))[0].json).toMatchObject({ changed: true, order: 'HCA' });
 		expect(storedState(store)!.generated!.signature.certificatePem).toBe(issued);
 		expect(items(await download(store)).length).toBeGreaterThan(0);
+	});
+});
+
+describe('new keys pasted for Change Keys (certificates a bank or an authority issues)', () => {
+	const DAY = 86_400_000;
+
+	/** The ready subscriber with an issued signature certificate, and a new signature key with its issued certificate. */
+	async function issuedSubscriber() {
+		const imported = bank().ebicsClient('PARTNER2', 'READY1').subscriberKeys!;
+		const pki = await loadOrCreatePki();
+		const issue = (certificatePem: string) => issueCustomerCertificate(pki, { commonName: 'Sandbox Ready Subscriber', country: 'FR' }, new X509Certificate(certificatePem).publicKey, new Date(Date.now() - DAY), new Date(Date.now() + 365 * DAY));
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER2', 'READY1', { signatureCertificate: issue(imported.signature.certificatePem) }));
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		const fresh = await generateSubscriberKeys({ subject: { commonName: 'Renewed' } });
+		return { store, imported, fresh, issue };
+	}
+
+	const newSignature = (privateKeyPem: string, certificatePem: string) => ({ replacementKeys: true, newSignaturePrivateKey: privateKeyPem, newSignatureCertificate: certificatePem });
+
+	test('PUB sends the new signature key with its issued certificate; the bank holds it and refuses the old one; the other keys stay', async () => {
+		const { store, imported, fresh, issue } = await issuedSubscriber();
+		const renewed = issue(fresh.signature.certificatePem);
+		store.update(EBICS_ID, { ...stored(store), ...newSignature(fresh.signature.privateKeyPem, renewed) });
+		const [item] = items(await change(store, 'PUB'));
+		expect(item.json).toMatchObject({ changed: true, order: 'PUB', recovered: false, pastedKeysSuperseded: true });
+		const now = expectKeysChanged(store, 'PUB', { ...imported, signature: { ...imported.signature, certificatePem: String(stored(store).signatureCertificate) } });
+		// The key sent is the one pasted, with its issued certificate, not one made in n8n.
+		expect(now.signature).toEqual({ privateKeyPem: expect.any(String), certificatePem: renewed });
+		expect(spki(now.signature.certificatePem)).toBe(spki(fresh.signature.certificatePem));
+		expect(now.authentication).toEqual(imported.authentication);
+		expect(bankHolds('PARTNER2', 'READY1', now)).toBe(true);
+		expect(item.json.hashes).toEqual({ signature: formatHash(keyDigest(loadSubscriberKeys(now).signature, 'certificate')) });
+		// Orders are signed with the new key: an upload goes through; the old signature key is refused.
+		expect(items(await download(store)).length).toBeGreaterThan(0);
+		await expect(stale(store, imported).btu({ serviceName: 'SCT', msgName: 'pain.001' }, Buffer.from('<x/>'))).rejects.toMatchObject({ code: '091301' });
+		// Change Keys again with the same new keys pasted: they are the keys in use now.
+		const again = await change(store, 'PUB');
+		expect(errorText(again)).toMatch(/^Credential: New Signature Certificate \(A006\): it is the signature key in use, not a new key\..*Nothing was sent to the bank/);
+	});
+
+	test('what is pasted wrong is refused naming the field before anything is sent; HCS with only the signature pasted makes the other two in n8n', async () => {
+		const { store, fresh, issue } = await issuedSubscriber();
+		const renewed = issue(fresh.signature.certificatePem);
+		const records = bank().ebics.records.length;
+		const attempt = async (fields: Record<string, unknown>, order = 'PUB') => {
+			store.update(EBICS_ID, { ...stored(store), replacementKeys: true, newSignaturePrivateKey: '', newSignatureCertificate: '', newAuthenticationPrivateKey: '', newAuthenticationCertificate: '', ...fields });
+			return errorText(await change(store, order));
+		};
+		// Switched on, nothing pasted for an issued key: the issued certificate is not replaced.
+		expect(await attempt({})).toMatch(/^Credential: Signature Certificate \(A006\): issued by .*paste them under New Keys for Change Keys/);
+		// The certificate without its key.
+		expect(await attempt({ newSignatureCertificate: renewed })).toMatch(/^Credential: New Signature Private Key \(A006\): required with the New Signature Certificate \(A006\) \(paste both, or neither to have n8n make the key\)/);
+		// A certificate of another key.
+		expect(await attempt({ newSignaturePrivateKey: fresh.authentication.privateKeyPem, newSignatureCertificate: renewed })).toMatch(/^Credential: New Signature Certificate \(A006\): it does not belong to the New Signature Private Key \(A006\)/);
+		// The new signature key is the authentication key in use.
+		const inUse = bank().ebicsClient('PARTNER2', 'READY1').subscriberKeys!.authentication;
+		expect(await attempt(newSignature(inUse.privateKeyPem, inUse.certificatePem))).toMatch(/^Credential: New Signature Certificate \(A006\): it is the authentication key in use, not a new key/);
+		// One new key for two: the same key pasted as the new authentication and encryption key.
+		expect(await attempt({ newAuthenticationPrivateKey: fresh.signature.privateKeyPem, newAuthenticationCertificate: renewed, ...newSignature(fresh.signature.privateKeyPem, renewed) }, 'HCS')).toMatch(/^Credential: New Keys for Change Keys: EBICS needs three different keys/);
+		expect(bank().ebics.records.length).toBe(records);
+		expect(storedState(store)!.keyChange).toBeUndefined();
+		// HCS with the signature pasted: authentication and encryption are made in n8n (their certificates are self-signed).
+		await attempt(newSignature(fresh.signature.privateKeyPem, renewed), 'HCS');
+		const now = storedState(store)!.generated!;
+		expect(now.signature.certificatePem).toBe(renewed);
+		expect(spki(now.authentication.certificatePem)).not.toBe(spki(fresh.authentication.certificatePem));
+		expect(bankHolds('PARTNER2', 'READY1', now)).toBe(true);
+		expect(items(await download(store)).length).toBeGreaterThan(0);
+	});
+
+	test('new keys pasted after a change went out: refused by name until those it carries are pasted back; after one never sent, the keys pasted now go', async () => {
+		const { store, fresh, issue } = await issuedSubscriber();
+		const first = issue(fresh.signature.certificatePem);
+		const other = await generateSubscriberKeys({ subject: { commonName: 'Renewed again' } });
+		const second = issue(other.signature.certificatePem);
+		store.update(EBICS_ID, { ...stored(store), ...newSignature(fresh.signature.privateKeyPem, first) });
+		// Sent while the bank refuses the subscriber: it may be at the bank, so it is finished, never replaced.
+		bank().ebics.suspend('PARTNER2', 'READY1');
+		expect(errorText(await change(store, 'PUB'))).toMatch(/091002/);
+		expect(storedState(store)!.keyChange).toMatchObject({ order: 'PUB', sentAt: expect.any(String) });
+		bank().ebics.activate('PARTNER2', 'READY1');
+		store.update(EBICS_ID, { ...stored(store), ...newSignature(other.signature.privateKeyPem, second) });
+		const records = bank().ebics.records.length;
+		expect(errorText(await change(store, 'PUB'))).toMatch(/^Credential: New Keys for Change Keys: a key change PUB was sent on \d{4}-\d\d-\d\d with other new keys than those pasted now\. Paste those new keys back and run Change Keys with PUB to finish it/);
+		expect(bank().ebics.records.length).toBe(records);
+		// Those pasted back: the change is finished with them.
+		store.update(EBICS_ID, { ...stored(store), ...newSignature(fresh.signature.privateKeyPem, first) });
+		expect(items(await change(store, 'PUB'))[0].json).toMatchObject({ changed: true, order: 'PUB' });
+		expect(storedState(store)!.generated!.signature.certificatePem).toBe(first);
+		expect(bankHolds('PARTNER2', 'READY1', storedState(store)!.generated!)).toBe(true);
+
+		// A change prepared and never sent (as when n8n stopped between the two steps), then other new keys pasted: those go.
+		const third = await generateSubscriberKeys({ subject: { commonName: 'Third' } });
+		store.update(EBICS_ID, { ...stored(store), ...newSignature(third.signature.privateKeyPem, issue(third.signature.certificatePem)) });
+		bank().ebics.suspend('PARTNER2', 'READY1');
+		await change(store, 'PUB');
+		const prepared = storedState(store)!;
+		store.update(EBICS_ID, { ...stored(store), ebicsState: JSON.stringify({ ...prepared, keyChange: { ...prepared.keyChange!, sentAt: undefined } }) });
+		bank().ebics.activate('PARTNER2', 'READY1');
+		store.update(EBICS_ID, { ...stored(store), ...newSignature(other.signature.privateKeyPem, second) });
+		expect(items(await change(store, 'PUB'))[0].json).toMatchObject({ changed: true, order: 'PUB' });
+		expect(storedState(store)!.generated!.signature.certificatePem).toBe(second);
+		expect(bankHolds('PARTNER2', 'READY1', storedState(store)!.generated!)).toBe(true);
 	});
 });
 

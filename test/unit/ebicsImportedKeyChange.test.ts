@@ -122,7 +122,7 @@ describe('certificates a change would replace', () => {
 	});
 
 	test('one an authority issued: named when the order replaces it and carries certificates', () => {
-		expect(issuedCertificates('PUB', issued, { version: 'H005', h004KeyForm: 'certificate' })).toEqual([{ field: 'Signature Certificate (A006)', issuer: expect.stringMatching(/Sandbox Corporate Bank Test CA/) }]);
+		expect(issuedCertificates('PUB', issued, { version: 'H005', h004KeyForm: 'certificate' })).toEqual([{ key: 'signature', field: 'Signature Certificate (A006)', issuer: expect.stringMatching(/Sandbox Corporate Bank Test CA/) }]);
 		expect(issuedCertificates('HCS', issued, { version: 'H004', h004KeyForm: 'certificate' })).toHaveLength(1);
 		expect(issuedCertificates('HCA', issued, { version: 'H005', h004KeyForm: 'certificate' })).toEqual([]);
 		// EBICS 2.5 with bare keys: no certificate goes to the bank.
