@@ -8,9 +8,11 @@
  *    superseded. n8n keeps the new keys in the credential's hidden state; the pasted fields stay.
  * 2. The statements example, with the new keys, fetches the camt.053 statements, delivered at the
  *    bank after.
- * 3. No private key (the pasted ones, the new ones) in any output or n8n's log.
+ * 3. New Keys for Change Keys: a new signature key with a certificate the bank's authority issued
+ *    pasted in the credential; Change Keys (PUB) sends that key, not one made in n8n.
+ * 4. No private key (the pasted ones, the new ones) in any output or n8n's log.
  */
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 import { N8N_VERSION } from './lib/install';
@@ -18,9 +20,10 @@ import { EBICS_CREDENTIAL as EBICS, ebicsNodeWorkflow, executeCleanly, withEbics
 import { nodeItems } from './lib/n8n';
 import { requireContext, startStack, type Stack } from './lib/stack';
 import { loadExample } from './lib/workflows';
+import { issueCustomerCertificate, loadOrCreatePki } from '../sandbox/certs';
 
 const CREDENTIAL = { id: 'ebics-imported-key01', name: 'Bank EBICS (imported keys)' };
-const WORKFLOWS = { keys: 'cbebicsimpkeychg01', statements: 'cbebicsimpstatmt01' };
+const WORKFLOWS = { keys: 'cbebicsimpkeychg01', statements: 'cbebicsimpstatmt01', pub: 'cbebicsimpkeypub01' };
 const PASTED = ['signaturePrivateKey', 'signatureCertificate', 'authenticationPrivateKey', 'authenticationCertificate', 'encryptionPrivateKey', 'encryptionCertificate'];
 
 interface SubscriberInfo {
@@ -33,11 +36,20 @@ interface SubscriberInfo {
 let stack: Stack;
 let pastedFields: Record<string, unknown>;
 const outputs: string[] = [];
+/** The private key of the new signature key pasted for Change Keys (test 3). */
+let newSignatureKeyPem = '';
 
 const subscriber = async (): Promise<SubscriberInfo> => {
 	const all = await stack.bank.admin<{ subscribers: SubscriberInfo[] }>('GET', '/ebics/subscribers');
 	return all.subscribers.find((s) => s.partnerId === 'PARTNER2' && s.userId === 'READY1')!;
 };
+
+/** The sandbox's key hash of an RSA public key: SHA-256 of its exponent and modulus in hex, as EBICS 2.5 letters print it. */
+function keyHash(publicKey: KeyObject): string {
+	const jwk = publicKey.export({ format: 'jwk' });
+	const hex = (value: string) => Buffer.from(value, 'base64url').toString('hex').replace(/^0+/, '');
+	return createHash('sha256').update(`${hex(jwk.e!)} ${hex(jwk.n!)}`, 'ascii').digest('hex');
+}
 
 const credentialData = async (): Promise<Record<string, unknown>> => (await stack.n8n.decryptedCredentials()).find((c) => c.id === CREDENTIAL.id)!.data;
 
@@ -56,6 +68,12 @@ beforeAll(async () => {
 			'EBICS imported keys: change keys',
 		),
 		withEbicsCredential(loadExample('ebics-statements.json'), CREDENTIAL, WORKFLOWS.statements, 'EBICS imported keys: statements'),
+		withEbicsCredential(
+			ebicsNodeWorkflow('Change Keys', { operation: 'changeKeys', keyChangeOrder: 'PUB', confirmKeyChange: true }),
+			CREDENTIAL,
+			WORKFLOWS.pub,
+			'EBICS imported keys: new signature key pasted',
+		),
 	]);
 }, 600_000);
 
@@ -95,12 +113,37 @@ describe(`imported EBICS keys changed in real n8n ${N8N_VERSION}`, () => {
 		expect((await subscriber()).files.filter((f) => f.msgName === 'camt.053').every((f) => f.delivered)).toBe(true);
 	});
 
+	test('New Keys for Change Keys: PUB sends the signature key pasted with its issued certificate; the bank holds that key', async () => {
+		const before = await subscriber();
+		const pki = await loadOrCreatePki(stack.bank.state.certDir);
+		const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+		newSignatureKeyPem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+		const issued = issueCustomerCertificate(pki, { commonName: 'Renewed Signature', country: 'FR' }, pair.publicKey, new Date(Date.now() - 86_400_000), new Date(Date.now() + 365 * 86_400_000));
+		expect(new X509Certificate(issued).issuer).not.toBe(new X509Certificate(issued).subject);
+		// The credential as n8n keeps it, with the new pair pasted as a person would (the switch on, two fields).
+		await stack.n8n.importCredentials([{ ...CREDENTIAL, type: EBICS, data: { ...(await credentialData()), replacementKeys: true, newSignaturePrivateKey: newSignatureKeyPem, newSignatureCertificate: issued } }]);
+		const run = (await executeCleanly(stack, WORKFLOWS.pub, outputs)).run!;
+		const [changed] = nodeItems(run, 'Change Keys');
+		expect(changed.json).toMatchObject({ changed: true, order: 'PUB', recovered: false });
+		const certificateHash = (pem: string) => createHash('sha256').update(new X509Certificate(pem).raw).digest('hex');
+		expect(String((changed.json.hashes as Record<string, string>).signature).replace(/\s+/g, '').toLowerCase()).toBe(certificateHash(issued));
+		const state = JSON.parse(String((await credentialData()).ebicsState)) as { generated: Record<string, { certificatePem: string }> };
+		expect(state.generated.signature.certificatePem.trim()).toBe(issued.trim());
+		// The bank holds the pasted key for the signature, the other two as they were.
+		const after = await subscriber();
+		const flat = (hash: string | null) => String(hash).replace(/\s+/g, '').toLowerCase();
+		expect(flat(after.keyHashes.signature)).toBe(keyHash(pair.publicKey));
+		expect(after.keyHashes.authentication).toBe(before.keyHashes.authentication);
+		expect(after.keyHashes.encryption).toBe(before.keyHashes.encryption);
+	});
+
 	test("no private key, pasted or new, in any output or in n8n's log", async () => {
 		const data = await credentialData();
 		const state = JSON.parse(String(data.ebicsState)) as { generated: Record<string, { privateKeyPem: string }> };
 		const log = readFileSync(stack.n8n.logFile, 'utf8');
 		const pems = [...Object.values(state.generated).map((pair) => pair.privateKeyPem), ...['signaturePrivateKey', 'authenticationPrivateKey', 'encryptionPrivateKey'].map((field) => String(pastedFields[field]))];
-		expect(pems.length).toBe(6);
+		pems.push(newSignatureKeyPem);
+		expect(pems.length).toBe(7);
 		for (const pem of pems) {
 			const body = pem.split('\n')[1];
 			expect(body.length).toBeGreaterThan(40);
