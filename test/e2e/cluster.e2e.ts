@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { clusterUnavailable, startCluster, type Cluster, type Report } from './lib/cluster';
+import { until } from './lib/ebicsSandbox';
 import { N8N_VERSION } from './lib/install';
 import { httpStatus } from './lib/n8n';
 import { requireContext, skipAll } from './lib/stack';
@@ -22,6 +23,7 @@ const unavailable = clusterUnavailable();
 const manifest = packageManifest();
 const FX = 'corporateBankingClientCredentialsApi';
 const FILES = 'corporateBankingFileServiceApi';
+const EBICS = 'corporateBankingEbicsApi';
 /** n8n's database binary storage limit for this cluster, MiB (n8n's default is 512). */
 const DB_LIMIT_MIB = 128;
 const FILE_MIB = 100;
@@ -123,7 +125,27 @@ function workflows(): WorkflowJson[] {
 		collectorCall('Gate', 'gate/event', '', 200),
 		collectorCall('Report', 'report/event', `, jtis: $('${trigger.name}').all().map((i) => i.json.jti)`, 400),
 	]);
-	return [fxOpen, fxPages, download('cbclusterfile000', 'file', 'firstEntryBinary'), download('cbclusterfilebig', 'file-big', 'firstEntryJson', 'continueRegularOutput'), events];
+	// EBICS (the sandbox's ready subscriber, its keys imported): each run waits at its gate first.
+	const ebics = (id: string, pathName: string, steps: WorkflowNode[]): WorkflowJson =>
+		chain(id, [webhook(pathName, 'allEntries'), collectorCall('Gate', `gate/${pathName}`, '', 200), ...steps]);
+	const ebicsNode = (name: string, parameters: Record<string, unknown>, x = 400): WorkflowNode =>
+		({ name, type: `${PACKAGE_NAME}.ebics`, typeVersion: 1, position: [x, 0], credentials: cred(EBICS), parameters }) as unknown as WorkflowNode;
+	const ebicsStatements = ebics('cbclusterebicsdn', 'ebics-statements', [ebicsNode('Statements', { operation: 'download', downloadService: 'camt053' })]);
+	const ebicsPermissions = ebics('cbclusterebicsht', 'ebics-permissions', [ebicsNode('Permissions', { operation: 'subscriberPermissions' })]);
+	const ebicsUpload = ebics('cbclusterebicsup', 'ebics-upload', [
+		// The gate's answer is the item now: the batch comes from the webhook's body.
+		{
+			name: 'Batch Text',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			position: [400, 0],
+			parameters: { mode: 'manual', assignments: { assignments: [{ id: 'batch', name: 'batch', value: "={{ $('Webhook').item.json.body.batch }}", type: 'string' }] }, options: {} },
+		} as unknown as WorkflowNode,
+		{ name: 'Batch', type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, position: [600, 0], parameters: { operation: 'toText', sourceProperty: 'batch', binaryPropertyName: 'data', options: { fileName: 'batch.xml' } } } as unknown as WorkflowNode,
+		// A failure comes back as the item's error (Continue On Fail), for the test to show.
+		{ ...ebicsNode('Upload', { operation: 'upload', uploadService: 'custom', serviceName: 'SCT', msgName: 'pain.001', options: { checkSchema: false } }, 800), onError: 'continueRegularOutput' } as WorkflowNode,
+	]);
+	return [fxOpen, fxPages, download('cbclusterfile000', 'file', 'firstEntryBinary'), download('cbclusterfilebig', 'file-big', 'firstEntryJson', 'continueRegularOutput'), events, ebicsStatements, ebicsPermissions, ebicsUpload];
 }
 
 /** POSTs JSON to the main's webhook and resolves with the status and raw body. */
@@ -227,7 +249,7 @@ if (unavailable) {
 		for (const wf of workflows()) await cluster.main.publish(String(wf.id));
 		await Promise.all([...cluster.workers.keys()].map((name) => cluster.startWorker(name)));
 		await cluster.main.start(180_000);
-		await cluster.webhooksRegistered(['fx-open', 'fx-pages', 'file', 'file-big']);
+		await cluster.webhooksRegistered(['fx-open', 'fx-pages', 'file', 'file-big', 'ebics-statements', 'ebics-permissions', 'ebics-upload']);
 		say(`main ready (pid ${cluster.main.pid})`);
 	}, 600_000);
 
@@ -342,6 +364,64 @@ if (unavailable) {
 				figures.refused = { mib: OVER_LIMIT_MIB, limitMiB: DB_LIMIT_MIB, peakOverBeforeMiB: Math.round(after.hwm - before.rss) };
 				say(`refused ${OVER_LIMIT_MIB} MiB: ${JSON.stringify(figures.refused)}`);
 			});
+		});
+
+		it("EBICS on the workers: the bank's keys fetched by one worker are used by the other; an upload's journal written and cleared from a worker; one order", async () => {
+			const c = cluster.collector;
+			const records = async () => await cluster.bank.admin<Array<{ userId?: string; orderType?: string; phase?: string }>>('GET', '/ebics/records');
+			const subscriber = async () =>
+				(await cluster.bank.admin<{ subscribers: Array<{ userId: string; files: Array<{ name: string; msgName: string; delivered: boolean }>; uploads: Array<{ orderId: string; sha256: string | null }> }> }>('GET', '/ebics/subscribers')).subscribers.find((x) => x.userId === 'READY1')!;
+			const orderTypes = async (from: number) => (await records()).slice(from).filter((r) => r.userId === 'READY1').map((r) => r.orderType);
+			const start = (await records()).length;
+			const waiting = (await subscriber()).files.filter((f) => f.msgName === 'camt.053' && !f.delivered).map((f) => f.name);
+			expect(waiting.length).toBeGreaterThan(0);
+			// Both at their gates, one on each worker; the credential has never fetched the bank's keys.
+			const statements = callWebhook('ebics-statements', {});
+			const permissions = callWebhook('ebics-permissions', {});
+			await c.until(() => c.waiting('gate/ebics-statements').length === 1 && c.waiting('gate/ebics-permissions').length === 1, 'both EBICS runs at their gates');
+			const [downloader, other] = [workerOf(c.waiting('gate/ebics-statements')[0]), workerOf(c.waiting('gate/ebics-permissions')[0])];
+			expect(downloader).not.toBe(other);
+			c.open('ebics-statements');
+			const got = await statements;
+			expect(got.status).toBe(200);
+			const files = (JSON.parse(got.body.toString('utf8')) as Array<{ fileName: string; receipt: string }>);
+			expect(files.map((f) => f.fileName).sort()).toEqual([...waiting].sort());
+			expect(files.every((f) => f.receipt === 'positive')).toBe(true);
+			// The first worker's run fetched the bank's keys (HPB) and n8n stored them in the credential.
+			const first = await orderTypes(start);
+			expect(first[0]).toBe('HPB');
+			expect(first).toContain('BTD');
+			c.open('ebics-permissions');
+			const htd = await permissions;
+			expect(htd.status).toBe(200);
+			expect((JSON.parse(htd.body.toString('utf8')) as Array<{ userId?: string }>).length).toBeGreaterThan(0);
+			// The other worker read them from the credential: no second HPB.
+			expect((await orderTypes(start)).filter((t) => t === 'HPB')).toEqual(['HPB']);
+			expect((await subscriber()).files.filter((f) => waiting.includes(f.name)).every((f) => f.delivered)).toBe(true);
+
+			// An upload from a worker: the journal entry goes into the credential before the last segment and out after the answer.
+			// The bank holds the last segment, unread, so the journal can be looked at in the database meanwhile.
+			const batch = `<?xml version="1.0"?><Document>cluster batch ${randomBytes(8).toString('hex')}</Document>`;
+			const sha256 = createHash('sha256').update(batch).digest('hex');
+			const journal = async () => String((await cluster.main.decryptedCredentials()).find((x) => x.type === EBICS)!.data.ebicsUploadJournal ?? '');
+			await cluster.bank.admin('POST', '/ebics/holds', { step: 'lastSegment' });
+			const upload = callWebhook('ebics-upload', { batch });
+			await c.until(() => c.waiting('gate/ebics-upload').length === 1, 'the EBICS upload at its gate');
+			c.open('ebics-upload');
+			const early = await Promise.race([
+				upload.then((res) => res),
+				until('the last segment held at the bank', async () => await cluster.bank.admin<{ waiting: string[] }>('GET', '/ebics/holds'), (h) => h.waiting.includes('lastSegment')).then(() => undefined),
+			]);
+			if (early) throw new Error(`the upload ended before its last segment reached the bank: ${early.status} ${early.body.toString('utf8').slice(0, 2000)}`);
+			expect(await journal()).toContain(sha256);
+			await cluster.bank.admin('POST', '/ebics/holds/release', { process: true });
+			const sent = await upload;
+			expect(sent.status).toBe(200);
+			const [item] = JSON.parse(sent.body.toString('utf8')) as Array<{ orderId: string; sha256: string }>;
+			expect(item).toMatchObject({ orderId: expect.stringMatching(/^[A-Z][A-Z0-9]{3}$/), sha256 });
+			expect((await subscriber()).uploads.filter((u) => u.sha256 === sha256).map((u) => u.orderId)).toEqual([item.orderId]);
+			expect(await journal()).not.toContain(sha256);
+			figures.ebics = { downloader, other, statements: files.length, orderId: item.orderId, uploader: workerOf(c.of('gate/ebics-upload')[0]) };
 		});
 
 		it('Bank Event Trigger: polled by the main only, every event emitted exactly once, executions spread over both workers, across a restart of the main and of a worker', async () => {
