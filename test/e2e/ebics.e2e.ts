@@ -32,7 +32,7 @@ import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import type { EbicsRecord } from '../sandbox/ebics/bank';
 import { choose, emptyMarker, escapeRegExp, executeStep, outputPane, panelEntry, parameterInput, retype, searchNewWorkflow, seeInOutput, typeInto } from './lib/editor';
 import { ebicsNodeWorkflow, executeCleanly, until, withEbicsCredential } from './lib/ebicsSandbox';
-import { launchChromium, setupOwner } from './lib/ui';
+import { launchChromium, setupOwner, signedInContext } from './lib/ui';
 import { credentialId, credentialName, loadExample, prepareForImport, type WorkflowJson } from './lib/workflows';
 
 const SHOTS = path.join(PROJECT_ROOT, 'docs', 'ebics');
@@ -114,15 +114,7 @@ else {
 		await stack.n8n.start();
 		const cookie = await setupOwner(stack.n8n.baseUrl);
 		browser = await launchChromium(chromium.path!);
-		context = await browser.newContext({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
-		const { hostname } = new URL(stack.n8n.baseUrl);
-		await context.addCookies([{ name: 'n8n-auth', value: cookie.slice('n8n-auth='.length), domain: hostname, path: '/' }]);
-		// Generous: the machine may be busy. Every wait is for something to appear.
-		context.setDefaultTimeout(180_000);
-		// n8n's editor takes a typed value into its form 100 ms after the last key (a debounce);
-		// its own switch for tests (N8N_DEBOUNCE_MULTIPLIER) makes that the next moment, so that a
-		// click right after typing sees every character, as a person's slower click does.
-		await context.addInitScript(() => sessionStorage.setItem('N8N_DEBOUNCE_MULTIPLIER', '0'));
+		context = await signedInContext(browser, stack.n8n.baseUrl, cookie, { debounce: false });
 		page = await context.newPage();
 	}, 600_000);
 

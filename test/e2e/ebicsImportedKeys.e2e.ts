@@ -8,14 +8,17 @@
  *    superseded. n8n keeps the new keys in the credential's hidden state; the pasted fields stay.
  * 2. The statements example, with the new keys, fetches the camt.053 statements, delivered at the
  *    bank after.
- * 3. New Keys for Change Keys: a new signature key with a certificate the bank's authority issued
- *    pasted in the credential; Change Keys (PUB) sends that key, not one made in n8n.
+ * 3. New Keys for Change Keys: in n8n's editor (headless Chromium) the switch turned on and a new
+ *    signature key with a certificate the bank's authority issued pasted into the credential,
+ *    which the editor saves and tests; Change Keys (PUB) then sends that key, not one made in n8n.
  * 4. No private key (the pasted ones, the new ones) in any output or n8n's log.
  */
 import { createHash, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-import { N8N_VERSION } from './lib/install';
+import { ensureChromium, N8N_VERSION } from './lib/install';
+import { parameterInput } from './lib/editor';
+import { launchChromium, setupOwner, signedInContext } from './lib/ui';
 import { EBICS_CREDENTIAL as EBICS, ebicsNodeWorkflow, executeCleanly, withEbicsCredential } from './lib/ebicsSandbox';
 import { nodeItems } from './lib/n8n';
 import { requireContext, startStack, type Stack } from './lib/stack';
@@ -23,6 +26,9 @@ import { loadExample } from './lib/workflows';
 import { issueCustomerCertificate, loadOrCreatePki } from '../sandbox/certs';
 
 const CREDENTIAL = { id: 'ebics-imported-key01', name: 'Bank EBICS (imported keys)' };
+const chromium = ensureChromium((line) => process.stderr.write(`[e2e] ${line}\n`));
+/** The editor test needs Chromium (the e2e set-up installs it). */
+const inEditor = chromium.path ? test : test.skip;
 const WORKFLOWS = { keys: 'cbebicsimpkeychg01', statements: 'cbebicsimpstatmt01', pub: 'cbebicsimpkeypub01' };
 const PASTED = ['signaturePrivateKey', 'signatureCertificate', 'authenticationPrivateKey', 'authenticationCertificate', 'encryptionPrivateKey', 'encryptionCertificate'];
 
@@ -113,15 +119,44 @@ describe(`imported EBICS keys changed in real n8n ${N8N_VERSION}`, () => {
 		expect((await subscriber()).files.filter((f) => f.msgName === 'camt.053').every((f) => f.delivered)).toBe(true);
 	});
 
-	test('New Keys for Change Keys: PUB sends the signature key pasted with its issued certificate; the bank holds that key', async () => {
+	inEditor('New Keys for Change Keys, pasted in the editor: PUB sends the signature key pasted with its issued certificate; the bank holds that key', async () => {
 		const before = await subscriber();
 		const pki = await loadOrCreatePki(stack.bank.state.certDir);
 		const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
 		newSignatureKeyPem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 		const issued = issueCustomerCertificate(pki, { commonName: 'Renewed Signature', country: 'FR' }, pair.publicKey, new Date(Date.now() - 86_400_000), new Date(Date.now() + 365 * 86_400_000));
 		expect(new X509Certificate(issued).issuer).not.toBe(new X509Certificate(issued).subject);
-		// The credential as n8n keeps it, with the new pair pasted as a person would (the switch on, two fields).
-		await stack.n8n.importCredentials([{ ...CREDENTIAL, type: EBICS, data: { ...(await credentialData()), replacementKeys: true, newSignaturePrivateKey: newSignatureKeyPem, newSignatureCertificate: issued } }]);
+		// In the editor: the switch turned on shows the new fields; the pair pasted; Save stores and tests the credential.
+		await stack.n8n.start();
+		const browser = await launchChromium(chromium.path!);
+		try {
+			const context = await signedInContext(browser, stack.n8n.baseUrl, await setupOwner(stack.n8n.baseUrl), { debounce: false });
+			const page = await context.newPage();
+			await page.goto(`${stack.n8n.baseUrl}/home/credentials/${CREDENTIAL.id}`, { waitUntil: 'commit' });
+			const dialog = page.locator('[data-test-id="credential-edit-dialog"]:visible').first();
+			const toggle = dialog.locator('[data-test-id="parameter-input-replacementKeys"]');
+			await toggle.waitFor();
+			expect(await dialog.locator('[data-test-id="parameter-input-newSignatureCertificate"]').count()).toBe(0);
+			await toggle.locator('[role="switch"], .el-switch').first().click();
+			for (const [name, value] of [['newSignatureCertificate', issued], ['newSignaturePrivateKey', newSignatureKeyPem]]) {
+				const input = parameterInput(dialog, name);
+				await input.click();
+				await input.fill(value);
+				await input.press('Tab');
+			}
+			const saved = page.waitForRequest((r) => /\/rest\/credentials\//.test(r.url()) && ['PATCH', 'POST'].includes(r.method()) && !/\/test$/.test(r.url()));
+			const tested = page.waitForResponse((r) => /\/rest\/credentials\/test/.test(r.url()));
+			await page.locator('[data-test-id="credential-save-button"]').click();
+			const sent = ((await saved).postDataJSON() as { data: Record<string, unknown> }).data;
+			expect(sent).toMatchObject({ replacementKeys: true, newSignatureCertificate: issued });
+			expect(String(sent.newSignaturePrivateKey).trim()).toBe(newSignatureKeyPem.trim());
+			// The credential test checks the pasted pair and the subscriber as it stands (nothing changes at the bank yet).
+			expect(((await (await tested).json()) as { data: unknown }).data).toEqual({ status: 'OK', message: 'Connection successful!' });
+			expect(await subscriber()).toEqual(before);
+		} finally {
+			await browser.close();
+			await stack.n8n.stop();
+		}
 		const run = (await executeCleanly(stack, WORKFLOWS.pub, outputs)).run!;
 		const [changed] = nodeItems(run, 'Change Keys');
 		expect(changed.json).toMatchObject({ changed: true, order: 'PUB', recovered: false });
@@ -142,8 +177,8 @@ describe(`imported EBICS keys changed in real n8n ${N8N_VERSION}`, () => {
 		const state = JSON.parse(String(data.ebicsState)) as { generated: Record<string, { privateKeyPem: string }> };
 		const log = readFileSync(stack.n8n.logFile, 'utf8');
 		const pems = [...Object.values(state.generated).map((pair) => pair.privateKeyPem), ...['signaturePrivateKey', 'authenticationPrivateKey', 'encryptionPrivateKey'].map((field) => String(pastedFields[field]))];
-		pems.push(newSignatureKeyPem);
-		expect(pems.length).toBe(7);
+		if (chromium.path) pems.push(newSignatureKeyPem);
+		expect(pems.length).toBe(chromium.path ? 7 : 6);
 		for (const pem of pems) {
 			const body = pem.split('\n')[1];
 			expect(body.length).toBeGreaterThan(40);

@@ -3,7 +3,7 @@
  * REST API (`POST /rest/owner/setup`), logging in, and launching Debian's Chromium with
  * playwright-core.
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 
 /** The owner of a local, throwaway n8n (sandbox demo and tests only). */
 export const DEMO_OWNER = {
@@ -65,4 +65,25 @@ export async function login(baseUrl: string, owner = DEMO_OWNER): Promise<string
 export async function launchChromium(executablePath: string): Promise<Browser> {
 	const { chromium } = await import('playwright-core');
 	return await chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
+}
+
+/**
+ * A browser context signed in to n8n as the owner (`cookie` from setupOwner), with generous waits
+ * (the machine may be busy; every wait is for something to appear) and n8n's form debounce off
+ * (`debounce: false`), so that a click right after typing sees every character.
+ */
+export async function signedInContext(
+	browser: Browser,
+	baseUrl: string,
+	cookie: string,
+	options: { viewport?: { width: number; height: number }; debounce?: boolean } = {},
+): Promise<BrowserContext> {
+	const context = await browser.newContext({ viewport: options.viewport ?? { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
+	const { hostname } = new URL(baseUrl);
+	await context.addCookies([{ name: 'n8n-auth', value: cookie.slice('n8n-auth='.length), domain: hostname, path: '/' }]);
+	context.setDefaultTimeout(180_000);
+	// n8n's editor takes a typed value into its form 100 ms after the last key; its own switch for
+	// tests (N8N_DEBOUNCE_MULTIPLIER) makes that the next moment, as a person's slower click sees it.
+	if (options.debounce === false) await context.addInitScript(() => sessionStorage.setItem('N8N_DEBOUNCE_MULTIPLIER', '0'));
+	return context;
 }
