@@ -108,8 +108,9 @@ describe('XML Encryption (3DES-CBC, RSA-1.5)', () => {
 		const broken = Buffer.from(text.slice(0, at + 20) + '!!' + text.slice(at + 22));
 		await expect(streamDecrypt(broken)).rejects.toThrow(/EncryptedData CipherValue is not valid base64/);
 		const value = /<xenc:CipherData><xenc:CipherValue>([^<]+)<\/xenc:CipherValue><\/xenc:CipherData><\/xenc:EncryptedData>$/.exec(text)![1];
-		const raw = Buffer.from(value, 'base64');
-		raw[raw.length - 1] ^= 0xff;
+		// One byte short: no longer whole 3DES blocks. (A flipped byte is not always detectable: 3DES-CBC
+		// has no integrity check, and the padding it then yields is valid by chance a few times in a hundred.)
+		const raw = Buffer.from(value, 'base64').subarray(0, -1);
 		const flipped = Buffer.from(text.replace(value, raw.toString('base64')));
 		await expect(streamDecrypt(flipped)).rejects.toThrow(/EncryptedData is damaged/);
 		expect(() => decryptDocument(flipped, ownMaterial)).toThrow(/EncryptedData is damaged/);
