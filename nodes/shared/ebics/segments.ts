@@ -4,9 +4,9 @@
  * base64 characters, each base64 on its own (so every segment decodes alone).
  *
  * Both directions work one chunk at a time, so a transfer of any size holds about one segment:
- * - upload: `spoolUpload` reads the order data once (the A006 hash, deflate and E002 on the way)
- *   into a temporary file of ciphertext, whose size gives NumSegments before the initialisation
- *   is sent; `fileSegments` then reads it back one segment at a time. Spooling (rather than
+ * - upload: `spoolUpload` reads the order data once (the A006 hash, deflate on several threads
+ *   and E002 on the way) into a temporary file of ciphertext, whose size gives NumSegments before
+ *   the initialisation is sent; `fileSegments` then reads it back one segment at a time. Spooling (rather than
  *   compressing twice, once to count) costs one write and one read of the compressed size.
  * - download: `DownloadDecoder` takes one segment's OrderData at a time and gives back the
  *   compressed bytes it held, keeping only a base64 remainder (< 4 characters) and the last AES
@@ -20,13 +20,9 @@ import { createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-	constants as zlibConstants,
-	createDeflate,
-	createInflate,
-	deflateSync,
-	inflateSync,
-} from 'node:zlib';
+import { constants as zlibConstants, createInflate, deflateSync, inflateSync } from 'node:zlib';
+
+import { ParallelDeflate } from '../parallelDeflate';
 
 import { OrderDataHasher, signA006, userSignatureData, type SignerIdentity } from './a006';
 import { SEGMENT_MAX_BYTES } from './constants';
@@ -141,7 +137,7 @@ export function prepareUpload(orderData: Buffer, signing: UploadSigning): Prepar
 	return { ...uploadEnvelope(dataDigest, transactionKey, signing), segments };
 }
 
-/** Chunk size of the streaming deflate and inflate (zlib's default is 16 KiB). */
+/** Chunk size of the streaming inflate (zlib's default is 16 KiB). */
 const ZLIB_CHUNK = 256 * 1024;
 
 /** The order data of an upload spooled to a file: compressed and encrypted, ready to be cut. */
@@ -156,7 +152,8 @@ export interface SpooledUpload {
 
 /**
  * Reads order data once from `source`: the A006 hash of it, deflate, then E002 with the
- * transaction key into `file`. Holds about one chunk at a time.
+ * transaction key into `file`. The deflate runs on several threads (ParallelDeflate: one zlib
+ * stream, blocks compressed at the same time); a few blocks are held at a time.
  */
 export async function spoolUpload(
 	source: Readable | AsyncIterable<Buffer>,
@@ -189,7 +186,7 @@ export async function spoolUpload(
 	await pipeline(
 		source,
 		hash,
-		createDeflate({ level: zlibConstants.Z_DEFAULT_COMPRESSION, chunkSize: ZLIB_CHUNK }),
+		new ParallelDeflate({ level: zlibConstants.Z_DEFAULT_COMPRESSION }),
 		encrypt,
 		createWriteStream(file),
 	);
