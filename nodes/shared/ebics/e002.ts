@@ -85,10 +85,20 @@ export class E002Decryptor {
 
 	update(chunk: Buffer): Buffer {
 		this.bytes += chunk.length;
-		const out = Buffer.concat([this.held, this.decipher.update(chunk)]);
-		const keep = out.length >= BLOCK ? BLOCK : out.length;
-		this.held = out.subarray(out.length - keep);
-		return out.subarray(0, out.length - keep);
+		// Whole blocks only (no automatic padding); the last one is held back for `final()`.
+		const out = this.decipher.update(chunk);
+		if (out.length === 0) return out;
+		const last = Buffer.from(out.subarray(out.length - BLOCK));
+		if (this.held.length === 0) {
+			this.held = last;
+			return out.subarray(0, out.length - BLOCK);
+		}
+		// The block held before goes first: the output moves up one block in place rather than
+		// being copied into a new buffer (a download decrypts its whole size through here).
+		out.copyWithin(BLOCK, 0, out.length - BLOCK);
+		this.held.copy(out, 0);
+		this.held = last;
+		return out;
 	}
 
 	final(): Buffer {

@@ -4,9 +4,9 @@
  * base64 characters, each base64 on its own (so every segment decodes alone).
  *
  * Both directions work one chunk at a time, so a transfer of any size holds about one segment:
- * - upload: `spoolUpload` reads the order data once (the A006 hash, deflate and E002 on the way)
- *   into a temporary file of ciphertext, whose size gives NumSegments before the initialisation
- *   is sent; `fileSegments` then reads it back one segment at a time. Spooling (rather than
+ * - upload: `spoolUpload` reads the order data once (the A006 hash, deflate on several threads
+ *   and E002 on the way) into a temporary file of ciphertext, whose size gives NumSegments before
+ *   the initialisation is sent; `fileSegments` then reads it back one segment at a time. Spooling (rather than
  *   compressing twice, once to count) costs one write and one read of the compressed size.
  * - download: `DownloadDecoder` takes one segment's OrderData at a time and gives back the
  *   compressed bytes it held, keeping only a base64 remainder (< 4 characters) and the last AES
@@ -20,13 +20,9 @@ import { createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-	constants as zlibConstants,
-	createDeflate,
-	createInflate,
-	deflateSync,
-	inflateSync,
-} from 'node:zlib';
+import { constants as zlibConstants, createInflate, deflateSync, inflateSync } from 'node:zlib';
+
+import { ParallelDeflate } from '../parallelDeflate';
 
 import { OrderDataHasher, signA006, userSignatureData, type SignerIdentity } from './a006';
 import { SEGMENT_MAX_BYTES } from './constants';
@@ -141,7 +137,7 @@ export function prepareUpload(orderData: Buffer, signing: UploadSigning): Prepar
 	return { ...uploadEnvelope(dataDigest, transactionKey, signing), segments };
 }
 
-/** Chunk size of the streaming deflate and inflate (zlib's default is 16 KiB). */
+/** Chunk size of the streaming inflate (zlib's default is 16 KiB). */
 const ZLIB_CHUNK = 256 * 1024;
 
 /** The order data of an upload spooled to a file: compressed and encrypted, ready to be cut. */
@@ -156,7 +152,8 @@ export interface SpooledUpload {
 
 /**
  * Reads order data once from `source`: the A006 hash of it, deflate, then E002 with the
- * transaction key into `file`. Holds about one chunk at a time.
+ * transaction key into `file`. The deflate runs on several threads (ParallelDeflate: one zlib
+ * stream, blocks compressed at the same time); a few blocks are held at a time.
  */
 export async function spoolUpload(
 	source: Readable | AsyncIterable<Buffer>,
@@ -189,7 +186,7 @@ export async function spoolUpload(
 	await pipeline(
 		source,
 		hash,
-		createDeflate({ level: zlibConstants.Z_DEFAULT_COMPRESSION, chunkSize: ZLIB_CHUNK }),
+		new ParallelDeflate({ level: zlibConstants.Z_DEFAULT_COMPRESSION }),
 		encrypt,
 		createWriteStream(file),
 	);
@@ -298,11 +295,20 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  */
 const DECODE_PART = 64 * 1024;
 
+/**
+ * Base64 bytes decrypted at a time by `segmentParts`: a segment's parts are decoded into one
+ * buffer kept for the download until about this many bytes are there, then decrypted at once (a
+ * part handed on is about ZLIB_CHUNK, so it goes to inflate as it is).
+ */
+const DECRYPT_GROUP = 256 * 1024;
+
 /** Turns the OrderData of the segments of a download, one at a time, into compressed bytes. */
 export class DownloadDecoder {
 	private readonly decryptor: E002Decryptor;
 	private carry = '';
 	private padded = false;
+	/** Where `segmentParts` decodes base64 (kept: a new buffer per part would add to V8's GC work). */
+	private decoded: Buffer | undefined;
 	segments = 0;
 
 	constructor(transactionKey: Buffer) {
@@ -318,7 +324,8 @@ export class DownloadDecoder {
 	/**
 	 * Decodes and decrypts one segment's OrderData, text or bytes, in parts of at most
 	 * DECODE_PART base64 characters: the segment's bytes are turned into text a small part at a
-	 * time, and no buffer as large as the segment is made.
+	 * time, decoded into a buffer kept for the download and decrypted about DECRYPT_GROUP bytes at
+	 * a time, so no buffer as large as the segment is made, and few buffers at all.
 	 */
 	segmentParts(orderData: string | Buffer): Buffer[] {
 		this.segments++;
@@ -326,33 +333,74 @@ export class DownloadDecoder {
 		// In bytes, the base64url characters are looked for once (a native search of the segment).
 		const urlSafeChecked =
 			Buffer.isBuffer(orderData) && orderData.indexOf(0x2d) < 0 && orderData.indexOf(0x5f) < 0;
+		// Room for a group and one more part (DECODE_PART characters decode to at most 3/4 of it).
+		const decoded = (this.decoded ??= Buffer.allocUnsafeSlow(
+			DECRYPT_GROUP + (DECODE_PART / 4) * 3,
+		));
+		let filled = 0;
+		const decrypt = (): void => {
+			if (filled === 0) return;
+			const part = this.decryptor.update(decoded.subarray(0, filled));
+			if (part.length) parts.push(part);
+			filled = 0;
+		};
 		for (let at = 0; at < orderData.length || at === 0; at += DECODE_PART) {
 			const end = Math.min(orderData.length, at + DECODE_PART);
 			const text =
 				typeof orderData === 'string'
 					? orderData.slice(at, end)
 					: orderData.toString('latin1', at, end);
-			const part = this.decode(text, urlSafeChecked);
-			if (part.length) parts.push(part);
+			this.checkAfterPadding(text);
+			const written = this.decodeWhole(text, decoded, filled, urlSafeChecked);
+			if (written >= 0) {
+				filled += written;
+				if (filled >= DECRYPT_GROUP) decrypt();
+			} else {
+				// Whitespace, a group cut between segments or parts, or damage: the careful path.
+				decrypt();
+				const part = this.decode(text, urlSafeChecked);
+				if (part.length) parts.push(part);
+			}
 			if (end === orderData.length) break;
 		}
+		decrypt();
 		return parts;
 	}
 
-	private decode(orderDataBase64: string, urlSafeChecked = false): Buffer {
+	/** After the padding of the last group, nothing but whitespace may come. */
+	private checkAfterPadding(orderDataBase64: string): void {
 		if (this.padded && orderDataBase64.trim().length > 0) throw this.damaged();
-		// The usual segment: whole groups of base64 and nothing else, decoded without a scan of its
-		// own (the decoder skips what is not base64, so a shorter result means a damaged segment).
+	}
+
+	/**
+	 * The usual text: whole groups of base64 and nothing else, decoded into `into` at `offset`
+	 * without a scan of its own (the decoder skips what is not base64, so fewer bytes than the
+	 * groups hold means it is not that). The bytes written, or -1 when the text is not that.
+	 */
+	private decodeWhole(
+		orderDataBase64: string,
+		into: Buffer,
+		offset: number,
+		urlSafeChecked: boolean,
+	): number {
+		if (this.carry !== '' || orderDataBase64.length % 4 !== 0) return -1;
+		const written = into.write(orderDataBase64, offset, 'base64');
+		const padding = orderDataBase64.endsWith('==') ? 2 : orderDataBase64.endsWith('=') ? 1 : 0;
+		if (
+			written !== (orderDataBase64.length / 4) * 3 - padding ||
+			(!urlSafeChecked && /[-_]/.test(orderDataBase64))
+		)
+			return -1;
+		this.padded ||= padding > 0;
+		return written;
+	}
+
+	private decode(orderDataBase64: string, urlSafeChecked = false): Buffer {
+		this.checkAfterPadding(orderDataBase64);
 		if (this.carry === '' && orderDataBase64.length % 4 === 0) {
-			const bytes = Buffer.from(orderDataBase64, 'base64');
-			const padding = orderDataBase64.endsWith('==') ? 2 : orderDataBase64.endsWith('=') ? 1 : 0;
-			if (
-				bytes.length === (orderDataBase64.length / 4) * 3 - padding &&
-				(urlSafeChecked || !/[-_]/.test(orderDataBase64))
-			) {
-				this.padded = padding > 0;
-				return this.decryptor.update(bytes);
-			}
+			const bytes = Buffer.allocUnsafe((orderDataBase64.length / 4) * 3);
+			const written = this.decodeWhole(orderDataBase64, bytes, 0, urlSafeChecked);
+			if (written >= 0) return this.decryptor.update(bytes.subarray(0, written));
 		}
 		const text = orderDataBase64.replace(/\s+/g, '');
 		if (!BASE64.test(text) || (this.carry.includes('=') && text.length > 0)) throw this.damaged();
