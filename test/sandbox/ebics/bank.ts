@@ -8,6 +8,7 @@
  * the spec's return codes. It signs its answers (X002) and encrypts downloads (E002) with its own
  * keys. H004 (EBICS 2.5) requests are answered by h004.ts.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import { createPrivateKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import path from 'node:path';
@@ -50,6 +51,7 @@ import {
 	wrapTransactionKey,
 	type BtfService,
 	type EbicsSubscriberKeys,
+	type ParsedWithOrderData,
 } from '../../../nodes/shared/ebics';
 import { camt054FromPain001, pain001Summary, pain002 } from '../bankfiles';
 import { seedFiles, type DownloadFile, type ProtocolEvent, type StoredUpload } from './data';
@@ -183,6 +185,8 @@ export interface EbicsRecord {
 	business: string;
 	/** The bank did its work but the answer was dropped (transfers.ts). */
 	dropped?: boolean;
+	/** The connection the request came on: connections are numbered as the bank accepts them. */
+	connection?: number;
 	/** An initialisation's BTF service (BTD, BTU), as the request named it. */
 	service?: BtfService;
 	/** An initialisation's date range (Start, End), as the request named it. */
@@ -214,7 +218,7 @@ function nextOrderId(counter: number): string {
 }
 
 /** Runs xmllint on a document from stdin against an EBICS schema (H005, or H004/...); resolves with its complaint or undefined. */
-export function schemaProblem(xml: string, schema: string): Promise<string | undefined> {
+export function schemaProblem(xml: string | Buffer, schema: string): Promise<string | undefined> {
 	return new Promise((resolve) => {
 		const child = spawn('xmllint', ['--noout', '--schema', path.join(XSD_DIR, schema), '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
 		let stderr = '';
@@ -225,10 +229,36 @@ export function schemaProblem(xml: string, schema: string): Promise<string | und
 	});
 }
 
+/** The number of the connection of the request being answered (index.ts runs each request in it). */
+export const requestConnection = new AsyncLocalStorage<number>();
+
+/** An answer: text, or bytes when it carries a large segment (not turned into text whole). */
+export type EbicsAnswer = string | Buffer;
+
+/** Segments at least this long are answered as bytes. */
+const SEGMENT_AS_BYTES_FROM = 64 * 1024;
+
+/** Where a segment goes in an answer signed without it. */
+const SEGMENT_SLOT = 'SEGMENT-SLOT';
+
+/** The two return codes of an answer (from its start and end when it is bytes around a segment). */
+export function answerCodes(answer: EbicsAnswer): { technical?: string; business?: string } {
+	const text = typeof answer === 'string' || answer.length < 16384 ? answer.toString() : answer.toString('utf8', 0, 8192) + answer.toString('utf8', answer.length - 4096);
+	return { technical: /<ReturnCode>(\d{6})<\/ReturnCode>/.exec(text)?.[1], business: /<ReturnCode authenticate="true">(\d{6})</.exec(text)?.[1] };
+}
+
+/** Whether an element or one of its ancestors is covered by the X002 signature. */
+function authenticated(element: Element): boolean {
+	for (let node: Node | null = element; node && node.nodeType === 1; node = node.parentNode) if ((node as Element).getAttribute('authenticate') === 'true') return true;
+	return false;
+}
+
 export class SandboxEbicsBank {
 	readonly hostId = SANDBOX_HOST_ID;
 	readonly subscribers = new Map<string, SandboxSubscriber>();
 	readonly transactions = new Map<string, Transaction>();
+	/** The segment of an H005 upload request kept as bytes, out of the request's DOM. */
+	private readonly orderDataBytes = new WeakMap<Document, Buffer>();
 	readonly records: EbicsRecord[] = [];
 	readonly faults: EbicsFaultKind[] = [];
 	readonly finishedUploads = new FinishedUploads();
@@ -362,7 +392,8 @@ export class SandboxEbicsBank {
 	}
 
 	record(entry: Omit<EbicsRecord, 'at'>): void {
-		this.records.push({ at: this.options.now().toISOString(), ...entry });
+		const connection = requestConnection.getStore();
+		this.records.push({ at: this.options.now().toISOString(), ...entry, ...(connection !== undefined ? { connection } : {}) });
 		if (this.records.length > 5000) this.records.splice(0, this.records.length - 5000);
 	}
 
@@ -371,7 +402,7 @@ export class SandboxEbicsBank {
 	// -------------------------------------------------------------------------------------------
 
 	/** Answers one H005 or HEV request (the text of the HTTP body). */
-	async handleH005(doc: Document, xml: string): Promise<string> {
+	async handleH005(doc: Document, xml: string | Buffer): Promise<EbicsAnswer> {
 		const root = doc.documentElement;
 		if (root.namespaceURI === H000_NS && root.localName === 'ebicsHEVRequest') return this.hev(root);
 		const header = child(root, H005_NS, 'header');
@@ -393,7 +424,7 @@ export class SandboxEbicsBank {
 			}
 			const hostId = text(child(staticHeader, H005_NS, 'HostID'));
 			if (hostId !== this.hostId) throw new EbicsRefusal('091011', 'technical');
-			let answer: string;
+			let answer: EbicsAnswer;
 			switch (root.localName) {
 				case 'ebicsUnsecuredRequest':
 					answer = this.keyManagement(info.orderType ?? '', staticHeader, root);
@@ -407,8 +438,8 @@ export class SandboxEbicsBank {
 				default:
 					throw new EbicsRefusal('091010', 'technical', `Unknown request ${root.localName}`);
 			}
-			const codes = /<ReturnCode>(\d{6})<\/ReturnCode>[\s\S]*<ReturnCode authenticate="true">(\d{6})</.exec(answer);
-			this.record({ ...info, technical: codes?.[1] ?? '000000', business: codes?.[2] ?? '000000' });
+			const codes = answerCodes(answer);
+			this.record({ ...info, technical: codes.technical ?? '000000', business: codes.business ?? '000000' });
 			return answer;
 		} catch (error) {
 			if (error instanceof DropAnswer) this.record({ ...info, technical: '000000', business: '000000', dropped: true });
@@ -498,6 +529,31 @@ export class SandboxEbicsBank {
 		if (this.takeFault('unsignedResponse')) signed = signed.replace(/<AuthSignature>[\s\S]*<\/AuthSignature>/, '');
 		if (this.takeFault('tamperSignature')) signed = signed.replace('<TransactionPhase>', '<TransactionPhase> ');
 		return signed;
+	}
+
+	/**
+	 * An answer carrying a download segment: signed without it (OrderData is not authenticated),
+	 * the segment put in afterwards; bytes when the segment is large.
+	 */
+	segmentAnswer(options: Omit<Parameters<SandboxEbicsBank['response']>[0], 'dataTransfer'>, orderData: string, encryptionInfo?: string): EbicsAnswer {
+		const signed = this.response({ ...options, dataTransfer: el('DataTransfer', {}, encryptionInfo, leaf('OrderData', SEGMENT_SLOT)) });
+		const at = signed.indexOf(SEGMENT_SLOT);
+		const before = signed.slice(0, at);
+		const after = signed.slice(at + SEGMENT_SLOT.length);
+		if (orderData.length < SEGMENT_AS_BYTES_FROM) return before + orderData + after;
+		return Buffer.concat([Buffer.from(before), Buffer.from(orderData, 'latin1'), Buffer.from(after)]);
+	}
+
+	/**
+	 * Keeps the large segment of an H005 request out of its DOM, as bytes (true), when it is not
+	 * authenticated; the caller puts it back into the DOM otherwise.
+	 */
+	keepOrderDataAside(parsed: ParsedWithOrderData): boolean {
+		const { doc, orderData, orderDataElement } = parsed;
+		const root = doc.documentElement;
+		if (!Buffer.isBuffer(orderData) || !orderDataElement || root.namespaceURI !== H005_NS || root.localName !== 'ebicsRequest' || authenticated(orderDataElement)) return false;
+		this.orderDataBytes.set(doc, orderData);
+		return true;
 	}
 
 	// -- key management -------------------------------------------------------------------------
@@ -645,7 +701,7 @@ export class SandboxEbicsBank {
 		if (!accepted.some((digest) => digest.equals(given))) throw new EbicsRefusal('091008', 'technical');
 	}
 
-	private async transaction(doc: Document, root: Element): Promise<string> {
+	private async transaction(doc: Document, root: Element): Promise<EbicsAnswer> {
 		const header = child(root, H005_NS, 'header');
 		const staticHeader = child(header, H005_NS, 'static');
 		const mutable = child(header, H005_NS, 'mutable');
@@ -805,7 +861,7 @@ export class SandboxEbicsBank {
 		);
 	}
 
-	private downloadInit(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined): string {
+	private downloadInit(subscriber: SandboxSubscriber, orderType: string, details: Element | undefined): EbicsAnswer {
 		const btd = child(details, H005_NS, 'BTDOrderParams');
 		const params = btd ?? child(details, H005_NS, 'StandardOrderParams');
 		const service = this.readService(child(btd, H005_NS, 'Service'), H005_NS);
@@ -817,7 +873,7 @@ export class SandboxEbicsBank {
 	}
 
 	/** Opens a download transaction and answers its first segment. */
-	startDownload(subscriber: SandboxSubscriber, orderType: string, found: { data: Buffer; fileIds: number[]; onDelivered?: () => void }, protocol: 'H004' | 'H005', ns = H005_NS): string {
+	startDownload(subscriber: SandboxSubscriber, orderType: string, found: { data: Buffer; fileIds: number[]; onDelivered?: () => void }, protocol: 'H004' | 'H005', ns = H005_NS): EbicsAnswer {
 		const { transactionKey, encryptionInfo, segments, lazy } = this.encryptFor(subscriber, found.data, H005_NS, (key) =>
 			protocol === 'H005' && key.certificateDer ? certificateDigest(key.certificateDer) : publicKeyDigest(key.publicKey),
 		);
@@ -838,17 +894,11 @@ export class SandboxEbicsBank {
 			finished: false,
 		};
 		this.transactions.set(tx.id, tx);
-		return this.response({
-			phase: 'Initialisation',
-			technical: '000000',
-			business: '000000',
-			transactionId: tx.id,
-			numSegments: tx.numSegments,
-			segment: { number: 1, last: tx.numSegments === 1 },
-			orderId: tx.orderId,
-			dataTransfer: el('DataTransfer', {}, encryptionInfo, leaf('OrderData', this.segmentText(tx, 0))),
-			ns,
-		});
+		return this.segmentAnswer(
+			{ phase: 'Initialisation', technical: '000000', business: '000000', transactionId: tx.id, numSegments: tx.numSegments, segment: { number: 1, last: tx.numSegments === 1 }, orderId: tx.orderId, ns },
+			this.segmentText(tx, 0),
+			encryptionInfo,
+		);
 	}
 
 	segmentText(tx: Transaction, index: number): string {
@@ -946,7 +996,7 @@ export class SandboxEbicsBank {
 	}
 
 	/** Transfer and receipt phases of an open transaction (H005, or H004 with `ns`). */
-	continueTransaction(doc: Document, root: Element, transactionId: string, phase: string, ns: string): string {
+	continueTransaction(doc: Document, root: Element, transactionId: string, phase: string, ns: string): EbicsAnswer {
 		const tx = this.transactions.get(transactionId);
 		const finished = !tx ? this.finishedUploads.get(transactionId) : undefined;
 		if (finished && this.switches.recovery && phase === 'Transfer')
@@ -977,16 +1027,7 @@ export class SandboxEbicsBank {
 		if (tx.kind === 'download') {
 			if (number < 2) throw new EbicsRefusal('091113', 'technical', 'Segment 1 came with the initialisation');
 			tx.lastDelivered = Math.max(tx.lastDelivered, number);
-			const answer = this.response({
-				phase: 'Transfer',
-				technical: '000000',
-				business: '000000',
-				transactionId: tx.id,
-				segment: { number, last },
-				orderId: tx.orderId,
-				dataTransfer: el('DataTransfer', {}, leaf('OrderData', this.segmentText(tx, number - 1))),
-				ns,
-			});
+			const answer = this.segmentAnswer({ phase: 'Transfer', technical: '000000', business: '000000', transactionId: tx.id, segment: { number, last }, orderId: tx.orderId, ns }, this.segmentText(tx, number - 1));
 			if (dropsAnswer((kind) => this.takeFault(kind), 'download', last)) throw new DropAnswer();
 			return answer;
 		}
@@ -996,7 +1037,7 @@ export class SandboxEbicsBank {
 			return this.response({ phase: 'Transfer', technical: '061101', business: '000000', transactionId: tx.id, segment: { number: received, last: received === tx.numSegments }, orderId: tx.orderId, ns, text: `The bank holds segments 1 to ${received}` });
 		}
 		if (number !== received + 1) throw new EbicsRefusal('011101', 'technical', `Segment ${received + 1} was expected, not ${number}`);
-		const orderData = text(xmlPath(root, ns, 'body', 'DataTransfer', 'OrderData')) ?? '';
+		const orderData = this.orderDataBytes.get(doc) ?? text(xmlPath(root, ns, 'body', 'DataTransfer', 'OrderData')) ?? '';
 		if (tx.receiver) {
 			try {
 				tx.receiver.push(orderData);
@@ -1004,7 +1045,7 @@ export class SandboxEbicsBank {
 				this.transactions.delete(tx.id);
 				throw new EbicsRefusal('090004', 'business', `Segment ${number} does not decrypt and decompress`);
 			}
-		} else tx.segments.push(orderData);
+		} else tx.segments.push(orderData.toString());
 		if (last) this.completeUpload(tx);
 		const answer = this.response({ phase: 'Transfer', technical: '000000', business: '000000', transactionId: tx.id, segment: { number, last }, orderId: tx.orderId, ns });
 		if (dropsAnswer((kind) => this.takeFault(kind), 'upload', last)) throw new DropAnswer();

@@ -13,7 +13,7 @@ import { createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 
 import { child, children, decryptE002, DSIG_NS, el, keyPairOrderData, leaf, orderDataDigest, parseDocument, path, publicKeyDigest, text, unwrapTransactionKey, verifyA006, type BtfService } from '../../../nodes/shared/ebics';
-import { EbicsRefusal, schemaProblem, type RegisteredKey, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
+import { answerCodes, EbicsRefusal, schemaProblem, type EbicsAnswer, type RegisteredKey, type SandboxEbicsBank, type SandboxSubscriber } from './bank';
 import { hpdData } from './hpd';
 import { KEY_CHANGE_ORDERS } from './keyChange';
 import { VEU_DOWNLOADS } from './veu';
@@ -160,7 +160,7 @@ function uploadSignature(bank: SandboxEbicsBank, subscriber: SandboxSubscriber, 
 	return { signature: Buffer.from(text(child(mine, S001_NS, 'SignatureValue')) ?? '', 'base64'), transactionKey };
 }
 
-async function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: SandboxSubscriber, staticHeader: Element | undefined, root: Element): Promise<string> {
+async function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber: SandboxSubscriber, staticHeader: Element | undefined, root: Element): Promise<EbicsAnswer> {
 	bank.authenticate(doc, subscriber, staticHeader, H004_NS);
 	const digests = child(staticHeader, H004_NS, 'BankPubKeyDigests');
 	checkH004Digest(text(child(digests, H004_NS, 'Authentication')), bank.bankAuthentication.publicKey);
@@ -225,7 +225,7 @@ async function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber:
 }
 
 /** Answers one H004 request; each is checked against the H004 schemas first (switch validateSchema). */
-export async function handleH004(bank: SandboxEbicsBank, doc: Document, xml: string): Promise<string> {
+export async function handleH004(bank: SandboxEbicsBank, doc: Document, xml: string | Buffer): Promise<EbicsAnswer> {
 	const root = doc.documentElement;
 	const header = child(root, H004_NS, 'header');
 	const staticHeader = child(header, H004_NS, 'static');
@@ -245,7 +245,7 @@ export async function handleH004(bank: SandboxEbicsBank, doc: Document, xml: str
 			if (problem) throw new EbicsRefusal('091010', 'technical', `Request not valid against the H004 schema: ${problem.slice(0, 200)}`);
 		}
 		if (text(child(staticHeader, H004_NS, 'HostID')) !== bank.hostId) throw new EbicsRefusal('091011', 'technical');
-		let answer: string;
+		let answer: EbicsAnswer;
 		const transactionId = text(child(staticHeader, H004_NS, 'TransactionID'));
 		if (transactionId) answer = bank.continueTransaction(doc, root, transactionId.toUpperCase(), phase ?? '', H004_NS);
 		else {
@@ -258,7 +258,7 @@ export async function handleH004(bank: SandboxEbicsBank, doc: Document, xml: str
 				answer = hpb(bank, subscriber);
 			} else answer = await initialisation(bank, doc, subscriber, staticHeader, root);
 		}
-		bank.record({ ...info, technical: /<ReturnCode>(\d{6})</.exec(answer)?.[1] ?? '000000', business: '000000' });
+		bank.record({ ...info, technical: answerCodes(answer).technical ?? '000000', business: '000000' });
 		return answer;
 	} catch (error) {
 		if (!(error instanceof EbicsRefusal)) throw error;

@@ -13,6 +13,8 @@
  * GET holds answers {armed, waiting: [step, ...]}; POST holds/release {process: boolean} releases
  * every waiting request and disarms the rest.
  */
+import { allElements, text } from '../../../nodes/shared/ebics';
+
 import type { SandboxEbicsBank } from './bank';
 
 export type HoldStep = 'download' | 'receipt' | 'lastSegment';
@@ -41,12 +43,14 @@ function holds(bank: SandboxEbicsBank): Holds {
 	return found;
 }
 
-/** The step of a request, as holds name them (from its XML, before the bank reads it). */
-function stepOf(xml: string): HoldStep | undefined {
-	const phase = /<(?:\w+:)?TransactionPhase>\s*(\w+)\s*</.exec(xml)?.[1];
+/** The step of a request, as holds name them (from its DOM, before the bank reads it). */
+function stepOf(doc: Document | undefined): HoldStep | undefined {
+	if (!doc) return undefined;
+	const first = (name: string): Element | undefined => allElements(doc.documentElement).find((e) => e.localName === name);
+	const phase = text(first('TransactionPhase'))?.trim();
 	if (phase === 'Receipt') return 'receipt';
-	if (phase === 'Transfer' && /<(?:\w+:)?SegmentNumber[^>]*lastSegment="true"/.test(xml) && /<(?:\w+:)?OrderData>/.test(xml)) return 'lastSegment';
-	if (phase === 'Initialisation' && /<(?:\w+:)?AdminOrderType>\s*BTD\s*</.test(xml)) return 'download';
+	if (phase === 'Transfer' && allElements(doc.documentElement).some((e) => e.localName === 'SegmentNumber' && e.getAttribute('lastSegment') === 'true') && first('OrderData')) return 'lastSegment';
+	if (phase === 'Initialisation' && text(first('AdminOrderType'))?.trim() === 'BTD') return 'download';
 	return undefined;
 }
 
@@ -54,9 +58,9 @@ function stepOf(xml: string): HoldStep | undefined {
  * Waits while a hold armed for this request's step keeps it; resolves whether the bank processes
  * it (else the caller drops the connection).
  */
-export async function passHolds(bank: SandboxEbicsBank, xml: string): Promise<boolean> {
+export async function passHolds(bank: SandboxEbicsBank, doc: Document | undefined): Promise<boolean> {
 	const h = holds(bank);
-	const step = stepOf(xml);
+	const step = stepOf(doc);
 	const index = step ? h.armed.indexOf(step) : -1;
 	if (!step || index < 0) return true;
 	h.armed.splice(index, 1);

@@ -6,9 +6,9 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { formatHash, H000_NS, H005_NS, parseDocument, publicKeyDigest, type EbicsSubscriberKeys } from '../../../nodes/shared/ebics';
+import { formatHash, H000_NS, H005_NS, parseKeepingOrderDataOut, publicKeyDigest, restoreOrderData, type EbicsSubscriberKeys } from '../../../nodes/shared/ebics';
 import { isRecord, readBody, send, type RequestContext } from '../http';
-import { EBICS_PATH, SandboxEbicsBank, STATE_TEXT, type EbicsFaultKind, type EbicsSwitches, type SandboxSubscriber } from './bank';
+import { EBICS_PATH, requestConnection, SandboxEbicsBank, STATE_TEXT, type EbicsAnswer, type EbicsFaultKind, type EbicsSwitches, type SandboxSubscriber } from './bank';
 import { H004_NS, handleH004 } from './h004';
 import { armHold, holdState, passHolds, releaseHolds } from './holds';
 import { compressedOf, DropAnswer, TRANSFER_FAULTS } from './transfers';
@@ -22,23 +22,36 @@ export { armHold, releaseHolds, whenHeld } from './holds';
 const BODY_LIMIT = 4 * 1024 * 1024;
 
 /** Answers one POST to the EBICS URL. */
+const connections = new WeakMap<object, number>();
+let connectionCount = 0;
+
+/** Answers one POST to the EBICS URL; what the bank records of it names its connection. */
 export async function handleEbics(ctx: RequestContext, bank: SandboxEbicsBank): Promise<void> {
+	let connection = connections.get(ctx.req.socket);
+	if (connection === undefined) connections.set(ctx.req.socket, (connection = ++connectionCount));
+	await requestConnection.run(connection, async () => await answerEbics(ctx, bank));
+}
+
+async function answerEbics(ctx: RequestContext, bank: SandboxEbicsBank): Promise<void> {
 	if (ctx.req.method !== 'POST') {
 		send(ctx, 405, { 'content-type': 'text/plain', allow: 'POST' }, 'EBICS requests are POSTed as text/xml.\n');
 		return;
 	}
-	const xml = (await readBody(ctx.req, BODY_LIMIT)).toString('utf8');
-	if (!(await passHolds(bank, xml))) {
-		ctx.req.socket.destroy(); // dropped by a test: the bank never got it
-		return;
-	}
+	const xml = await readBody(ctx.req, BODY_LIMIT);
 	let doc: Document | undefined;
 	try {
-		doc = parseDocument(xml, 'The request');
+		// A large segment of an upload stays bytes, out of the DOM (as a bank reads it).
+		const parsed = parseKeepingOrderDataOut(xml, 'The request');
+		if (!bank.keepOrderDataAside(parsed)) restoreOrderData(parsed);
+		doc = parsed.doc;
 	} catch {
 		doc = undefined;
 	}
-	let answer: string;
+	if (!(await passHolds(bank, doc))) {
+		ctx.req.socket.destroy(); // dropped by a test: the bank never got it
+		return;
+	}
+	let answer: EbicsAnswer;
 	const ns = doc?.documentElement.namespaceURI;
 	if (!doc || (ns !== H005_NS && ns !== H000_NS && ns !== H004_NS)) {
 		bank.record({ protocol: '?', root: doc?.documentElement.localName ?? '(not XML)', technical: '091010', business: '000000' });

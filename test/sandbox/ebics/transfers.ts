@@ -2,8 +2,8 @@
  * The sandbox EBICS bank's transfers of any size and its recovery (what bank.ts calls at a few
  * hooks):
  *
- * - Uploads are taken segment by segment (`UploadReceiver`): each segment's base64 decoded,
- *   decrypted and inflated as it comes (fflate's synchronous streaming inflate), the A006 hash and
+ * - Uploads are taken segment by segment (`UploadReceiver`): each segment's base64 decoded (from
+ *   the request's bytes, out of its DOM), decrypted and inflated as it comes (fflate's synchronous streaming inflate), the A006 hash and
  *   SHA-256 kept; the order data is kept whole only up to KEEP_BYTES (the status reports of a
  *   pain.001 need it), so a bank process takes uploads of 1 GiB.
  * - Downloads of large files are encrypted once per transaction into one buffer and cut into base64
@@ -72,10 +72,10 @@ export class UploadReceiver {
 		});
 	}
 
-	/** Takes one segment's OrderData; throws when it is damaged. */
-	push(orderData: string): void {
+	/** Takes one segment's OrderData (text, or the bytes as they came); throws when it is damaged. */
+	push(orderData: string | Buffer): void {
 		this.count++;
-		this.inflater.push(this.decoder.segment(orderData), false);
+		for (const part of this.decoder.segmentParts(orderData)) this.inflater.push(part, false);
 	}
 
 	/** The order data complete: its A006 hash, SHA-256, size, and the data when small. */
