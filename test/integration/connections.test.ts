@@ -148,6 +148,29 @@ describe('pooled connections', () => {
 		expect(httpRequest).toHaveBeenCalledTimes(1);
 	});
 
+	it('sends a request that reuses a connection but may not be sent twice once: a closed idle connection is its caller\'s to handle', async () => {
+		const srv = await startServer((req, res, n) => {
+			if (n.request === 3) {
+				req.socket.destroy();
+				return;
+			}
+			res.setHeader('content-type', 'application/json');
+			res.end(JSON.stringify({ request: n.request, connection: n.connection }));
+		});
+		try {
+			const segment = async (name: string) =>
+				await bankRequest<IDataObject>(bareContext(), undefined, { method: 'POST', url: `${srv.url}/${name}`, body: name, idempotent: false, reuseConnection: true, retry: DEFAULT_RETRY });
+			expect((await segment('one')).body).toEqual({ request: 1, connection: 1 });
+			expect((await segment('two')).body).toEqual({ request: 2, connection: 1 });
+			const error = await segment('three').catch((e: unknown) => e);
+			expect(isNetworkFailure(extractErrorInfo(error))).toBe(true);
+			// Sent once: neither the pool nor the retry policy sent it again.
+			expect(srv.counts()).toEqual({ connections: 1, requests: 3 });
+		} finally {
+			await close(srv.server);
+		}
+	});
+
 	it("goes through n8n's helper when a proxy or SSRF protection is configured", async () => {
 		expect(poolingAllowed({})).toBe(true);
 		expect(poolingAllowed({ HTTPS_PROXY: 'http://proxy:3128' })).toBe(false);

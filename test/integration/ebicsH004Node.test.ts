@@ -51,7 +51,13 @@ describe('an EBICS 2.5 (H004) credential', () => {
 
 		// The SEPA credit transfer preset goes as CCT.
 		const file = painFile('MSG-H004-NODE', { version: 'pain.001.001.03' });
+		const beforeUpload = bank().ebics.records.length;
 		const [sent] = items(await runEbics(store, { operation: 'upload', uploadService: 'sct' }, fileItem(file)));
+		// It changes the bank's books: its initialisation and its one (last) segment each go on a
+		// connection of their own, never on one kept alive from an earlier request.
+		const upload = bank().ebics.records.slice(beforeUpload);
+		expect(upload.map((r) => r.phase)).toEqual(['Initialisation', 'Transfer']);
+		for (const [i, r] of upload.entries()) expect(r.connection).toBeGreaterThan(Math.max(0, ...bank().ebics.records.slice(0, beforeUpload + i).map((e) => e.connection ?? 0)));
 		expect(sent.json).toMatchObject({ orderType: 'CCT', service: 'CCT (SEPA credit transfer pain.001)', signature: 'authorise', returnCodes: { technical: '000000', business: '000000' } });
 		const stored = subscriber.uploads.find((u) => u.orderId === sent.json.orderId)!;
 		expect(stored.orderType).toBe('CCT');

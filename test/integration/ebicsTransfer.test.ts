@@ -74,6 +74,24 @@ describe('any size', () => {
 		expect(ready().uploads[0]).toMatchObject({ orderId: out.orderId, bytes: 6 * MIB, sha256: made(result).sha256 });
 	});
 
+	test("an upload's segments before the last go over one kept-alive connection; its initialisation and last segment each on a new one", async () => {
+		const before = bank().ebics.records.length;
+		const result = await uploadMade(3 * MIB);
+		expect(items(result)[0].json).toMatchObject({ segments: 5, returnCodes: { technical: '000000', business: '000000' } });
+		const records = bank().ebics.records;
+		const at = records.findIndex((r, i) => i >= before && r.orderType === 'BTU');
+		const upload = records.slice(at);
+		expect(upload.map((r) => r.phase)).toEqual(['Initialisation', 'Transfer', 'Transfer', 'Transfer', 'Transfer', 'Transfer']);
+		const [init, ...segments] = upload.map((r) => r.connection ?? 0);
+		const earlier = Math.max(0, ...records.slice(0, at).map((r) => r.connection ?? 0));
+		// Connections are numbered as the bank accepts them: a new one has a higher number than any before.
+		expect(init).toBeGreaterThan(earlier);
+		expect(segments.slice(0, 4)).toEqual([segments[0], segments[0], segments[0], segments[0]]);
+		expect(segments[0]).not.toBe(init);
+		expect(segments[4]).toBeGreaterThan(Math.max(init, segments[0]));
+		expect(ready().uploads).toHaveLength(1);
+	});
+
 	test('a 6 MiB download in 9 segments streams into n8n; the next node reads the same bytes; positive receipt after', async () => {
 		const content = randomBytes(6 * MIB);
 		const file = bank().ebics.addFile('PARTNER2', 'READY1', { serviceName: 'STM', msgName: 'mt942', name: 'mt942.txt', content });

@@ -16,7 +16,7 @@ import type {
 
 import { attempt, attemptAsync } from '../../shared/attempt';
 import { CredentialFieldError } from '../../shared/credentialFields';
-import type { EbicsSend, EbicsSubscriberKeys } from '../../shared/ebics';
+import type { EbicsRequestKind, EbicsSend, EbicsSubscriberKeys } from '../../shared/ebics';
 import { EbicsBankKeyError, EbicsClient, EbicsVeu } from '../../shared/ebics';
 import type { EbicsCredentialView } from '../../shared/ebicsCredential';
 import {
@@ -78,8 +78,10 @@ export type EbicsInputCheck = (
 export function transportSend(
 	ctx: EbicsContext,
 	url: string,
-): (xml: string | Buffer, step: string) => Promise<string | Buffer> {
-	return async (xml, step) => {
+): (xml: string | Buffer, step: string, kind?: EbicsRequestKind) => Promise<string | Buffer> {
+	return async (xml, step, kind) => {
+		// The library says what an upload's requests do; other requests are known by their step.
+		const changes = kind?.changesTheBank ?? changesTheBank(step);
 		const sent = await attemptAsync(
 			async () =>
 				await bankRequest<Buffer>(ctx, EBICS_AUTH, {
@@ -89,11 +91,12 @@ export function transportSend(
 					headers: { 'Content-Type': 'text/xml; charset=UTF-8', Accept: 'text/xml' },
 					json: false,
 					responseType: 'buffer',
-					idempotent: !changesTheBank(step),
+					idempotent: !changes,
+					reuseConnection: kind?.reuseConnection,
 					timeoutMs: 120_000,
 				}),
 		);
-		if (!sent.ok) throw new EbicsRequestFailed(step, sent.error);
+		if (!sent.ok) throw new EbicsRequestFailed(step, sent.error, changes);
 		const response = sent.value;
 		// The answer goes on as the bytes that came: a segment in it is never turned into text whole.
 		if (response.statusCode === 200 && Buffer.isBuffer(response.body)) return response.body;

@@ -29,6 +29,8 @@ export class EbicsRequestFailed extends Error {
 		/** The request, as the EBICS library names it ("BTU SCT pain.001 transfer of segment 2 of 2"). */
 		readonly step: string,
 		readonly cause: unknown,
+		/** Whether the request changes the bank's books (an upload's initialisation or segment, SPR, HVE...). */
+		readonly changesTheBank: boolean,
 	) {
 		super(`${step}: the request failed`);
 		this.name = 'EbicsRequestFailed';
@@ -181,12 +183,12 @@ export function ebicsFailure(error: unknown, itemIndex?: number): Error {
 			body: { message: error.message, httpCode: String(error.status) },
 		});
 	if (error instanceof EbicsRequestFailed) {
-		const unknown = changesTheBank(error.step) && outcomeUnknown(error.cause);
+		const unknown = error.changesTheBank && outcomeUnknown(error.cause);
 		const last = /transfer of segment (\d+) of \1$/.test(error.step);
 		return bankFailure(error.cause, {
 			operation: error.step,
 			itemIndex,
-			hint: !changesTheBank(error.step)
+			hint: !error.changesTheBank
 				? 'Nothing was confirmed to the bank: a download is delivered again until n8n confirms it.'
 				: unknown && (/^HVE\b/.test(error.step) || (/^HVS\b/.test(error.step) && last))
 					? 'The request went out but no answer came: the bank may have taken it. Look at the orders waiting (Get Orders Waiting, HVU) before signing or cancelling again.'

@@ -90,13 +90,28 @@ import { openContainer, type ContainerFile } from './zip';
  * request for logs ("BTD initialisation"); the body is the XML to send with Content-Type
  * text/xml; charset=UTF-8.
  */
-export type EbicsSend = (xml: string, step: string) => Promise<string | Buffer>;
+export type EbicsSend = (xml: string, step: string, kind?: EbicsRequestKind) => Promise<string | Buffer>;
+
+/**
+ * What an upload's request does at the bank, for the transport (other requests leave it out):
+ * its initialisation and segments change the bank's books (never sent twice by the transport);
+ * a segment before the last may go over a kept-alive connection, since the bank recognises a
+ * repetition by transaction and segment number and this library decides what to send again.
+ */
+export interface EbicsRequestKind {
+	changesTheBank: boolean;
+	reuseConnection?: boolean;
+}
 
 /**
  * Posts one request given as bytes (UTF-8 XML) and resolves as EbicsSend does: the transfer
  * requests of a large upload, so that a segment is never turned into text whole.
  */
-export type EbicsSendBytes = (body: Buffer, step: string) => Promise<string | Buffer>;
+export type EbicsSendBytes = (
+	body: Buffer,
+	step: string,
+	kind?: EbicsRequestKind,
+) => Promise<string | Buffer>;
 
 export interface EbicsClientOptions {
 	subscriber: EbicsSubscriber;
@@ -417,8 +432,13 @@ export class EbicsClient {
 		};
 	}
 
-	private async exchange(xml: string, step: string, allowNoData = false): Promise<EbicsResponse> {
-		return this.read(await this.send(xml, step), step, allowNoData);
+	private async exchange(
+		xml: string,
+		step: string,
+		allowNoData = false,
+		kind?: EbicsRequestKind,
+	): Promise<EbicsResponse> {
+		return this.read(await this.send(xml, step, kind), step, allowNoData);
 	}
 
 	private read(
@@ -787,6 +807,8 @@ export class EbicsClient {
 				this.keys.authentication.privateKey,
 			),
 			`${label} initialisation`,
+			false,
+			{ changesTheBank: true },
 		);
 		if (count && !init.transactionId)
 			throw new EbicsFormatError(
@@ -913,13 +935,14 @@ export class EbicsClient {
 		orderId: string | undefined,
 	): Promise<{ answer: EbicsResponse; repeated: boolean; holds?: undefined } | { holds: number }> {
 		const last = number === count;
+		const kind: EbicsRequestKind = { changesTheBank: true, reuseConnection: !last };
 		let failure: unknown;
 		for (let attempt = 1; attempt <= TRANSFER_TRIES; attempt++) {
 			const built = await request(number);
 			const sending =
 				typeof built === 'string' || !this.sendBytes
-					? this.send(built.toString(), step)
-					: this.sendBytes(built, step);
+					? this.send(built.toString(), step, kind)
+					: this.sendBytes(built, step, kind);
 			if (attempt === 1) buildAhead(number + 1);
 			let answerXml: string | Buffer;
 			try {

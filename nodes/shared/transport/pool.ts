@@ -29,6 +29,11 @@ export interface PooledRequestOptions {
 	/** 'buffer': the body as one Buffer; otherwise parsed as JSON when it is JSON, else text. */
 	responseType?: 'buffer';
 	signal?: AbortSignal;
+	/**
+	 * Whether a request that failed on a connection closed while idle is sent again at once on a
+	 * new one (default true: for requests that may be sent twice). False hands that failure back.
+	 */
+	resendStale?: boolean;
 }
 
 export interface PooledResponse {
@@ -311,8 +316,8 @@ export function pooledOptionsFrom(
 /**
  * Sends a request over a pooled connection. A connection the bank closed while it was idle fails
  * on first use; such a request is sent again at once on a new connection, which is why only
- * requests that may be sent twice come here; `onResend` hears of each such re-send. Statuses of
- * 300 or more are thrown.
+ * requests that may be sent twice come here, unless `resendStale` is false (then that failure is
+ * thrown); `onResend` hears of each such re-send. Statuses of 300 or more are thrown.
  */
 export async function pooledRequest(
 	options: PooledRequestOptions,
@@ -323,7 +328,7 @@ export async function pooledRequest(
 		throw new Error(`Unsupported URL protocol ${url.protocol}`);
 	let attempt = await sendOnce(url, options);
 	// Several idle connections may have been closed at once; each is found out on first use.
-	for (let i = 0; attempt.error && attempt.stale && i < STALE_RETRIES; i++) {
+	for (let i = 0; attempt.error && attempt.stale && options.resendStale !== false && i < STALE_RETRIES; i++) {
 		onResend?.(attempt.error);
 		attempt = await sendOnce(url, options);
 	}

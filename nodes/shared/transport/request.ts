@@ -47,6 +47,14 @@ export interface BankRequestOptions {
 	 * after a 401 it is sent once more with a fresh token, because the bank refused it unread.
 	 */
 	idempotent: boolean;
+	/**
+	 * A request that is not idempotent may still go over a kept-alive connection when the
+	 * protocol above recognises a repetition and its caller decides what to send again (an
+	 * EBICS upload segment before the last: the bank knows it by transaction and number). It is
+	 * sent once, even when the connection turns out to have been closed while idle: that failure
+	 * goes to the caller.
+	 */
+	reuseConnection?: boolean;
 	retry?: RetryPolicy;
 	/** TLS settings for requests without a credential (the credential adds its own). */
 	tls?: ClientTlsOptions;
@@ -223,7 +231,7 @@ function forgetCredentials(ctx: BankContext, credentialType: string): void {
 /** Whether a request may go over a pooled keep-alive connection (see pool.ts). */
 function poolable(req: BankRequestOptions): boolean {
 	return (
-		req.idempotent &&
+		(req.idempotent || req.reuseConnection === true) &&
 		!(req.body instanceof Readable) &&
 		req.responseType !== 'stream' &&
 		poolingAllowed()
@@ -259,7 +267,7 @@ export async function bankRequest<T = unknown>(
 	// attempts too, so that what callers report matches what the bank received.
 	let resent = 0;
 	const pooled = async (options: IHttpRequestOptions, attempt: number) =>
-		await pooledRequest(pooledOptionsFrom(options, cancelSignal(ctx)), (error) => {
+		await pooledRequest({ ...pooledOptionsFrom(options, cancelSignal(ctx)), resendStale: req.idempotent }, (error) => {
 			req.onRetry?.(error, attempt + resent, 0);
 			resent++;
 		});
