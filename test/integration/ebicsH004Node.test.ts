@@ -88,6 +88,23 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		expect(bankRecords(bank(), 'USER1').filter((r) => r[0] === 'HPD').at(-1)).toEqual(['HPD', 'Initialisation', '000000', '000000']);
 	});
 
+	test("an upload whose initialisation gets no answer is not sent again, and the error says the bank does not process the incomplete order", async () => {
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', ...bankH004Hashes() }));
+		await credentialTest(store);
+		bank().ebics.activate('PARTNER1', 'USER1');
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		const before = bank().ebics.records.length;
+		// The bank opens the transaction, then the connection closes without its answer.
+		bank().faults.add({ kind: 'drop', area: 'ebics', phase: 'after', count: 1 });
+		const result = await runEbics(store, { operation: 'upload', uploadService: 'sct' }, fileItem(painFile('MSG-H004-LOST', { version: 'pain.001.001.03' })));
+		expect(result.status).toBe('error');
+		expect(errorText(result)).toMatch(/CCT initialisation/);
+		expect(errorText(result)).toMatch(/The upload stopped before its last segment: the bank does not process an incomplete order\. Send the file again\./);
+		expect(errorText(result)).not.toMatch(/download is delivered again/);
+		expect(bank().ebics.records.slice(before).map((r) => r.phase)).toEqual(['Initialisation']);
+		expect(bank().ebics.subscriber('PARTNER1', 'USER1')!.uploads).toEqual([]);
+	});
+
 	test('a preset without an EBICS 2.5 order type or a bad file format is refused by name; nothing is sent', async () => {
 		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', ...bankH004Hashes() }));
 		await credentialTest(store);
