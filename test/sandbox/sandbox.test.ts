@@ -1,8 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import {
 	constants,
+	createCipheriv,
 	createHash,
 	createPublicKey,
+	randomBytes,
 	verify as cryptoVerify,
 	X509Certificate,
 	type JsonWebKey,
@@ -15,6 +17,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 
+import { LazySegments } from './ebics/transfers';
 import { startSandbox, type SandboxBank, type Trade } from './index';
 import {
 	applicationRequestXml,
@@ -1402,6 +1405,25 @@ describe('credential values and CLI', () => {
 		} finally {
 			if (child.exitCode === null) child.kill('SIGKILL');
 			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+});
+
+describe('EBICS download segments (large files)', () => {
+	it('encrypts as segments are asked for: the same base64 as encrypting the file at once, in order, again, or a later segment first', () => {
+		const key = randomBytes(16);
+		for (const [size, segmentBytes] of [[9 * 1024 * 1024 + 5, 786_432], [100_000, 999], [4096, 16]]) {
+			const compressed = randomBytes(size);
+			const cipher = createCipheriv('aes-128-cbc', key, Buffer.alloc(16));
+			const whole = Buffer.concat([cipher.update(compressed), cipher.final()]);
+			const expected = Array.from({ length: Math.ceil(whole.length / segmentBytes) }, (_, i) => whole.toString('base64', i * segmentBytes, (i + 1) * segmentBytes));
+			const inOrder = new LazySegments(compressed, key, segmentBytes);
+			expect(inOrder.count).toBe(expected.length);
+			expect(expected.map((_, i) => inOrder.at(i))).toEqual(expected);
+			expect(inOrder.at(0)).toBe(expected[0]);
+			const lastFirst = new LazySegments(compressed, key, segmentBytes);
+			expect(lastFirst.at(expected.length - 1)).toBe(expected.at(-1));
+			expect(lastFirst.at(1)).toBe(expected[1]);
 		}
 	});
 });

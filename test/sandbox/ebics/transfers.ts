@@ -6,8 +6,9 @@
  *   the request's bytes, out of its DOM), decrypted and inflated as it comes (fflate's synchronous streaming inflate), the A006 hash and
  *   SHA-256 kept; the order data is kept whole only up to KEEP_BYTES (the status reports of a
  *   pain.001 need it), so a bank process takes uploads of 1 GiB.
- * - Downloads of large files are encrypted once per transaction into one buffer and cut into base64
- *   segments only when asked (`LazySegments`); the deflated form of a file is computed once.
+ * - Downloads of large files are encrypted per transaction into one buffer as their segments are
+ *   asked for, and cut into base64 segments only when asked (`LazySegments`); the deflated form of
+ *   a file is computed once.
  * - Recovery (switch `recovery`, off by default as at many banks): a segment sent again after
  *   the bank stored it is answered 061101 EBICS_TX_RECOVERY_SYNC with the last segment the bank
  *   holds, also for an upload that is complete (the bank keeps finished uploads for this);
@@ -97,23 +98,41 @@ export function compressedOf(data: Buffer): Buffer {
 	return compressed;
 }
 
-/** The segments of a large download: encrypted once, each cut into base64 when asked. */
+/**
+ * The segments of a large download: encrypted as they are first asked for (CBC runs in order, so
+ * a segment asked for encrypts those before it too), kept for the transaction, each cut into base64
+ * when asked; the first answer does not wait for the whole file to be encrypted.
+ */
 export class LazySegments {
 	readonly count: number;
 	private readonly encrypted: Buffer;
+	private readonly encryptor: E002Encryptor;
+	/** Bytes of `compressed` encrypted so far, and of `encrypted` written. */
+	private fed = 0;
+	private done = 0;
 
 	constructor(
-		compressed: Buffer,
+		private readonly compressed: Buffer,
 		transactionKey: Buffer,
 		private readonly segmentBytes: number,
 	) {
-		const encryptor = new E002Encryptor(transactionKey);
-		this.encrypted = Buffer.concat([encryptor.update(compressed), encryptor.final()]);
-		this.count = Math.max(1, Math.ceil(this.encrypted.length / segmentBytes));
+		this.encryptor = new E002Encryptor(transactionKey);
+		// E002 pads with 1 to 16 bytes: the ciphertext is the next whole block.
+		const length = (Math.floor(compressed.length / 16) + 1) * 16;
+		this.encrypted = Buffer.allocUnsafe(length);
+		this.count = Math.max(1, Math.ceil(length / segmentBytes));
 	}
 
 	at(index: number): string {
-		return this.encrypted.toString('base64', index * this.segmentBytes, Math.min(this.encrypted.length, (index + 1) * this.segmentBytes));
+		const end = Math.min(this.encrypted.length, (index + 1) * this.segmentBytes);
+		while (this.done < end) {
+			const input = this.compressed.subarray(this.fed, Math.min(this.compressed.length, this.fed + this.segmentBytes));
+			this.fed += input.length;
+			const out = this.fed === this.compressed.length ? Buffer.concat([this.encryptor.update(input), this.encryptor.final()]) : this.encryptor.update(input);
+			out.copy(this.encrypted, this.done);
+			this.done += out.length;
+		}
+		return this.encrypted.toString('base64', index * this.segmentBytes, end);
 	}
 }
 
