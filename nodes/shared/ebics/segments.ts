@@ -356,9 +356,10 @@ export class DownloadDecoder {
 				filled += written;
 				if (filled >= DECRYPT_GROUP) decrypt();
 			} else {
-				// Whitespace, a group cut between segments or parts, or damage: the careful path.
+				// Whitespace, a group cut between segments or parts, or damage: the careful path
+				// (the text was checked and tried as whole groups above).
 				decrypt();
-				const part = this.decode(text, urlSafeChecked);
+				const part = this.decodeCarefully(text);
 				if (part.length) parts.push(part);
 			}
 			if (end === orderData.length) break;
@@ -402,6 +403,11 @@ export class DownloadDecoder {
 			const written = this.decodeWhole(orderDataBase64, bytes, 0, urlSafeChecked);
 			if (written >= 0) return this.decryptor.update(bytes.subarray(0, written));
 		}
+		return this.decodeCarefully(orderDataBase64);
+	}
+
+	/** Any base64 text: whitespace left out, a group cut at its end carried to the next text. */
+	private decodeCarefully(orderDataBase64: string): Buffer {
 		const text = orderDataBase64.replace(/\s+/g, '');
 		if (!BASE64.test(text) || (this.carry.includes('=') && text.length > 0)) throw this.damaged();
 		const all = this.carry + text;
