@@ -501,6 +501,32 @@ export class EbicsClient {
 			unwrapTransactionKey(init.transactionKey, this.keys.encryption.privateKey),
 		);
 		const first = init.orderDataRaw;
+		// The request of a segment is signed while the bank answers the one before it (requests
+		// do not depend on answers): the bank's time and the signature's overlap.
+		const signed = new Map<number, string>();
+		const request = (number: number): string =>
+			downloadTransferRequest(
+				this.subscriber.hostId,
+				transactionId,
+				number,
+				number === numSegments,
+				this.keys.authentication.privateKey,
+				this.dialect.version,
+			);
+		let asked = 1;
+		const signAhead = (number: number): void => {
+			if (number > numSegments) return;
+			// Once this turn's request is on its way.
+			setImmediate(() => {
+				if (number > asked && !signed.has(number)) signed.set(number, request(number));
+			});
+		};
+		const signedRequest = (number: number): string => {
+			asked = Math.max(asked, number);
+			const ready = signed.get(number);
+			signed.delete(number);
+			return ready ?? request(number);
+		};
 		const fetchSegment = (number: number): Promise<string | Buffer> => {
 			const fetching = this.downloadSegment(
 				label,
@@ -508,6 +534,11 @@ export class EbicsClient {
 				number,
 				numSegments,
 				init.orderId,
+				(attempt) => {
+					if (attempt > 1) return request(number);
+					signAhead(number + 1);
+					return signedRequest(number);
+				},
 			);
 			// Awaited below; a failure while the stream is no longer read must not go unhandled.
 			fetching.catch(() => undefined);
@@ -583,23 +614,14 @@ export class EbicsClient {
 		number: number,
 		numSegments: number,
 		orderId: string | undefined,
+		request: (attempt: number) => string,
 	): Promise<string | Buffer> {
 		const step = `${label} transfer of segment ${number} of ${numSegments}`;
 		let failure: unknown;
 		for (let attempt = 1; attempt <= TRANSFER_TRIES; attempt++) {
 			let answerXml: string | Buffer;
 			try {
-				answerXml = await this.send(
-					downloadTransferRequest(
-						this.subscriber.hostId,
-						transactionId,
-						number,
-						number === numSegments,
-						this.keys.authentication.privateKey,
-						this.dialect.version,
-					),
-					step,
-				);
+				answerXml = await this.send(request(attempt), step);
 			} catch (error) {
 				failure = error;
 				continue;
