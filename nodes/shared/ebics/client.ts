@@ -90,7 +90,11 @@ import { openContainer, type ContainerFile } from './zip';
  * request for logs ("BTD initialisation"); the body is the XML to send with Content-Type
  * text/xml; charset=UTF-8.
  */
-export type EbicsSend = (xml: string, step: string, kind?: EbicsRequestKind) => Promise<string | Buffer>;
+export type EbicsSend = (
+	xml: string,
+	step: string,
+	kind?: EbicsRequestKind,
+) => Promise<string | Buffer>;
 
 /**
  * What an upload's request does at the bank, for the transport (other requests leave it out):

@@ -328,7 +328,11 @@ export async function pooledRequest(
 		throw new Error(`Unsupported URL protocol ${url.protocol}`);
 	let attempt = await sendOnce(url, options);
 	// Several idle connections may have been closed at once; each is found out on first use.
-	for (let i = 0; attempt.error && attempt.stale && options.resendStale !== false && i < STALE_RETRIES; i++) {
+	for (
+		let i = 0;
+		attempt.error && attempt.stale && options.resendStale !== false && i < STALE_RETRIES;
+		i++
+	) {
 		onResend?.(attempt.error);
 		attempt = await sendOnce(url, options);
 	}

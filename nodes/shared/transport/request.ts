@@ -267,10 +267,13 @@ export async function bankRequest<T = unknown>(
 	// attempts too, so that what callers report matches what the bank received.
 	let resent = 0;
 	const pooled = async (options: IHttpRequestOptions, attempt: number) =>
-		await pooledRequest({ ...pooledOptionsFrom(options, cancelSignal(ctx)), resendStale: req.idempotent }, (error) => {
-			req.onRetry?.(error, attempt + resent, 0);
-			resent++;
-		});
+		await pooledRequest(
+			{ ...pooledOptionsFrom(options, cancelSignal(ctx)), resendStale: req.idempotent },
+			(error) => {
+				req.onRetry?.(error, attempt + resent, 0);
+				resent++;
+			},
+		);
 	return await withRetry(
 		policy,
 		{
