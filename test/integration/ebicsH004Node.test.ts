@@ -9,6 +9,7 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { formatHash, publicKeyDigest } from '../../nodes/shared/ebics';
+import type { CredentialStore } from '../harness/engine';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
 import { bankH004Hashes as bankH004HashesOf, bankRecords, credentialTest, h004KeyHash, ebicsStore, ebicsValues, errorText, hints, items, runEbics, sandboxBankParameters, storedState } from '../helpers/ebicsNode';
@@ -17,6 +18,15 @@ const sandbox = useSandbox({ seed: 42 });
 const bank = () => sandbox.bank();
 
 const bankH004Hashes = () => bankH004HashesOf(bank());
+
+/** An EBICS 2.5 credential of PARTNER1/USER1 initialised, activated at the bank and tested (HPB). */
+async function readyH004Store(): Promise<CredentialStore> {
+	const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', ...bankH004Hashes() }));
+	await credentialTest(store);
+	bank().ebics.activate('PARTNER1', 'USER1');
+	expect(await credentialTest(store)).toEqual({ status: 'OK' });
+	return store;
+}
 
 function fileItem(data: Buffer, fileName = 'payments.xml'): INodeExecutionData[] {
 	return [{ json: {}, binary: { data: { data: data.toString('base64'), mimeType: 'application/xml', fileName } } }];
@@ -89,10 +99,7 @@ describe('an EBICS 2.5 (H004) credential', () => {
 	});
 
 	test("an upload whose initialisation gets no answer is not sent again, and the error says the bank does not process the incomplete order", async () => {
-		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', ...bankH004Hashes() }));
-		await credentialTest(store);
-		bank().ebics.activate('PARTNER1', 'USER1');
-		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		const store = await readyH004Store();
 		const before = bank().ebics.records.length;
 		// The bank opens the transaction, then the connection closes without its answer.
 		bank().faults.add({ kind: 'drop', area: 'ebics', phase: 'after', count: 1 });
@@ -106,10 +113,7 @@ describe('an EBICS 2.5 (H004) credential', () => {
 	});
 
 	test('a preset without an EBICS 2.5 order type or a bad file format is refused by name; nothing is sent', async () => {
-		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1', { ebicsVersion: 'H004', ...bankH004Hashes() }));
-		await credentialTest(store);
-		bank().ebics.activate('PARTNER1', 'USER1');
-		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		const store = await readyH004Store();
 		const before = bank().ebics.records.length;
 		const instant = await runEbics(store, { operation: 'upload', uploadService: 'sctInstant' }, fileItem(painFile('MSG-SCI', { version: 'pain.001.001.03' })));
 		expect(errorText(instant)).toMatch(/^Service: SEPA instant credit transfer \(pain\.001\) has no EBICS 2\.5 order type common to all banks, and the credential's EBICS Version is H004/);
