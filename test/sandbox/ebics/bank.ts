@@ -60,7 +60,7 @@ import { readH004Key } from './h004';
 import { changeKeys, KEY_CHANGE_ORDERS } from './keyChange';
 import { hpdData } from './hpd';
 import { SandboxVeu, VEU_DOWNLOADS } from './veu';
-import { compressedOf, DropAnswer, dropsAnswer, FinishedUploads, LAZY_ABOVE_BYTES, LazySegments, signAroundOrderData, UploadReceiver, type TransferFault } from './transfers';
+import { compressedOf, DropAnswer, dropsAnswer, FinishedUploads, LAZY_ABOVE_BYTES, LazySegments, UploadReceiver, type TransferFault } from './transfers';
 
 export const EBICS_PATH = '/ebics';
 export const SANDBOX_HOST_ID = 'SBXEBICS';
@@ -525,7 +525,7 @@ export class SandboxEbicsBank {
 			authSignatureTemplate(),
 			el('body', {}, options.dataTransfer, leaf('ReturnCode', options.business, { authenticate: 'true' })),
 		);
-		let signed = signAroundOrderData(xml, (unsigned) => signRequest(unsigned, this.bankAuthentication.privateKey));
+		let signed = signRequest(xml, this.bankAuthentication.privateKey);
 		if (this.takeFault('unsignedResponse')) signed = signed.replace(/<AuthSignature>[\s\S]*<\/AuthSignature>/, '');
 		if (this.takeFault('tamperSignature')) signed = signed.replace('<TransactionPhase>', '<TransactionPhase> ');
 		return signed;

@@ -46,10 +46,11 @@ function holds(bank: SandboxEbicsBank): Holds {
 /** The step of a request, as holds name them (from its DOM, before the bank reads it). */
 function stepOf(doc: Document | undefined): HoldStep | undefined {
 	if (!doc) return undefined;
-	const first = (name: string): Element | undefined => allElements(doc.documentElement).find((e) => e.localName === name);
+	const all = allElements(doc.documentElement);
+	const first = (name: string): Element | undefined => all.find((e) => e.localName === name);
 	const phase = text(first('TransactionPhase'))?.trim();
 	if (phase === 'Receipt') return 'receipt';
-	if (phase === 'Transfer' && allElements(doc.documentElement).some((e) => e.localName === 'SegmentNumber' && e.getAttribute('lastSegment') === 'true') && first('OrderData')) return 'lastSegment';
+	if (phase === 'Transfer' && all.some((e) => e.localName === 'SegmentNumber' && e.getAttribute('lastSegment') === 'true') && first('OrderData')) return 'lastSegment';
 	if (phase === 'Initialisation' && text(first('AdminOrderType'))?.trim() === 'BTD') return 'download';
 	return undefined;
 }

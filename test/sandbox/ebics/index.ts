@@ -21,7 +21,7 @@ export { armHold, releaseHolds, whenHeld } from './holds';
 /** Largest request body the EBICS URL reads: a 1 MB segment and its envelope. */
 const BODY_LIMIT = 4 * 1024 * 1024;
 
-/** Answers one POST to the EBICS URL. */
+/** The number of each connection, in the order the bank accepted them. */
 const connections = new WeakMap<object, number>();
 let connectionCount = 0;
 

@@ -153,17 +153,3 @@ export class FinishedUploads {
 		this.done.clear();
 	}
 }
-
-/**
- * Signs an answer without its segment: OrderData is not authenticated, so it is cut out, the rest
- * signed, and the segment put back (the bank's time per segment stays that of a small answer).
- */
-export function signAroundOrderData(xml: string, sign: (xml: string) => string): string {
-	const open = xml.indexOf('<OrderData>');
-	const close = open < 0 ? -1 : xml.indexOf('</OrderData>', open);
-	if (close < 0 || close - open < 4096) return sign(xml);
-	const slot = '#segment#';
-	const signed = sign(xml.slice(0, open + 11) + slot + xml.slice(close));
-	const at = signed.indexOf(slot);
-	return signed.slice(0, at) + xml.slice(open + 11, close) + signed.slice(at + slot.length);
-}
