@@ -507,7 +507,7 @@ export class EbicsClient {
 		const first = init.orderDataRaw;
 		// The request of a segment is signed while the bank answers the one before it (requests
 		// do not depend on answers): the bank's time and the signature's overlap.
-		const signed = new Map<number, string>();
+		let ahead: { number: number; xml: string } | undefined;
 		const request = (number: number): string =>
 			downloadTransferRequest(
 				this.subscriber.hostId,
@@ -522,13 +522,13 @@ export class EbicsClient {
 			if (number > numSegments) return;
 			// Once this turn's request is on its way.
 			setImmediate(() => {
-				if (number > asked && !signed.has(number)) signed.set(number, request(number));
+				if (number > asked) ahead = { number, xml: request(number) };
 			});
 		};
 		const signedRequest = (number: number): string => {
 			asked = Math.max(asked, number);
-			const ready = signed.get(number);
-			signed.delete(number);
+			const ready = ahead?.number === number ? ahead.xml : undefined;
+			ahead = undefined;
 			return ready ?? request(number);
 		};
 		const fetchSegment = (number: number): Promise<string | Buffer> => {
