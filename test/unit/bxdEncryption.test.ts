@@ -51,7 +51,7 @@ function encrypted(plain: Buffer, to = own.certificatePem): Buffer {
 describe('XML Encryption (3DES-CBC, RSA-1.5)', () => {
 	const plain = Buffer.from('<ApplicationResponse xmlns="http://bxd.fi/xmldata/"><ResponseCode>00</ResponseCode></ApplicationResponse>');
 
-	it('unwraps an RSA-1.5 key on this Node (node:crypto where allowed, node-forge where refused)', () => {
+	it('unwraps an RSA-1.5 key on this Node (node:crypto where allowed, the padding read by the package where refused)', () => {
 		const session = startEncryption({ certificatePem: own.certificatePem });
 		const wrapped = Buffer.from(/<xenc:EncryptedKey[\s\S]*?<xenc:CipherValue>([^<]+)</.exec(session.head)![1], 'base64');
 		expect(unwrapKey(wrapped, ownMaterial.key)).toHaveLength(24);

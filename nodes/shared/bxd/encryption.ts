@@ -11,7 +11,7 @@
  * deciphered as it arrives, so a file of any size is never held whole.
  *
  * Unwrapping the key needs RSA PKCS#1 v1.5 private decryption, which Node 20's node:crypto
- * refuses: `rsaPkcs1Decrypt` (keys/rsaPkcs1.ts) falls back to node-forge there. The result is
+ * refuses: `rsaPkcs1Decrypt` (keys/rsaPkcs1.ts) reads the padding itself there. The result is
  * accepted only as a 24-byte 3DES key that deciphers to padded, well-formed XML.
  */
 import {
@@ -227,8 +227,8 @@ const ANOTHER_KEY =
 	"The bank's answer is encrypted to another key: it cannot be decrypted with the credential's encryption key. Check that the encryption certificate the bank holds for you is the one in the credential (enrol again if the bank issued new certificates)";
 
 /**
- * Unwraps an RSA-1.5 wrapped key: node:crypto where its OpenSSL does implicit rejection, node-forge
- * where node:crypto refuses (see keys/rsaPkcs1.ts).
+ * Unwraps an RSA-1.5 wrapped key: node:crypto where its OpenSSL does implicit rejection, its RSA
+ * without padding and the padding read in keys/rsaPkcs1.ts where node:crypto refuses.
  */
 export function unwrapKey(wrapped: Buffer, key: KeyObject): Buffer | undefined {
 	return rsaPkcs1Decrypt(wrapped, key);
