@@ -1424,6 +1424,17 @@ describe('EBICS download segments (large files)', () => {
 			const lastFirst = new LazySegments(compressed, key, segmentBytes);
 			expect(lastFirst.at(expected.length - 1)).toBe(expected.at(-1));
 			expect(lastFirst.at(1)).toBe(expected[1]);
+			// Made ahead: the next segment, one past the last (nothing), or one asked for out of turn.
+			const ahead = new LazySegments(compressed, key, segmentBytes);
+			for (let i = 0; i < expected.length; i++) {
+				expect(ahead.at(i)).toBe(expected[i]);
+				ahead.prepare(i + 1);
+			}
+			ahead.prepare(expected.length);
+			expect(ahead.at(expected.length - 1)).toBe(expected.at(-1));
+			ahead.prepare(expected.length - 1);
+			expect(ahead.at(0)).toBe(expected[0]);
+			expect(ahead.at(expected.length - 1)).toBe(expected.at(-1));
 		}
 	});
 });

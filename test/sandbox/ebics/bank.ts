@@ -541,7 +541,13 @@ export class SandboxEbicsBank {
 		const before = signed.slice(0, at);
 		const after = signed.slice(at + SEGMENT_SLOT.length);
 		if (orderData.length < SEGMENT_AS_BYTES_FROM) return before + orderData + after;
-		return Buffer.concat([Buffer.from(before), Buffer.from(orderData, 'latin1'), Buffer.from(after)]);
+		// One copy of the segment, written where it goes.
+		const head = Buffer.byteLength(before);
+		const answer = Buffer.allocUnsafe(head + orderData.length + Buffer.byteLength(after));
+		answer.write(before, 0);
+		answer.write(orderData, head, 'latin1');
+		answer.write(after, head + orderData.length);
+		return answer;
 	}
 
 	/**
@@ -902,7 +908,10 @@ export class SandboxEbicsBank {
 	}
 
 	segmentText(tx: Transaction, index: number): string {
-		const segment = tx.lazy ? tx.lazy.at(index) : tx.segments[index];
+		const lazy = tx.lazy;
+		const segment = lazy ? lazy.at(index) : tx.segments[index];
+		// The next one is made once this answer is on its way.
+		if (lazy) setImmediate(() => lazy.prepare(index + 1));
 		return this.takeFault('damageSegment') ? `%%${segment.slice(2)}` : segment;
 	}
 

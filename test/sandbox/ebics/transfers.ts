@@ -101,7 +101,9 @@ export function compressedOf(data: Buffer): Buffer {
 /**
  * The segments of a large download: encrypted as they are first asked for (CBC runs in order, so
  * a segment asked for encrypts those before it too), kept for the transaction, each cut into base64
- * when asked; the first answer does not wait for the whole file to be encrypted.
+ * when asked; the first answer does not wait for the whole file to be encrypted. `prepare` makes a
+ * segment's text ahead (the next one, while the client reads the one answered), as a bank whose
+ * file is ready answers a segment without working on it first.
  */
 export class LazySegments {
 	readonly count: number;
@@ -110,6 +112,8 @@ export class LazySegments {
 	/** Bytes of `compressed` encrypted so far, and of `encrypted` written. */
 	private fed = 0;
 	private done = 0;
+	/** The one segment made ahead. */
+	private ready: { index: number; text: string } | undefined;
 
 	constructor(
 		private readonly compressed: Buffer,
@@ -124,6 +128,7 @@ export class LazySegments {
 	}
 
 	at(index: number): string {
+		if (this.ready?.index === index) return this.ready.text;
 		const end = Math.min(this.encrypted.length, (index + 1) * this.segmentBytes);
 		while (this.done < end) {
 			const input = this.compressed.subarray(this.fed, Math.min(this.compressed.length, this.fed + this.segmentBytes));
@@ -133,6 +138,12 @@ export class LazySegments {
 			this.done += out.length;
 		}
 		return this.encrypted.toString('base64', index * this.segmentBytes, end);
+	}
+
+	/** Makes segment `index` (from 0) ahead, replacing the one made before; nothing past the last. */
+	prepare(index: number): void {
+		if (index >= this.count || this.ready?.index === index) return;
+		this.ready = { index, text: this.at(index) };
 	}
 }
 
