@@ -55,6 +55,18 @@ async function startServer(handler: (req: IncomingMessage, res: ServerResponse, 
 	return { url, server, counts: () => ({ connections, requests }) };
 }
 
+/** A server answering its requests' numbers as JSON, whose request `dropped` finds its connection closed. */
+async function startServerClosingRequest(dropped: number) {
+	return await startServer((req, res, n) => {
+		if (n.request === dropped) {
+			req.socket.destroy();
+			return;
+		}
+		res.setHeader('content-type', 'application/json');
+		res.end(JSON.stringify({ request: n.request, connection: n.connection }));
+	});
+}
+
 /** The smallest context bankRequest needs for a request without a credential. */
 const bareContext = (helpers: Partial<BankContext['helpers']> = {}) => ({ helpers }) as unknown as BankContext;
 
@@ -97,14 +109,7 @@ describe('connections to the sandbox bank', () => {
 describe('pooled connections', () => {
 	it('sends a read again at once, counted as an attempt, when the bank closed the idle connection', async () => {
 		// The second request on a connection finds it closed, as after the bank's keep-alive timeout.
-		const srv = await startServer((req, res, n) => {
-			if (n.request === 2) {
-				req.socket.destroy();
-				return;
-			}
-			res.setHeader('content-type', 'application/json');
-			res.end(JSON.stringify({ request: n.request, connection: n.connection }));
-		});
+		const srv = await startServerClosingRequest(2);
 		try {
 			const retries: number[] = [];
 			const first = await bankRequest<IDataObject>(bareContext(), undefined, { method: 'GET', url: `${srv.url}/a`, idempotent: true, retry: DEFAULT_RETRY });
@@ -149,14 +154,7 @@ describe('pooled connections', () => {
 	});
 
 	it('sends a request that reuses a connection but may not be sent twice once: a closed idle connection is its caller\'s to handle', async () => {
-		const srv = await startServer((req, res, n) => {
-			if (n.request === 3) {
-				req.socket.destroy();
-				return;
-			}
-			res.setHeader('content-type', 'application/json');
-			res.end(JSON.stringify({ request: n.request, connection: n.connection }));
-		});
+		const srv = await startServerClosingRequest(3);
 		try {
 			const segment = async (name: string) =>
 				await bankRequest<IDataObject>(bareContext(), undefined, { method: 'POST', url: `${srv.url}/${name}`, body: name, idempotent: false, reuseConnection: true, retry: DEFAULT_RETRY });
