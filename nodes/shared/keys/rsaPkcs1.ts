@@ -54,7 +54,7 @@ export function pkcs1Message(block: Buffer): Buffer | undefined {
 		const isZero = ((block[i] - 1) >>> 31) & (separator === 0 ? 1 : 0);
 		separator |= isZero * i;
 	}
-	bad |= separator === 0 ? 1 : 0;
+	// No separator (0) or fewer than 8 padding bytes.
 	bad |= separator < 10 ? 1 : 0;
 	return bad ? undefined : Buffer.from(block.subarray(separator + 1));
 }
