@@ -62,6 +62,12 @@ export interface TransferSizeResult {
 	lowerBoundDownloadS: number;
 	lowerBoundPeakRssMb: number;
 	idleRssMb: number;
+	/**
+	 * Each run's full collections of V8 (mark-compact) during the upload and the download, as
+	 * "upload + download" with their pauses: many during a download is the collector's expensive
+	 * state (docs/performance.md, EBICS).
+	 */
+	fullGcsPerRun: { node: string[]; lowerBound: string[] };
 	segments: number;
 	runs: number;
 	targets: { peakRssMb: string; ratio: string };
@@ -70,6 +76,11 @@ export interface TransferSizeResult {
 export interface TransferResult {
 	sizes: number[];
 	[size: string]: TransferSizeResult | number[];
+}
+
+/** A run's full collections during its upload and download, with their pauses. */
+function fullGcs(run: Measured): string {
+	return `${run.uploadFullGcs} + ${run.downloadFullGcs} (${run.uploadFullGcMs} ms + ${run.downloadFullGcMs} ms)`;
 }
 
 async function seed(bank: SandboxProcess, bytes: number): Promise<string> {
@@ -109,7 +120,7 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				const downloadSha256 = await seed(bank, mib * MIB);
 				const measured = await runWorker(worker, { client, file, size: mib * MIB, downloadSha256, warmupFile, warmupDownloadSha256, credentials, bankPid: bank.pid }, dir);
 				cleanHarnessFolders();
-				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB (upload +${measured.uploadPeakRssMb}, download +${measured.downloadPeakRssMb})${measured.uploadCpuS !== undefined ? `, CPU ${measured.uploadCpuS} s + ${measured.downloadCpuS} s` : ''}${measured.uploadBankCpuS !== undefined ? `, bank CPU ${measured.uploadBankCpuS} s + ${measured.downloadBankCpuS} s` : ''}` : `failed: ${measured.error}`}`);
+				console.log(`  ebicsTransfer ${mib} MiB ${client.padEnd(12)} ${measured.ok ? `upload ${measured.uploadS} s, download ${measured.downloadS} s, peak RSS +${measured.peakRssMb} MiB (upload +${measured.uploadPeakRssMb}, download +${measured.downloadPeakRssMb})${measured.uploadCpuS !== undefined ? `, CPU ${measured.uploadCpuS} s + ${measured.downloadCpuS} s` : ''}${measured.uploadBankCpuS !== undefined ? `, bank CPU ${measured.uploadBankCpuS} s + ${measured.downloadBankCpuS} s` : ''}, full GCs ${fullGcs(measured)}` : `failed: ${measured.error}`}`);
 				return measured;
 			};
 			const { nodeRuns, lowerRuns } = await alternateRuns(REPS[mib] ?? 1, measure);
@@ -146,6 +157,7 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				lowerBoundDownloadS,
 				lowerBoundPeakRssMb: round(Math.max(...lowerRuns.map((r) => Number(r.peakRssMb))), 1),
 				idleRssMb: round(pick(nodeRuns, 'idleRssMb'), 1),
+				fullGcsPerRun: { node: nodeRuns.map(fullGcs), lowerBound: lowerRuns.map(fullGcs) },
 				segments: Math.ceil((mib * MIB + 16) / 786_432),
 				runs: nodeRuns.length,
 				targets: { peakRssMb: '< 64', ratio: '<= 1.3' },

@@ -20,6 +20,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { createReadStream, createWriteStream, openSync, readFileSync, readSync, closeSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { constants as perfConstants, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDeflate, createInflate } from 'node:zlib';
@@ -54,15 +55,60 @@ function cpuSeconds(pid: number | undefined): number {
 	}
 }
 
-/** The peak resident memory while `work` runs (seen by the measuring sampler, every 10 ms). */
-async function peakDuring(work: () => Promise<void>, cpu?: { s: number }): Promise<number> {
+/** V8's collections as Node reports them (`gc` performance entries, delivered after each). */
+const collections: PerformanceEntry[] = [];
+const collectionObserver = new PerformanceObserver((list) => collections.push(...list.getEntries()));
+collectionObserver.observe({ entryTypes: ['gc'] });
+
+/** What a direction used besides its time: CPU seconds, full collections and their pauses. */
+interface Used {
+	cpuS: number;
+	fullGcs: number;
+	fullGcMs: number;
+}
+
+/**
+ * The peak resident memory while `work` runs (seen by the measuring sampler, every 10 ms); `used`
+ * gets the process's CPU seconds and the full collections that started meanwhile.
+ */
+async function peakDuring(work: () => Promise<void>, used?: Used): Promise<number> {
 	phasePeakRss.value = process.memoryUsage.rss();
 	const before = process.cpuUsage();
+	const start = performance.now();
 	await work();
-	const used = process.cpuUsage(before);
-	if (cpu) cpu.s = (used.user + used.system) / 1e6;
+	const end = performance.now();
+	const cpu = process.cpuUsage(before);
+	// The entries of the last collections come after the current turn.
+	await new Promise((resolve) => setImmediate(resolve));
+	collections.push(...collectionObserver.takeRecords());
+	if (used) {
+		used.cpuS = (cpu.user + cpu.system) / 1e6;
+		const full = collections.filter(
+			(entry) =>
+				entry.startTime >= start &&
+				entry.startTime <= end &&
+				(entry as unknown as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR,
+		);
+		used.fullGcs = full.length;
+		used.fullGcMs = full.reduce((sum, entry) => sum + entry.duration, 0);
+	}
+	collections.length = 0;
 	return Math.max(phasePeakRss.value, process.memoryUsage.rss());
 }
+
+/** The `TransferTiming` fields of what the upload and the download used. */
+function usedFields(upload: Used, download: Used): Partial<TransferTiming> {
+	return {
+		uploadCpuS: upload.cpuS,
+		downloadCpuS: download.cpuS,
+		uploadFullGcs: upload.fullGcs,
+		downloadFullGcs: download.fullGcs,
+		uploadFullGcMs: upload.fullGcMs,
+		downloadFullGcMs: download.fullGcMs,
+	};
+}
+
+const unused = (): Used => ({ cpuS: NaN, fullGcs: NaN, fullGcMs: NaN });
 
 const SEGMENT = 786_432;
 const ZERO_IV = Buffer.alloc(16);
@@ -86,8 +132,8 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 	let up!: RunResult;
 	let down!: RunResult;
 	const bankBefore = cpuSeconds(settings.bankPid);
-	const uploadCpu = { s: NaN };
-	const downloadCpu = { s: NaN };
+	const uploadUsed = unused();
+	const downloadUsed = unused();
 	const uploadPeakRss = await peakDuring(async () => {
 		up = await run(
 		settings,
@@ -97,7 +143,7 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		],
 		'upload',
 	);
-	}, uploadCpu);
+	}, uploadUsed);
 	const bankBetween = cpuSeconds(settings.bankPid);
 	const downloadPeakRss = await peakDuring(async () => {
 		down = await run(
@@ -108,7 +154,7 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		],
 		'download',
 	);
-	}, downloadCpu);
+	}, downloadUsed);
 	const bankAfter = cpuSeconds(settings.bankPid);
 	const got = down.output('Hash')[0].json.sha256;
 	if (got !== downloadSha256) throw new Error(`the downloaded file differs (${String(got)} instead of ${downloadSha256})`);
@@ -120,8 +166,7 @@ async function nodePair(settings: Settings, file: string, downloadSha256: string
 		downloadPeakRss,
 		uploadBankCpuS: bankBetween - bankBefore,
 		downloadBankCpuS: bankAfter - bankBetween,
-		uploadCpuS: uploadCpu.s,
-		downloadCpuS: downloadCpu.s,
+		...usedFields(uploadUsed, downloadUsed),
 	};
 }
 
@@ -214,20 +259,20 @@ async function main(): Promise<void> {
 		const expected = await sha256(file);
 		let uploadS = 0;
 		let downloadS = 0;
-		const uploadCpu = { s: NaN };
-		const downloadCpu = { s: NaN };
+		const uploadUsed = unused();
+		const downloadUsed = unused();
 		const uploadPeakRss = await peakDuring(async () => {
 			const start = process.hrtime.bigint();
 			await lowerUpload(file);
 			uploadS = Number(process.hrtime.bigint() - start) / 1e9;
-		}, uploadCpu);
+		}, uploadUsed);
 		const downloadPeakRss = await peakDuring(async () => {
 			const start = process.hrtime.bigint();
 			await lowerDownload(base64File, key, expected);
 			downloadS = Number(process.hrtime.bigint() - start) / 1e9;
-		}, downloadCpu);
+		}, downloadUsed);
 		rmSync(base64File, { force: true });
-		return { uploadS, downloadS, uploadPeakRss, downloadPeakRss, uploadCpuS: uploadCpu.s, downloadCpuS: downloadCpu.s };
+		return { uploadS, downloadS, uploadPeakRss, downloadPeakRss, ...usedFields(uploadUsed, downloadUsed) };
 	};
 	const pair = async (file: string, downloadSha256: string) =>
 		settings.client === 'node' ? await nodePair(settings, file, downloadSha256) : await lowerPair(file);

@@ -57,6 +57,11 @@ export interface Measured {
 	downloadBankCpuS?: number;
 	uploadCpuS?: number;
 	downloadCpuS?: number;
+	/** Full collections of V8 on the worker's main thread during each direction, and their pauses in ms (when reported). */
+	uploadFullGcs?: number;
+	downloadFullGcs?: number;
+	uploadFullGcMs?: number;
+	downloadFullGcMs?: number;
 }
 
 export interface SizeResult {
@@ -148,6 +153,11 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 			if (bank !== undefined && Number.isFinite(bank)) measured[`${side}BankCpuS`] = round(bank);
 			const own = reported[`${side}CpuS`];
 			if (own !== undefined && Number.isFinite(own)) measured[`${side}CpuS`] = round(own);
+			const fullGcs = reported[`${side}FullGcs`];
+			if (fullGcs !== undefined && Number.isFinite(fullGcs)) {
+				measured[`${side}FullGcs`] = fullGcs;
+				measured[`${side}FullGcMs`] = Math.round(reported[`${side}FullGcMs`] ?? NaN);
+			}
 		}
 	}
 	return measured;

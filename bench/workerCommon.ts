@@ -41,6 +41,14 @@ export interface TransferTiming {
 	downloadBankCpuS?: number;
 	uploadCpuS?: number;
 	downloadCpuS?: number;
+	/**
+	 * V8's full collections (mark-compact) on the worker's main thread during each direction, and
+	 * their pauses in milliseconds: the state of the collector a run was in.
+	 */
+	uploadFullGcs?: number;
+	downloadFullGcs?: number;
+	uploadFullGcMs?: number;
+	downloadFullGcMs?: number;
 }
 
 /**
