@@ -17,7 +17,7 @@ import {
 	REPORT_PATH,
 	tlsProperties,
 	tokenCacheProperties,
-} from '../nodes/shared/credentialFields';
+} from '../nodes/shared/common/credentialFields';
 import { FX_PATHS } from '../nodes/shared/fx/api';
 
 export class CorporateBankingClientCredentialsApi implements ICredentialType {

@@ -9,7 +9,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { tlsProperties } from '../nodes/shared/credentialFields';
+import { tlsProperties } from '../nodes/shared/common/credentialFields';
 import {
 	EBICS_CHECK_FIELD,
 	EBICS_CHECK_HEADER,
@@ -17,15 +17,15 @@ import {
 	EBICS_CREDENTIAL,
 	EBICS_STATE_FIELD,
 	EBICS_STATUS_FIELD,
-} from '../nodes/shared/ebicsCredential';
-import { authenticateEbics, runEbicsInitialisation } from '../nodes/shared/ebicsInitialisation';
-import { EBICS_KEY_CHANGE_FIELD } from '../nodes/shared/ebicsKeyChange';
+} from '../nodes/shared/ebics/credential/ebicsCredential';
+import { authenticateEbics, runEbicsInitialisation } from '../nodes/shared/ebics/initialisation/ebicsInitialisation';
+import { EBICS_KEY_CHANGE_FIELD } from '../nodes/shared/ebics/initialisation/ebicsKeyChange';
 import {
 	EBICS_UPLOAD_JOURNAL_FIELD,
 	EBICS_UPLOAD_JOURNAL_WRITE_FIELD,
 	readUploadJournalWrite,
 	writeUploadJournal,
-} from '../nodes/shared/ebicsUploadJournal';
+} from '../nodes/shared/ebics/journal/ebicsUploadJournal';
 import { keyServiceSender } from '../nodes/shared/keys';
 
 const generate = { show: { keySource: ['generate'] } };

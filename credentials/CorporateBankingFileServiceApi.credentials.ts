@@ -9,7 +9,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { tlsProperties } from '../nodes/shared/credentialFields';
+import { tlsProperties } from '../nodes/shared/common/credentialFields';
 import {
 	planCheck,
 	CHECK_HEADER,
@@ -17,8 +17,8 @@ import {
 	ENROLMENT_CHECK_FIELD,
 	ENROLMENT_FIELD,
 	FILE_SERVICE_AUTH,
-} from '../nodes/shared/fileServiceCredential';
-import { runEnrolment } from '../nodes/shared/fileServiceEnrolment';
+} from '../nodes/shared/bxd/credential/fileServiceCredential';
+import { runEnrolment } from '../nodes/shared/bxd/enrolment/fileServiceEnrolment';
 import { keyServiceSender } from '../nodes/shared/keys';
 
 export class CorporateBankingFileServiceApi implements ICredentialType {

@@ -16,7 +16,7 @@ import {
 	mtlsTokenUrl,
 	tlsProperties,
 	tokenCacheProperties,
-} from '../nodes/shared/credentialFields';
+} from '../nodes/shared/common/credentialFields';
 
 export class CorporateBankingMtlsApi implements ICredentialType {
 	name = 'corporateBankingMtlsApi';

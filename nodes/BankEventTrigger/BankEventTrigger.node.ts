@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { toNodeError } from '../shared/errors';
+import { toNodeError } from '../shared/common/errors';
 import { bankEventTriggerProperties } from './description';
 import { pollEvents } from './events/poll';
 import { fetchSample } from './events/sample';

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { optionsCollection } from '../shared/properties';
+import { optionsCollection } from '../shared/common/properties';
 
 /** Event types of the Open Banking event notification API v4.0. */
 export const OPEN_BANKING_EVENT_TYPES = [

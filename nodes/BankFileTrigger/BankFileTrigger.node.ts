@@ -6,8 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { toNodeError } from '../shared/errors';
-import { searchFileTypes } from '../CorporateFileService/helpers/fileTypes';
+import { toNodeError } from '../shared/common/errors';
+import { searchFileTypes } from '../shared/bxd/node/fileTypes';
 import { bankFileTriggerProperties } from './description';
 import { pollFiles } from './files/poll';
 import { fetchSample } from './files/sample';

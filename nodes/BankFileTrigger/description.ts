@@ -6,9 +6,9 @@ import {
 	fileTypeLocator,
 	requestCompressionOption,
 	timeoutOption,
-} from '../CorporateFileService/helpers/sharedProperties';
+} from '../shared/bxd/node/sharedProperties';
 import { parseOptionsProperty } from '../shared/delivery';
-import { optionsCollection } from '../shared/properties';
+import { optionsCollection } from '../shared/common/properties';
 import { OUTPUT_MODE_OPTIONS } from './files/outputs';
 
 export const DEFAULTS = {

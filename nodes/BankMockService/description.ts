@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { executionProperties } from '../FxTradeExecution/description';
-import { reportProperties } from '../FxTradeReport/description';
-import { caCertificateField, EXECUTION_PATH, REPORT_PATH } from '../shared/credentialFields';
+import { executionProperties } from '../shared/fx/execution/description';
+import { reportProperties } from '../shared/fx/report/description';
+import { caCertificateField, EXECUTION_PATH, REPORT_PATH } from '../shared/common/credentialFields';
 
 /**
  * The mock APIs the bank publishes, with their default version and name (the API Version and API

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { FILE_SERVICE_CREDENTIAL } from '../shared/fileServiceCredential';
+import { FILE_SERVICE_CREDENTIAL } from '../shared/bxd/credential/fileServiceCredential';
 import * as deleteFile from './actions/deleteFile.operation';
 import * as downloadFile from './actions/downloadFile.operation';
 import * as downloadFileList from './actions/downloadFileList.operation';
@@ -16,8 +16,8 @@ import * as rawRequest from './actions/rawRequest.operation';
 import * as renewCertificate from './actions/renewCertificate.operation';
 import { router } from './actions/router';
 import * as uploadFile from './actions/uploadFile.operation';
-import { searchFileTypes } from './helpers/fileTypes';
-import { optionsProperty } from './helpers/sharedProperties';
+import { searchFileTypes } from '../shared/bxd/node/fileTypes';
+import { optionsProperty } from '../shared/bxd/node/sharedProperties';
 
 export class CorporateFileService implements INodeType {
 	description: INodeTypeDescription = {

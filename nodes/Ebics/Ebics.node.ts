@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { EBICS_CREDENTIAL } from '../shared/ebicsCredential';
+import { EBICS_CREDENTIAL } from '../shared/ebics/credential/ebicsCredential';
 import * as availableDownloads from './actions/availableDownloads.operation';
 import * as bankParameters from './actions/bankParameters.operation';
 import * as bankVersions from './actions/bankVersions.operation';

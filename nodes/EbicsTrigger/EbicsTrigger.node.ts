@@ -6,8 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { toNodeError } from '../shared/errors';
-import { EBICS_CREDENTIAL } from '../shared/ebicsCredential';
+import { toNodeError } from '../shared/common/errors';
+import { EBICS_CREDENTIAL } from '../shared/ebics/credential/ebicsCredential';
 import { ebicsTriggerProperties } from './description';
 import { pollDownloads } from './downloads/poll';
 import { fetchSample } from './downloads/sample';

@@ -2,13 +2,13 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { SERVICE_PRESETS } from '../shared/ebics';
 import { parseOptionsProperty } from '../shared/delivery';
-import { optionsCollection } from '../shared/properties';
+import { optionsCollection } from '../shared/common/properties';
 import {
 	describeService,
 	PRESET_ORDER,
 	scopeNotice,
 	typedServiceFields,
-} from '../Ebics/helpers/services';
+} from '../shared/ebics/node/services';
 
 export const DEFAULTS = {
 	services: ['camt053'],

@@ -9,7 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { FX_CREDENTIAL } from '../shared/fx/api';
 import { searchCurrencies } from '../shared/fx/currencies';
 import { router } from './actions/router';
-import { executionProperties, realTradeNotice } from './description';
+import { executionProperties, realTradeNotice } from '../shared/fx/execution/description';
 
 export class FxTradeExecution implements INodeType {
 	description: INodeTypeDescription = {

@@ -8,7 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { FX_CREDENTIAL } from '../shared/fx/api';
 import { router } from './actions/router';
-import { reportProperties } from './description';
+import { reportProperties } from '../shared/fx/report/description';
 
 export class FxTradeReport implements INodeType {
 	description: INodeTypeDescription = {

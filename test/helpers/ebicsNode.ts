@@ -8,7 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { formatHash, publicKeyDigest, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
-import { readEbicsState, type EbicsState } from '../../nodes/shared/ebicsCredential';
+import { readEbicsState, type EbicsState } from '../../nodes/shared/ebics/credential/ebicsCredential';
 import { chainWorkflow, createCredentialStore, runWorkflow, type CredentialStore, type RunResult } from '../harness/engine';
 import { testCredential, type CredentialTestAnswer } from '../harness/credentialTest';
 import { SecretRegistry } from '../reliability/lib/secrets';

@@ -9,7 +9,7 @@
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
-import { CHECK_HEADER, CHECK_PASSED_URL, CHECK_PLACEHOLDER_URL, readEnrolmentState } from '../../nodes/shared/fileServiceCredential';
+import { CHECK_HEADER, CHECK_PASSED_URL, CHECK_PLACEHOLDER_URL, readEnrolmentState } from '../../nodes/shared/bxd/credential/fileServiceCredential';
 import { forgetSpentCodes } from '../../nodes/shared/keys';
 import type { ChainStep, CredentialStore, RunResult } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, fileServiceStore, useSandbox } from '../helpers/bank';

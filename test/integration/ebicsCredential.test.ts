@@ -7,7 +7,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 
-import { EBICS_CHECK_FIELD, EBICS_STATUS_FIELD } from '../../nodes/shared/ebicsCredential';
+import { EBICS_CHECK_FIELD, EBICS_STATUS_FIELD } from '../../nodes/shared/ebics/credential/ebicsCredential';
 import { useSandbox } from '../helpers/bank';
 import { bankRecords, credentialTest, ebicsSecrets, ebicsStore, ebicsValues, errorText, items, runEbics, stored, storedState } from '../helpers/ebicsNode';
 import { closedPortUrl } from '../helpers/net';

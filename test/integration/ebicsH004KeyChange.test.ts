@@ -8,7 +8,7 @@
 import { X509Certificate } from 'node:crypto';
 
 import { generateSubscriberKeys, keyChangeOrderDataH004, keysAfterChange, loadSubscriberKeys, sendKeyChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
-import { EBICS_STATUS_FIELD } from '../../nodes/shared/ebicsCredential';
+import { EBICS_STATUS_FIELD } from '../../nodes/shared/ebics/credential/ebicsCredential';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
 import { sandboxClient } from '../helpers/ebicsSandbox';

@@ -11,7 +11,7 @@
 import { createPublicKey, X509Certificate } from 'node:crypto';
 
 import { formatHash, generateSubscriberKeys, keyDigest, keysAfterChange, loadSubscriberKeys, sendKeyChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
-import { EBICS_STATUS_FIELD, keysFingerprint } from '../../nodes/shared/ebicsCredential';
+import { EBICS_STATUS_FIELD, keysFingerprint } from '../../nodes/shared/ebics/credential/ebicsCredential';
 import { loadOrCreatePki, issueCustomerCertificate } from '../sandbox/certs';
 import { useSandbox } from '../helpers/bank';
 import { pastedKeyFields } from '../helpers/ebics';

@@ -9,7 +9,7 @@
 import { X509Certificate } from 'node:crypto';
 
 import { generateSubscriberKeys, keysAfterChange, sendKeyChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
-import { EBICS_STATUS_FIELD } from '../../nodes/shared/ebicsCredential';
+import { EBICS_STATUS_FIELD } from '../../nodes/shared/ebics/credential/ebicsCredential';
 import { useSandbox } from '../helpers/bank';
 import { sandboxClient } from '../helpers/ebicsSandbox';
 import { credentialTest, EBICS_ID, expectKeysChanged, ebicsSecrets, ebicsStore, ebicsValues, errorText, items, runEbics, stored, storedState } from '../helpers/ebicsNode';

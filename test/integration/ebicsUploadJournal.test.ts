@@ -11,7 +11,7 @@ import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { formatHash, publicKeyDigest } from '../../nodes/shared/ebics';
-import { EBICS_UPLOAD_JOURNAL_FIELD, readUploadJournal, type UploadJournalEntry } from '../../nodes/shared/ebicsUploadJournal';
+import { EBICS_UPLOAD_JOURNAL_FIELD, readUploadJournal, type UploadJournalEntry } from '../../nodes/shared/ebics/journal/ebicsUploadJournal';
 import { useSandbox } from '../helpers/bank';
 import { MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
 import { painFile } from '../helpers/ebics';

@@ -17,7 +17,7 @@ import {
 	CHECK_PLACEHOLDER_URL,
 	readEnrolmentState,
 	serviceSettings,
-} from '../../nodes/shared/fileServiceCredential';
+} from '../../nodes/shared/bxd/credential/fileServiceCredential';
 import { forgetSpentCodes } from '../../nodes/shared/keys';
 import type { CredentialStore, RunResult } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, fileServiceStore, useSandbox } from '../helpers/bank';

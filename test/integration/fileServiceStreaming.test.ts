@@ -9,7 +9,7 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { streamingThresholds } from '../../nodes/CorporateFileService/helpers/request';
+import { streamingThresholds } from '../../nodes/shared/bxd/node/request';
 import * as exchangeModule from '../../nodes/shared/bxd/exchange';
 import * as requestStreamModule from '../../nodes/shared/bxd/requestStream';
 import * as responseStreamModule from '../../nodes/shared/bxd/responseStream';

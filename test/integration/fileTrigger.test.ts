@@ -5,7 +5,7 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import * as downloadModule from '../../nodes/CorporateFileService/helpers/bankFiles';
+import * as downloadModule from '../../nodes/shared/bxd/node/bankFiles';
 import { FileMemory } from '../../nodes/BankFileTrigger/files/state';
 import type { PollHarness } from '../harness/poll';
 import { useSandbox } from '../helpers/bank';

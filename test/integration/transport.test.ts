@@ -3,9 +3,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } fr
 import { bankRequest } from '../../nodes/shared/transport/request';
 import { DEFAULT_RETRY } from '../../nodes/shared/transport/retry';
 import { bankFailure } from '../../nodes/shared/transport/errors';
-import { toNodeError } from '../../nodes/shared/errors';
+import { toNodeError } from '../../nodes/shared/common/errors';
 import { clearTokenMemo } from '../../nodes/shared/transport/token';
-import { CLIENT_CREDENTIALS_AUTH, MTLS_AUTH } from '../../nodes/shared/credentialFields';
+import { CLIENT_CREDENTIALS_AUTH, MTLS_AUTH } from '../../nodes/shared/common/credentialFields';
 import { CC, CREDENTIAL_IDS, MTLS, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { NODE_NAME, packageNodeTypes, PACKAGE, runNode } from '../helpers/nodes';
 import { nodeDescription } from '../harness/node-types';

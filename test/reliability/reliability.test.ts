@@ -9,7 +9,7 @@ import { NodeHelpers } from 'n8n-workflow';
 import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.node';
 import { clearJwksCache } from '../../nodes/BankEventTrigger/events/keys';
 import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
-import { tlsFromCredentials } from '../../nodes/shared/credentialFields';
+import { tlsFromCredentials } from '../../nodes/shared/common/credentialFields';
 import { buildTlsOptions } from '../../nodes/shared/transport/tls';
 import { clearTokenMemo } from '../../nodes/shared/transport/token';
 import { runWorkflow } from '../harness/engine';

@@ -1,4 +1,4 @@
-import { databaseBinaryLimit } from '../../nodes/CorporateFileService/helpers/binaryOutput';
+import { databaseBinaryLimit } from '../../nodes/shared/bxd/node/binaryOutput';
 
 const MiB = 1024 * 1024;
 

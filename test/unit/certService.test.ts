@@ -30,7 +30,7 @@ import {
 	verifyEnvelopedSignature,
 } from '../../nodes/shared/bxd';
 import { testPki } from '../fixtures/bxd/keys';
-import { readFileServiceCredential } from '../../nodes/shared/fileServiceCredential';
+import { readFileServiceCredential } from '../../nodes/shared/bxd/credential/fileServiceCredential';
 import { createKeyAndRequest } from '../../nodes/shared/keys';
 
 const NORDEA_DATA = 'http://filetransfer.nordea.com/xmldata/';

@@ -7,8 +7,8 @@
 import { X509Certificate } from 'node:crypto';
 
 import { generateSubscriberKeys, keysAfterChange, type EbicsSubscriberKeys } from '../../nodes/shared/ebics';
-import { keysFingerprint, notePastedStatus, pastedStatusStale, pastedSuperseded, readEbicsCredential, statusText, subscriberKeys, type EbicsState } from '../../nodes/shared/ebicsCredential';
-import { issuedCertificates, replacedBits, runKeyChange } from '../../nodes/shared/ebicsKeyChange';
+import { keysFingerprint, notePastedStatus, pastedStatusStale, pastedSuperseded, readEbicsCredential, statusText, subscriberKeys, type EbicsState } from '../../nodes/shared/ebics/credential/ebicsCredential';
+import { issuedCertificates, replacedBits, runKeyChange } from '../../nodes/shared/ebics/initialisation/ebicsKeyChange';
 import { generateKeyWithCertificate } from '../../nodes/shared/keys/generate';
 import { pastedKeyFields } from '../helpers/ebics';
 import { issueCustomerCertificate, loadOrCreatePki } from '../sandbox/certs';

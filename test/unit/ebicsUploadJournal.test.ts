@@ -12,7 +12,7 @@ import {
 	readUploadJournal,
 	writeUploadJournal,
 	type UploadJournalEntry,
-} from '../../nodes/shared/ebicsUploadJournal';
+} from '../../nodes/shared/ebics/journal/ebicsUploadJournal';
 
 const NOW = new Date('2026-11-26T12:00:00.000Z');
 const DAY = 24 * 60 * 60 * 1000;

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { BankFailure, InputError, toNodeError } from '../../nodes/shared/errors';
-import { failedItem, runForEachItem } from '../../nodes/shared/runItems';
+import { BankFailure, InputError, toNodeError } from '../../nodes/shared/common/errors';
+import { failedItem, runForEachItem } from '../../nodes/shared/common/runItems';
 import { bankFailure } from '../../nodes/shared/transport/errors';
 
 const node: INode = { id: '1', name: 'Bank', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} };

@@ -10,7 +10,7 @@ import { PassThrough, Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { constants, createInflate, deflateSync, inflateSync } from 'node:zlib';
 
-import { ParallelDeflate, type ParallelDeflateOptions } from '../../nodes/shared/parallelDeflate';
+import { ParallelDeflate, type ParallelDeflateOptions } from '../../nodes/shared/common/parallelDeflate';
 
 const BLOCK = 32 * 1024;
 

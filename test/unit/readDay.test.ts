@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 
-import { dayProperties, readDay } from '../../nodes/shared/properties';
+import { dayProperties, readDay } from '../../nodes/shared/common/properties';
 
 /** The day fields' notice pattern, as n8n tries it (the hide rule of `dayProperties`). */
 function noticePattern(): RegExp {

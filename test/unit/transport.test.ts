@@ -16,7 +16,7 @@ import {
 	withRetry,
 } from '../../nodes/shared/transport';
 import { MalformedXmlError, parseXml, UnsafeXmlError } from '../../nodes/shared/bxd/xml';
-import { toNodeError } from '../../nodes/shared/errors';
+import { toNodeError } from '../../nodes/shared/common/errors';
 
 /** A failed request as the node shows it: a BankFailure through the one boundary. */
 const toBankApiError = (n: INode, error: unknown, options?: Parameters<typeof bankFailure>[1]) =>

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { MTLS_AUTH } from '../../shared/credentialFields';
-import type { BankFailure } from '../../shared/errors';
+import { MTLS_AUTH } from '../../shared/common/credentialFields';
+import type { BankFailure } from '../../shared/common/errors';
 import { bankFailure } from '../../shared/transport/errors';
 import { redactSecrets } from '../../shared/transport/redact';
 import { bankRequest } from '../../shared/transport/request';

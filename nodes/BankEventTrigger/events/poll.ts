@@ -1,6 +1,6 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { onePollAtATime, pollDeadline } from '../../shared/polling';
+import { onePollAtATime, pollDeadline } from '../../shared/common/polling';
 import { redactSecrets } from '../../shared/transport/redact';
 import { describeError, keyResolver, requestEvents } from './bank';
 import type { Outcome } from './items';

@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, IPollFunctions } from 'n8n-workflow';
-import { MTLS_AUTH, tlsFromCredentials, trimUrl } from '../../shared/credentialFields';
-import { InputError } from '../../shared/errors';
+import { MTLS_AUTH, tlsFromCredentials, trimUrl } from '../../shared/common/credentialFields';
+import { InputError } from '../../shared/common/errors';
 import type { ClientTlsOptions } from '../../shared/transport/tls';
 import { normalizePem } from '../../shared/transport/tls';
 import { DEFAULTS } from '../description';

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { RememberedIds, stringList } from '../../shared/polling';
+import { RememberedIds, stringList } from '../../shared/common/polling';
 import type { SetError } from './verify';
 
 /**

@@ -6,7 +6,7 @@ import type {
 	DirectDebitInput,
 } from '../../shared/bankfiles';
 import { buildDirectDebitFile, validateDirectDebit } from '../../shared/bankfiles';
-import { optionsCollection } from '../../shared/properties';
+import { optionsCollection } from '../../shared/common/properties';
 import type { FileKind } from '../helpers/paymentFile';
 import {
 	batchBookingOption,

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import type { BuiltPaymentFile, PaymentFileVersion, PaymentInput } from '../../shared/bankfiles';
 import { buildPaymentFile, validatePayment } from '../../shared/bankfiles';
-import { optionsCollection } from '../../shared/properties';
+import { optionsCollection } from '../../shared/common/properties';
 import type { FileKind, FileRunOptions } from '../helpers/paymentFile';
 import {
 	batchBookingOption,

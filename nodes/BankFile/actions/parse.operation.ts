@@ -8,7 +8,7 @@ import { BINARY_ENCODING } from 'n8n-workflow';
 
 import type { BankFileFormat, ParseOptions } from '../../shared/bankfiles';
 import { parseBankFile } from '../../shared/bankfiles';
-import { inputBinaryField, optionsCollection } from '../../shared/properties';
+import { inputBinaryField, optionsCollection } from '../../shared/common/properties';
 
 const show = { show: { operation: ['parse'] } };
 

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { BankFileError } from '../../shared/bankfiles';
-import { InputError, toNodeError } from '../../shared/errors';
-import { failedItem } from '../../shared/runItems';
+import { InputError, toNodeError } from '../../shared/common/errors';
+import { failedItem } from '../../shared/common/runItems';
 import * as buildDirectDebitFile from './buildDirectDebitFile.operation';
 import * as buildPaymentFile from './buildPaymentFile.operation';
 import * as parse from './parse.operation';

@@ -16,8 +16,8 @@ import { DateTime } from 'luxon';
 
 import type { PaymentProblem } from '../../shared/bankfiles';
 import { PaymentValidationError } from '../../shared/bankfiles';
-import { InputError } from '../../shared/errors';
-import { failedItem } from '../../shared/runItems';
+import { InputError } from '../../shared/common/errors';
+import { failedItem } from '../../shared/common/runItems';
 
 /** A payment field, mapped per item; the default reads the input field of the same name. */
 export function mappedField(

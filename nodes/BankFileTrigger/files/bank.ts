@@ -2,9 +2,9 @@ import type { IPollFunctions } from 'n8n-workflow';
 
 import type { FileDescriptor } from '../../shared/bxd';
 import { redactSecrets } from '../../shared/transport/redact';
-import type { FileListQuery } from '../../CorporateFileService/helpers/bankFiles';
-import { listFiles } from '../../CorporateFileService/helpers/bankFiles';
-import type { ServiceContext } from '../../CorporateFileService/helpers/serviceContext';
+import type { FileListQuery } from '../../shared/bxd/node/bankFiles';
+import { listFiles } from '../../shared/bxd/node/bankFiles';
+import type { ServiceContext } from '../../shared/bxd/node/serviceContext';
 import type { FileTriggerSettings } from './settings';
 
 /** A listed file with a reference (files without one cannot be downloaded or remembered). */

@@ -11,9 +11,9 @@ import type { INodeExecutionData, INodePropertyOptions, IPollFunctions } from 'n
 import type { FileDescriptor } from '../../shared/bxd';
 import type { ParseSettings } from '../../shared/delivery';
 import { parsedItems } from '../../shared/delivery';
-import { descriptorJson, fetchFile } from '../../CorporateFileService/helpers/bankFiles';
-import type { CommonOptions } from '../../CorporateFileService/helpers/readParameters';
-import type { ServiceContext } from '../../CorporateFileService/helpers/serviceContext';
+import { descriptorJson, fetchFile } from '../../shared/bxd/node/bankFiles';
+import type { CommonOptions } from '../../shared/bxd/node/readParameters';
+import type { ServiceContext } from '../../shared/bxd/node/serviceContext';
 
 /** What the output modes need of the trigger's settings (settings.ts reads them). */
 export interface OutputSettings extends ParseSettings {

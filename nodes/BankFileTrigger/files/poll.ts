@@ -1,8 +1,8 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { onePollAtATime, pollDeadline } from '../../shared/polling';
-import type { ServiceContext } from '../../CorporateFileService/helpers/serviceContext';
-import { loadServiceContext } from '../../CorporateFileService/helpers/serviceContext';
+import { onePollAtATime, pollDeadline } from '../../shared/common/polling';
+import type { ServiceContext } from '../../shared/bxd/node/serviceContext';
+import { loadServiceContext } from '../../shared/bxd/node/serviceContext';
 import type { ListedFile } from './bank';
 import { describeFailure, fileDay, listForTrigger, oldestFirst, utcDay, windowStart } from './bank';
 import { FILE_OUTPUTS } from './outputs';

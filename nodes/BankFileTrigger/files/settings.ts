@@ -1,13 +1,13 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { readParseOptions, text, wholeNumber } from '../../shared/delivery';
-import { InputError } from '../../shared/errors';
-import { commonOptionsFrom } from '../../CorporateFileService/helpers/readParameters';
+import { InputError } from '../../shared/common/errors';
+import { commonOptionsFrom } from '../../shared/bxd/node/readParameters';
 import { DEFAULTS } from '../description';
 import type { OutputMode, OutputSettings } from './outputs';
 import { isOutputMode } from './outputs';
 
-export { FILE_SERVICE_CREDENTIAL as CREDENTIAL_TYPE } from '../../shared/fileServiceCredential';
+export { FILE_SERVICE_CREDENTIAL as CREDENTIAL_TYPE } from '../../shared/bxd/credential/fileServiceCredential';
 
 /**
  * Everything one poll needs, read from the node's parameters and checked before the bank is asked.

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DeliveredFiles } from '../../shared/delivery';
-import { stringList } from '../../shared/polling';
+import { stringList } from '../../shared/common/polling';
 
 /**
  * What the trigger keeps in the workflow's static data (per workflow and node):

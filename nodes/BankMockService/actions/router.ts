@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { executionOperations } from '../../FxTradeExecution/actions/router';
 import { reportOperations } from '../../FxTradeReport/actions/router';
-import { BankFailure, InputError, toNodeError } from '../../shared/errors';
-import { runForEachItem } from '../../shared/runItems';
+import { BankFailure, InputError, toNodeError } from '../../shared/common/errors';
+import { runForEachItem } from '../../shared/common/runItems';
 import type { MockApi } from '../description';
 import { MOCK_APIS } from '../description';
 import { whenRetriesRunOut } from '../helpers/retriesRunOut';

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
-import { BankFailure, toNodeError } from '../../shared/errors';
+import { BankFailure, toNodeError } from '../../shared/common/errors';
 import type { MockTarget } from './target';
 import { MOCK_NOTE } from './target';
 

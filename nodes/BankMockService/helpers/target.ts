@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { trimUrl } from '../../shared/credentialFields';
-import { InputError } from '../../shared/errors';
+import { trimUrl } from '../../shared/common/credentialFields';
+import { InputError } from '../../shared/common/errors';
 import type { FxRequest, FxTarget } from '../../shared/fx/target';
 import { FxValidator } from '../../shared/fx/validation';
 import { extractErrorInfo, isNetworkFailure } from '../../shared/transport/errors';

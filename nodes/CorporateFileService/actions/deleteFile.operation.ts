@@ -1,14 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { descriptorJson, responseSummary } from '../helpers/bankFiles';
-import { namedFileParams, readOptions } from '../helpers/readParameters';
-import { exchange } from '../helpers/request';
-import type { FileServiceOperation } from '../helpers/serviceContext';
+import { descriptorJson, responseSummary } from '../../shared/bxd/node/bankFiles';
+import { namedFileParams, readOptions } from '../../shared/bxd/node/readParameters';
+import { exchange } from '../../shared/bxd/node/request';
+import type { FileServiceOperation } from '../../shared/bxd/node/serviceContext';
 import {
 	fileReferenceField,
 	referenceFileTypeField,
 	referenceTargetIdField,
-} from '../helpers/sharedProperties';
+} from '../../shared/bxd/node/sharedProperties';
 
 const displayOptions = { show: { mode: ['build'], operation: ['deleteFile'] } };
 

@@ -1,14 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { fetchFile } from '../helpers/bankFiles';
-import { namedFileParams, readOptions, textParam } from '../helpers/readParameters';
-import type { FileServiceOperation } from '../helpers/serviceContext';
+import { fetchFile } from '../../shared/bxd/node/bankFiles';
+import { namedFileParams, readOptions, textParam } from '../../shared/bxd/node/readParameters';
+import type { FileServiceOperation } from '../../shared/bxd/node/serviceContext';
 import {
 	fileReferenceField,
 	referenceFileTypeField,
 	referenceTargetIdField,
-} from '../helpers/sharedProperties';
-import { outputFileField } from '../../shared/properties';
+} from '../../shared/bxd/node/sharedProperties';
+import { outputFileField } from '../../shared/common/properties';
 
 const displayOptions = { show: { mode: ['build'], operation: ['downloadFile'] } };
 

@@ -1,10 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { dayProperties } from '../../shared/properties';
-import { descriptorJson, listFiles } from '../helpers/bankFiles';
-import { dateParam, fileTypeParam, readOptions, textParam } from '../helpers/readParameters';
-import type { FileServiceOperation } from '../helpers/serviceContext';
-import { fileTypeLocator } from '../helpers/sharedProperties';
+import { dayProperties } from '../../shared/common/properties';
+import { descriptorJson, listFiles } from '../../shared/bxd/node/bankFiles';
+import { dateParam, fileTypeParam, readOptions, textParam } from '../../shared/bxd/node/readParameters';
+import type { FileServiceOperation } from '../../shared/bxd/node/serviceContext';
+import { fileTypeLocator } from '../../shared/bxd/node/sharedProperties';
 
 const displayOptions = { show: { mode: ['build'], operation: ['downloadFileList'] } };
 

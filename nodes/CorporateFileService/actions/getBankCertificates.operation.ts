@@ -1,10 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { InputError } from '../../shared/errors';
-import { FILE_SERVICE_CREDENTIAL } from '../../shared/fileServiceCredential';
-import { fetchServiceCertificates } from '../../shared/fileServiceEnrolment';
+import { InputError } from '../../shared/common/errors';
+import { FILE_SERVICE_CREDENTIAL } from '../../shared/bxd/credential/fileServiceCredential';
+import { fetchServiceCertificates } from '../../shared/bxd/enrolment/fileServiceEnrolment';
 import { keyServiceSender } from '../../shared/keys';
-import type { CredentialOperation } from '../helpers/serviceContext';
+import type { CredentialOperation } from '../../shared/bxd/node/serviceContext';
 
 /** Get Bank Certificates has no fields: the certificate service is the credential's. */
 export const description: INodeProperties[] = [];

@@ -1,8 +1,8 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { readOptions } from '../helpers/readParameters';
-import { exchange } from '../helpers/request';
-import type { FileServiceOperation } from '../helpers/serviceContext';
+import { readOptions } from '../../shared/bxd/node/readParameters';
+import { exchange } from '../../shared/bxd/node/request';
+import type { FileServiceOperation } from '../../shared/bxd/node/serviceContext';
 
 /** Get User Info has no fields of its own (only the Options). */
 export const description: INodeProperties[] = [];

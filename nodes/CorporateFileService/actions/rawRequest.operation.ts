@@ -1,14 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ApplicationResponse, BxdOperation, FileServiceResult } from '../../shared/bxd';
-import { attempt } from '../../shared/attempt';
+import { attempt } from '../../shared/common/attempt';
 import { decodePayload, prepareRawRequest } from '../../shared/bxd';
-import { InputError } from '../../shared/errors';
-import type { FileItemSpec } from '../helpers/bankFiles';
-import { downloadItem, wholeAnswerItem } from '../helpers/bankFiles';
-import { readOptions, textParam } from '../helpers/readParameters';
-import { prepareWith, sendPrepared } from '../helpers/request';
-import type { FileServiceOperation } from '../helpers/serviceContext';
+import { InputError } from '../../shared/common/errors';
+import type { FileItemSpec } from '../../shared/bxd/node/bankFiles';
+import { downloadItem, wholeAnswerItem } from '../../shared/bxd/node/bankFiles';
+import { readOptions, textParam } from '../../shared/bxd/node/readParameters';
+import { prepareWith, sendPrepared } from '../../shared/bxd/node/request';
+import type { FileServiceOperation } from '../../shared/bxd/node/serviceContext';
 
 /**
  * The Raw ApplicationRequest mode of the file operations (Request: Raw ApplicationRequest): the

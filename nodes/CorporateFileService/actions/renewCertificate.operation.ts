@@ -1,14 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { InputError } from '../../shared/errors';
+import { InputError } from '../../shared/common/errors';
 import {
 	ENROLMENT_FIELD,
 	FILE_SERVICE_CREDENTIAL,
 	readEnrolmentState,
 	readFileServiceCredential,
-} from '../../shared/fileServiceCredential';
-import type { CredentialOperation } from '../helpers/serviceContext';
-import { refreshEnrolment } from '../helpers/serviceContext';
+} from '../../shared/bxd/credential/fileServiceCredential';
+import type { CredentialOperation } from '../../shared/bxd/node/serviceContext';
+import { refreshEnrolment } from '../../shared/bxd/node/serviceContext';
 
 /** Renew Certificate has no fields: the certificate is the credential's. */
 export const description: INodeProperties[] = [];

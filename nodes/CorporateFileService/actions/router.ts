@@ -2,14 +2,14 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { BxdOperation } from '../../shared/bxd';
 import { BXD_OPERATIONS } from '../../shared/bxd';
-import { InputError, toNodeError } from '../../shared/errors';
-import { runForEachItem } from '../../shared/runItems';
+import { InputError, toNodeError } from '../../shared/common/errors';
+import { runForEachItem } from '../../shared/common/runItems';
 import type {
 	CredentialOperation,
 	FileServiceOperation,
 	ServiceContext,
-} from '../helpers/serviceContext';
-import { loadServiceContext } from '../helpers/serviceContext';
+} from '../../shared/bxd/node/serviceContext';
+import { loadServiceContext } from '../../shared/bxd/node/serviceContext';
 import * as deleteFile from './deleteFile.operation';
 import * as downloadFile from './downloadFile.operation';
 import * as downloadFileList from './downloadFileList.operation';

@@ -13,20 +13,20 @@ import {
 	gzipToFile,
 	prepareStreamingRequest,
 } from '../../shared/bxd';
-import { InputError } from '../../shared/errors';
-import { descriptorJson, responseSummary } from '../helpers/bankFiles';
-import { fileTypeParam, readOptions, textParam } from '../helpers/readParameters';
+import { InputError } from '../../shared/common/errors';
+import { descriptorJson, responseSummary } from '../../shared/bxd/node/bankFiles';
+import { fileTypeParam, readOptions, textParam } from '../../shared/bxd/node/readParameters';
 import {
 	exchange,
 	prepareWith,
 	sendStreamingRequest,
 	streamingThresholds,
 	withExecutionSerial,
-} from '../helpers/request';
-import type { FileServiceOperation } from '../helpers/serviceContext';
-import { fileTypeLocator } from '../helpers/sharedProperties';
-import { inputBinaryField } from '../../shared/properties';
-import { storedFileSize } from '../../shared/binaryInput';
+} from '../../shared/bxd/node/request';
+import type { FileServiceOperation } from '../../shared/bxd/node/serviceContext';
+import { fileTypeLocator } from '../../shared/bxd/node/sharedProperties';
+import { inputBinaryField } from '../../shared/common/properties';
+import { storedFileSize } from '../../shared/common/binaryInput';
 
 const displayOptions = { show: { mode: ['build'], operation: ['uploadFile'] } };
 

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { SERVICE_PRESETS, serviceLabel } from '../../shared/ebics';
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsOperation } from '../../shared/ebics/node/context';
 
 export const description: INodeProperties[] = [];
 

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsOperation } from '../../shared/ebics/node/context';
 
 export const description: INodeProperties[] = [];
 

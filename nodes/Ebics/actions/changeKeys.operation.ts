@@ -7,12 +7,12 @@ import {
 	EBICS_STATE_FIELD,
 	readEbicsState,
 	type EbicsState,
-} from '../../shared/ebicsCredential';
-import { EBICS_KEY_CHANGE_FIELD, type KeyChangeStep } from '../../shared/ebicsKeyChange';
-import { InputError } from '../../shared/errors';
-import type { EbicsInputCheck, EbicsOperation } from '../helpers/context';
-import { refreshInitialisation } from '../helpers/context';
-import { credentialError, keyChangeFailure } from '../helpers/failures';
+} from '../../shared/ebics/credential/ebicsCredential';
+import { EBICS_KEY_CHANGE_FIELD, type KeyChangeStep } from '../../shared/ebics/initialisation/ebicsKeyChange';
+import { InputError } from '../../shared/common/errors';
+import type { EbicsInputCheck, EbicsOperation } from '../../shared/ebics/node/context';
+import { refreshInitialisation } from '../../shared/ebics/node/context';
+import { credentialError, keyChangeFailure } from '../../shared/ebics/node/failures';
 
 const displayOptions = { show: { operation: ['changeKeys'] } };
 

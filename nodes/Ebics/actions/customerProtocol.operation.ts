@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { readCustomerProtocol } from '../../shared/ebics';
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsOperation } from '../../shared/ebics/node/context';
 import { downloadProperties, rangeCheck, readDownload } from '../helpers/downloads';
 
 export const description: INodeProperties[] = downloadProperties({

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { outputFileField } from '../../shared/properties';
+import { outputFileField } from '../../shared/common/properties';
 import {
 	checkOrder,
 	checkService,
@@ -10,8 +10,8 @@ import {
 	type EbicsVersion,
 	type OrderParams,
 } from '../../shared/ebics';
-import { storeStream } from '../../CorporateFileService/helpers/binaryOutput';
-import type { EbicsInputCheck, EbicsOperation } from '../helpers/context';
+import { storeStream } from '../../shared/bxd/node/binaryOutput';
+import type { EbicsInputCheck, EbicsOperation } from '../../shared/ebics/node/context';
 import {
 	deliver,
 	downloadProperties,
@@ -19,8 +19,8 @@ import {
 	nothingToDownload,
 	readRange,
 } from '../helpers/downloads';
-import { h004Order, orderTypeProperties, refuseOrderTypeChoice } from '../helpers/orderTypes';
-import { chosenService, HAC_PRESET, readService, serviceProperties } from '../helpers/services';
+import { h004Order, orderTypeProperties, refuseOrderTypeChoice } from '../../shared/ebics/node/orderTypes';
+import { chosenService, HAC_PRESET, readService, serviceProperties } from '../../shared/ebics/node/services';
 
 const displayOptions = { show: { operation: ['download'] } };
 

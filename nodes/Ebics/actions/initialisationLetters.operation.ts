@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { initialisationLetters } from '../../shared/ebics';
-import { statusText } from '../../shared/ebicsCredential';
-import type { EbicsOperation } from '../helpers/context';
+import { statusText } from '../../shared/ebics/credential/ebicsCredential';
+import type { EbicsOperation } from '../../shared/ebics/node/context';
 
 const displayOptions = { show: { operation: ['initialisationLetters'] } };
 

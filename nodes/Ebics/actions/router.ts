@@ -1,14 +1,14 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { attemptAsync } from '../../shared/attempt';
+import { attemptAsync } from '../../shared/common/attempt';
 import { EbicsReturnCodeError } from '../../shared/ebics';
-import { EBICS_CREDENTIAL } from '../../shared/ebicsCredential';
-import { InputError, toNodeError } from '../../shared/errors';
-import { runForEachItem } from '../../shared/runItems';
-import type { EbicsCredentialView } from '../../shared/ebicsCredential';
-import type { EbicsInputCheck, EbicsOperation, EbicsRun, Need } from '../helpers/context';
-import { loadEbicsRun, refreshInitialisation } from '../helpers/context';
-import { ebicsFailure } from '../helpers/failures';
+import { EBICS_CREDENTIAL } from '../../shared/ebics/credential/ebicsCredential';
+import { InputError, toNodeError } from '../../shared/common/errors';
+import { runForEachItem } from '../../shared/common/runItems';
+import type { EbicsCredentialView } from '../../shared/ebics/credential/ebicsCredential';
+import type { EbicsInputCheck, EbicsOperation, EbicsRun, Need } from '../../shared/ebics/node/context';
+import { loadEbicsRun, refreshInitialisation } from '../../shared/ebics/node/context';
+import { ebicsFailure } from '../../shared/ebics/node/failures';
 import * as availableDownloads from './availableDownloads.operation';
 import * as bankParameters from './bankParameters.operation';
 import * as bankVersions from './bankVersions.operation';

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsOperation } from '../../shared/ebics/node/context';
 import { customerInfoItems } from '../helpers/customerInfo';
 
 /** Its Output field is shared with Get Customer Data (helpers/customerInfo.ts). */

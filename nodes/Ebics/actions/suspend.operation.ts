@@ -1,10 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { attemptAsync } from '../../shared/attempt';
-import { EBICS_CREDENTIAL, readEbicsCredential, statusText } from '../../shared/ebicsCredential';
-import { InputError } from '../../shared/errors';
-import type { EbicsInputCheck, EbicsOperation } from '../helpers/context';
-import { refreshInitialisation } from '../helpers/context';
+import { attemptAsync } from '../../shared/common/attempt';
+import { EBICS_CREDENTIAL, readEbicsCredential, statusText } from '../../shared/ebics/credential/ebicsCredential';
+import { InputError } from '../../shared/common/errors';
+import type { EbicsInputCheck, EbicsOperation } from '../../shared/ebics/node/context';
+import { refreshInitialisation } from '../../shared/ebics/node/context';
 
 const displayOptions = { show: { operation: ['suspend'] } };
 

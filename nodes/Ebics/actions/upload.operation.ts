@@ -16,12 +16,12 @@ import {
 	findUploadEntry,
 	hasUploadEntries,
 	type UploadJournalEntry,
-} from '../../shared/ebicsUploadJournal';
-import { attemptAsync } from '../../shared/attempt';
-import { InputError } from '../../shared/errors';
-import { inputBinaryField, optionsCollection } from '../../shared/properties';
-import type { EbicsInputCheck, EbicsOperation } from '../helpers/context';
-import { storedFileSize } from '../../shared/binaryInput';
+} from '../../shared/ebics/journal/ebicsUploadJournal';
+import { attemptAsync } from '../../shared/common/attempt';
+import { InputError } from '../../shared/common/errors';
+import { inputBinaryField, optionsCollection } from '../../shared/common/properties';
+import type { EbicsInputCheck, EbicsOperation } from '../../shared/ebics/node/context';
+import { storedFileSize } from '../../shared/common/binaryInput';
 import {
 	checkPaymentFile,
 	checkStoredPaymentFile,
@@ -33,10 +33,10 @@ import {
 	orderTypeProperties,
 	refuseOrderTypeChoice,
 	type H004Order,
-} from '../helpers/orderTypes';
-import { chosenService, CUSTOM, readService, serviceProperties } from '../helpers/services';
+} from '../../shared/ebics/node/orderTypes';
+import { chosenService, CUSTOM, readService, serviceProperties } from '../../shared/ebics/node/services';
 import { withNote } from '../helpers/downloads';
-import { ebicsFailure } from '../helpers/failures';
+import { ebicsFailure } from '../../shared/ebics/node/failures';
 import { askBank, currentJournal, writeJournal, type BankVerdict } from '../helpers/uploadJournal';
 
 const displayOptions = { show: { operation: ['upload'] } };

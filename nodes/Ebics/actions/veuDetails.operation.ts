@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsOperation } from '../../shared/ebics/node/context';
 import { readVeuOrder, veuCheck, veuDetailsJson } from '../helpers/veuOrder';
 
 /** Its fields are shared with Sign and Cancel (helpers/veuOrder.ts). */

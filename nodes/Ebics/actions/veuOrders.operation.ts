@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { EbicsOperation } from '../helpers/context';
+import type { EbicsOperation } from '../../shared/ebics/node/context';
 import { veuOrderJson } from '../helpers/veuOrder';
 
 const displayOptions = { show: { operation: ['veuOrders'] } };

@@ -2,8 +2,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { VeuAccount, VeuOrderRef, VeuTransaction } from '../../shared/ebics';
 import { EbicsValidationError, H004_ORDER_TYPES } from '../../shared/ebics';
-import { outputFileField } from '../../shared/properties';
-import type { EbicsOperation } from '../helpers/context';
+import { outputFileField } from '../../shared/common/properties';
+import type { EbicsOperation } from '../../shared/ebics/node/context';
 import { readVeuOrder, veuCheck } from '../helpers/veuOrder';
 
 const show = (more: Record<string, unknown[]> = {}) => ({

@@ -10,12 +10,12 @@
  */
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { attemptAsync } from '../../shared/attempt';
+import { attemptAsync } from '../../shared/common/attempt';
 import { checkOrder, type DateRange, type Download } from '../../shared/ebics';
-import { BankFailure, InputError } from '../../shared/errors';
-import { dayProperties, optionsCollection, readDay } from '../../shared/properties';
-import type { EbicsInputCheck } from './context';
-import { ebicsFailure } from './failures';
+import { BankFailure, InputError } from '../../shared/common/errors';
+import { dayProperties, optionsCollection, readDay } from '../../shared/common/properties';
+import type { EbicsInputCheck } from '../../shared/ebics/node/context';
+import { ebicsFailure } from '../../shared/ebics/node/failures';
 
 /** Which data a download asks for: what the bank has not delivered yet, or a date range. */
 function rangeProperties(displayOptions: IDisplayOptions): INodeProperties[] {

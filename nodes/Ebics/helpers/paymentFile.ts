@@ -7,11 +7,11 @@
  * plain ISO 20022 schema; pain.001.001.03 and pain.008 against the ISO 20022 schemas. The SEPA
  * services take euro amounts only, which is checked apart from the schemas.
  */
-import { attempt } from '../../shared/attempt';
+import { attempt } from '../../shared/common/attempt';
 import { schemaProblems } from '../../shared/bankfiles';
 import { allElements, parseDocument } from '../../shared/ebics';
-import { InputError } from '../../shared/errors';
-import { CUSTOM } from './services';
+import { InputError } from '../../shared/common/errors';
+import { CUSTOM } from '../../shared/ebics/node/services';
 
 const ISO_NAMESPACE = /^urn:iso:std:iso:20022:tech:xsd:([a-z]{4})\.(\d{3})\.(\d{3})\.(\d{2})$/;
 

@@ -6,9 +6,9 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { attemptAsync } from '../../shared/attempt';
+import { attemptAsync } from '../../shared/common/attempt';
 import { readCustomerAcknowledgement, type EbicsClient, type HacEntry } from '../../shared/ebics';
-import { EBICS_CHECK_FIELD, EBICS_CREDENTIAL } from '../../shared/ebicsCredential';
+import { EBICS_CHECK_FIELD, EBICS_CREDENTIAL } from '../../shared/ebics/credential/ebicsCredential';
 import {
 	EBICS_UPLOAD_JOURNAL_FIELD,
 	EBICS_UPLOAD_JOURNAL_WRITE_FIELD,
@@ -16,11 +16,11 @@ import {
 	readUploadJournal,
 	type UploadJournal,
 	type UploadJournalEntry,
-} from '../../shared/ebicsUploadJournal';
-import { InputError } from '../../shared/errors';
+} from '../../shared/ebics/journal/ebicsUploadJournal';
+import { InputError } from '../../shared/common/errors';
 import { runPreAuthenticationNow } from '../../shared/keys';
-import { preAuthenticationProbe } from './context';
-import { ebicsFailure } from './failures';
+import { preAuthenticationProbe } from '../../shared/ebics/node/context';
+import { ebicsFailure } from '../../shared/ebics/node/failures';
 
 /** The journal as the credential holds it now (read from storage). */
 export async function currentJournal(ctx: IExecuteFunctions): Promise<UploadJournal> {

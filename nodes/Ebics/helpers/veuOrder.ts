@@ -29,10 +29,10 @@ import {
 	readConfirmedDigest,
 	serviceLabel,
 } from '../../shared/ebics';
-import type { EbicsCredentialView } from '../../shared/ebicsCredential';
-import type { EbicsInputCheck, EbicsRun } from './context';
-import { unlessValid } from '../../shared/properties';
-import { param, textFields } from './services';
+import type { EbicsCredentialView } from '../../shared/ebics/credential/ebicsCredential';
+import type { EbicsInputCheck, EbicsRun } from '../../shared/ebics/node/context';
+import { unlessValid } from '../../shared/common/properties';
+import { param, textFields } from '../../shared/ebics/node/services';
 
 export const VEU_ORDER_OPERATIONS = ['veuDetails', 'veuTransactions', 'veuSign', 'veuCancel'];
 

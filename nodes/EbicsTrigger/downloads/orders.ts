@@ -12,7 +12,7 @@ import {
 	SERVICE_PRESETS,
 	serviceLabel,
 } from '../../shared/ebics';
-import { InputError } from '../../shared/errors';
+import { InputError } from '../../shared/common/errors';
 import type { EbicsTriggerSettings } from './settings';
 
 export interface TriggerDownload {

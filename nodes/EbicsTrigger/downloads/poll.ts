@@ -1,10 +1,10 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { attemptAsync } from '../../shared/attempt';
+import { attemptAsync } from '../../shared/common/attempt';
 import type { Download, EbicsClient } from '../../shared/ebics';
-import { onePollAtATime, pollDeadline } from '../../shared/polling';
-import { loadEbicsRun } from '../../Ebics/helpers/context';
-import { ebicsFailure } from '../../Ebics/helpers/failures';
+import { onePollAtATime, pollDeadline } from '../../shared/common/polling';
+import { loadEbicsRun } from '../../shared/ebics/node/context';
+import { ebicsFailure } from '../../shared/ebics/node/failures';
 import type { DownloadedFile } from './files';
 import { describeFailure, fileItems, filesOf, TRIGGER } from './files';
 import { checkForVersion, triggerDownloads } from './orders';

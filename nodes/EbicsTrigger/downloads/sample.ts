@@ -1,10 +1,10 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { attemptAsync } from '../../shared/attempt';
+import { attemptAsync } from '../../shared/common/attempt';
 import type { BankFileFormat } from '../../shared/bankfiles';
 import { formatNamed, sampleItems } from '../../shared/delivery';
-import { loadEbicsRun } from '../../Ebics/helpers/context';
-import { ebicsFailure } from '../../Ebics/helpers/failures';
+import { loadEbicsRun } from '../../shared/ebics/node/context';
+import { ebicsFailure } from '../../shared/ebics/node/failures';
 import { describeFailure, fileItems, filesOf, TRIGGER } from './files';
 import { checkForVersion, triggerDownloads } from './orders';
 import type { EbicsTriggerSettings } from './settings';

@@ -1,6 +1,6 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { attempt } from '../../shared/attempt';
+import { attempt } from '../../shared/common/attempt';
 import type { BtfService } from '../../shared/ebics';
 import {
 	checkService,
@@ -10,9 +10,9 @@ import {
 } from '../../shared/ebics';
 import type { ParseSettings } from '../../shared/delivery';
 import { readParseOptions, text, wholeNumber } from '../../shared/delivery';
-import { InputError } from '../../shared/errors';
-import { PRESET_ORDER, typedService } from '../../Ebics/helpers/services';
-import { ebicsFailure } from '../../Ebics/helpers/failures';
+import { InputError } from '../../shared/common/errors';
+import { PRESET_ORDER, typedService } from '../../shared/ebics/node/services';
+import { ebicsFailure } from '../../shared/ebics/node/failures';
 import { DEFAULTS } from '../description';
 
 export type OutputMode = 'binary' | 'parse';

@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { fxEndpoints } from '../../shared/credentialFields';
+import { fxEndpoints } from '../../shared/common/credentialFields';
 import { FX_CREDENTIAL } from '../../shared/fx/api';
 import type { FxOperation } from '../../shared/fx/target';
 import { bankTarget } from '../../shared/fx/target';
-import { runForEachItem } from '../../shared/runItems';
-import * as executeTrade from './executeTrade.operation';
+import { runForEachItem } from '../../shared/common/runItems';
+import * as executeTrade from '../../shared/fx/execution/executeTrade.operation';
 
 /** The execution operations by name; the Bank Mock Service runs them against its own target. */
 export const executionOperations: Record<string, FxOperation> = {

@@ -1,14 +1,14 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { fxEndpoints } from '../../shared/credentialFields';
-import { InputError, toNodeError } from '../../shared/errors';
+import { fxEndpoints } from '../../shared/common/credentialFields';
+import { InputError, toNodeError } from '../../shared/common/errors';
 import { FX_CREDENTIAL } from '../../shared/fx/api';
 import type { FxOperation } from '../../shared/fx/target';
 import { bankTarget } from '../../shared/fx/target';
-import { runForEachItem } from '../../shared/runItems';
-import * as get from './get.operation';
-import * as getMany from './getMany.operation';
-import * as getOpen from './getOpen.operation';
+import { runForEachItem } from '../../shared/common/runItems';
+import * as get from '../../shared/fx/report/get.operation';
+import * as getMany from '../../shared/fx/report/getMany.operation';
+import * as getOpen from '../../shared/fx/report/getOpen.operation';
 
 /** The report operations by name; the Bank Mock Service runs them against its own target. */
 export const reportOperations: Record<string, FxOperation> = {

@@ -8,7 +8,7 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { BxdFormatError } from './errors';
 
 const EMPTY = Buffer.alloc(0);

@@ -15,7 +15,7 @@ import { createHmac, randomBytes, X509Certificate, type KeyObject } from 'node:c
 import type { XmlObject } from './xml';
 import { asArray, escapeXml, xmlObject, xmlValue } from './xml';
 import { bxdTimestamp } from './applicationRequest';
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { decodePayload } from './base64';
 import type { CertDialect } from './bankProfiles';
 import { isSuccessCode, normalizeResponseCode } from './codes';

@@ -4,7 +4,7 @@ import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, gunzipSync, gzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { BxdFormatError } from './errors';
 
 /** Compression methods the node can read; GZIP (RFC 1952) is the bxd default. */

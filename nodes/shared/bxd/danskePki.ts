@@ -15,7 +15,7 @@ import { randomBytes, X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 
 import { assertSafeXml, escapeXml } from './xml';
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { bxdTimestamp } from './applicationRequest';
 import { DSIG_NS, SOAP_ENV_NS } from './constants';
 import type { DecryptionMaterial } from './encryption';

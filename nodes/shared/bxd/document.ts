@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { BxdFormatError } from './errors';
 import type { XmlObject } from './xml';
 import { MalformedXmlError, parseXml, UnsafeXmlError } from './xml';

@@ -30,7 +30,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import { rsaPkcs1Decrypt } from '../keys/rsaPkcs1';
 
 import { assertSafeXml, UnsafeXmlError } from './xml';
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { Base64DecodeStream, Base64Encoder, base64Length, decodePayload } from './base64';
 import { DSIG_NS } from './constants';
 import type { PayloadDocument } from './document';

@@ -7,7 +7,7 @@ import { assertSafeXml, UnsafeXmlError } from './xml';
 import type { ApplicationRequestFields } from './applicationRequest';
 import { buildApplicationRequest } from './applicationRequest';
 import type { ApplicationResponse } from './applicationResponse';
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { readApplicationResponse, splitAtContent } from './applicationResponse';
 import { isSuccessCode, NO_DATA_CODE, normalizeResponseCode } from './codes';
 import type { BxdOperation } from './constants';

@@ -10,7 +10,7 @@ import { pipeline, type Readable, Transform, type TransformCallback } from 'node
 import { createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 
 import type { ApplicationResponse } from './applicationResponse';
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import {
 	documentEncoding,
 	readApplicationResponseHead,

@@ -9,7 +9,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 
 import { normalizePem, pemCertificates } from '../transport/tls';
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { canonicalPayloadText } from './base64';
 import {
 	C14N,

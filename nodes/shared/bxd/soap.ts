@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { XmlObject } from './xml';
 import { escapeXml, xmlObject, xmlValue } from './xml';
 import { bxdTimestamp } from './applicationRequest';
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { decodePayload } from './base64';
 import type { BxdOperation } from './constants';
 import {

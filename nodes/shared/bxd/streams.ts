@@ -287,4 +287,4 @@ export async function readAtMost(source: Readable, limit: number, what: string):
 	return Buffer.concat(chunks, size);
 }
 
-export { peekStream } from '../streamHead';
+export { peekStream } from '../common/streamHead';

@@ -1,8 +1,8 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 
-import { assertSafeXml } from '../xmlSafety';
+import { assertSafeXml } from '../common/xmlSafety';
 
-export { assertSafeXml, escapeXml, UnsafeXmlError } from '../xmlSafety';
+export { assertSafeXml, escapeXml, UnsafeXmlError } from '../common/xmlSafety';
 
 /** XML that is not well-formed. */
 export class MalformedXmlError extends Error {

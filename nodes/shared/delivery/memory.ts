@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { RememberedIds } from '../polling';
+import { RememberedIds } from '../common/polling';
 
 export class DeliveredFiles {
 	private readonly ids: RememberedIds;

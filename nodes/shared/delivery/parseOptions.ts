@@ -6,7 +6,7 @@ import type { IDataObject, INodeProperties, IPollFunctions } from 'n8n-workflow'
 
 import type { BankFileFormat, ParseOptions } from '../bankfiles';
 import { BANK_FILE_FORMATS } from '../bankfiles';
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import {
 	fileFormatOption,
 	itemPerOption,

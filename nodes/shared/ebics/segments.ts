@@ -22,7 +22,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { constants as zlibConstants, createInflate, deflateSync, inflateSync } from 'node:zlib';
 
-import { ParallelDeflate } from '../parallelDeflate';
+import { ParallelDeflate } from '../common/parallelDeflate';
 
 import { OrderDataHasher, signA006, userSignatureData, type SignerIdentity } from './a006';
 import { SEGMENT_MAX_BYTES } from './constants';

@@ -5,7 +5,7 @@
  */
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 
-import { assertSafeXml, escapeXml, UnsafeXmlError } from '../xmlSafety';
+import { assertSafeXml, escapeXml, UnsafeXmlError } from '../common/xmlSafety';
 
 export { escapeXml };
 import { EbicsFormatError, rethrowAs } from './errors';

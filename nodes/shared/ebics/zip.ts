@@ -7,7 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 
 import { Unzip, UnzipInflate, unzipSync, type UnzipFile } from 'fflate';
 
-import { peekStream } from '../streamHead';
+import { peekStream } from '../common/streamHead';
 import { EbicsDataError, rethrowAs } from './errors';
 
 export interface ContainerFile {

@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeProperties } from 'n8n-workflow';
 
-import { unlessValid } from '../properties';
+import { unlessValid } from '../common/properties';
 import { ISO_4217 } from './validation';
 
 const names = new Intl.DisplayNames(['en'], { type: 'currency' });

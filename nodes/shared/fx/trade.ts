@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { BankFailure } from '../errors';
+import { BankFailure } from '../common/errors';
 import { parseBankErrorBody } from '../transport/errors';
 import type { BankResponse } from '../transport/request';
 import type { FxTarget } from './target';

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 
-import { InputError } from '../errors';
-import { readDay } from '../properties';
+import { InputError } from '../common/errors';
+import { readDay } from '../common/properties';
 
 /** ISO 4217 active alphabetic currency codes (funds and precious-metal codes included). */
 export const ISO_4217 = new Set(

@@ -1,7 +1,7 @@
 /** Certificates checked against the bank's pinned root, the one trust anchor the user gives. */
 import { X509Certificate } from 'node:crypto';
 
-import { CredentialFieldError } from '../credentialFields';
+import { CredentialFieldError } from '../common/credentialFields';
 import { normalizePem, pemCertificates } from '../transport/tls';
 
 function attemptCertificate(pem: string): X509Certificate | undefined {

@@ -6,7 +6,7 @@
  */
 import { createPrivateKey } from 'node:crypto';
 
-import { attempt } from '../attempt';
+import { attempt } from '../common/attempt';
 import { normalizePem } from '../transport/tls';
 
 /** Why a pasted private key cannot be used. */

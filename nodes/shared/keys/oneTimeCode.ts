@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { attemptAsync } from '../attempt';
+import { attemptAsync } from '../common/attempt';
 import { EnrolmentError } from './state';
 import type { KeyServiceSender } from './sender';
 import { KeyServiceUnreachable } from './sender';

@@ -5,7 +5,7 @@
  */
 import type { IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { attemptAsync } from '../attempt';
+import { attemptAsync } from '../common/attempt';
 import { describeConnectionFailure, outcomeUnknown } from '../transport/errors';
 import type { ClientTlsOptions } from '../transport/tls';
 

@@ -1,6 +1,6 @@
 import type { JsonObject } from 'n8n-workflow';
 
-import { BankFailure } from '../errors';
+import { BankFailure } from '../common/errors';
 
 import { redactSecrets } from './redact';
 import { describeTlsError } from './tls';

@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { readEnrolmentState } from '../../../nodes/shared/fileServiceCredential';
+import { readEnrolmentState } from '../../../nodes/shared/bxd/credential/fileServiceCredential';
 import type { CredentialStore, RunResult } from '../../harness/engine';
 import { CREDENTIAL_IDS, FILES } from '../../helpers/nodes';
 import type { SandboxBank } from '../../sandbox';
