@@ -10,14 +10,12 @@ import type {
 } from 'n8n-workflow';
 
 import {
-	CLIENT_CREDENTIALS_AUTH,
 	clientProperties,
 	fetchTokenFields,
-	fxEndpoints,
-	REPORT_PATH,
 	tlsProperties,
 	tokenCacheProperties,
 } from '../nodes/shared/common/credentialFields';
+import { CLIENT_CREDENTIALS_AUTH, fxEndpoints, REPORT_PATH } from '../nodes/shared/fx/api';
 import { FX_PATHS } from '../nodes/shared/fx/api';
 
 export class CorporateBankingClientCredentialsApi implements ICredentialType {

@@ -18,7 +18,10 @@ import {
 	EBICS_STATE_FIELD,
 	EBICS_STATUS_FIELD,
 } from '../nodes/shared/ebics/credential/ebicsCredential';
-import { authenticateEbics, runEbicsInitialisation } from '../nodes/shared/ebics/initialisation/ebicsInitialisation';
+import {
+	authenticateEbics,
+	runEbicsInitialisation,
+} from '../nodes/shared/ebics/initialisation/ebicsInitialisation';
 import { EBICS_KEY_CHANGE_FIELD } from '../nodes/shared/ebics/initialisation/ebicsKeyChange';
 import {
 	EBICS_UPLOAD_JOURNAL_FIELD,

@@ -2,7 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { executionProperties } from '../shared/fx/execution/description';
 import { reportProperties } from '../shared/fx/report/description';
-import { caCertificateField, EXECUTION_PATH, REPORT_PATH } from '../shared/common/credentialFields';
+import { caCertificateField } from '../shared/common/credentialFields';
+import { EXECUTION_PATH, REPORT_PATH } from '../shared/fx/api';
 
 /**
  * The mock APIs the bank publishes, with their default version and name (the API Version and API

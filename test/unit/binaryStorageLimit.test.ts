@@ -1,4 +1,4 @@
-import { databaseBinaryLimit } from '../../nodes/shared/bxd/node/binaryOutput';
+import { databaseBinaryLimit } from '../../nodes/shared/common/binaryOutput';
 
 const MiB = 1024 * 1024;
 

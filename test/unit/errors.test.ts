@@ -107,9 +107,9 @@ describe('the per-item runner', () => {
 });
 
 describe('the layout', () => {
-	it('builds n8n errors in nodes/shared/errors.ts only, and never rewrites an error message', () => {
+	it('builds n8n errors in nodes/shared/common/errors.ts only, and never rewrites an error message', () => {
 		const offenders = productFiles
-			.filter((file) => !file.endsWith(path.join('nodes', 'shared', 'errors.ts')))
+			.filter((file) => !file.endsWith(path.join('nodes', 'shared', 'common', 'errors.ts')))
 			.filter((file) => /new (NodeApiError|NodeOperationError)\(|\.message = /.test(readFileSync(file, 'utf8')))
 			.map((file) => path.relative(root, file));
 		expect(offenders).toEqual([]);
@@ -136,6 +136,17 @@ describe('the layout', () => {
 				expect([file, /export const description\b/.test(source)]).toEqual([file, true]);
 				expect([file, /export (const execute\b|(async )?function execute\b)/.test(source)]).toEqual([file, true]);
 				operations.push(`${dir}/${file}`);
+			}
+		}
+		// Operations two nodes run (the FX ones, which the Bank Mock Service runs too) live under
+		// nodes/shared, with the same shape.
+		for (const dir of ['report', 'execution']) {
+			const shared = path.join(root, 'nodes', 'shared', 'fx', dir);
+			for (const file of readdirSync(shared).filter((f) => f.endsWith('.operation.ts'))) {
+				const source = readFileSync(path.join(shared, file), 'utf8');
+				expect([file, /export const description\b/.test(source)]).toEqual([file, true]);
+				expect([file, /export (const execute\b|(async )?function execute\b)/.test(source)]).toEqual([file, true]);
+				operations.push(`shared/fx/${dir}/${file}`);
 			}
 		}
 		expect(operations.length).toBeGreaterThanOrEqual(14);

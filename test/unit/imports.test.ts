@@ -1,8 +1,10 @@
 /**
- * The layout rule that code is easy to follow: no module of the product (nodes/, credentials/)
- * reaches itself through its imports, type-only imports included (a type that two modules need
- * lives in the one that the other imports), and a protocol folder never imports another at run
- * time.
+ * The layout rules that keep the code easy to follow: no module of the product (nodes/,
+ * credentials/) reaches itself through its imports, type-only imports included (a type that two
+ * modules need lives in the one that the other imports); each protocol has one home under
+ * nodes/shared (its library, and its n8n side in sub-folders) and never imports another; the
+ * generic helpers sit together in nodes/shared/common; code two nodes use lives under
+ * nodes/shared, never in another node's folder. docs/architecture.md draws the layout.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -103,26 +105,77 @@ test('the detector finds a cycle when there is one', () => {
 	expect(cycles(new Map([[a, [b]], [b, []]]))).toEqual([]);
 });
 
-test('a protocol folder never imports another (bxd, ebics)', () => {
-	const protocols = ['bxd', 'ebics'].map((name) => path.join(ROOT, 'nodes', 'shared', name) + path.sep);
+/** The protocol families, each one home under nodes/shared: its library and its n8n side. */
+const PROTOCOLS = ['bxd', 'ebics', 'fx'];
+const rel = (file: string) => path.relative(ROOT, file);
+const protocolOf = (file: string) => PROTOCOLS.find((name) => rel(file).startsWith(`nodes/shared/${name}/`));
+const nodeOf = (file: string) => /^nodes\/(?!shared\/)([^/]+)\//.exec(rel(file))?.[1];
+
+test('a protocol folder never imports another (bxd, ebics, fx)', () => {
 	const crossings: string[] = [];
-	for (const [file, imports] of graph) {
-		const home = protocols.find((dir) => file.startsWith(dir));
+	for (const [file, imports] of withTypes) {
+		const home = protocolOf(file);
 		if (!home) continue;
 		for (const target of imports) {
-			const other = protocols.find((dir) => dir !== home && target.startsWith(dir));
-			if (other) crossings.push(`${path.relative(ROOT, file)} -> ${path.relative(ROOT, target)}`);
+			const other = protocolOf(target);
+			if (other && other !== home) crossings.push(`${rel(file)} -> ${rel(target)}`);
 		}
 	}
 	expect(crossings).toEqual([]);
 });
 
+test('nothing of one protocol sits loose at the top of nodes/shared: only folders are there', () => {
+	const top = readdirSync(path.join(ROOT, 'nodes', 'shared'));
+	expect(top.filter((name) => !statSync(path.join(ROOT, 'nodes', 'shared', name)).isDirectory())).toEqual([]);
+	expect(top).toEqual(expect.arrayContaining([...PROTOCOLS, 'common', 'keys', 'transport', 'delivery', 'bankfiles']));
+});
+
+test('no node imports from another node\'s folder, and nodes/shared imports no node folder', () => {
+	const crossings: string[] = [];
+	for (const [file, imports] of withTypes) {
+		const from = nodeOf(file);
+		for (const target of imports) {
+			const to = nodeOf(target);
+			if (to && to !== from) crossings.push(`${rel(file)} -> ${rel(target)}`);
+		}
+	}
+	expect(crossings).toEqual([]);
+});
+
+test('the generic helpers (nodes/shared/common) know no protocol and no key store: only each other and the transport', () => {
+	const found: string[] = [];
+	for (const [file, imports] of withTypes) {
+		if (!rel(file).startsWith('nodes/shared/common/')) continue;
+		for (const target of imports)
+			if (!/^nodes\/shared\/(common|transport)\//.test(rel(target))) found.push(`${rel(file)} -> ${rel(target)}`);
+	}
+	expect(found).toEqual([]);
+});
+
+test('a protocol\'s library does not import its n8n side (credential, enrolment, initialisation, journal, node)', () => {
+	const sides = /^nodes\/shared\/(bxd|ebics)\/(credential|enrolment|initialisation|journal|node)\//;
+	const found: string[] = [];
+	for (const [file, imports] of withTypes) {
+		const name = rel(file);
+		if (!/^nodes\/shared\/(bxd|ebics)\//.test(name) || sides.test(name)) continue;
+		for (const target of imports) if (sides.test(rel(target))) found.push(`${name} -> ${rel(target)}`);
+	}
+	expect(found).toEqual([]);
+});
+
+test('the layout detectors find what they look for', () => {
+	const node = path.join(ROOT, 'nodes', 'Ebics', 'Ebics.node.ts');
+	const other = path.join(ROOT, 'nodes', 'EbicsTrigger', 'EbicsTrigger.node.ts');
+	expect([nodeOf(node), nodeOf(other), nodeOf(path.join(ROOT, 'nodes', 'shared', 'ebics', 'client.ts'))]).toEqual(['Ebics', 'EbicsTrigger', undefined]);
+	expect(protocolOf(path.join(ROOT, 'nodes', 'shared', 'bxd', 'node', 'request.ts'))).toBe('bxd');
+	expect(protocolOf(path.join(ROOT, 'nodes', 'shared', 'common', 'errors.ts'))).toBeUndefined();
+});
+
 test('the credential reading, the enrolment and the key management import in one direction', () => {
-	const rel = (file: string) => path.relative(ROOT, file);
 	const importsOf = (file: string) => (graph.get(path.join(ROOT, file)) ?? []).map(rel);
-	expect(importsOf('nodes/shared/fileServiceCredential.ts')).not.toContain('nodes/shared/fileServiceEnrolment.ts');
-	expect(importsOf('nodes/shared/fileServiceCredential.ts')).not.toContain('nodes/shared/danskeEnrolment.ts');
-	expect(importsOf('nodes/shared/danskeEnrolment.ts')).not.toContain('nodes/shared/fileServiceEnrolment.ts');
+	const credential = 'nodes/shared/bxd/credential/fileServiceCredential.ts';
+	expect(importsOf(credential).filter((t) => t.startsWith('nodes/shared/bxd/enrolment/'))).toEqual([]);
+	expect(importsOf('nodes/shared/bxd/enrolment/danskeEnrolment.ts')).not.toContain('nodes/shared/bxd/enrolment/fileServiceEnrolment.ts');
 	for (const file of files.filter((f) => rel(f).startsWith('nodes/shared/keys/')))
 		expect(importsOf(rel(file)).filter((t) => /fileService|danske|ebics|bxd\//.test(t))).toEqual([]);
 });

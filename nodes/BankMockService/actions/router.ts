@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { executionOperations } from '../../FxTradeExecution/actions/router';
-import { reportOperations } from '../../FxTradeReport/actions/router';
+import { executionOperations } from '../../shared/fx/execution/operations';
+import { reportOperations } from '../../shared/fx/report/operations';
 import { BankFailure, InputError, toNodeError } from '../../shared/common/errors';
 import { runForEachItem } from '../../shared/common/runItems';
 import type { MockApi } from '../description';

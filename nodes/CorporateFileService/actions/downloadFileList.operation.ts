@@ -2,7 +2,12 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { dayProperties } from '../../shared/common/properties';
 import { descriptorJson, listFiles } from '../../shared/bxd/node/bankFiles';
-import { dateParam, fileTypeParam, readOptions, textParam } from '../../shared/bxd/node/readParameters';
+import {
+	dateParam,
+	fileTypeParam,
+	readOptions,
+	textParam,
+} from '../../shared/bxd/node/readParameters';
 import type { FileServiceOperation } from '../../shared/bxd/node/serviceContext';
 import { fileTypeLocator } from '../../shared/bxd/node/sharedProperties';
 

@@ -8,7 +8,10 @@ import {
 	readEbicsState,
 	type EbicsState,
 } from '../../shared/ebics/credential/ebicsCredential';
-import { EBICS_KEY_CHANGE_FIELD, type KeyChangeStep } from '../../shared/ebics/initialisation/ebicsKeyChange';
+import {
+	EBICS_KEY_CHANGE_FIELD,
+	type KeyChangeStep,
+} from '../../shared/ebics/initialisation/ebicsKeyChange';
 import { InputError } from '../../shared/common/errors';
 import type { EbicsInputCheck, EbicsOperation } from '../../shared/ebics/node/context';
 import { refreshInitialisation } from '../../shared/ebics/node/context';

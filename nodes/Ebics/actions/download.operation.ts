@@ -10,7 +10,7 @@ import {
 	type EbicsVersion,
 	type OrderParams,
 } from '../../shared/ebics';
-import { storeStream } from '../../shared/bxd/node/binaryOutput';
+import { storeStream } from '../../shared/common/binaryOutput';
 import type { EbicsInputCheck, EbicsOperation } from '../../shared/ebics/node/context';
 import {
 	deliver,
@@ -19,8 +19,17 @@ import {
 	nothingToDownload,
 	readRange,
 } from '../helpers/downloads';
-import { h004Order, orderTypeProperties, refuseOrderTypeChoice } from '../../shared/ebics/node/orderTypes';
-import { chosenService, HAC_PRESET, readService, serviceProperties } from '../../shared/ebics/node/services';
+import {
+	h004Order,
+	orderTypeProperties,
+	refuseOrderTypeChoice,
+} from '../../shared/ebics/node/orderTypes';
+import {
+	chosenService,
+	HAC_PRESET,
+	readService,
+	serviceProperties,
+} from '../../shared/ebics/node/services';
 
 const displayOptions = { show: { operation: ['download'] } };
 

@@ -6,7 +6,12 @@ import { EBICS_CREDENTIAL } from '../../shared/ebics/credential/ebicsCredential'
 import { InputError, toNodeError } from '../../shared/common/errors';
 import { runForEachItem } from '../../shared/common/runItems';
 import type { EbicsCredentialView } from '../../shared/ebics/credential/ebicsCredential';
-import type { EbicsInputCheck, EbicsOperation, EbicsRun, Need } from '../../shared/ebics/node/context';
+import type {
+	EbicsInputCheck,
+	EbicsOperation,
+	EbicsRun,
+	Need,
+} from '../../shared/ebics/node/context';
 import { loadEbicsRun, refreshInitialisation } from '../../shared/ebics/node/context';
 import { ebicsFailure } from '../../shared/ebics/node/failures';
 import * as availableDownloads from './availableDownloads.operation';

@@ -1,7 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { attemptAsync } from '../../shared/common/attempt';
-import { EBICS_CREDENTIAL, readEbicsCredential, statusText } from '../../shared/ebics/credential/ebicsCredential';
+import {
+	EBICS_CREDENTIAL,
+	readEbicsCredential,
+	statusText,
+} from '../../shared/ebics/credential/ebicsCredential';
 import { InputError } from '../../shared/common/errors';
 import type { EbicsInputCheck, EbicsOperation } from '../../shared/ebics/node/context';
 import { refreshInitialisation } from '../../shared/ebics/node/context';

@@ -34,7 +34,12 @@ import {
 	refuseOrderTypeChoice,
 	type H004Order,
 } from '../../shared/ebics/node/orderTypes';
-import { chosenService, CUSTOM, readService, serviceProperties } from '../../shared/ebics/node/services';
+import {
+	chosenService,
+	CUSTOM,
+	readService,
+	serviceProperties,
+} from '../../shared/ebics/node/services';
 import { withNote } from '../helpers/downloads';
 import { ebicsFailure } from '../../shared/ebics/node/failures';
 import { askBank, currentJournal, writeJournal, type BankVerdict } from '../helpers/uploadJournal';

@@ -9,7 +9,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import type { ContainerFile, Download } from '../../shared/ebics';
 import { parsedItems } from '../../shared/delivery';
-import { binaryItem } from '../../shared/bxd/node/binaryOutput';
+import { binaryItem } from '../../shared/common/binaryOutput';
 import type { EbicsTriggerSettings } from './settings';
 
 export const TRIGGER = 'EBICS Trigger';

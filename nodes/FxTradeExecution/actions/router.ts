@@ -1,16 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { fxEndpoints } from '../../shared/common/credentialFields';
+import { fxEndpoints } from '../../shared/fx/api';
 import { FX_CREDENTIAL } from '../../shared/fx/api';
-import type { FxOperation } from '../../shared/fx/target';
 import { bankTarget } from '../../shared/fx/target';
 import { runForEachItem } from '../../shared/common/runItems';
-import * as executeTrade from '../../shared/fx/execution/executeTrade.operation';
-
-/** The execution operations by name; the Bank Mock Service runs them against its own target. */
-export const executionOperations: Record<string, FxOperation> = {
-	executeTrade: executeTrade.execute,
-};
+import { executionOperations } from '../../shared/fx/execution/operations';
 
 /**
  * Executes one trade per input item at the bank (the node has one operation), then says in the

@@ -1,21 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { fxEndpoints } from '../../shared/common/credentialFields';
+import { fxEndpoints } from '../../shared/fx/api';
 import { InputError, toNodeError } from '../../shared/common/errors';
 import { FX_CREDENTIAL } from '../../shared/fx/api';
-import type { FxOperation } from '../../shared/fx/target';
 import { bankTarget } from '../../shared/fx/target';
 import { runForEachItem } from '../../shared/common/runItems';
-import * as get from '../../shared/fx/report/get.operation';
-import * as getMany from '../../shared/fx/report/getMany.operation';
-import * as getOpen from '../../shared/fx/report/getOpen.operation';
-
-/** The report operations by name; the Bank Mock Service runs them against its own target. */
-export const reportOperations: Record<string, FxOperation> = {
-	get: get.execute,
-	getMany: getMany.execute,
-	getOpen: getOpen.execute,
-};
+import { reportOperations } from '../../shared/fx/report/operations';
 
 /** Runs the chosen operation for every input item against the bank's report API. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

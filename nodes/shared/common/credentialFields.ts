@@ -6,7 +6,6 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { FX_CREDENTIAL } from '../fx/api';
 import { cachedOriginOf, originOf, webAddressProblem } from '../transport/origin';
 import type { BankCredential } from '../transport/request';
 import type { ClientTlsOptions } from '../transport/tls';
@@ -192,33 +191,6 @@ export function trimUrl(value: unknown): string {
 	return typeof value === 'string' ? value.trim().replace(/\/+$/, '') : '';
 }
 
-/** Endpoints of the FX APIs from a client-credentials credential. */
-export interface FxEndpoints {
-	tokenUrl: string;
-	reportBaseUrl: string;
-	executionBaseUrl: string;
-}
-
-export const REPORT_PATH = '/v1/open-trades-service';
-export const EXECUTION_PATH = '/v1/trade-service';
-
-export function fxEndpoints(credentials: ICredentialDataDecryptedObject): FxEndpoints {
-	if (credentials.environment === 'custom') {
-		return {
-			tokenUrl: trimUrl(credentials.tokenUrl),
-			reportBaseUrl: trimUrl(credentials.reportBaseUrl),
-			executionBaseUrl: trimUrl(credentials.executionBaseUrl),
-		};
-	}
-	const api = trimUrl(credentials.apiUrl);
-	const tokenUrl = trimUrl(credentials.tokenUrl);
-	return {
-		tokenUrl: tokenUrl || `${api}/oauth2/token`,
-		reportBaseUrl: `${api}${REPORT_PATH}`,
-		executionBaseUrl: `${api}${EXECUTION_PATH}`,
-	};
-}
-
 /** The mutual-TLS token URL: `{base}[/{country}]/oauth2/token`. */
 export function mtlsTokenUrl(credentials: ICredentialDataDecryptedObject): string {
 	const base = trimUrl(credentials.baseUrl);
@@ -290,19 +262,6 @@ export function withCredentialAuth(
 		...(tls ? { agentOptions: { ...(requestOptions.agentOptions ?? {}), ...tls } } : {}),
 	};
 }
-
-/** The credential of the FX APIs: the bearer token, and the client certificate if there is one. */
-export const CLIENT_CREDENTIALS_AUTH: BankCredential = {
-	type: FX_CREDENTIAL,
-	authenticate(credentials, requestOptions) {
-		const endpoints = fxEndpoints(credentials);
-		return withCredentialAuth(credentials, requestOptions, {
-			bearer: true,
-			allowedUrls: [endpoints.reportBaseUrl, endpoints.executionBaseUrl, endpoints.tokenUrl],
-			what: 'bank credential',
-		});
-	},
-};
 
 /** The mutual-TLS credential: the client certificate and the bearer token. */
 export const MTLS_AUTH: BankCredential = {

@@ -13,7 +13,7 @@ import {
 	keepXmlOption,
 	onInvalidRecordOption,
 	textEncodingOption,
-} from '../../BankFile/actions/parse.operation';
+} from '../bankfiles/node/parseProperties';
 
 /** The Output value that parses each file. */
 export const PARSE_OUTPUT = 'parse';

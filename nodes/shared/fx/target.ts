@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import type { BankRequestOptions, BankResponse } from '../transport/request';
 import { bankRequest } from '../transport/request';
 import { DEFAULT_RETRY } from '../transport/retry';
-import { CLIENT_CREDENTIALS_AUTH } from '../common/credentialFields';
+import { CLIENT_CREDENTIALS_AUTH } from './api';
 
 /** What an FX operation sends; the target decides how (credential, TLS, timeout, retries). */
 export type FxRequest = Pick<

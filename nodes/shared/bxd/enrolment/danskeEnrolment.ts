@@ -37,8 +37,15 @@ import {
 	signedQuery,
 	signingMaterial,
 } from '..';
-import type { EnrolmentState, FileServiceCredentialView } from '../credential/fileServiceCredential';
-import { bankRoot, FILE_SERVICE_KEY_FIELDS, oneTimeCode } from '../credential/fileServiceCredential';
+import type {
+	EnrolmentState,
+	FileServiceCredentialView,
+} from '../credential/fileServiceCredential';
+import {
+	bankRoot,
+	FILE_SERVICE_KEY_FIELDS,
+	oneTimeCode,
+} from '../credential/fileServiceCredential';
 import type { CodeCarrier, KeyServiceSender } from '../../keys';
 import {
 	actionDay,

@@ -35,7 +35,10 @@ import {
 } from '..';
 import { CredentialFieldError, tlsOptionsOf } from '../../common/credentialFields';
 import { danskeCertificates, danskeEnrol, danskeRenew } from './danskeEnrolment';
-import type { EnrolmentState, FileServiceCredentialView } from '../credential/fileServiceCredential';
+import type {
+	EnrolmentState,
+	FileServiceCredentialView,
+} from '../credential/fileServiceCredential';
 import {
 	bankRoot,
 	ENROLMENT_CHECK_FIELD,

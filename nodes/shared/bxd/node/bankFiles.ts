@@ -5,16 +5,12 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type {
-	ApplicationResponse,
-	FileDescriptor,
-	FileServiceResult,
-	PreparedRequest,
-} from '..';
+import type { ApplicationResponse, FileDescriptor, FileServiceResult, PreparedRequest } from '..';
 import { InputError } from '../../common/errors';
 import type { BankContext } from '../../transport/request';
-import type { FileNames, FileOutputContext } from './binaryOutput';
-import { binaryItem, encryptedError, streamedBinaryItem, unpackedContent } from './binaryOutput';
+import type { FileNames, FileOutputContext } from '../../common/binaryOutput';
+import { binaryItem } from '../../common/binaryOutput';
+import { encryptedError, streamedBinaryItem, unpackedContent } from './binaryOutput';
 import { fileServiceFailure } from './failures';
 import type { CommonOptions, NamedFile } from './readParameters';
 import type { SendOptions } from './request';

@@ -22,7 +22,12 @@ import {
 	type EbicsSend,
 	type EbicsSubscriberKeys,
 } from '..';
-import type { EbicsCredentialView, EbicsProblem, EbicsState, SentOrder } from '../credential/ebicsCredential';
+import type {
+	EbicsCredentialView,
+	EbicsProblem,
+	EbicsState,
+	SentOrder,
+} from '../credential/ebicsCredential';
 import {
 	checkOwner,
 	clientOptionsOf,
