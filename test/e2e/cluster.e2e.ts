@@ -17,7 +17,7 @@ import { until } from './lib/ebicsSandbox';
 import { N8N_VERSION } from './lib/install';
 import { httpStatus } from './lib/n8n';
 import { requireContext, skipAll } from './lib/stack';
-import { credentialId, credentialName, packageManifest, packageNode, PACKAGE_NAME, prepareForImport, type WorkflowJson, type WorkflowNode } from './lib/workflows';
+import { credentialId, credentialName, packageManifest, packageNode, PACKAGE_NAME, prepareForImport, TEST_POLL_SECONDS, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
 const unavailable = clusterUnavailable();
 const manifest = packageManifest();
@@ -118,7 +118,7 @@ function workflows(): WorkflowJson[] {
 			} as unknown as WorkflowNode,
 		]);
 	// The trigger example, its events reported (with the process that ran them) after a gate.
-	const example = prepareForImport('bank-event-trigger.json', cluster.bank.state, cluster.bank.caPem);
+	const example = prepareForImport('bank-event-trigger.json', cluster.bank.state, cluster.bank.caPem, undefined, { pollEverySeconds: TEST_POLL_SECONDS });
 	const trigger = packageNode(example, 'bankEventTrigger')!;
 	const events = chain('cbclusterevents0', [
 		trigger,

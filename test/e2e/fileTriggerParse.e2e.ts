@@ -9,7 +9,7 @@ import { expectNoNodeErrors, finished, waitForEmitted } from './lib/executions';
 import { N8N_VERSION } from './lib/install';
 import { nodeItems, sleep, type StoredExecution } from './lib/n8n';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
-import { exampleUsing, packageManifest, packageNode, prepareForImport, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
+import { exampleUsing, packageManifest, packageNode, prepareForImport, TEST_POLL_SECONDS, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
 const TRIGGER = 'bankFileTrigger';
 
@@ -43,7 +43,7 @@ else {
 	beforeAll(async () => {
 		const { install, pkg } = requireContext();
 		stack = await startStack({ install, pkg });
-		const prepared = prepareForImport(example!, stack.bank.state, stack.bank.caPem);
+		const prepared = prepareForImport(example!, stack.bank.state, stack.bank.caPem, undefined, { pollEverySeconds: TEST_POLL_SECONDS });
 		trigger = packageNode(prepared, TRIGGER)!;
 		trigger.parameters = { ...trigger.parameters, output: 'parse', parseOptions: {} };
 		workflow = { ...prepared, id, name: 'Bank files: new statements as entries' };

@@ -18,7 +18,9 @@ import {
 	pinCredential,
 	prepareForImport,
 	sandboxCredentials,
+	TEST_POLL_SECONDS,
 	workflowId,
+	type ImportOptions,
 	type WorkflowJson,
 	type WorkflowNode,
 } from './workflows';
@@ -79,7 +81,7 @@ export interface Stack {
 	 * Imports example files (rewritten for the sandbox) and returns what was imported. A PIN
 	 * example's credential is imported with it, holding a fresh PIN (see PIN_EXAMPLES).
 	 */
-	importExamples(files: string[]): Promise<WorkflowJson[]>;
+	importExamples(files: string[], options?: ImportOptions): Promise<WorkflowJson[]>;
 	/**
 	 * Imports, for each bank profile, a File Service credential holding only a fresh PIN from the
 	 * sandbox (not enrolled), replacing the one imported before; returns the values imported.
@@ -165,10 +167,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 		n8n: instance,
 		bank,
 		filesFolder: allowed,
-		async importExamples(files) {
+		async importExamples(files, options) {
 			const banks = [...new Set(files.map((f) => PIN_EXAMPLES[f]).filter((b) => b !== undefined))];
 			if (banks.length) await importPinCredentials(banks);
-			const workflows = files.map((f) => prepareForImport(f, bank.state, bank.caPem, allowed));
+			const workflows = files.map((f) => prepareForImport(f, bank.state, bank.caPem, allowed, options));
 			if (workflows.length) await instance.importWorkflows(workflows);
 			return workflows;
 		},
@@ -192,12 +194,12 @@ export function skipAll(title: string, reason: string): void {
  * Before the test file's tests: a stack with these examples imported, handed to `started`; after
  * them: the stack stopped.
  */
-export function useExampleStack(files: string[], started: (stack: Stack) => void): void {
+export function useExampleStack(files: string[], started: (stack: Stack) => void, options?: ImportOptions): void {
 	let stack: Stack | undefined;
 	beforeAll(async () => {
 		const { install, pkg } = requireContext();
 		stack = await startStack({ install, pkg });
-		await stack.importExamples(files);
+		await stack.importExamples(files, options);
 		started(stack);
 	}, 300_000);
 
@@ -216,7 +218,7 @@ export function useTriggerExample(
 	type: string,
 	started: (stack: Stack) => void,
 ): { workflow: WorkflowJson; trigger: WorkflowNode; id: string } {
-	useExampleStack([example.file], started);
+	useExampleStack([example.file], started, { pollEverySeconds: TEST_POLL_SECONDS });
 	return {
 		workflow: example.workflow,
 		trigger: packageNode(example.workflow, type)!,

@@ -181,15 +181,37 @@ export function exampleUsing(type: string): { file: string; workflow: WorkflowJs
  * examples use their PIN credential (see the stack's `importPinCredentials`); an example reading
  * files from EXAMPLE_FILES_FOLDER reads them from `filesFolder`.
  */
+/**
+ * How often the tests' polling triggers poll: n8n refuses a poll time under a minute, but takes
+ * several poll times, each once a minute at its own second. Twelve of them poll every five
+ * seconds, so a test waits for the next poll seconds instead of up to a minute; the tests wait
+ * for what the bank and n8n report, never for a time.
+ */
+export const TEST_POLL_SECONDS = 5;
+
+/** Poll times for a polling trigger that polls every `seconds` seconds (a divisor of 60). */
+export function pollTimesEvery(seconds: number): { item: Array<{ mode: 'custom'; cronExpression: string }> } {
+	const item: Array<{ mode: 'custom'; cronExpression: string }> = [];
+	for (let second = 0; second < 60; second += seconds) item.push({ mode: 'custom', cronExpression: `${second} * * * * *` });
+	return { item };
+}
+
+export interface ImportOptions {
+	/** The polling triggers poll every this many seconds (TEST_POLL_SECONDS) instead of as the example says. */
+	pollEverySeconds?: number;
+}
+
 export function prepareForImport(
 	file: string,
 	state: SandboxState,
 	caPem: string,
 	filesFolder?: string,
+	options: ImportOptions = {},
 ): WorkflowJson {
 	const workflow = loadExample(file);
 	const pinBank = PIN_EXAMPLES[file];
 	for (const node of workflow.nodes) {
+		if (options.pollEverySeconds && node.parameters.pollTimes) node.parameters.pollTimes = pollTimesEvery(options.pollEverySeconds);
 		for (const type of Object.keys(node.credentials ?? {})) {
 			node.credentials![type] =
 				pinBank && type === FILE_SERVICE_CREDENTIAL
