@@ -24,6 +24,10 @@ function countReport(file) {
 		passed: r.numPassedTests,
 		failed: r.numFailedTests + r.numRuntimeErrorTestSuites,
 		skipped: r.numPendingTests + r.numTodoTests,
+		files: r.testResults.map((s) => [
+			path.relative(root, s.name),
+			(s.endTime - s.startTime) / 1000,
+		]),
 		skippedNames: r.testResults.flatMap((s) =>
 			s.assertionResults.filter((a) => a.status === 'pending').map((a) => a.fullName),
 		),
@@ -72,6 +76,9 @@ function main() {
 		summary =
 			`e2e: ${c.passed} passed, ${c.failed} failed` + (c.skipped ? `, ${c.skipped} skipped` : '');
 		for (const name of c.skippedNames) summary += `\n  skipped: ${name}`;
+		console.log('\nTime of each e2e file:');
+		for (const [file, seconds] of c.files.sort((a, b) => b[1] - a[1]))
+			console.log(`  ${file.padEnd(48)} ${seconds.toFixed(0).padStart(5)} s`);
 		if (mergeArg) mergeInto(path.resolve(mergeArg.slice('--merge-into='.length)), c);
 		if (!keepReport) fs.rmSync(report, { force: true });
 	}
