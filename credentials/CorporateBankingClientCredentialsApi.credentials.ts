@@ -15,8 +15,12 @@ import {
 	tlsProperties,
 	tokenCacheProperties,
 } from '../nodes/shared/common/credentialFields';
-import { CLIENT_CREDENTIALS_AUTH, fxEndpoints, REPORT_PATH } from '../nodes/shared/fx/api';
-import { FX_PATHS } from '../nodes/shared/fx/api';
+import {
+	CLIENT_CREDENTIALS_AUTH,
+	fxEndpoints,
+	REPORT_PATH,
+	FX_PATHS,
+} from '../nodes/shared/fx/api';
 
 export class CorporateBankingClientCredentialsApi implements ICredentialType {
 	name = 'corporateBankingClientCredentialsApi';

@@ -2,8 +2,6 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
-	IDataObject,
-	IHttpRequestHelper,
 	IHttpRequestOptions,
 	Icon,
 	INodeProperties,
@@ -11,12 +9,11 @@ import type {
 
 import { tlsProperties } from '../nodes/shared/common/credentialFields';
 import {
-	EBICS_CHECK_FIELD,
 	EBICS_CHECK_HEADER,
 	EBICS_CHECK_URL,
 	EBICS_CREDENTIAL,
-	EBICS_STATE_FIELD,
 	EBICS_STATUS_FIELD,
+	EBICS_KEY_FIELDS,
 } from '../nodes/shared/ebics/credential/ebicsCredential';
 import {
 	authenticateEbics,
@@ -29,7 +26,7 @@ import {
 	readUploadJournalWrite,
 	writeUploadJournal,
 } from '../nodes/shared/ebics/journal/ebicsUploadJournal';
-import { keyServiceSender } from '../nodes/shared/keys';
+import { keyServicePreAuthentication, keyStateProperties } from '../nodes/shared/keys';
 
 const generate = { show: { keySource: ['generate'] } };
 const imported = { show: { keySource: ['import'] } };
@@ -350,20 +347,10 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			description: "How requests name the bank's keys (BankPubKeyDigests)",
 		},
 		...tlsProperties({ clientCertificate: 'optional' }),
-		{
-			displayName: 'Initialisation Check',
-			name: EBICS_CHECK_FIELD,
-			type: 'hidden',
-			typeOptions: { expirable: true, password: true },
-			default: '',
-		},
-		{
-			displayName: 'Subscriber State',
-			name: EBICS_STATE_FIELD,
-			type: 'hidden',
-			typeOptions: { password: true },
-			default: '',
-		},
+		...keyStateProperties(EBICS_KEY_FIELDS, {
+			check: 'Initialisation Check',
+			state: 'Subscriber State',
+		}),
 		{
 			displayName: 'Key Change Step',
 			name: EBICS_KEY_CHANGE_FIELD,
@@ -391,19 +378,12 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 	 * the EBICS node asks for it. A write to the upload journal (nodes/shared/ebicsUploadJournal.ts)
 	 * is only stored: nothing is sent, the keys stay as they are.
 	 */
-	async preAuthentication(
-		this: IHttpRequestHelper,
-		credentials: ICredentialDataDecryptedObject,
-	): Promise<IDataObject> {
+	preAuthentication = keyServicePreAuthentication(async (credentials, send) => {
 		const journalWrite = readUploadJournalWrite(credentials[EBICS_UPLOAD_JOURNAL_WRITE_FIELD]);
 		if (journalWrite)
 			return writeUploadJournal(credentials[EBICS_UPLOAD_JOURNAL_FIELD], journalWrite);
-		const helpers = this.helpers;
-		return await runEbicsInitialisation(
-			credentials,
-			keyServiceSender(async (options) => await helpers.httpRequest(options)),
-		);
-	}
+		return await runEbicsInitialisation(credentials, send);
+	});
 
 	/**
 	 * Adds the TLS settings. The credential test's request is judged here from the state

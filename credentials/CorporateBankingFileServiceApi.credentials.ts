@@ -2,8 +2,6 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
-	IDataObject,
-	IHttpRequestHelper,
 	IHttpRequestOptions,
 	Icon,
 	INodeProperties,
@@ -14,12 +12,11 @@ import {
 	planCheck,
 	CHECK_HEADER,
 	CHECK_PLACEHOLDER_URL,
-	ENROLMENT_CHECK_FIELD,
-	ENROLMENT_FIELD,
 	FILE_SERVICE_AUTH,
+	FILE_SERVICE_KEY_FIELDS,
 } from '../nodes/shared/bxd/credential/fileServiceCredential';
 import { runEnrolment } from '../nodes/shared/bxd/enrolment/fileServiceEnrolment';
-import { keyServiceSender } from '../nodes/shared/keys';
+import { keyServicePreAuthentication, keyStateProperties } from '../nodes/shared/keys';
 
 export class CorporateBankingFileServiceApi implements ICredentialType {
 	name = 'corporateBankingFileServiceApi';
@@ -309,20 +306,10 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 				'Whether to accept answers the bank signed with RSA-SHA1. SHA-1 is broken: forged signatures are within reach of a well-funded attacker. Switch it on only for a bank that still signs with SHA-1, and ask the bank when it moves to SHA-256.',
 		},
 		...tlsProperties({ clientCertificate: 'optional' }),
-		{
-			displayName: 'Enrolment Check',
-			name: ENROLMENT_CHECK_FIELD,
-			type: 'hidden',
-			typeOptions: { expirable: true, password: true },
-			default: '',
-		},
-		{
-			displayName: 'Enrolment',
-			name: ENROLMENT_FIELD,
-			type: 'hidden',
-			typeOptions: { password: true },
-			default: '',
-		},
+		...keyStateProperties(FILE_SERVICE_KEY_FIELDS, {
+			check: 'Enrolment Check',
+			state: 'Enrolment',
+		}),
 	];
 
 	/**
@@ -330,16 +317,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 	 * certificate) when due; n8n stores what it returns, encrypted, in this credential. Returns
 	 * nothing to store when nothing is due or the credential holds a pasted certificate.
 	 */
-	async preAuthentication(
-		this: IHttpRequestHelper,
-		credentials: ICredentialDataDecryptedObject,
-	): Promise<IDataObject> {
-		const helpers = this.helpers;
-		return await runEnrolment(
-			credentials,
-			keyServiceSender(async (options) => await helpers.httpRequest(options)),
-		);
-	}
+	preAuthentication = keyServicePreAuthentication(runEnrolment);
 
 	/**
 	 * Adds the client TLS material. A request marked as the credential's check becomes a signed

@@ -1,7 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { fxEndpoints } from '../../shared/fx/api';
-import { FX_CREDENTIAL } from '../../shared/fx/api';
+import { fxEndpoints, FX_CREDENTIAL } from '../../shared/fx/api';
 import { bankTarget } from '../../shared/fx/target';
 import { runForEachItem } from '../../shared/common/runItems';
 import { executionOperations } from '../../shared/fx/execution/operations';

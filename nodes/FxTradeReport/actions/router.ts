@@ -1,8 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { fxEndpoints } from '../../shared/fx/api';
+import { fxEndpoints, FX_CREDENTIAL } from '../../shared/fx/api';
 import { InputError, toNodeError } from '../../shared/common/errors';
-import { FX_CREDENTIAL } from '../../shared/fx/api';
 import { bankTarget } from '../../shared/fx/target';
 import { runForEachItem } from '../../shared/common/runItems';
 import { reportOperations } from '../../shared/fx/report/operations';

@@ -7,6 +7,7 @@
  * here knows a protocol's messages; the protocols' own enrolment code builds on these pieces.
  */
 export * from './certificates';
+export * from './credential';
 export * from './generate';
 export * from './imported';
 export * from './oneTimeCode';
