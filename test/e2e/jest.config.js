@@ -18,6 +18,6 @@ module.exports = {
 	globalSetup: '<rootDir>/test/e2e/globalSetup.ts',
 	globalTeardown: '<rootDir>/test/e2e/globalTeardown.ts',
 	testTimeout: 5 * 60_000,
-	maxWorkers: 1,
+	maxWorkers: 2,
 	verbose: true,
 };

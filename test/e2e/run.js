@@ -52,7 +52,7 @@ function main() {
 			'--config',
 			path.join(__dirname, 'jest.config.js'),
 			'--ci',
-			'--runInBand',
+			'--maxWorkers=2',
 			'--json',
 			`--outputFile=${report}`,
 			...rest,
