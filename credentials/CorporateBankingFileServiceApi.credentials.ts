@@ -149,6 +149,9 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			],
 			default: 'paste',
 		},
+		// The one-time code proves the contract to the bank's certificate service: a secret until it
+		// is used, so it is hidden like a password.
+		// eslint-disable-next-line @n8n/community-nodes/credential-unnecessary-password
 		{
 			displayName: 'PIN or Transfer Key',
 			name: 'pin',
