@@ -23,7 +23,7 @@ import type {
 	EncryptionSettings,
 	FileServiceSettings,
 	SignatureAlgorithm,
-} from '..';
+} from '../index';
 import { attempt } from '../../common/attempt';
 import {
 	BankCertificateError,
@@ -37,7 +37,7 @@ import {
 	readBankCertificate,
 	readResponse,
 	signingMaterial,
-} from '..';
+} from '../index';
 import { CredentialFieldError, withCredentialAuth } from '../../common/credentialFields';
 import type { KeyFields, OneTimeCode } from '../../keys';
 import { checkIssuedBy, pinnedRoot, readStoredKeys } from '../../keys';

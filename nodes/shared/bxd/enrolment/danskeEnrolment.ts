@@ -18,7 +18,7 @@ import type {
 	IssuedCertificate,
 	PkiOperation,
 	SigningMaterial,
-} from '..';
+} from '../index';
 import {
 	bankTrust,
 	buildPkiEnvelope,
@@ -36,7 +36,7 @@ import {
 	serialOf,
 	signedQuery,
 	signingMaterial,
-} from '..';
+} from '../index';
 import type {
 	EnrolmentState,
 	FileServiceCredentialView,

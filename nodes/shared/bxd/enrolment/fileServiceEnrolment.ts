@@ -18,7 +18,7 @@ import type {
 	CertServiceAnswer,
 	IssuedCertificate,
 	SigningMaterial,
-} from '..';
+} from '../index';
 import {
 	BankCertificateError,
 	BxdFaultError,
@@ -32,7 +32,7 @@ import {
 	readBankCertificate,
 	readCertServiceAnswer,
 	signingMaterial,
-} from '..';
+} from '../index';
 import { CredentialFieldError, tlsOptionsOf } from '../../common/credentialFields';
 import { danskeCertificates, danskeEnrol, danskeRenew } from './danskeEnrolment';
 import type {

@@ -5,7 +5,12 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { ApplicationResponse, FileDescriptor, FileServiceResult, PreparedRequest } from '..';
+import type {
+	ApplicationResponse,
+	FileDescriptor,
+	FileServiceResult,
+	PreparedRequest,
+} from '../index';
 import { InputError } from '../../common/errors';
 import type { BankContext } from '../../transport/request';
 import type { FileNames, FileOutputContext } from '../../common/binaryOutput';

@@ -3,12 +3,12 @@
  * download stored as it arrives (nodes/shared/common/binaryOutput.ts does the storing).
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import type { ApplicationResponse, StreamedAnswer } from '..';
+import type { ApplicationResponse, StreamedAnswer } from '../index';
 import { attempt } from '../../common/attempt';
 import type { FileNames, FileOutputContext } from '../../common/binaryOutput';
 import { storeStream } from '../../common/binaryOutput';
 import { InputError } from '../../common/errors';
-import { decompress } from '..';
+import { decompress } from '../index';
 
 /** The bank sent the file encrypted: an error that says what to do. */
 export function encryptedError(itemIndex: number): InputError {

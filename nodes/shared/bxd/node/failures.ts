@@ -5,7 +5,7 @@
  */
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
-import type { BxdOperation } from '..';
+import type { BxdOperation } from '../index';
 import {
 	BxdError,
 	BxdFaultError,
@@ -14,7 +14,7 @@ import {
 	BxdSignatureError,
 	responseCodeHint,
 	Sha1SignatureError,
-} from '..';
+} from '../index';
 import { BankFailure, InputError, isToldFailure } from '../../common/errors';
 import { redactSecrets } from '../../transport/redact';
 

@@ -4,7 +4,7 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { prepareRequest } from '..';
+import { prepareRequest } from '../index';
 import { sendPrepared } from './request';
 import { loadServiceContext } from './serviceContext';
 

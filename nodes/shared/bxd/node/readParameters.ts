@@ -1,7 +1,7 @@
 /** Reading the node's parameters into checked values; a value to fix is an InputError naming it. */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { Canonicalization } from '..';
+import type { Canonicalization } from '../index';
 import { InputError } from '../../common/errors';
 import { readDay } from '../../common/properties';
 

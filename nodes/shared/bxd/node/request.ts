@@ -15,7 +15,7 @@ import type {
 	PreparedRequest,
 	RequestFields,
 	StreamingRequest,
-} from '..';
+} from '../index';
 import {
 	BxdFormatError,
 	parseSoapFault,
@@ -24,7 +24,7 @@ import {
 	readResponse,
 	readResponseStream,
 	STANDARD_MESSAGE_LIMIT,
-} from '..';
+} from '../index';
 import { InputError } from '../../common/errors';
 import { FILE_SERVICE_AUTH } from '../credential/fileServiceCredential';
 import { bankFailure, errorResponseOf, outcomeUnknown } from '../../transport/errors';

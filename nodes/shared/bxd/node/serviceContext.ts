@@ -8,7 +8,7 @@ import type {
 	INodeExecutionData,
 } from 'n8n-workflow';
 
-import type { BankProfile, FileServiceSettings } from '..';
+import type { BankProfile, FileServiceSettings } from '../index';
 import type { CertificateFacts } from '../credential/fileServiceCredential';
 import { CredentialFieldError } from '../../common/credentialFields';
 import {

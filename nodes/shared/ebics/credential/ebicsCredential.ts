@@ -25,7 +25,7 @@ import type {
 	H004KeyForm,
 	KeyChangeOrder,
 	PinnedBankHashes,
-} from '..';
+} from '../index';
 import {
 	checkPinnedBankKeys,
 	checkSubscriber,
@@ -33,7 +33,7 @@ import {
 	generateSubscriberKeys,
 	loadBankKeys,
 	parseHash,
-} from '..';
+} from '../index';
 import type { KeyFields } from '../../keys';
 import { importPrivateKey, ImportedKeyError, MIN_RSA_BITS, readStoredKeys } from '../../keys';
 import { webAddressProblem } from '../../transport/origin';

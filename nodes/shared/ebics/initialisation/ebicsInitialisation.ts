@@ -21,7 +21,7 @@ import {
 	EbicsReturnCodeError,
 	type EbicsSend,
 	type EbicsSubscriberKeys,
-} from '..';
+} from '../index';
 import type {
 	EbicsCredentialView,
 	EbicsProblem,

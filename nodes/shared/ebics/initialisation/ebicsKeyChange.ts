@@ -39,7 +39,7 @@ import {
 	type EbicsSend,
 	type EbicsSubscriberKeys,
 	type KeyChangeOrder,
-} from '..';
+} from '../index';
 import type {
 	DoneKeyChange,
 	EbicsCredentialView,

@@ -16,8 +16,8 @@ import type {
 
 import { attempt, attemptAsync } from '../../common/attempt';
 import { CredentialFieldError } from '../../common/credentialFields';
-import type { EbicsRequestKind, EbicsSend, EbicsSubscriberKeys } from '..';
-import { EbicsBankKeyError, EbicsClient, EbicsVeu } from '..';
+import type { EbicsRequestKind, EbicsSend, EbicsSubscriberKeys } from '../index';
+import { EbicsBankKeyError, EbicsClient, EbicsVeu } from '../index';
 import type { EbicsCredentialView } from '../credential/ebicsCredential';
 import {
 	clientOptionsOf,

@@ -16,7 +16,7 @@ import {
 	EbicsTransferInterrupted,
 	EbicsValidationError,
 	returnCodeInfo,
-} from '..';
+} from '../index';
 import type { EbicsCredentialView, EbicsProblem, EbicsState } from '../credential/ebicsCredential';
 import { statusText } from '../credential/ebicsCredential';
 import { EbicsHttpStatusError } from '../initialisation/ebicsInitialisation';

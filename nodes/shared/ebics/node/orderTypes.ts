@@ -20,7 +20,7 @@ import {
 	type H004OrderType,
 	type OrderParams,
 	type SignatureFlag,
-} from '..';
+} from '../index';
 import { InputError } from '../../common/errors';
 import { trimmedPattern, unlessValid } from '../../common/properties';
 

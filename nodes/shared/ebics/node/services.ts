@@ -7,8 +7,8 @@
  */
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { BtfService } from '..';
-import { btfRule, SERVICE_PRESETS } from '..';
+import type { BtfService } from '../index';
+import { btfRule, SERVICE_PRESETS } from '../index';
 import { InputError } from '../../common/errors';
 import { trimmedPattern, unlessValid } from '../../common/properties';
 import { orderTypeOption } from './orderTypes';
