@@ -88,6 +88,21 @@ interface Context {
 	now: Date;
 }
 
+/** What a call of the PKIFactoryService takes from the credential, and the time. */
+export interface DanskeCall {
+	view: FileServiceCredentialView;
+	/** The credential's Bank Certificate (the pinned root, required). */
+	bankCertificate: unknown;
+	tls?: ClientTlsOptions;
+	send: KeyServiceSender;
+	now: Date;
+}
+
+function contextOf(call: DanskeCall, pin?: CodeCarrier): Context {
+	const { view, tls, send, now } = call;
+	return { view, pinnedRoot: bankRoot(view, call.bankCertificate), tls, send, pin, now };
+}
+
 /**
  * The pinned root the PKI service's answers are checked against. They are signed as Danske
  * Bank's public samples are, RSA-SHA1 (sepafm test/sepa/banks/danske/responses/): the signature
@@ -420,15 +435,12 @@ function statusText(
  * store are returned (pending when a check failed).
  */
 export async function danskeEnrol(
-	view: FileServiceCredentialView,
-	bankCertificate: unknown,
+	call: DanskeCall,
 	hash: string,
-	tls: ClientTlsOptions | undefined,
-	send: KeyServiceSender,
 	pin: CodeCarrier,
-	now: Date,
 ): Promise<IDataObject> {
-	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, pin, now };
+	const ctx = contextOf(call, pin);
+	const view = call.view;
 	const label = view.profile.pin?.label ?? 'PIN';
 	let issued: Awaited<ReturnType<typeof request>>;
 	try {
@@ -469,15 +481,10 @@ export async function danskeEnrol(
  * keeps the current ones (and throws); after it, the new ones are kept pending when a check
  * fails, and the current ones stay in use.
  */
-export async function danskeRenew(
-	view: FileServiceCredentialView,
-	bankCertificate: unknown,
-	tls: ClientTlsOptions | undefined,
-	send: KeyServiceSender,
-	now: Date,
-): Promise<IDataObject> {
+export async function danskeRenew(call: DanskeCall): Promise<IDataObject> {
+	const { view } = call;
 	const current = view.enrolment!;
-	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, now };
+	const ctx = contextOf(call);
 	let issued: Awaited<ReturnType<typeof request>>;
 	try {
 		issued = await request(ctx, 'RenewCertificate', undefined, current);
@@ -495,29 +502,17 @@ export async function danskeRenew(
  * as they are now (GetBankCertificate again, the kept answer's signature and certificates,
  * CertificateStatus); the PIN is not sent.
  */
-export async function danskeComplete(
-	view: FileServiceCredentialView,
-	bankCertificate: unknown,
-	tls: ClientTlsOptions | undefined,
-	send: KeyServiceSender,
-	now: Date,
-): Promise<IDataObject> {
-	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, now };
-	return await settle(ctx, view.pending!);
+export async function danskeComplete(call: DanskeCall): Promise<IDataObject> {
+	return await settle(contextOf(call), call.view.pending!);
 }
 
 /**
  * The bank's certificates (GetBankCertificate) and, when enrolled, the customer's own
  * certificates with their status (GetOwnCertificateList), for the Get Bank Certificates operation.
  */
-export async function danskeCertificates(
-	view: FileServiceCredentialView,
-	bankCertificate: unknown,
-	tls: ClientTlsOptions | undefined,
-	send: KeyServiceSender,
-	now = new Date(),
-): Promise<IssuedCertificate[]> {
-	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, now };
+export async function danskeCertificates(call: DanskeCall): Promise<IssuedCertificate[]> {
+	const { view, now } = call;
+	const ctx = contextOf(call);
 	const bank = await bankCertificates(ctx);
 	const out: IssuedCertificate[] = [
 		{

@@ -290,18 +290,21 @@ async function runDanskeEnrolment(
 	send: KeyServiceSender,
 	now: Date,
 ): Promise<IDataObject> {
-	const tls = credentialTls(credentials);
+	const call = {
+		view,
+		bankCertificate: credentials.bankCertificate,
+		tls: credentialTls(credentials),
+		send,
+		now,
+	};
 	bankRoot(view, credentials.bankCertificate);
-	if (action === 'complete')
-		return await danskeComplete(view, credentials.bankCertificate, tls, send, now);
-	if (action === 'renew')
-		return await danskeRenew(view, credentials.bankCertificate, tls, send, now);
+	if (action === 'complete') return await danskeComplete(call);
+	if (action === 'renew') return await danskeRenew(call);
 	return await oncePerCode(
 		oneTimeCode(view),
 		send,
 		now,
-		async (hash, carrier) =>
-			await danskeEnrol(view, credentials.bankCertificate, hash, tls, send, carrier, now),
+		async (hash, carrier) => await danskeEnrol(call, hash, carrier),
 	);
 }
 
@@ -501,12 +504,13 @@ export async function fetchServiceCertificates(
 			throw new CredentialFieldError('Certificate Service URL: required');
 		const listed = await attemptAsync(
 			async () =>
-				await danskeCertificates(
+				await danskeCertificates({
 					view,
-					credentials.bankCertificate,
-					credentialTls(credentials),
+					bankCertificate: credentials.bankCertificate,
+					tls: credentialTls(credentials),
 					send,
-				),
+					now: new Date(),
+				}),
 		);
 		if (listed.ok) return listed.value;
 		if (listed.error instanceof CredentialFieldError) throw listed.error;
