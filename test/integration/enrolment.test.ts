@@ -382,6 +382,17 @@ describe('a check that fails after the bank issued the certificate: kept pending
 		expectNoSecrets(result, store, pin);
 	});
 
+	test('a pending enrolment with a Bank Certificate that cannot be read: the run names that field, and what was kept stays', async () => {
+		const store = fileServiceStore({ ...bank().enrolmentCredential('op'), bankCertificate: bank().tls.otherCaPem });
+		expect((await credentialTest(store)).message).toMatch(/^Enrolment not complete: /);
+		const kept = stored(store).enrolment;
+		save(store, { ...stored(store), bankCertificate: 'not a certificate' });
+		const result = await run(store);
+		expect(errorText(result)).toMatch(/^Credential: Bank Certificate: not a PEM certificate/);
+		expect(stored(store).enrolment).toBe(kept);
+		expect(pinRequests()).toBe(1);
+	});
+
 	test('OP, unsigned answers: a certificate that does not chain to the pinned root (a forgery) is kept pending, naming that check; it is never used', async () => {
 		bank().certService.answerAlgorithms.op = 'unsigned';
 		bank().certService.switches.forgedIssuer = true;

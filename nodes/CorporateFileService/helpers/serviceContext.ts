@@ -90,11 +90,14 @@ export async function refreshEnrolment(
 	);
 	const after = run.credentials;
 	const failure = run.error as Error | undefined;
-	// An enrolment or renewal kept pending: its checks failed after the bank issued the certificate.
+	// An enrolment or renewal kept pending (its checks failed after the bank issued the
+	// certificate): what stopped this run, else what is still to correct.
 	const pending = readPendingEnrolment(after[ENROLMENT_FIELD]);
 	if (pending) {
-		const view = readFileServiceCredential(after);
-		return { credentials: after, error: new Error(pendingMessage(view, pending)) };
+		const message = failure
+			? enrolmentMessage(failure)
+			: pendingMessage(readFileServiceCredential(after), pending);
+		return { credentials: after, error: new Error(message) };
 	}
 	// The enrolment was stored: whatever the check after it said, the credential has its certificate.
 	if (String(after[ENROLMENT_FIELD] ?? '') !== before && readEnrolmentState(after[ENROLMENT_FIELD]))
