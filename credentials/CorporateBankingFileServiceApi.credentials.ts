@@ -201,7 +201,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			default: '',
 			displayOptions: { show: { signingMode: ['enrol'] } },
 			description:
-				'Written by the enrolment and each renewal: when the certificate was issued and until when it is valid',
+				'Written by the enrolment and each renewal: when the certificate was issued, until when it is valid and how the bank signed its answer; or, when a check failed after the bank issued it, what failed and what to correct (saving again completes it without a new PIN)',
 		},
 		// A certificate is public: shown, so the user can see which one is set.
 		// eslint-disable-next-line @n8n/community-nodes/credential-password-field
@@ -306,7 +306,7 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether to accept answers the bank signed with RSA-SHA1. SHA-1 is broken: forged signatures are within reach of a well-funded attacker. Switch it on only for a bank that still signs with SHA-1, and ask the bank when it moves to SHA-256.',
+				"Whether to accept the file service's answers (file lists, files, user info) that the bank signed with RSA-SHA1. SHA-1 is broken: forged signatures are within reach of a well-funded attacker. Switch it on only for a bank that still signs with SHA-1 (its Signature Algorithm is RSA-SHA1), and ask the bank when it moves to SHA-256. Enrolment does not need it: the certificate service's answers are verified whatever their algorithm, and the certificate it issues must chain to the Bank Certificate.",
 		},
 		...tlsProperties({ clientCertificate: 'optional' }),
 		...keyStateProperties(FILE_SERVICE_KEY_FIELDS, {
@@ -317,8 +317,11 @@ export class CorporateBankingFileServiceApi implements ICredentialType {
 
 	/**
 	 * Enrols (GetCertificate with the PIN) or renews (RenewCertificate signed with the current
-	 * certificate) when due; n8n stores what it returns, encrypted, in this credential. Returns
-	 * nothing to store when nothing is due or the credential holds a pasted certificate.
+	 * certificate) when due, or completes one kept pending; n8n stores what it returns, encrypted,
+	 * in this credential (in a credential test too). Once the bank issued a certificate for the key
+	 * made here, it returns the fields in every case (pending, with the check field empty, when a
+	 * check failed; authenticate then fails the test saying what to correct). Returns nothing to
+	 * store when nothing is due or the credential holds a pasted certificate.
 	 */
 	preAuthentication = keyServicePreAuthentication(runEnrolment);
 

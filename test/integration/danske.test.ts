@@ -9,8 +9,9 @@
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
-import { CHECK_HEADER, CHECK_PASSED_URL, CHECK_PLACEHOLDER_URL, readEnrolmentState } from '../../nodes/shared/bxd/credential/fileServiceCredential';
+import { CHECK_HEADER, CHECK_PASSED_URL, CHECK_PLACEHOLDER_URL, readEnrolmentState, readPendingEnrolment } from '../../nodes/shared/bxd/credential/fileServiceCredential';
 import { forgetSpentCodes } from '../../nodes/shared/keys';
+import { testCredential, type CredentialTestAnswer } from '../harness/credentialTest';
 import type { ChainStep, CredentialStore, RunResult } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, fileServiceStore, useSandbox } from '../helpers/bank';
 import { INSPECT_FILE, MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
@@ -41,6 +42,11 @@ function expectNoSecrets(result: RunResult, store: CredentialStore, pin?: string
 	const secrets = enrolmentSecrets(bank(), store, pin);
 	secrets.addPem('encryption key', bank().danske.customerEncryptionKeyPem);
 	expect(secrets.scan(shownBy(result))).toEqual([]);
+}
+
+/** n8n's credential test of the store's File Service credential, as the editor runs it on "Save". */
+async function credentialTest(store: CredentialStore): Promise<CredentialTestAnswer> {
+	return await testCredential({ store, credentialTypes: [new CorporateBankingFileServiceApi()], id: CREDENTIAL_IDS[FILES] });
 }
 
 function nodeErrorText(result: RunResult, name: string): string {
@@ -208,29 +214,51 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 		expect(bank().danske.records.filter((r) => r.operation === 'CreateCertificate')).toHaveLength(1);
 	});
 
-	test('SHA-1 answers while SHA-1 is not accepted: stopped before the PIN is sent, which then enrols once SHA-1 is accepted', async () => {
-		bank().danske.switches.sha1Answers = true;
-		const values = bank().danskeCredential({ pin: 'new' });
-		const store = fileServiceStore(values);
-		const refused = await chain([list], store);
-		expect(refused.status).toBe('error');
-		expect(nodeErrorText(refused, 'List')).toMatch(
-			/Enrolment stopped before the PIN was sent: The response signature uses RSA-SHA1 .*switch on "Accept SHA-1 Signatures From the Bank".*\. The PIN was not sent and still works: correct this and save the credential again\. Nothing was stored/,
-		);
-		expect(nodeErrorText(refused, 'List')).not.toMatch(/already sent|ask the bank for a new one/);
-		expect(bank().danske.records.map((r) => r.operation)).toEqual(['GetBankCertificate']);
+	test.each(['sha1', 'sha256'] as const)(
+		"the PKI service signing with %s, the profile's defaults and Accept SHA-1 off: saved once, enrolled, the PIN sent once; the test then names Accept SHA-1 for the file service's answers",
+		async (algorithm) => {
+			bank().danske.answerAlgorithm = algorithm;
+			// As the docs tell a user: Danske Bank's Signature Algorithm (RSA-SHA1), Accept SHA-1 left off.
+			const values: Record<string, unknown> = { ...bank().danskeCredential({ pin: 'new' }), signatureAlgorithm: 'profile' };
+			expect(values).not.toHaveProperty('acceptSha1');
+			const store = fileServiceStore(values);
+			const answer = await credentialTest(store);
+			const data = stored(store);
+			const state = readEnrolmentState(data.enrolment)!;
+			expect(state.encryption?.certificatePem).toMatch(/BEGIN CERTIFICATE/);
+			expect(readPendingEnrolment(data.enrolment)).toBeUndefined();
+			// How an XML-DSig signature made with RSA and this hash is named.
+			expect(state.answerSignature).toBe({ sha1: 'RSA-SHA1', sha256: 'RSA-SHA256' }[algorithm]);
+			expect(String(data.enrolmentStatus)).toMatch(
+				new RegExp(`^Signing and encryption certificates enrolled \\S+; valid until \\S+ \\(renewed automatically when they come within the renewal window\\)\\. The certificate service signed its answer with ${state.answerSignature}; the certificate chains to the pinned Bank Certificate\\. Before it can be used: the Signature Algorithm is RSA-SHA1 \\(as the Danske Bank profile says\\)`),
+			);
+			expect(answer.status).toBe('Error');
+			expect(answer.message).toMatch(/^Accept SHA-1 Signatures From the Bank: required: the Signature Algorithm is RSA-SHA1 \(as the Danske Bank profile says\), .*no new PIN is needed$/);
+			expect(bank().danske.records.map((r) => [r.operation, r.carriedPin, r.returnCode])).toEqual([
+				['GetBankCertificate', false, '00'],
+				['CreateCertificate', true, '00'],
+				['CertificateStatus', false, '00'],
+			]);
+			// Switched on and saved: the test passes, nothing goes to the PKI service again.
+			store.set({ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: { ...stored(store), acceptSha1: true } as unknown as Record<string, string> });
+			expect(await credentialTest(store)).toEqual({ status: 'OK' });
+			expect(bank().danske.records).toHaveLength(3);
+			const listed = await chain([list], store);
+			expect(listed.error?.message).toBeUndefined();
+			expectNoSecrets(listed, store, String(values.pin));
+		},
+	);
 
-		store.set({ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: { ...stored(store), acceptSha1: true } as unknown as Record<string, string> });
-		const enrolled = await chain([list], store);
-		expect(enrolled.error?.message).toBeUndefined();
-		expect(bank().danske.records.map((r) => [r.operation, r.returnCode])).toEqual([
-			['GetBankCertificate', '00'],
-			['GetBankCertificate', '00'],
-			['CreateCertificate', '00'],
-			['CertificateStatus', '00'],
-		]);
+	test('a wrong pinned root stops the enrolment before the PIN is sent (GetBankCertificate); corrected, the same PIN enrols, sent once', async () => {
+		const values = bank().danskeCredential({ pin: 'new' });
+		const store = fileServiceStore({ ...values, bankCertificate: bank().tls.otherCaPem });
+		const refused = await credentialTest(store);
+		expect(refused.message).toMatch(/^Enrolment stopped before the PIN was sent: the PKIFactoryService answered code 09: Bank root certificate not found\..*The PIN was not sent and still works: correct this and save the credential again\. Nothing was stored$/);
+		expect(store.updates).toBe(0);
+		store.set({ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: { ...stored(store), bankCertificate: bank().tls.caPem } as unknown as Record<string, string> });
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
 		expect(readEnrolmentState(stored(store).enrolment)).toBeDefined();
-		expectNoSecrets(enrolled, store, String(values.pin));
+		expect(bank().danske.records.filter((r) => r.carriedPin)).toHaveLength(1);
 	});
 
 	test('a bank encryption certificate from another root is refused before the PIN is sent', async () => {
@@ -259,15 +287,65 @@ describe('Danske Bank: enrolment from a PIN through the PKIFactoryService', () =
 		expectNoSecrets(again, store);
 	});
 
-	test('a CertificateStatus other than good stores nothing', async () => {
+	test('CertificateStatus failing after CreateCertificate: the certificates are kept pending, nothing is in use; once the bank reports them good, saving again completes the enrolment without the PIN', async () => {
 		bank().danske.switches.status = 'revoked';
 		const values = bank().danskeCredential({ pin: 'new' });
 		const store = fileServiceStore(values);
 		const result = await chain([list], store);
 		expect(result.status).toBe('error');
-		expect(nodeErrorText(result, 'List')).toMatch(/CertificateStatus: the bank reports the new signing certificate [0-9A-F]+ as revoked \(.*\), not valid/);
+		const pendingMessage =
+			/Enrolment not complete: the bank answered CreateCertificate on \S+ with certificates for the keys made in n8n, but CertificateStatus: the bank reports the new signing certificate \d+ as revoked \(.*\), not valid\. The certificates and their keys are kept in the credential and the PIN was used: save the credential again \(or run a node with it\) once the bank answers, which completes the enrolment without a new PIN; if it keeps failing, ask the bank/;
+		expect(nodeErrorText(result, 'List')).toMatch(pendingMessage);
 		expect(readEnrolmentState(stored(store).enrolment)).toBeUndefined();
+		const pending = readPendingEnrolment(stored(store).enrolment)!;
+		expect(pending).toMatchObject({ kind: 'enrol', command: 'CreateCertificate' });
+		expect(pending.field).toBeUndefined();
+		expect(stored(store).pin).toBe('');
+		expect(bank().stats.soapCalls).toHaveLength(0);
+		expect((await credentialTest(store)).message).toMatch(pendingMessage);
 		expectNoSecrets(result, store, String(values.pin));
+
+		delete bank().danske.switches.status;
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		const state = readEnrolmentState(stored(store).enrolment)!;
+		expect(readPendingEnrolment(stored(store).enrolment)).toBeUndefined();
+		expect(state.privateKeyPem).toBe(pending.privateKeyPem);
+		expect(state.encryption?.privateKeyPem).toBe(pending.encryptionKeyPem);
+		// The completion asked for the bank's certificates and the status again; the PIN went once.
+		expect(bank().danske.records.map((r) => [r.operation, r.carriedPin])).toEqual([
+			['GetBankCertificate', false],
+			['CreateCertificate', true],
+			['CertificateStatus', false],
+			['GetBankCertificate', false],
+			['CertificateStatus', false],
+			['GetBankCertificate', false],
+			['CertificateStatus', false],
+		]);
+		const listed = await chain([list], store);
+		expect(listed.error?.message).toBeUndefined();
+		expectNoSecrets(listed, store, String(values.pin));
+	});
+
+	test('a renewal whose CertificateStatus fails keeps the current certificates in use and the new ones pending; the next run completes it', async () => {
+		const store = fileServiceStore(bank().danskeCredential({ pin: 'new' }));
+		expect((await chain([list], store)).error?.message).toBeUndefined();
+		const before = readEnrolmentState(stored(store).enrolment)!;
+		bank().danske.switches.status = 'revoked';
+		const refused = await chain([{ name: 'Renew', type: TYPE, parameters: { operation: 'renewCertificate' } }], store);
+		expect(nodeErrorText(refused, 'Renew')).toMatch(
+			/Renewal not complete: the bank answered RenewCertificate on \S+ with new certificates for the keys made in n8n, but CertificateStatus: .* as revoked .*The new certificates and their keys are kept in the credential, and the current certificates \(valid until [^)]+\) keep being used/,
+		);
+		expect(readEnrolmentState(stored(store).enrolment)!.certificatePem).toBe(before.certificatePem);
+		const pending = readPendingEnrolment(stored(store).enrolment)!;
+		expect(pending.kind).toBe('renew');
+
+		delete bank().danske.switches.status;
+		expect((await chain([list], store)).error?.message).toBeUndefined();
+		const after = readEnrolmentState(stored(store).enrolment)!;
+		expect(after.privateKeyPem).toBe(pending.privateKeyPem);
+		expect(after.renewedAt).toBeDefined();
+		expect(readPendingEnrolment(stored(store).enrolment)).toBeUndefined();
+		expect(bank().danske.records.filter((r) => r.operation === 'RenewCertificate')).toHaveLength(1);
 	});
 
 	test('a PKI fault names its code and text', async () => {

@@ -16,15 +16,18 @@ import {
 	CHECK_PASSED_URL,
 	CHECK_PLACEHOLDER_URL,
 	readEnrolmentState,
+	readPendingEnrolment,
 	serviceSettings,
 } from '../../nodes/shared/bxd/credential/fileServiceCredential';
-import { forgetSpentCodes } from '../../nodes/shared/keys';
+import { codeHash, forgetSpentCodes } from '../../nodes/shared/keys';
+import { testCredential, type CredentialTestAnswer } from '../harness/credentialTest';
 import type { CredentialStore, RunResult } from '../harness/engine';
 import { CREDENTIAL_IDS, FILES, fileServiceStore, useSandbox } from '../helpers/bank';
 import { NODE_NAME, runNode } from '../helpers/nodes';
 import { useXmlsec } from '../helpers/xmlsec';
 import { enrolmentSecrets, shownBy } from '../reliability/lib/secrets';
 import type { SandboxBank } from '../sandbox';
+import type { CertAnswerAlgorithm } from '../sandbox/certService';
 import { closedPortUrl } from '../helpers/net';
 
 const sandbox = useSandbox({ seed: 42 });
@@ -55,6 +58,24 @@ function expectNoSecrets(result: RunResult, store: CredentialStore, pin: string)
 	expect(secrets.size).toBeGreaterThan(1);
 	expect(secrets.scan(shownBy(result))).toEqual([]);
 }
+
+/** n8n's credential test of the store's File Service credential, as the editor runs it on "Save". */
+async function credentialTest(store: CredentialStore, values?: Record<string, unknown>): Promise<CredentialTestAnswer> {
+	return await testCredential({ store, credentialTypes: [new CorporateBankingFileServiceApi()], id: CREDENTIAL_IDS[FILES], values });
+}
+
+/** Replaces the stored credential's values, as the editor's "Save" does. */
+function save(store: CredentialStore, values: Record<string, unknown>): void {
+	store.set({ id: CREDENTIAL_IDS[FILES], name: 'files', type: FILES, data: values as Record<string, string> });
+}
+
+/** The requests that carried a one-time PIN, as the bank's certificate services recorded them. */
+function pinRequests(): number {
+	return bank().certService.records.filter((r) => r.carriedPin).length;
+}
+
+/** How an XML-DSig signature made with RSA and this hash is named (the signature method of the W3C URIs). */
+const SIGNED_WITH: Record<CertAnswerAlgorithm, string> = { sha1: 'RSA-SHA1', sha256: 'RSA-SHA256', unsigned: 'unsigned' };
 
 function errorText(result: RunResult): string {
 	const error = result.nodeError(NODE_NAME) as (Error & { description?: string }) | undefined;
@@ -247,39 +268,173 @@ describe('a PIN is spent only when the bank has received it', () => {
 	});
 });
 
-describe("certificate-service answers are checked: the bank's signature and the pinned root", () => {
-	test('Nordea: an answer whose signature does not verify is refused, naming that check; nothing is stored', async () => {
-		bank().certService.switches.answerSignature = 'tampered';
-		const values = bank().enrolmentCredential('nordea');
+/** A bxd profile of each dialect and family, with the Signature Algorithm its profile gives. */
+const PROFILE_ALGORITHM: Partial<Record<Profile, 'sha1' | 'sha256'>> = { nordea: 'sha256', op: 'sha256', samlink: 'sha1', pop: 'sha1' };
+const LABEL: Record<string, RegExp> = { nordea: /Activation Code \(PIN\)/, op: /Transfer Key/, samlink: /Transfer Key/, pop: /Transfer Key/ };
+
+describe("one PIN enrols whatever algorithm the certificate service signs with (each profile's defaults, Accept SHA-1 off)", () => {
+	const cases: Array<[Profile, CertAnswerAlgorithm]> = [
+		['nordea', 'sha1'],
+		['nordea', 'sha256'],
+		['op', 'sha1'],
+		['op', 'sha256'],
+		['op', 'unsigned'],
+		['samlink', 'sha1'],
+		['samlink', 'sha256'],
+		['pop', 'sha1'],
+	];
+
+	test.each(cases)('%s, the certificate service signing with %s: saved once, enrolled, the PIN sent once', async (profile, algorithm) => {
+		bank().certService.answerAlgorithms[dialectOf(profile)] = algorithm;
+		// As the docs tell a user: the profile's Signature Algorithm, Accept SHA-1 left off.
+		const values: Record<string, unknown> = { ...bank().enrolmentCredential(profile), signatureAlgorithm: 'profile' };
+		expect(values).not.toHaveProperty('acceptSha1');
+		const pin = String(values.pin);
 		const store = fileServiceStore(values);
+		const answer = await credentialTest(store);
+
+		const data = stored(store);
+		const state = readEnrolmentState(data.enrolment)!;
+		expect(state).toBeDefined();
+		expect(readPendingEnrolment(data.enrolment)).toBeUndefined();
+		expect(data.pin).toBe('');
+		expect(new X509Certificate(state.certificatePem).checkIssued(new X509Certificate(bank().tls.caPem))).toBe(true);
+		expect(state.answerSignature).toBe(SIGNED_WITH[algorithm]);
+		const signed = algorithm === 'unsigned' ? 'The certificate service left its answer unsigned' : `The certificate service signed its answer with ${SIGNED_WITH[algorithm]}`;
+		expect(String(data.enrolmentStatus)).toMatch(/^Certificate enrolled \d{4}-\d\d-\d\d; valid until \d{4}-\S+ \(renewed automatically when it comes within the renewal window\)\. /);
+		expect(String(data.enrolmentStatus)).toContain(`${signed}; the certificate chains to the pinned Bank Certificate.`);
+		expect(bank().certService.records.map((r) => [r.dialect, r.command, r.carriedPin, r.responseCode])).toEqual([[dialectOf(profile), 'GetCertificate', true, '00']]);
+		expect(bank().certService.records[0].issued).toBe(fingerprint(state.certificatePem));
+
+		if (PROFILE_ALGORITHM[profile] === 'sha1') {
+			// The file service's answers will be signed with SHA-1: the status and the test say so, naming the field.
+			expect(String(data.enrolmentStatus)).toMatch(/ Before it can be used: the Signature Algorithm is RSA-SHA1 \(as the .+ profile says\), so the bank's file service signs its answers with SHA-1, and they are refused until Accept SHA-1 Signatures From the Bank is on/);
+			expect(answer.status).toBe('Error');
+			expect(answer.message).toMatch(/^Accept SHA-1 Signatures From the Bank: required: the Signature Algorithm is RSA-SHA1 \(as the .+ profile says\), .*The certificate is enrolled and stored: no new Transfer Key is needed$/);
+			expect(bank().stats.soapCalls).toHaveLength(0);
+			// Switched on and saved: the test passes; no PIN goes to the bank again.
+			save(store, { ...stored(store), acceptSha1: true });
+			expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		} else {
+			expect(String(data.enrolmentStatus)).not.toMatch(/Before it can be used/);
+			expect(answer).toEqual({ status: 'OK' });
+		}
+		expect(pinRequests()).toBe(1);
+		// The signed check went out with the certificate enrolled.
+		expect(bank().stats.soapCalls.map((c) => [c.signature, c.signer])).toEqual([['valid', fingerprint(state.certificatePem)]]);
+
+		// A run of the node uses it: nothing is sent to the certificate services again.
 		const result = await run(store);
-		expect(errorText(result)).toMatch(/^Credential: Enrolment failed: sent GetCertificate with the Activation Code \(PIN\) to \S+; the bank answered, but the certificate service's answer failed the signature check against the Bank Certificate: /);
-		expect(store.updates).toBe(0);
-		expectNoSecrets(result, store, String(values.pin));
+		expect(result.status).toBe('success');
+		expect(bank().certService.records).toHaveLength(1);
+		expectNoSecrets(result, store, pin);
 	});
+});
 
-	test('Samlink: an answer signed with RSA-SHA1 is refused while SHA-1 is not accepted, and accepted once it is', async () => {
-		bank().certService.switches.answerSignature = 'sha1';
-		const store = fileServiceStore(bank().enrolmentCredential('samlink'));
+describe('a check that fails after the bank issued the certificate: kept pending, completed without a new PIN', () => {
+	test.each<[Profile, 'again' | 'blank']>([
+		['nordea', 'again'],
+		['op', 'blank'],
+		['samlink', 'again'],
+	])('%s: a wrong pinned root keeps the certificate pending (nothing in use, the test names the field); the root corrected, saving completes it (PIN field: %s)', async (profile, pinField) => {
+		const values: Record<string, unknown> = { ...bank().enrolmentCredential(profile), bankCertificate: bank().tls.otherCaPem };
+		const pin = String(values.pin);
+		const store = fileServiceStore(values);
+		const first = await credentialTest(store);
+		expect(first.status).toBe('Error');
+		const pendingMessage = new RegExp(
+			`^Enrolment not complete: the bank answered GetCertificate on \\d{4}-\\d\\d-\\d\\d with a certificate for the key made in n8n, but .*Bank Certificate.*\\. The certificate and its key are kept in the credential and the ${LABEL[profile].source} was used: correct the Bank Certificate and save the credential again, which completes the enrolment without a new ${LABEL[profile].source}$`,
+		);
+		expect(first.message).toMatch(pendingMessage);
+		// What failed: the answer's signature (its signer does not chain to that root) or the certificate's chain.
+		expect(first.message).toMatch(/the certificate service's answer failed the signature check against the Bank Certificate: The response signature is invalid: it was made with a certificate \(.*\) that is neither the Bank Certificate of the credential nor issued by it/);
+		let data = stored(store);
+		expect(readEnrolmentState(data.enrolment)).toBeUndefined();
+		const pending = readPendingEnrolment(data.enrolment)!;
+		expect(pending).toMatchObject({ kind: 'enrol', command: 'GetCertificate', field: 'Bank Certificate', pinHash: codeHash(String(values.customerId), pin) });
+		expect(data.enrolmentCheck).toBe('');
+		expect(data.pin).toBe('');
+		expect(String(data.enrolmentStatus)).toMatch(pendingMessage);
+		expect(pinRequests()).toBe(1);
+		expect(bank().stats.soapCalls).toHaveLength(0);
+
+		// A node run says the same and sends nothing to the bank.
 		const refused = await run(store);
-		expect(errorText(refused)).toMatch(/failed the signature check against the Bank Certificate: The response signature uses RSA-SHA1 .*switch on "Accept SHA-1 Signatures From the Bank"/);
-		expect(store.updates).toBe(0);
+		expect(refused.status).toBe('error');
+		expect(errorText(refused)).toMatch(/^Credential: Enrolment not complete: .* correct the Bank Certificate and save the credential again, which completes the enrolment without a new /);
+		expect(pinRequests()).toBe(1);
+		expectNoSecrets(refused, store, pin);
 
-		bank().certService.switches.answerSignature = 'sha1';
-		const accepting = fileServiceStore({ ...bank().enrolmentCredential('samlink'), acceptSha1: true });
-		expect((await run(accepting)).status).toBe('success');
-		expect(readEnrolmentState(stored(accepting).enrolment)).toBeDefined();
+		// Saved again with the bank's root (and the PIN field as the editor holds it): completed from what was kept.
+		save(store, { ...stored(store), bankCertificate: bank().tls.caPem, pin: pinField === 'again' ? pin : '' });
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		data = stored(store);
+		const state = readEnrolmentState(data.enrolment)!;
+		expect(readPendingEnrolment(data.enrolment)).toBeUndefined();
+		expect(state.privateKeyPem).toBe(pending.privateKeyPem);
+		expect(state.pinHash).toBe(pending.pinHash);
+		expect(fingerprint(state.certificatePem)).toBe(bank().certService.records[0].issued);
+		expect(String(data.enrolmentStatus)).toMatch(/^Certificate enrolled \d{4}-\d\d-\d\d; valid until /);
+		expect(bank().certService.records.map((r) => [r.command, r.carriedPin])).toEqual([['GetCertificate', true]]);
+		const result = await run(store);
+		expect(result.status).toBe('success');
+		expect(bank().stats.soapCalls.every((c) => c.signer === fingerprint(state.certificatePem))).toBe(true);
+		expectNoSecrets(result, store, pin);
 	});
 
-	test('OP (unsigned answers): a certificate not issued by the pinned root is refused, naming that check', async () => {
+	test('a pending enrolment with a Bank Certificate that cannot be read: the run names that field, and what was kept stays', async () => {
+		const store = fileServiceStore({ ...bank().enrolmentCredential('op'), bankCertificate: bank().tls.otherCaPem });
+		expect((await credentialTest(store)).message).toMatch(/^Enrolment not complete: /);
+		const kept = stored(store).enrolment;
+		save(store, { ...stored(store), bankCertificate: 'not a certificate' });
+		const result = await run(store);
+		expect(errorText(result)).toMatch(/^Credential: Bank Certificate: not a PEM certificate/);
+		expect(stored(store).enrolment).toBe(kept);
+		expect(pinRequests()).toBe(1);
+	});
+
+	test('OP, unsigned answers: a certificate that does not chain to the pinned root (a forgery) is kept pending, naming that check; it is never used', async () => {
+		bank().certService.answerAlgorithms.op = 'unsigned';
 		bank().certService.switches.forgedIssuer = true;
 		const values = bank().enrolmentCredential('op');
 		const store = fileServiceStore(values);
 		const result = await run(store);
 		expect(errorText(result)).toMatch(
-			/^Credential: Enrolment failed: The certificate the bank issued: it does not match the pinned Bank Certificate \(.*CN=11111111 is not issued by .*Sandbox Corporate Bank Test CA.*\)\. Check that the Bank Certificate is the bank's root certificate\. Ask the bank for a new Transfer Key/,
+			/^Credential: Enrolment not complete: the bank answered GetCertificate on \S+ with a certificate for the key made in n8n, but the certificate the bank issued: it does not match the pinned Bank Certificate \(.*CN=11111111 is not issued by .*Sandbox Corporate Bank Test CA.*\)\. Check that the Bank Certificate is the bank's root certificate\. The certificate and its key are kept in the credential and the Transfer Key was used: correct the Bank Certificate and save the credential again/,
 		);
-		expect(store.updates).toBe(0);
+		expect(readEnrolmentState(stored(store).enrolment)).toBeUndefined();
+		expect(readPendingEnrolment(stored(store).enrolment)).toBeDefined();
+		expect(bank().stats.soapCalls).toHaveLength(0);
+		// Running again checks it again, and again it is not used.
+		expect(errorText(await run(store))).toMatch(/Enrolment not complete/);
+		expect(pinRequests()).toBe(1);
+		expectNoSecrets(result, store, String(values.pin));
+	});
+
+	test('Nordea: an answer whose signature does not verify is kept pending, naming that check; a new PIN then starts a new enrolment that replaces it', async () => {
+		bank().certService.switches.answerSignature = 'tampered';
+		const values = bank().enrolmentCredential('nordea');
+		const store = fileServiceStore(values);
+		const result = await run(store);
+		expect(errorText(result)).toMatch(
+			/^Credential: Enrolment not complete: the bank answered GetCertificate on \S+ with a certificate for the key made in n8n, but the certificate service's answer failed the signature check against the Bank Certificate: The response signature is invalid: the content does not match its digest/,
+		);
+		const kept = readPendingEnrolment(stored(store).enrolment)!;
+		expect(kept.kind).toBe('enrol');
+		expect(readEnrolmentState(stored(store).enrolment)).toBeUndefined();
+		// The kept answer cannot pass: the bank's new PIN enrols anew and replaces what was kept.
+		const second = bank().certService.newPin('nordea');
+		save(store, { ...stored(store), pin: second });
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		const state = readEnrolmentState(stored(store).enrolment)!;
+		expect(readPendingEnrolment(stored(store).enrolment)).toBeUndefined();
+		expect(state.privateKeyPem).not.toBe(kept.privateKeyPem);
+		expect(state.pinHash).toBe(codeHash(String(values.customerId), second));
+		expect(bank().certService.records.map((r) => [r.command, r.carriedPin, r.responseCode])).toEqual([
+			['GetCertificate', true, '00'],
+			['GetCertificate', true, '00'],
+		]);
+		expect(fingerprint(state.certificatePem)).toBe(bank().certService.records[1].issued);
 		expectNoSecrets(result, store, String(values.pin));
 	});
 
@@ -290,14 +445,20 @@ describe("certificate-service answers are checked: the bank's signature and the 
 		expect(bank().certService.records).toHaveLength(0);
 	});
 
-	test("a bank that signs with SHA-1 (the Samlink profile) while SHA-1 is not accepted: refused before the code is used", async () => {
-		const values = bank().enrolmentCredential('pop');
-		const store = fileServiceStore({ ...values, signatureAlgorithm: 'profile' });
-		const result = await run(store);
-		expect(errorText(result)).toMatch(
-			/^Credential: Accept SHA-1 Signatures From the Bank: required to enrol with POP Bank \(Samlink\) while the Signature Algorithm is RSA-SHA1, since the bank's answer carrying the new certificate is signed with SHA-1 and would be refused after the Transfer Key is used/,
-		);
-		expect(bank().certService.records).toHaveLength(0);
+	test('a PIN that never reached the bank, then corrected: enrolled from the same PIN, sent once', async () => {
+		const values: Record<string, unknown> = { ...bank().enrolmentCredential('samlink'), signatureAlgorithm: 'profile', acceptSha1: true };
+		const store = fileServiceStore({ ...values, certificateServiceUrl: await closedPortUrl(), bankCertificate: bank().tls.otherCaPem });
+		const refused = await credentialTest(store);
+		expect(refused.message).toMatch(/^Enrolment failed: the certificate service at \S+ could not be reached: .*The Transfer Key was not sent and still works/);
+		expect(store.updates).toBe(0);
+		// The address corrected, the root still wrong: the bank answers, the certificate is kept pending.
+		save(store, { ...stored(store), certificateServiceUrl: values.certificateServiceUrl });
+		expect((await credentialTest(store)).message).toMatch(/^Enrolment not complete: .*correct the Bank Certificate/);
+		// The root corrected: complete, the PIN sent once in all.
+		save(store, { ...stored(store), bankCertificate: bank().tls.caPem });
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		expect(readEnrolmentState(stored(store).enrolment)).toBeDefined();
+		expect(pinRequests()).toBe(1);
 	});
 });
 
@@ -350,6 +511,57 @@ describe('renewal', () => {
 		);
 		expect(result.logs.join('\n')).toMatch(/Renewal failed/);
 		expect(hints).toMatch(/expires in (9|10) days/);
+		expectNoSecrets(result, store, '');
+	});
+
+	test('a renewal whose new certificate fails a check after the bank answered keeps the current certificate in use, and the new one pending', async () => {
+		const store = await enrolNearExpiry('nordea', 10);
+		const old = readEnrolmentState(stored(store).enrolment)!;
+		bank().resetStats();
+		// The bank issues the renewed certificate under the CA's name, signed with another key.
+		bank().certService.switches.forgedIssuer = true;
+		const result = await run(store);
+		expect(result.status).toBe('success');
+		const data = stored(store);
+		const current = readEnrolmentState(data.enrolment)!;
+		expect(current.certificatePem).toBe(old.certificatePem);
+		expect(current.privateKeyPem).toBe(old.privateKeyPem);
+		expect(readPendingEnrolment(data.enrolment)).toMatchObject({ kind: 'renew', command: 'RenewCertificate', field: 'Bank Certificate' });
+		const warning =
+			/Renewal not complete: the bank answered RenewCertificate on \S+ with a new certificate for the key made in n8n, but the certificate the bank issued: it does not match the pinned Bank Certificate .*The new certificate and its key are kept in the credential, and the current certificate \(valid until [^)]+\) keeps being used: correct the Bank Certificate and save the credential again, which completes the renewal/;
+		expect(JSON.stringify(result.runData[NODE_NAME][0].hints ?? [])).toMatch(warning);
+		expect(String(data.enrolmentStatus)).toMatch(warning);
+		const signers = new Set(bank().stats.soapCalls.filter((c) => c.operation === 'downloadFileList').map((c) => c.signer));
+		expect([...signers]).toEqual([fingerprint(old.certificatePem)]);
+		// The credential test says so too (the certificate in use still works).
+		expect((await credentialTest(store)).message).toMatch(warning);
+		expect(bank().certService.records.filter((r) => r.command === 'RenewCertificate')).toHaveLength(1);
+		expectNoSecrets(result, store, '');
+	});
+
+	test('Renew Certificate with a wrong pinned root: the renewed certificate is kept pending and the current one stays; the root corrected, the next run completes the renewal without asking the bank again', async () => {
+		const store = await enrolNearExpiry('samlink', 300);
+		const old = readEnrolmentState(stored(store).enrolment)!;
+		save(store, { ...stored(store), bankCertificate: bank().tls.otherCaPem });
+		const refused = await run(store, { operation: 'renewCertificate' });
+		expect(refused.status).toBe('error');
+		expect(errorText(refused)).toMatch(/Renew Certificate: Renewal not complete: .*failed the signature check against the Bank Certificate.* the current certificate \(valid until [^)]+\) keeps being used: correct the Bank Certificate/);
+		expect(readEnrolmentState(stored(store).enrolment)!.certificatePem).toBe(old.certificatePem);
+		const pending = readPendingEnrolment(stored(store).enrolment)!;
+		expect(pending.kind).toBe('renew');
+
+		save(store, { ...stored(store), bankCertificate: bank().tls.caPem });
+		bank().resetStats();
+		const result = await run(store);
+		expect(result.status).toBe('success');
+		const renewed = readEnrolmentState(stored(store).enrolment)!;
+		expect(readPendingEnrolment(stored(store).enrolment)).toBeUndefined();
+		expect(renewed.privateKeyPem).toBe(pending.privateKeyPem);
+		expect(renewed.renewedAt).toBeDefined();
+		expect(String(stored(store).enrolmentStatus)).toMatch(/^Certificate renewed /);
+		expect(bank().certService.records.map((r) => r.command)).toEqual(['GetCertificate', 'RenewCertificate']);
+		const signers = new Set(bank().stats.soapCalls.filter((c) => c.operation === 'downloadFileList').map((c) => c.signer));
+		expect([...signers]).toEqual([fingerprint(renewed.certificatePem)]);
 		expectNoSecrets(result, store, '');
 	});
 

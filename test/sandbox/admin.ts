@@ -50,7 +50,8 @@ function isBooleanSwitch(key: string): key is BooleanSwitch {
  * Admin API under /__sandbox (JSON, no authentication, not subject to faults):
  * GET stats, POST reset, GET/POST/DELETE faults, GET/POST tokens, POST tokens/expire, GET/POST events,
  * GET/POST mock, GET/POST switches, POST trades, GET/POST files, GET credentials,
- * POST enrolment (a credential with a fresh PIN), GET enrolment, POST enrolment/clock.
+ * POST enrolment (a credential with a fresh PIN), GET enrolment, POST enrolment/clock,
+ * GET/POST enrolment/signing (how the certificate services sign), POST enrolment/danske.
  */
 export async function handleAdmin(
 	req: IncomingMessage,
@@ -86,6 +87,11 @@ export async function handleAdmin(
 						'GET|POST /__sandbox/files {fileType, content | contentBase64 | contentPath, userFilename?, status?}',
 						'POST /__sandbox/files/arrive {count?, fileType?: XT | XP}',
 						'GET /__sandbox/credentials',
+						'POST /__sandbox/enrolment {bank} (a credential with a fresh PIN)',
+						'GET /__sandbox/enrolment (records of the certificate services)',
+						'POST /__sandbox/enrolment/clock {offsetDays?, validityDays?}',
+						'GET|POST /__sandbox/enrolment/signing {nordea?, op?, samlink?: sha1 | sha256 (op: or unsigned), danske?: sha1 | sha256}',
+						'POST /__sandbox/enrolment/danske {status: good | expires_soon | expired | revoked | null}',
 						'GET /__sandbox/ebics/subscribers',
 						'POST /__sandbox/ebics/subscribers {partnerId, userId, name?, downloadServices?, uploadServices?, authorisationLevel?}',
 						'POST /__sandbox/ebics/subscribers/{partnerId}/{userId}/activate | suspend',
@@ -259,8 +265,41 @@ export async function handleAdmin(
 				return;
 			}
 			case 'GET /enrolment':
-				reply(res, 200, { records: bank.certService.records, clockOffsetMs: bank.certService.clockOffsetMs, validityDays: bank.certService.validityDays });
+				reply(res, 200, {
+					records: bank.certService.records,
+					danske: bank.danske.records,
+					clockOffsetMs: bank.certService.clockOffsetMs,
+					validityDays: bank.certService.validityDays,
+				});
 				return;
+			case 'GET /enrolment/signing':
+				reply(res, 200, { ...bank.certService.answerAlgorithms, danske: bank.danske.answerAlgorithm });
+				return;
+			case 'POST /enrolment/signing': {
+				// How the certificate services sign their answers: {nordea?, op?, samlink?: sha1 | sha256 (op: or unsigned), danske?: sha1 | sha256}.
+				const body = await jsonBody(req);
+				if (!isRecord(body)) throw new AdminError(400, 'Send {nordea?, op?, samlink?, danske?}.');
+				const { danske, ...services } = body;
+				if (danske !== undefined && danske !== 'sha1' && danske !== 'sha256') throw new AdminError(400, 'danske: sha1 or sha256.');
+				try {
+					bank.certService.setAnswerAlgorithms(services);
+				} catch (error) {
+					throw new AdminError(400, (error as Error).message);
+				}
+				if (danske !== undefined) bank.danske.answerAlgorithm = danske;
+				reply(res, 200, { ...bank.certService.answerAlgorithms, danske: bank.danske.answerAlgorithm });
+				return;
+			}
+			case 'POST /enrolment/danske': {
+				// Danske Bank's CertificateStatus: {status: good | expires_soon | expired | revoked} reports it for every certificate, null as issued.
+				const body = await jsonBody(req);
+				const status = isRecord(body) ? body.status : undefined;
+				if (status === null) delete bank.danske.switches.status;
+				else if (status === 'good' || status === 'expires_soon' || status === 'expired' || status === 'revoked') bank.danske.switches.status = status;
+				else throw new AdminError(400, 'status: good, expires_soon, expired, revoked or null.');
+				reply(res, 200, { status: bank.danske.switches.status ?? null });
+				return;
+			}
 			case 'POST /enrolment/clock': {
 				// The certificate services' clock: {offsetDays} shifts it, {validityDays} sets certificate lifetimes.
 				const body = await jsonBody(req);

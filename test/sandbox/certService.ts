@@ -5,9 +5,12 @@
  * does (Nordea: HMAC-SHA1 of the PKCS#10 request keyed with the PIN; OP and Samlink:
  * TransferKey), checks RenewCertificate's signature against the certificates it issued, and issues
  * real certificates from the sandbox CA. Answers come in each bank's public shape (namespaces,
- * prefixes, Samlink's PEM-in-base64 and one-digit codes, OP's unsigned answers). A clock offset
- * and a certificate lifetime let tests reach renewal windows; switches make it refuse a request,
- * a renewal, or answer a broken certificate.
+ * prefixes, Samlink's PEM-in-base64 and one-digit codes). Each signs its answers as the public
+ * record shows, RSA-SHA1 (sepafm test/sepa/banks/nordea/responses/gc.xml, samlink/responses/rc.xml;
+ * OP's in pankkiyhteys test/data/CertApplicationResponse.xml and GetCertificateResponse.xml), and
+ * `answerAlgorithms` switches each to RSA-SHA256, or (OP, which sepafm's op_response.rb also
+ * meets unsigned) to no signature. A clock offset and a certificate lifetime let tests reach
+ * renewal windows; switches make it refuse a request, a renewal, or answer a broken certificate.
  */
 import { createHash, createHmac, createPublicKey, generateKeyPairSync, randomInt, X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
@@ -46,9 +49,21 @@ interface Issued {
 	superseded: boolean;
 }
 
+/** How a certificate service signs its answers. */
+export type CertAnswerAlgorithm = 'sha1' | 'sha256' | 'unsigned';
+
+/** As the public record shows: every service signs with RSA-SHA1 (see the file's comment). */
+export const DEFAULT_ANSWER_ALGORITHMS: Readonly<Record<CertDialect, CertAnswerAlgorithm>> = {
+	nordea: 'sha1',
+	op: 'sha1',
+	samlink: 'sha1',
+};
+
 export interface CertServiceRecord {
 	dialect: CertDialect;
 	command?: string;
+	/** Whether the request carried a one-time PIN (GetCertificate's HMAC or TransferKey). */
+	carriedPin: boolean;
 	responseCode: string;
 	/** Fingerprint (SHA-256, hex) of the certificate issued, when one was. */
 	issued?: string;
@@ -62,11 +77,8 @@ export interface CertServiceSwitches {
 	refuseRenewal?: { code: string; text: string };
 	/** Answer the next GetCertificate/RenewCertificate with a broken certificate. */
 	brokenCertificate?: 'otherKey' | 'truncated' | 'pkcs7';
-	/**
-	 * Sign the next answer (Nordea, Samlink) with RSA-SHA1, or change it after signing so its
-	 * signature no longer verifies.
-	 */
-	answerSignature?: 'sha1' | 'tampered';
+	/** Change the next answer after signing, so its signature no longer verifies. */
+	answerSignature?: 'tampered';
 	/** Issue the next certificate under the CA's name but signed with another key (a forgery). */
 	forgedIssuer?: boolean;
 	/** Take the next request (a PIN is used) and close the connection without answering. */
@@ -108,6 +120,8 @@ export class SandboxCertService {
 	/** Lifetime of issued certificates, in days. */
 	validityDays = 730;
 	readonly switches: CertServiceSwitches = {};
+	/** How each service signs its answers (kept until reset). */
+	readonly answerAlgorithms: Record<CertDialect, CertAnswerAlgorithm> = { ...DEFAULT_ANSWER_ALGORITHMS };
 	readonly records: CertServiceRecord[] = [];
 
 	constructor(private readonly options: SandboxCertServiceOptions) {}
@@ -165,6 +179,17 @@ export class SandboxCertService {
 		this.clockOffsetMs = 0;
 		this.validityDays = 730;
 		for (const key of Object.keys(this.switches) as Array<keyof CertServiceSwitches>) delete this.switches[key];
+		Object.assign(this.answerAlgorithms, DEFAULT_ANSWER_ALGORITHMS);
+	}
+
+	/** Sets how the services sign their answers; the values are checked (an admin request's). */
+	setAnswerAlgorithms(values: Record<string, unknown>): Record<CertDialect, CertAnswerAlgorithm> {
+		for (const [dialect, value] of Object.entries(values)) {
+			if (!(CERT_DIALECTS as string[]).includes(dialect)) throw new Error(`Unknown certificate service ${dialect}: nordea, op or samlink.`);
+			if (value !== 'sha1' && value !== 'sha256' && !(value === 'unsigned' && dialect === 'op')) throw new Error(`${dialect}: sha1 or sha256${dialect === 'op' ? ' or unsigned' : ''}.`);
+		}
+		Object.assign(this.answerAlgorithms, values);
+		return { ...this.answerAlgorithms };
 	}
 
 	async handle(ctx: RequestContext, dialect: CertDialect): Promise<void> {
@@ -180,7 +205,7 @@ export class SandboxCertService {
 			this.fault(ctx, 500, (error as Error).message);
 			return;
 		}
-		const record: CertServiceRecord = { dialect, command: parsed.command, responseCode: '00' };
+		const record: CertServiceRecord = { dialect, command: parsed.command, carriedPin: !!(parsed.hmac || parsed.transferKey), responseCode: '00' };
 		this.records.push(record);
 		let certificates: Array<{ name: string; pem: string }> = [];
 		let code = '00';
@@ -341,28 +366,34 @@ export class SandboxCertService {
 				? `<bxd:Certificates>${certificates.map((c) => `<bxd:Certificate><bxd:Name>${c.name}</bxd:Name><bxd:Certificate>${certificateContent(c.pem)}</bxd:Certificate><bxd:CertificateFormat>X509v3</bxd:CertificateFormat></bxd:Certificate>`).join('')}</bxd:Certificates>`
 				: '';
 			const xml = `<bxd:CertApplicationResponse xmlns:bxd="${NS.nordea.data}"><bxd:CustomerId>${this.options.customerId}</bxd:CustomerId><bxd:Timestamp>${now}</bxd:Timestamp><bxd:ResponseCode>${code}</bxd:ResponseCode><bxd:ResponseText>${text}</bxd:ResponseText>${certs}</bxd:CertApplicationResponse>`;
-			return this.signAnswer(xml);
+			return this.signAnswer(dialect, xml);
 		}
 		if (dialect === 'samlink') {
 			const certs = certificates.length
 				? `<Certificates xmlns="${NS.samlink.data}">${certificates.map((c) => `<Certificate><Name>${c.name}</Name><Certificate>${certificateContent(c.pem)}</Certificate><CertificateFormat>X509</CertificateFormat></Certificate>`).join('')}</Certificates>`
 				: '';
 			const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<ns2:CertApplicationResponse xmlns:ns2="${NS.samlink.data}"><ns2:CustomerId>${this.options.customerId}</ns2:CustomerId><Timestamp xmlns="${NS.samlink.data}">${now}</Timestamp><ResponseCode xmlns="${NS.samlink.data}">${code === '00' ? '0' : code}</ResponseCode><ResponseText xmlns="${NS.samlink.data}">${text}</ResponseText>${certs}</ns2:CertApplicationResponse>`;
-			return this.signAnswer(xml);
+			return this.signAnswer(dialect, xml);
 		}
-		// OP leaves its certificate answers unsigned (sepafm lib/sepa/banks/op/op_response.rb).
+		// OP: default namespace, signed as pankkiyhteys test/data/CertApplicationResponse.xml shows
+		// (or unsigned, as sepafm lib/sepa/banks/op/op_response.rb meets them).
 		const certs = certificates.length
 			? `<Certificates>${certificates.map((c) => `<Certificate><Name>${c.name}</Name><Certificate>${certificateContent(c.pem)}</Certificate><CertificateFormat>X509v3</CertificateFormat></Certificate>`).join('')}</Certificates>`
 			: '';
-		return `<?xml version="1.0" encoding="UTF-8"?><CertApplicationResponse xmlns="${NS.op.data}"><CustomerId>${this.options.customerId}</CustomerId><Timestamp>${now}</Timestamp><ResponseCode>${code}</ResponseCode><ResponseText>${text}</ResponseText><Compressed>false</Compressed>${certs}</CertApplicationResponse>`;
+		return this.signAnswer(
+			dialect,
+			`<?xml version="1.0" encoding="UTF-8"?><CertApplicationResponse xmlns="${NS.op.data}"><CustomerId>${this.options.customerId}</CustomerId><Timestamp>${now}</Timestamp><ResponseCode>${code}</ResponseCode><ResponseText>${text}</ResponseText><Compressed>false</Compressed>${certs}</CertApplicationResponse>`,
+		);
 	}
 
-	/** The bank's signature on a CertApplicationResponse, as the switches want it. */
-	private signAnswer(xml: string): string {
-		const how = this.switches.answerSignature;
+	/** The bank's signature on a CertApplicationResponse, in the service's algorithm and as the switches want it. */
+	private signAnswer(dialect: CertDialect, xml: string): string {
+		const tampered = this.switches.answerSignature === 'tampered';
 		delete this.switches.answerSignature;
-		const signed = signApplicationRequest(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem, how === 'sha1' ? 'sha1' : 'sha256');
-		return how === 'tampered' ? signed.replace(/<CustomerId|<bxd:CustomerId|<ns2:CustomerId/, (open) => `${open} data-changed="after signing"`) : signed;
+		const algorithm = this.answerAlgorithms[dialect];
+		if (algorithm === 'unsigned') return xml;
+		const signed = signApplicationRequest(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem, algorithm);
+		return tampered ? signed.replace(/<CustomerId|<bxd:CustomerId|<ns2:CustomerId/, (open) => `${open} data-changed="after signing"`) : signed;
 	}
 
 	private renderSoap(dialect: CertDialect, operation: string, requestId: string, code: string, text: string, applicationResponse: string): string {

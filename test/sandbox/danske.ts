@@ -50,8 +50,6 @@ export interface DanskeSwitches {
 	status?: 'good' | 'expires_soon' | 'expired' | 'revoked';
 	/** Refuse the next RenewCertificate with this code. */
 	refuseRenewal?: { code: string; text: string };
-	/** Sign the PKI service's answers with RSA-SHA1, as Danske Bank's public samples are signed. */
-	sha1Answers?: boolean;
 }
 
 interface Pin {
@@ -80,7 +78,16 @@ export interface AnswerEncryption {
 export interface DanskeRecord {
 	operation: string;
 	returnCode: string;
+	/** Whether the request carried the one-time PIN (CreateCertificate). */
+	carriedPin: boolean;
 }
+
+/**
+ * How the PKI service signs its answers. Danske Bank's public samples are signed with RSA-SHA1
+ * (sepafm test/sepa/banks/danske/responses/), the default.
+ */
+export type PkiAnswerAlgorithm = 'sha1' | 'sha256';
+export const DEFAULT_PKI_ANSWER_ALGORITHM: PkiAnswerAlgorithm = 'sha1';
 
 /** A refused request: the bank's code and text. */
 export class PkiError extends Error {
@@ -234,6 +241,8 @@ export class SandboxDanske {
 	/** An encryption certificate from another root. */
 	readonly foreignCertPem: string;
 	switches: DanskeSwitches = {};
+	/** How the PKI service signs its answers (kept until reset). */
+	answerAlgorithm: PkiAnswerAlgorithm = DEFAULT_PKI_ANSWER_ALGORITHM;
 	records: DanskeRecord[] = [];
 	/** Certificate lifetime of the certificates it issues (days). */
 	lifetimeDays = 730;
@@ -309,6 +318,7 @@ export class SandboxDanske {
 		this.switches = {};
 		this.records = [];
 		this.lifetimeDays = 730;
+		this.answerAlgorithm = DEFAULT_PKI_ANSWER_ALGORITHM;
 	}
 
 	/**
@@ -463,11 +473,11 @@ export class SandboxDanske {
 			}
 			const payload = elements(input).find((e) => e !== requestHeader);
 			const answer = this.answer(operation, payload, body);
-			this.records.push({ operation, returnCode: '00' });
+			this.records.push({ operation, returnCode: '00', carriedPin: operation === 'CreateCertificate' });
 			send(ctx, 200, { 'content-type': 'text/xml; charset=utf-8' }, this.envelope(operation, header, answer));
 		} catch (error) {
 			if (!(error instanceof PkiError)) throw error;
-			this.records.push({ operation, returnCode: error.code });
+			this.records.push({ operation, returnCode: error.code, carriedPin: operation === 'CreateCertificate' });
 			send(ctx, 500, { 'content-type': 'text/xml; charset=utf-8' }, this.fault(header, error));
 		}
 	}
@@ -499,7 +509,7 @@ export class SandboxDanske {
 	/** A response element signed by the bank (enveloped, Reference to its xml:id, as Danske Bank signs). */
 	private signed(name: string, inner: string): string {
 		const xml = `<elem:${name} xmlns:elem="${ELEM}">${inner}</elem:${name}>`;
-		return signRootById(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem, this.switches.sha1Answers ? 'sha1' : 'sha256');
+		return signRootById(xml, this.options.pki.bankSigningKeyPem, this.options.pki.bankSigningCertPem, this.answerAlgorithm);
 	}
 
 	private answer(operation: string, payload: Element | undefined, body: string): string {

@@ -594,7 +594,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				// The bank's root, pinned: the sandbox CA issues the bank's signing certificate and the
 				// certificates its certificate services issue.
 				bankCertificate: pki.caCertPem,
-				// The sandbox signs its answers with RSA-SHA256 (Samlink's own still use SHA-1).
+				// The sandbox's file service signs with RSA-SHA256 (Samlink's own still uses SHA-1);
+				// its certificate services sign as the banks' do (see certService.ts).
 				signatureAlgorithm: 'sha256',
 			};
 		},
@@ -615,7 +616,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				caCertificate: pki.caCertPem,
 				// The bank's root, pinned: the sandbox CA issues the bank's certificates.
 				bankCertificate: pki.caCertPem,
-				// The sandbox signs with RSA-SHA256.
+				// The sandbox's file service signs with RSA-SHA256 (its PKIFactoryService as the bank's does).
 				signatureAlgorithm: 'sha256',
 			};
 			if (options.pin) return { ...common, signingMode: 'enrol', pin: options.pin === 'new' ? danske.newPin() : options.pin };

@@ -3,7 +3,8 @@
  * shape the public samples of Nordea, OP and Samlink show (our own fixtures, written in those
  * shapes with our own test certificates), the requests each bank wants (Nordea's HMAC, OP's
  * TransferKey with Service MATU, Samlink's TransferKey, RenewCertificate signed, OP's
- * GetServiceCertificates), and SHA-1 signatures accepted only on the credential's opt-in.
+ * GetServiceCertificates); SHA-1 signatures of the file service's answers accepted only on the
+ * credential's opt-in, those of the certificate services verified whatever their algorithm.
  */
 import { createHmac, X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
@@ -108,18 +109,35 @@ function soapAnswer(service: string, operation: string, inner: string, headerCod
 describe('CertApplicationResponse in the shapes of the banks public samples', () => {
 	const issued = testPki().signer.certPem;
 
-	test('Nordea (signed with RSA-SHA1, base64 DER, X509v3): read, and verified once SHA-1 is accepted', () => {
+	test('Nordea (signed with RSA-SHA1, base64 DER, X509v3): read, and its signature verified whatever the SHA-1 opt-in, naming the algorithm', () => {
 		const signed = Buffer.from(signAsBank(nordeaShape(issued), 'sha1'));
 		const read = readCertApplicationResponse(signed);
 		expect(read).toMatchObject({ customerId: '11111111', responseCode: '00', responseText: 'OK', namespace: NORDEA_DATA, signature: 'notChecked' });
 		expect(read.certificates).toHaveLength(1);
 		expect(read.certificates[0].format).toBe('X509v3');
 		expect(read.certificates[0].x509.fingerprint256).toBe(new X509Certificate(issued).fingerprint256);
+		// A certificate service's algorithm is no policy: the issued certificate's chain is the anchor.
 		const trust = readBankCertificate(testPki().ca.certPem);
-		expect(() => verifyCertAnswer(signed, trust)).toThrow(
-			/^The certificate service's answer failed the signature check against the Bank Certificate: The response signature uses RSA-SHA1 .*switch on "Accept SHA-1 Signatures From the Bank"/,
-		);
-		expect(verifyCertAnswer(signed, { ...trust, acceptSha1: true })).toBe('valid');
+		expect(verifyCertAnswer(signed, trust)).toEqual({ status: 'valid', algorithm: 'RSA-SHA1' });
+		expect(verifyCertAnswer(signed, { ...trust, acceptSha1: false })).toEqual({ status: 'valid', algorithm: 'RSA-SHA1' });
+		expect(verifyCertAnswer(Buffer.from(signAsBank(nordeaShape(issued), 'sha256')), trust)).toEqual({ status: 'valid', algorithm: 'RSA-SHA256' });
+	});
+
+	test('a certificate-service answer is still verified cryptographically with either algorithm: altered, or signed by a key the pinned root did not issue, it fails', () => {
+		const trust = readBankCertificate(testPki().ca.certPem);
+		for (const algorithm of ['sha1', 'sha256'] as const) {
+			const signed = signAsBank(nordeaShape(issued), algorithm);
+			expect(() => verifyCertAnswer(Buffer.from(signed.replace('<bxd:ResponseText>OK', '<bxd:ResponseText>KO')), trust)).toThrow(
+				/^The certificate service's answer failed the signature check against the Bank Certificate: The response signature is invalid: the content does not match its digest/,
+			);
+			expect(() => verifyCertAnswer(Buffer.from(signed), readBankCertificate(testPki().stranger.certPem))).toThrow(
+				/^The certificate service's answer failed the signature check against the Bank Certificate: The response signature is invalid: it was made with a certificate \(.*Fixture Bank File Service.*\) that is neither the Bank Certificate of the credential nor issued by it/,
+			);
+		}
+	});
+
+	test('an unsigned answer (as OP may leave them) is reported unsigned, not refused: its certificate is checked against the pinned root instead', () => {
+		expect(verifyCertAnswer(Buffer.from(opServiceCertificatesShape()), readBankCertificate(testPki().ca.certPem))).toEqual({ status: 'unsigned', algorithm: 'unsigned' });
 	});
 
 	test('Samlink (mixed prefixes, one-digit code, PEM text encoded in base64): the certificate is read', () => {

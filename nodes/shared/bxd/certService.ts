@@ -30,7 +30,12 @@ import {
 } from './errors';
 import type { SignatureCheck } from './applicationResponse';
 import type { BankTrust, SigningMaterial } from './signature';
-import { pemBase64, signApplicationRequest, verifyEnvelopedSignature } from './signature';
+import {
+	pemBase64,
+	signApplicationRequest,
+	signatureAlgorithmOf,
+	verifyEnvelopedSignature,
+} from './signature';
 
 /** Namespaces of each dialect: the SOAP service and the CertApplicationRequest document. */
 export const CERT_NAMESPACES: Record<CertDialect, { service: string; data: string }> = {
@@ -366,23 +371,39 @@ export class CertAnswerSignatureError extends CertificateServiceError {
 	}
 }
 
+/** What the signature check of a certificate service's answer found. */
+export interface CertAnswerSignature {
+	/** 'valid', or 'unsigned' (the certificate it carries is then checked against the pinned root only). */
+	status: Exclude<SignatureCheck, 'notChecked'>;
+	/** How the service signed: "RSA-SHA1", "RSA-SHA256" (see signatureAlgorithmOf), or "unsigned". */
+	algorithm: string;
+}
+
 /**
  * Verifies the enveloped signature of a decoded CertApplicationResponse against the pinned Bank
- * Certificate, with the credential's SHA-1 choice. Banks leave some certificate answers unsigned
- * (sepafm lib/sepa/banks/op/op_response.rb): those are 'unsigned', and the certificate they carry
- * is checked against the pinned root instead (and always).
+ * Certificate. The certificate services sign as their public samples show, RSA-SHA1 (sepafm
+ * test/sepa/banks/nordea/responses/gc.xml, samlink/responses/rc.xml; pankkiyhteys
+ * test/data/CertApplicationResponse.xml, OP's): the signature is checked cryptographically with
+ * either algorithm, and its algorithm is reported, never a reason to refuse. What makes an
+ * enrolment trusted is the issued certificate, which must chain to the pinned root in every case
+ * (the credential's SHA-1 choice governs the file service's data answers only). Banks leave some
+ * certificate answers unsigned (sepafm lib/sepa/banks/op/op_response.rb): those are 'unsigned'.
  */
-export function verifyCertAnswer(bytes: Buffer, trust: BankTrust): SignatureCheck {
+export function verifyCertAnswer(bytes: Buffer, trust: BankTrust): CertAnswerSignature {
 	const xml = bytes.toString('utf8').replace(/^\uFEFF/, '');
-	const checked = attempt(() => verifyEnvelopedSignature({ head: xml, tail: '' }, trust));
+	const checked = attempt(() =>
+		verifyEnvelopedSignature({ head: xml, tail: '' }, { ...trust, acceptSha1: true }),
+	);
 	if (!checked.ok) throw new CertAnswerSignatureError((checked.error as Error).message);
-	return checked.value;
+	return { status: checked.value, algorithm: signatureAlgorithmOf(xml) };
 }
 
 export interface CertServiceAnswer {
 	operation: string;
 	header: { responseCode?: string; responseText?: string; requestId?: string };
 	response?: CertApplicationResponse;
+	/** The decoded CertApplicationResponse as the bank sent it (what its signature covers). */
+	document?: Buffer;
 }
 
 /** Finds a SOAP fault in a tree, returning the error for it. */
@@ -453,20 +474,20 @@ export function readCertServiceAnswer(
 			'ApplicationResponse',
 		);
 	}
-	if (response && decoded && trust) response.signature = verifyCertAnswer(decoded, trust);
+	if (response && decoded && trust) response.signature = verifyCertAnswer(decoded, trust).status;
 	if (!header.responseCode && !response?.responseCode)
 		throw new BxdFormatError("The certificate service's answer has no response code");
-	return { operation: name, header, response };
+	return { operation: name, header, response, document: decoded };
 }
 
 /**
  * The certificate issued for our key: the one whose public key is the generated key. A bank
- * answer without it (a certificate for another key, none at all) is refused.
+ * answer without it (a certificate for another key, none at all) is refused. Whether it is valid
+ * now is checkCertificateDates' question (a check of what the bank issued, like its chain).
  */
 export function certificateForKey(
 	response: CertApplicationResponse | undefined,
 	publicKey: KeyObject,
-	now = new Date(),
 ): IssuedCertificate {
 	const certificates = response?.certificates ?? [];
 	if (certificates.length === 0)
@@ -481,11 +502,17 @@ export function certificateForKey(
 			`The certificate the bank returned (${certificates[0].x509.subject.replace(/\n/g, ', ')}) does not match the key pair generated for this request; it was not stored`,
 		);
 	}
-	const notAfter = new Date(match.x509.validTo);
-	if (notAfter.getTime() <= now.getTime()) {
-		throw new CertificateServiceError(
-			`The certificate the bank returned expired on ${notAfter.toISOString()}; it was not stored`,
-		);
-	}
 	return match;
+}
+
+/**
+ * Throws when the certificate the bank issued has expired at `now`. Its start is not checked: a
+ * bank's clock may run a little ahead of n8n's, and a certificate issued now starts now.
+ */
+export function checkCertificateDates(issued: { x509: X509Certificate }, now = new Date()): void {
+	const notAfter = new Date(issued.x509.validTo);
+	if (notAfter.getTime() <= now.getTime())
+		throw new CertificateServiceError(
+			`The certificate the bank issued expired on ${notAfter.toISOString()}`,
+		);
 }

@@ -17,13 +17,18 @@ import { DOMParser } from '@xmldom/xmldom';
 import { assertSafeXml, escapeXml } from './xml';
 import { attempt } from '../common/attempt';
 import { bxdTimestamp } from './applicationRequest';
-import { DSIG_NS, SOAP_ENV_NS } from './constants';
+import { SOAP_ENV_NS } from './constants';
 import type { DecryptionMaterial } from './encryption';
 import { decryptDocument, encryptDocument, isEncryptedData, XMLENC_NS } from './encryption';
 import { documentBytes } from './document';
 import { BxdError, BxdFormatError } from './errors';
 import type { BankTrust, SigningMaterial } from './signature';
-import { pemCertificates, signApplicationRequest, verifyEnvelopedSignature } from './signature';
+import {
+	pemCertificates,
+	signApplicationRequest,
+	signatureAlgorithmOf,
+	verifyEnvelopedSignature,
+} from './signature';
 
 export const PKI_SERVICE_NS = 'http://danskebank.dk/PKI/PKIFactoryService';
 export const PKI_ELEMENTS_NS = 'http://danskebank.dk/PKI/PKIFactoryService/elements';
@@ -261,17 +266,23 @@ export interface PkiAnswer {
 	response: Element;
 }
 
+/** An answer opened but not yet verified: its response element and that element's text. */
+export interface OpenedPkiAnswer {
+	response: Element;
+	/** The response element as the bank signed it (decrypted when it came encrypted). */
+	text: string;
+}
+
 /**
- * Reads an answer: the response element of `operation`, decrypted with `decryption` when it came
- * as an EncryptedData, its signature verified with `trust` (the pinned root, and the bank's
- * signing certificate). A ReturnCode other than 00 throws PkiFaultError.
+ * Opens an answer: the response element of `operation`, decrypted with `decryption` when it came
+ * as an EncryptedData. A fault, or a ReturnCode other than 00, throws PkiFaultError. Its
+ * signature is verifyPkiResponse's.
  */
-export function readPkiAnswer(
+export function openPkiAnswer(
 	body: Buffer | string,
 	operation: PkiOperation,
-	trust: BankTrust,
 	decryption?: DecryptionMaterial,
-): PkiAnswer {
+): OpenedPkiAnswer {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
 	const fault = readPkiFault(text);
 	if (fault) throw fault;
@@ -289,8 +300,15 @@ export function readPkiAnswer(
 			throw new PkiAnswerError('The encrypted PKIFactoryService answer cannot be read');
 		responseText = decryptDocument(Buffer.from(responseText, 'utf8'), decryption).toString('utf8');
 	}
-	const response = parse(responseText, `The ${operation}Response`)
-		.documentElement as unknown as Element;
+	return { response: readPkiResponse(responseText, operation), text: responseText };
+}
+
+/**
+ * Reads the response element of `operation` from its text (as openPkiAnswer gave it, or as kept):
+ * its name, and a ReturnCode of 00 (else PkiFaultError).
+ */
+export function readPkiResponse(text: string, operation: PkiOperation): Element {
+	const response = parse(text, `The ${operation}Response`).documentElement as unknown as Element;
 	if (response.localName !== `${operation}Response` || response.namespaceURI !== PKI_ELEMENTS_NS) {
 		throw new PkiAnswerError(
 			`The PKIFactoryService answered ${response.localName} where ${operation}Response was expected`,
@@ -303,14 +321,35 @@ export function readPkiAnswer(
 			textOf(response, 'ReturnText') ?? 'no text',
 			textOf(response, 'AdditionalReturnText'),
 		);
-	const signed = verifyEnvelopedSignature({ head: responseText, tail: '' }, trust);
+	return response;
+}
+
+/**
+ * Verifies the bank's enveloped signature on a response element's text with `trust` (the pinned
+ * root, and the bank's signing certificate it issued): every answer must be signed. Returns how it
+ * was signed ("RSA-SHA1", "RSA-SHA256"). The algorithm is the caller's policy (`trust`).
+ */
+export function verifyPkiResponse(text: string, operation: PkiOperation, trust: BankTrust): string {
+	const signed = verifyEnvelopedSignature({ head: text, tail: '' }, trust);
 	if (signed !== 'valid')
 		throw new PkiAnswerError(
 			`The ${operation}Response is not signed by the bank, so it is not trusted`,
 		);
-	if (!response.getElementsByTagNameNS(DSIG_NS, 'Signature').length)
-		throw new PkiAnswerError(`The ${operation}Response is not signed`);
-	return { response };
+	return signatureAlgorithmOf(text);
+}
+
+/**
+ * Reads an answer (openPkiAnswer) and verifies its signature with `trust` (verifyPkiResponse).
+ */
+export function readPkiAnswer(
+	body: Buffer | string,
+	operation: PkiOperation,
+	trust: BankTrust,
+	decryption?: DecryptionMaterial,
+): PkiAnswer {
+	const opened = openPkiAnswer(body, operation, decryption);
+	verifyPkiResponse(opened.text, operation, trust);
+	return { response: opened.response };
 }
 
 /** A certificate element (base64 DER) as PEM and X509Certificate. */

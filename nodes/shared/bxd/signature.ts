@@ -311,6 +311,39 @@ export function algorithmName(uri: string): string {
 	return match[1] ? `RSA-${hash.replace('-', '')}` : hash;
 }
 
+/**
+ * How a document's enveloped signature (a `ds:Signature` child of its root) was made, for the
+ * user: "RSA-SHA1", "RSA-SHA256", with the digest named when it differs ("RSA-SHA256 with SHA-1
+ * digests"); "unsigned" when the root has no signature. It says nothing of whether the signature
+ * verifies: call it on a document verifyEnvelopedSignature accepted.
+ */
+export function signatureAlgorithmOf(xml: string): string {
+	const parsed = attempt(
+		() =>
+			new DOMParser({ errorHandler: () => undefined }).parseFromString(
+				xml,
+				'text/xml',
+			) as unknown as Document,
+	);
+	const root = parsed.ok ? parsed.value.documentElement : undefined;
+	const signature = root
+		? childElements(root).find((el) => el.localName === 'Signature' && el.namespaceURI === DSIG_NS)
+		: undefined;
+	if (!signature) return 'unsigned';
+	const method =
+		signature.getElementsByTagNameNS(DSIG_NS, 'SignatureMethod')[0]?.getAttribute('Algorithm') ??
+		'';
+	const name = algorithmName(method);
+	const digests = [
+		...new Set(
+			Array.from(signature.getElementsByTagNameNS(DSIG_NS, 'DigestMethod')).map((el) =>
+				algorithmName(el.getAttribute('Algorithm') ?? ''),
+			),
+		),
+	].filter((digest) => digest && !name.endsWith(digest.replace('-', '')));
+	return digests.length ? `${name} with ${digests.join(' and ')} digests` : name;
+}
+
 /** A response signed with SHA-1 while the credential does not accept it. */
 export class Sha1SignatureError extends BxdSignatureError {
 	constructor(readonly algorithmUri: string) {

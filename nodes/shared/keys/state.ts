@@ -4,7 +4,10 @@
  * empty, stores (encrypted) what it returns, and every worker reads the same record. So a protocol
  * keeps its key material as JSON in a hidden password field, the date it must act again (renewal,
  * or "now" while it waits for the bank) in the expirable field, and a status line the user reads.
- * A failed enrolment or renewal returns nothing: what the credential had stays.
+ * A failed enrolment or renewal returns nothing: what the credential had stays. Once the bank
+ * issued a certificate for a key made in n8n (the one-time code is then used), a check that fails
+ * after it does not throw: the protocol returns its keys and the bank's answer as pending, with
+ * the expirable field empty, so that the next run completes it without the code.
  */
 import type {
 	ICredentialDataDecryptedObject,
@@ -126,4 +129,19 @@ export async function runPreAuthenticationNow(
 		error = failure ?? new Error('preAuthentication failed');
 	}
 	return { credentials: await ctx.getCredentials(type), error };
+}
+
+/**
+ * A check of what the bank issued failed after the bank answered the request that carried a
+ * one-time code (or a renewal): the key material is kept pending in the credential, and `field`
+ * names the credential field whose value failed the check, when correcting it can make it pass.
+ */
+export class IssuedCheckError extends Error {
+	constructor(
+		message: string,
+		readonly field?: string,
+	) {
+		super(message);
+		this.name = 'IssuedCheckError';
+	}
 }

@@ -1,8 +1,9 @@
 /**
- * A File Service credential holding only a PIN from the sandbox bank, in a real n8n: imported,
- * tested through n8n's REST API as the editor does when the user saves it (n8n's credential test
- * runs the enrolment), then used by an example that lists and downloads statements. What n8n
- * stores and shows is checked for the PIN and the private keys.
+ * File Service credentials holding only a PIN from the sandbox bank, in a real n8n: imported into
+ * one stack for a whole test file, saved through n8n's REST API as the editor does (PATCH, then
+ * n8n's credential test, which runs the enrolment), then used by examples that list and download
+ * statements. What n8n stores and shows is checked for the PIN and the private keys. Also the
+ * fields a person fills in to enrol (the demo and the editor test print and type them).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import type { SandboxProcess } from './sandbox';
 import { nodeError, nodeItems, type ExecuteResult } from './n8n';
 import { requireContext, startStack, type Stack } from './stack';
 import { setupOwner } from './ui';
-import { loadExample, PACKAGE_NAME, type WorkflowJson } from './workflows';
+import { loadExample, PACKAGE_NAME, workflowId, type WorkflowJson } from './workflows';
 
 export const FILES = 'corporateBankingFileServiceApi';
 
@@ -26,97 +27,98 @@ export interface PinCredential {
 	bank: string;
 }
 
-/** The stack of a test file and the values of the sandbox enrolment its credential holds. */
-export interface Enrolled {
-	stack: Stack;
-	data: Record<string, unknown>;
-	pin: string;
-}
-
-/**
- * Before the test file's tests: a stack, and the credential imported holding the values of a
- * fresh sandbox enrolment (PIN included); after them: the stack stopped. The result reads them.
- */
-export function usePinCredential(credential: PinCredential): () => Enrolled {
-	let enrolled: Enrolled | undefined;
-	let stack: Stack | undefined;
-	beforeAll(async () => {
-		const { install, pkg } = requireContext();
-		stack = await startStack({ install, pkg });
-		const data = await stack.bank.admin<Record<string, unknown>>('POST', '/enrolment', {
-			bank: credential.bank,
-		});
-		await stack.n8n.importCredentials([
-			{ id: credential.id, name: credential.name, type: FILES, data },
-		]);
-		enrolled = { stack, data, pin: String(data.pin) };
-	}, 600_000);
-
-	afterAll(async () => {
-		await stack?.stop();
-	}, 120_000);
-
-	return () => enrolled!;
-}
-
-/** The credential's values as n8n stores them (decrypted). */
-export async function storedCredential(stack: Stack, id: string): Promise<Record<string, unknown>> {
-	return (await stack.n8n.decryptedCredentials()).find((c) => c.id === id)!.data;
-}
-
 /** What n8n's credential test answers the editor: OK, or an error with the message it shows. */
 export interface CredentialTestAnswer {
 	status: 'OK' | 'Error';
 	message?: string;
 }
 
-/** Tests credential values through n8n's REST API, as the editor does when the user saves them. */
-export type CredentialTester = (values: Record<string, unknown>) => Promise<CredentialTestAnswer>;
-
 /**
- * Starts n8n, signs the owner in and hands `use` a tester for the credential (stopping n8n after).
+ * n8n's REST API as the editor uses it for File Service credentials, while n8n runs, signed in as
+ * the owner.
  */
-export async function withCredentialTests(
-	stack: Stack,
-	credential: PinCredential,
-	browserId: string,
-	use: (test: CredentialTester) => Promise<void>,
-): Promise<void> {
-	await stack.n8n.start();
-	try {
-		const cookie = await setupOwner(stack.n8n.baseUrl);
-		await use(async (values) => {
-			const response = await fetch(`${stack.n8n.baseUrl}/rest/credentials/test`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json', cookie, 'browser-id': browserId },
-				body: JSON.stringify({
-					credentials: { id: credential.id, name: credential.name, type: FILES, data: values },
-				}),
-			});
-			expect(response.status).toBe(200);
-			return ((await response.json().catch(() => ({}))) as { data: CredentialTestAnswer }).data;
+export interface Editor {
+	/** POST /rest/credentials/test with these values, as the editor does when the user saves. */
+	test(credential: PinCredential, values: Record<string, unknown>): Promise<CredentialTestAnswer>;
+	/** The credential as the editor loads it (GET ?includeData=true): secret fields redacted. */
+	load(credential: PinCredential): Promise<Record<string, unknown>>;
+	/**
+	 * The editor's "Save" of a credential it loaded, with `change` typed in: PATCH, then the
+	 * credential test n8n runs after it. Returns the test's answer.
+	 */
+	save(credential: PinCredential, change: Record<string, unknown>): Promise<CredentialTestAnswer>;
+}
+
+async function rest<T>(stack: Stack, cookie: string, method: string, url: string, body?: unknown): Promise<T> {
+	const response = await fetch(`${stack.n8n.baseUrl}${url}`, {
+		method,
+		headers: { 'content-type': 'application/json', cookie, 'browser-id': 'e2e-enrolment' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	if (response.status !== 200) throw new Error(`${method} ${url} answered ${response.status}: ${text.slice(0, 500)}`);
+	return (JSON.parse(text) as { data: T }).data;
+}
+
+/** Signs in to the running n8n of `stack` as the owner and returns the editor's calls. */
+export async function editorOf(stack: Stack): Promise<Editor> {
+	const cookie = await setupOwner(stack.n8n.baseUrl);
+	const test = async (credential: PinCredential, values: Record<string, unknown>) =>
+		await rest<CredentialTestAnswer>(stack, cookie, 'POST', '/rest/credentials/test', {
+			credentials: { id: credential.id, name: credential.name, type: FILES, data: values },
 		});
-	} finally {
-		await stack.n8n.stop();
-	}
+	const load = async (credential: PinCredential) =>
+		(await rest<{ data: Record<string, unknown> }>(stack, cookie, 'GET', `/rest/credentials/${credential.id}?includeData=true`)).data;
+	return {
+		test,
+		load,
+		async save(credential, change) {
+			const values = { ...(await load(credential)), ...change };
+			await rest(stack, cookie, 'PATCH', `/rest/credentials/${credential.id}`, { name: credential.name, type: FILES, data: values });
+			return await test(credential, values);
+		},
+	};
+}
+
+/** The PIN credentials of an e2e file: each with the values of a fresh sandbox enrolment. */
+export interface PinStack {
+	stack: Stack;
+	editor: Editor;
+	/** The values each credential was imported with (its PIN included), by credential id. */
+	values: Record<string, Record<string, unknown>>;
 }
 
 /**
- * Tests the credential through n8n's REST API as the editor does on save, with n8n started for
- * it (and stopped after `whileRunning`): n8n answers OK. Returns the credential's values as n8n
- * stores them afterwards.
+ * Before the test file's tests: ONE stack for the whole file (each n8n start costs tens of
+ * seconds): the credentials imported, each holding the values of a fresh sandbox enrolment for
+ * its bank (and `change` applied), the example workflows imported, n8n started and the owner
+ * signed in. After them: the stack stopped. Tests that run `n8n execute` stop n8n first.
  */
-export async function credentialTestInN8n(
-	{ stack, data }: Enrolled,
-	credential: PinCredential,
-	browserId: string,
-	whileRunning: () => Promise<void> = async () => undefined,
-): Promise<Record<string, unknown>> {
-	await withCredentialTests(stack, credential, browserId, async (test) => {
-		expect(await test(data)).toMatchObject({ status: 'OK' });
-		await whileRunning();
-	});
-	return await storedCredential(stack, credential.id);
+export function usePinStack(
+	credentials: Array<PinCredential & { change?: Record<string, unknown> }>,
+	examples: string[] = [],
+): () => PinStack {
+	let ready: PinStack | undefined;
+	let stack: Stack | undefined;
+	beforeAll(async () => {
+		const { install, pkg } = requireContext();
+		stack = await startStack({ install, pkg });
+		const values: Record<string, Record<string, unknown>> = {};
+		for (const credential of credentials) {
+			const fresh = await stack.bank.admin<Record<string, unknown>>('POST', '/enrolment', { bank: credential.bank });
+			values[credential.id] = { ...fresh, ...(credential.change ?? {}) };
+		}
+		await stack.n8n.importCredentials(credentials.map((c) => ({ id: c.id, name: c.name, type: FILES, data: values[c.id] })));
+		if (examples.length) await stack.n8n.importWorkflows(examples.map((file) => ({ ...loadExample(file), id: workflowId(file), active: false, settings: { executionOrder: 'v1' } })));
+		await stack.n8n.start();
+		ready = { stack, editor: await editorOf(stack), values };
+	}, 600_000);
+
+	afterAll(async () => {
+		await stack?.stop();
+	}, 120_000);
+
+	return () => ready!;
 }
 
 /** n8n's database holds the keys and the PIN encrypted: none of them is readable in its file. */
@@ -127,26 +129,18 @@ export function expectNotInDatabase(stack: Stack, keys: string[], pin: string): 
 }
 
 /**
- * Imports an example that lists new statements and downloads each, runs it with `n8n execute`
- * and checks that no node of the package failed and every listed statement came as a file.
- * Returns the result, everything the run showed (its output and run data) and the credential's
- * values as n8n stores them afterwards.
+ * Runs an example imported by usePinStack (it lists new statements and downloads each) with
+ * `n8n execute` (n8n stopped first: both share the database) and checks that no node of the
+ * package failed and every listed statement came as a file. Returns the result and everything the
+ * run showed (its output and run data).
  */
 export async function runStatementExample(
 	stack: Stack,
-	credential: PinCredential,
 	file: string,
-	workflowId: string,
-): Promise<{ result: ExecuteResult; shown: string; stored: Record<string, unknown> }> {
-	const example = loadExample(file) as WorkflowJson;
-	const workflow = {
-		...example,
-		id: workflowId,
-		active: false,
-		settings: { executionOrder: 'v1' },
-	};
-	await stack.n8n.importWorkflows([workflow]);
-	const result = await stack.n8n.execute(workflowId);
+): Promise<{ result: ExecuteResult; shown: string }> {
+	if (stack.n8n.running) await stack.n8n.stop();
+	const workflow = loadExample(file) as WorkflowJson;
+	const result = await stack.n8n.execute(workflowId(file));
 	expect(result.run).toBeDefined();
 	const run = result.run!;
 	for (const node of workflow.nodes.filter((n) => n.type.startsWith(`${PACKAGE_NAME}.`)))
@@ -156,11 +150,7 @@ export async function runStatementExample(
 	const downloaded = nodeItems(run, 'Download Statement');
 	expect(downloaded.length).toBe(listed.length);
 	expect(downloaded[0].binary?.data).toBeDefined();
-	return {
-		result,
-		shown: `${result.output}\n${JSON.stringify(run)}`,
-		stored: await storedCredential(stack, credential.id),
-	};
+	return { result, shown: `${result.output}\n${JSON.stringify(run)}` };
 }
 
 /** No line of a private key long enough to recognise, and not the PIN, in what a run showed. */

@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { readEnrolmentState } from '../../../nodes/shared/bxd/credential/fileServiceCredential';
+import { readEnrolmentState, readPendingEnrolment } from '../../../nodes/shared/bxd/credential/fileServiceCredential';
 import type { CredentialStore, RunResult } from '../../harness/engine';
 import { CREDENTIAL_IDS, FILES } from '../../helpers/nodes';
 import type { SandboxBank } from '../../sandbox';
@@ -106,7 +106,8 @@ export function shownBy(result: RunResult): Array<{ where: string; text: string 
 
 /**
  * What a File Service credential enrolled from a PIN must never show: the PIN, the sandbox's
- * signing key and every private key the credential held (pasted, enrolled before or after a run).
+ * signing key and every private key the credential held (pasted, enrolled or kept pending, before or
+ * after a run).
  */
 export function enrolmentSecrets(bank: SandboxBank, store: CredentialStore, pin?: string): SecretRegistry {
 	const secrets = new SecretRegistry();
@@ -116,6 +117,11 @@ export function enrolmentSecrets(bank: SandboxBank, store: CredentialStore, pin?
 		if (state) {
 			secrets.addPem('enrolled signing key', state.privateKeyPem);
 			if (state.encryption) secrets.addPem('enrolled encryption key', state.encryption.privateKeyPem);
+		}
+		const pending = readPendingEnrolment((entry as IDataObject).enrolment);
+		if (pending) {
+			secrets.addPem('pending signing key', pending.privateKeyPem);
+			if (pending.encryptionKeyPem) secrets.addPem('pending encryption key', pending.encryptionKeyPem);
 		}
 	}
 	secrets.addPem('signing key', bank.tls.customerSigningKeyPem);

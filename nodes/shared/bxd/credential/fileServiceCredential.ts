@@ -40,7 +40,14 @@ import {
 } from '../index';
 import { CredentialFieldError, withCredentialAuth } from '../../common/credentialFields';
 import type { KeyFields, OneTimeCode } from '../../keys';
-import { checkIssuedBy, pinnedRoot, readStoredKeys } from '../../keys';
+import {
+	checkIssuedBy,
+	EnrolmentError,
+	IssuedCheckError,
+	pinnedRoot,
+	readStoredKeys,
+	storedKeys,
+} from '../../keys';
 import { describeConnectionFailure, errorResponseOf } from '../../transport/errors';
 import { pooledOptionsFrom, pooledRequest, poolingAllowed } from '../../transport/pool';
 import { webAddressProblem } from '../../transport/origin';
@@ -109,6 +116,44 @@ export interface EnrolmentState {
 	 * Danske Bank: the bank's certificates from GetBankCertificate, checked against the pinned root.
 	 */
 	bankCertificates?: { encryptionPem: string; signingPem: string; rootPem: string };
+	/**
+	 * How the certificate service signed the answer that carried the certificate ("RSA-SHA1",
+	 * "RSA-SHA256", "unsigned"): reported, never a reason to refuse (the chain is the anchor).
+	 */
+	answerSignature?: string;
+	/** A renewal the bank answered whose checks failed: kept until they pass (see PendingEnrolment). */
+	pending?: PendingEnrolment;
+}
+
+/**
+ * An enrolment or renewal the bank answered with a certificate for the key made in n8n, whose
+ * checks after the answer failed (its signature, the chain to the pinned root, Danske Bank's
+ * CertificateStatus, ...). The keys and what the bank sent are kept, encrypted in the credential,
+ * so that saving again completes it by running every check again, without a new PIN: the PIN
+ * was used. A pending enrolment never replaces a working certificate.
+ */
+export interface PendingEnrolment {
+	/** enrol: a first enrolment from the PIN; renew: a renewal (the current certificate stays). */
+	kind: 'enrol' | 'renew';
+	/** The request the bank answered: GetCertificate, RenewCertificate, CreateCertificate. */
+	command: string;
+	/** When the bank answered (ISO). */
+	answeredAt: string;
+	/** SHA-256 of the customer id and the PIN (enrolment): the same PIN completes it. */
+	pinHash?: string;
+	/** The check that failed, as the user reads it. */
+	reason: string;
+	/** The credential field whose value failed the check, when changing it can make it pass. */
+	field?: string;
+	/** The key made in n8n for the request (Danske Bank: the signing key). */
+	privateKeyPem: string;
+	/** Danske Bank: the encryption key made with it. */
+	encryptionKeyPem?: string;
+	/**
+	 * What the bank answered, base64: the CertApplicationResponse (bxd), or the decrypted
+	 * CreateCertificateResponse / RenewCertificateResponse (Danske Bank), signatures included.
+	 */
+	answer: string;
 }
 
 export type CertificateSource = 'paste' | 'enrol';
@@ -131,6 +176,10 @@ export interface FileServiceCredentialView {
 	acceptSha1: boolean;
 	signatureAlgorithm: SignatureAlgorithm;
 	enrolment?: EnrolmentState;
+	/** An enrolment or renewal waiting for its checks to pass (see PendingEnrolment). */
+	pending?: PendingEnrolment;
+	/** Whether the Signature Algorithm was chosen in the credential (else the profile's). */
+	signatureAlgorithmChosen: boolean;
 	/** Values never to show: passphrases, the PIN. */
 	secrets: string[];
 }
@@ -149,6 +198,18 @@ export function readEnrolmentState(value: unknown): EnrolmentState | undefined {
 		value,
 		(parsed) => parsed.v === 1 && !!parsed.certificatePem && !!parsed.privateKeyPem,
 	);
+}
+
+/** Reads the pending enrolment or renewal kept in the enrolment JSON, if there is one. */
+export function readPendingEnrolment(value: unknown): PendingEnrolment | undefined {
+	return readStoredKeys<{ v: number; pending?: PendingEnrolment }>(
+		value,
+		(parsed) =>
+			parsed.v === 1 &&
+			!!parsed.pending?.privateKeyPem &&
+			!!parsed.pending.answer &&
+			(parsed.pending.kind === 'enrol' || parsed.pending.kind === 'renew'),
+	)?.pending;
 }
 
 /**
@@ -222,7 +283,9 @@ export function readFileServiceCredential(
 		renewalWindowDays: windowDays,
 		acceptSha1: credentials.acceptSha1 === true,
 		signatureAlgorithm,
+		signatureAlgorithmChosen: chosen === 'sha1' || chosen === 'sha256',
 		enrolment: readEnrolmentState(credentials[ENROLMENT_FIELD]),
+		pending: readPendingEnrolment(credentials[ENROLMENT_FIELD]),
 		secrets,
 	};
 }
@@ -236,6 +299,102 @@ export function oneTimeCode(view: FileServiceCredentialView): OneTimeCode {
 		owner: view.customerId,
 		url: view.certificateServiceUrl,
 	};
+}
+
+/**
+ * A text that goes after "but", without its final full stop: a first word that is an ordinary
+ * capitalised word in lower case ("The ..."), a name as it is ("CertificateStatus: ...").
+ */
+function clause(text: string): string {
+	const plain = /^[A-Z][a-z]*(?![A-Za-z])/.test(text);
+	return `${plain ? text.charAt(0).toLowerCase() : text.charAt(0)}${text.slice(1)}`.replace(
+		/\.$/,
+		'',
+	);
+}
+
+/**
+ * What the user reads about a pending enrolment or renewal (the credential test's error, the
+ * status, the node's error or warning): what failed, what to correct, and that saving again
+ * completes it without a new PIN.
+ */
+export function pendingMessage(view: FileServiceCredentialView, pending: PendingEnrolment): string {
+	const label = view.profile.pin?.label ?? 'PIN';
+	const day = pending.answeredAt.slice(0, 10);
+	// Danske Bank issues two certificates, signing and encryption.
+	const two = view.profile.enrolment === 'danskePki';
+	const issued = two ? 'certificates for the keys' : 'a certificate for the key';
+	const kept = two ? 'The certificates and their keys are' : 'The certificate and its key are';
+	const save = pending.field
+		? `correct the ${pending.field} and save the credential again`
+		: 'save the credential again (or run a node with it) once the bank answers';
+	const stays = pending.field ? '' : '; if it keeps failing, ask the bank';
+	if (pending.kind === 'enrol') {
+		return `Enrolment not complete: the bank answered ${pending.command} on ${day} with ${issued} made in n8n, but ${clause(pending.reason)}. ${kept} kept in the credential and the ${label} was used: ${save}, which completes the enrolment without a new ${label}${stays}`;
+	}
+	const current = view.enrolment;
+	return `Renewal not complete: the bank answered ${pending.command} on ${day} with ${two ? 'new certificates for the keys' : 'a new certificate for the key'} made in n8n, but ${clause(pending.reason)}. ${kept.replace('The ', 'The new ')} kept in the credential, and the current ${two ? 'certificates' : 'certificate'}${current ? ` (valid until ${current.notAfter})` : ''} ${two ? 'keep' : 'keeps'} being used: ${save}, which completes the renewal${stays}`;
+}
+
+/**
+ * Why the file service's answers will be refused: its Signature Algorithm is RSA-SHA1 (the
+ * profile's or the credential's choice), so the bank signs them with SHA-1, and Accept SHA-1 is
+ * off. Undefined when that is not so.
+ */
+export function sha1AnswersRefused(view: FileServiceCredentialView): string | undefined {
+	if (view.signatureAlgorithm !== 'sha1' || view.acceptSha1) return undefined;
+	const source = view.signatureAlgorithmChosen
+		? 'as chosen in the credential'
+		: `as the ${view.profile.name} profile says`;
+	return `the Signature Algorithm is RSA-SHA1 (${source}), so the bank's file service signs its answers with SHA-1, and they are refused until Accept SHA-1 Signatures From the Bank is on: switch it on, or set the Signature Algorithm to RSA-SHA256 if the bank signs with SHA-256`;
+}
+
+/**
+ * The fields that store a pending enrolment or renewal: the keys and the answer kept (beside the
+ * certificate in use, for a renewal), the status saying what failed, and the check field empty so
+ * that n8n runs preAuthentication, which completes it, at the next save or use. An enrolment also
+ * blanks the PIN field: the PIN was used (its hash stays, so pasting it again completes it).
+ */
+export function storedPending(
+	view: FileServiceCredentialView,
+	pending: PendingEnrolment,
+): IDataObject {
+	const current = pending.kind === 'renew' ? view.enrolment : undefined;
+	const state = current ? { ...current, pending } : { v: 1, bank: view.profile.id, pending };
+	return storedKeys(
+		FILE_SERVICE_KEY_FIELDS,
+		state,
+		'',
+		pendingMessage(view, pending),
+		pending.kind === 'enrol',
+	);
+}
+
+/** `pending` with the failure that keeps it pending: its message, and the field to correct. */
+export function stillPending(pending: PendingEnrolment, failure: unknown): PendingEnrolment {
+	const message = (failure as Error)?.message ?? String(failure);
+	return {
+		...pending,
+		reason: message,
+		field: failure instanceof IssuedCheckError ? failure.field : undefined,
+	};
+}
+
+/**
+ * What the status says after an enrolment or renewal, after its dates: how the certificate
+ * service signed its answer, that the certificate chains to the pinned root, and what is still
+ * needed before the file service's answers are accepted.
+ */
+export function enrolmentNote(
+	view: FileServiceCredentialView,
+	signedWith: string | undefined,
+): string {
+	const signed =
+		signedWith === 'unsigned'
+			? 'The certificate service left its answer unsigned'
+			: `The certificate service signed its answer with ${signedWith ?? 'an unknown algorithm'}`;
+	const sha1 = sha1AnswersRefused(view);
+	return `${signed}; the certificate chains to the pinned Bank Certificate.${sha1 ? ` Before it can be used: ${sha1}, and save again (no new ${view.profile.pin?.label ?? 'PIN'} is needed).` : ''}`;
 }
 
 /** The Bank Certificate, required to enrol: what the bank sends must chain to it. */
@@ -524,6 +683,9 @@ export function checkRequestOptions(
 	credentials: ICredentialDataDecryptedObject,
 	requestOptions: IHttpRequestOptions,
 ): { options: IHttpRequestOptions; service: ServiceSettings; operation: BxdOperation } {
+	const view = readFileServiceCredential(credentials);
+	if (view.signingMode === 'enrol' && !view.enrolment && view.pending)
+		throw new EnrolmentError(pendingMessage(view, view.pending));
 	const service = serviceSettings(credentials);
 	if (service.view.signingMode === 'enrol' && !service.view.enrolment) {
 		throw new CredentialFieldError(
@@ -579,6 +741,22 @@ function checkMarker(requestOptions: IHttpRequestOptions): string | undefined {
 }
 
 /**
+ * What the credential test refuses although the credential can sign (a node run goes on, with a
+ * warning or the bank's own refusal): a renewal still pending, and an enrolled certificate whose
+ * file service answers will be refused for their SHA-1 signatures.
+ */
+function refuseUntilSettled(view: FileServiceCredentialView): void {
+	if (view.signingMode !== 'enrol' || !view.enrolment) return;
+	if (view.pending) throw new EnrolmentError(pendingMessage(view, view.pending));
+	const sha1 = sha1AnswersRefused(view);
+	if (sha1) {
+		throw new CredentialFieldError(
+			`Accept SHA-1 Signatures From the Bank: required: ${sha1}, and save again. The certificate is enrolled and stored: no new ${view.profile.pin?.label ?? 'PIN'} is needed`,
+		);
+	}
+}
+
+/**
  * For a request marked as the credential's check: the signed check request, and (for the
  * credential test, when requests may use pooled connections) a judge that sends it and turns a
  * refusal into an error naming what was sent and what the bank said. Other requests pass as they
@@ -591,6 +769,7 @@ export function planCheck(
 	const marker = checkMarker(requestOptions);
 	if (!marker) return { options: requestOptions };
 	const { options, service, operation } = checkRequestOptions(credentials, requestOptions);
+	if (marker === 'test') refuseUntilSettled(service.view);
 	if (marker !== 'test' || !poolingAllowed()) return { options };
 	return {
 		options,

@@ -4,13 +4,16 @@
  * (the bank's encryption and signing certificates, checked against the pinned root), then
  * CreateCertificate with the PIN (first enrolment) or RenewCertificate signed with the current
  * key: two new key pairs and two PKCS#10 requests, signing and encryption. The certificates the
- * bank issues are checked (they hold the new keys, are valid, CertificateStatus says good) before
- * anything is stored; a failure stores nothing, so the certificates the credential had keep
- * working.
+ * bank issues must hold the new keys; then the answer's signature (either algorithm), their chain
+ * to the pinned root, their dates and CertificateStatus are checked. A failure before the bank
+ * issued them stores nothing; a failed check after it keeps them pending in the credential, and
+ * the next run completes the enrolment or renewal without the PIN. The certificates the
+ * credential had keep working until new ones are complete.
  */
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { attempt } from '../../common/attempt';
 import type {
 	BankTrust,
 	CertificateStatusEntry,
@@ -25,26 +28,34 @@ import {
 	certificateElement,
 	certificateRequest,
 	certificateStatuses,
+	checkCertificateDates,
 	decryptionMaterial,
 	getBankCertificateRequest,
+	openPkiAnswer,
 	pkiRequestId,
 	pkiSoapAction,
 	PkiFaultError,
 	readPkiAnswer,
 	readPkiFault,
+	readPkiResponse,
 	sameSerial,
 	serialOf,
 	signedQuery,
 	signingMaterial,
+	verifyPkiResponse,
 } from '../index';
 import type {
 	EnrolmentState,
 	FileServiceCredentialView,
+	PendingEnrolment,
 } from '../credential/fileServiceCredential';
 import {
 	bankRoot,
+	enrolmentNote,
 	FILE_SERVICE_KEY_FIELDS,
 	oneTimeCode,
+	stillPending,
+	storedPending,
 } from '../credential/fileServiceCredential';
 import type { CodeCarrier, KeyServiceSender } from '../../keys';
 import {
@@ -53,6 +64,7 @@ import {
 	createKeyAndRequest,
 	EnrolmentError,
 	holdsKey,
+	IssuedCheckError,
 	KeyServiceUnreachable,
 	storedKeys,
 	unansweredEnrolment,
@@ -76,11 +88,29 @@ interface Context {
 	now: Date;
 }
 
+/** What a call of the PKIFactoryService takes from the credential, and the time. */
+export interface DanskeCall {
+	view: FileServiceCredentialView;
+	/** The credential's Bank Certificate (the pinned root, required). */
+	bankCertificate: unknown;
+	tls?: ClientTlsOptions;
+	send: KeyServiceSender;
+	now: Date;
+}
+
+function contextOf(call: DanskeCall, pin?: CodeCarrier): Context {
+	const { view, tls, send, now } = call;
+	return { view, pinnedRoot: bankRoot(view, call.bankCertificate), tls, send, pin, now };
+}
+
 /**
- * The pinned root, with the credential's SHA-1 choice (Danske's public samples sign with RSA-SHA1).
+ * The pinned root the PKI service's answers are checked against. They are signed as Danske
+ * Bank's public samples are, RSA-SHA1 (sepafm test/sepa/banks/danske/responses/): the signature
+ * is verified whatever its algorithm, which is no reason to refuse an answer of the certificate
+ * service (the credential's SHA-1 choice governs the file service's data answers only).
  */
 function trustOf(ctx: Context): BankTrust {
-	return { ...bankTrust(ctx.pinnedRoot), acceptSha1: ctx.view.acceptSha1 };
+	return { ...bankTrust(ctx.pinnedRoot), acceptSha1: true };
 }
 
 function pkiEnvironment(view: FileServiceCredentialView): string {
@@ -88,14 +118,9 @@ function pkiEnvironment(view: FileServiceCredentialView): string {
 	return view.environment === 'TEST' ? values.test : values.production;
 }
 
-async function exchange(
-	ctx: Context,
-	operation: PkiOperation,
-	payload: string,
-	trust: BankTrust,
-	decryption?: DecryptionMaterial,
-) {
-	const send = operation === 'CreateCertificate' && ctx.pin ? ctx.pin.send : ctx.send;
+/** Sends one PKIFactoryService request; returns the answer's body (a refusal throws). */
+async function send(ctx: Context, operation: PkiOperation, payload: string): Promise<Buffer> {
+	const sender = operation === 'CreateCertificate' && ctx.pin ? ctx.pin.send : ctx.send;
 	const requestId = pkiRequestId();
 	const body = buildPkiEnvelope(
 		operation,
@@ -108,7 +133,7 @@ async function exchange(
 		payload,
 		ctx.now,
 	);
-	const reply = await send({
+	const reply = await sender({
 		url: ctx.view.certificateServiceUrl!,
 		body,
 		headers: {
@@ -124,7 +149,17 @@ async function exchange(
 			new PkiFaultError(`HTTP ${reply.status}`, 'the PKIFactoryService refused the request')
 		);
 	}
-	return readPkiAnswer(reply.body, operation, trust, decryption);
+	return Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(String(reply.body), 'utf8');
+}
+
+async function exchange(
+	ctx: Context,
+	operation: PkiOperation,
+	payload: string,
+	trust: BankTrust,
+	decryption?: DecryptionMaterial,
+) {
+	return readPkiAnswer(await send(ctx, operation, payload), operation, trust, decryption);
 }
 
 /** GetBankCertificate: the bank's certificates, each checked against the pinned root. */
@@ -141,25 +176,25 @@ async function bankCertificates(ctx: Context): Promise<BankCertificates> {
 	const signing = certificateElement(answer.response, 'BankSigningCert');
 	const sentRoot = certificateElement(answer.response, 'BankRootCert');
 	if (!rootTrust.certificates.some((c) => c.fingerprint256 === sentRoot.x509.fingerprint256)) {
-		throw new EnrolmentError(
-			`GetBankCertificate: the bank's root certificate (${sentRoot.x509.subject.replace(/\n/g, ', ')}) is not the pinned Bank Certificate. Nothing was stored`,
+		throw new IssuedCheckError(
+			`GetBankCertificate: the bank's root certificate (${sentRoot.x509.subject.replace(/\n/g, ', ')}) is not the pinned Bank Certificate`,
+			'Bank Certificate',
 		);
 	}
-	try {
-		checkIssuedBy(
-			encryption.pem,
-			ctx.pinnedRoot,
-			"GetBankCertificate: the bank's encryption certificate",
-			ctx.now,
+	for (const [what, cert] of [
+		['encryption', encryption],
+		['signing', signing],
+	] as const) {
+		const checked = attempt(() =>
+			checkIssuedBy(
+				cert.pem,
+				ctx.pinnedRoot,
+				`GetBankCertificate: the bank's ${what} certificate`,
+				ctx.now,
+			),
 		);
-		checkIssuedBy(
-			signing.pem,
-			ctx.pinnedRoot,
-			"GetBankCertificate: the bank's signing certificate",
-			ctx.now,
-		);
-	} catch (error) {
-		throw failure(`${(error as Error).message}. Nothing was stored`);
+		if (!checked.ok)
+			throw new IssuedCheckError((checked.error as Error).message, 'Bank Certificate');
 	}
 	return { encryptionPem: encryption.pem, signingPem: signing.pem, rootPem: sentRoot.pem };
 }
@@ -208,20 +243,42 @@ function failure(message: string, keptCertificate = false): EnrolmentError {
 }
 
 function describe(error: unknown): string {
-	if (error instanceof PkiFaultError) return error.message;
+	if (error instanceof KeyServiceUnreachable) return `no answer came: ${error.reason}`;
 	return `${(error as Error).message}`;
+}
+
+/** The two certificates of a CreateCertificate or RenewCertificate answer that hold our two keys. */
+function ourCertificates(
+	response: Element,
+	operation: 'CreateCertificate' | 'RenewCertificate',
+	pending: Pick<PendingEnrolment, 'privateKeyPem' | 'encryptionKeyPem'>,
+) {
+	const signing = certificateElement(response, 'SigningCert');
+	const encryption = certificateElement(response, 'EncryptionCert');
+	const publicOf = (pem: string) => createPublicKey(createPrivateKey(pem));
+	if (!holdsKey(signing.x509, publicOf(pending.privateKeyPem)))
+		throw new EnrolmentError(
+			`${operation}: the signing certificate the bank sent does not hold the key pair this credential made`,
+		);
+	if (!holdsKey(encryption.x509, publicOf(pending.encryptionKeyPem!)))
+		throw new EnrolmentError(
+			`${operation}: the encryption certificate the bank sent does not hold the key pair this credential made`,
+		);
+	return { signing, encryption };
 }
 
 /**
  * CreateCertificate (with `pin`) or RenewCertificate (signed with `current`): new keys, the
- * bank's answer checked, CertificateStatus good. Returns the state to store.
+ * request sent, the answer read up to the certificates holding our keys (a refusal, or
+ * certificates for other keys, throw). Returns what to keep and check, and the bank's
+ * certificates it fetched first.
  */
-async function issue(
+async function request(
 	ctx: Context,
 	operation: 'CreateCertificate' | 'RenewCertificate',
 	pin: string | undefined,
 	current: EnrolmentState | undefined,
-): Promise<EnrolmentState> {
+): Promise<{ pending: PendingEnrolment; bank: BankCertificates }> {
 	const bank = await bankCertificates(ctx);
 	const subject = {
 		commonName: ctx.view.customerId,
@@ -232,8 +289,6 @@ async function issue(
 		createKeyAndRequest(subject),
 		createKeyAndRequest(subject),
 	]);
-	const trust = trustOf(ctx);
-	const decryption = decryptionMaterial(encryptionKeys.privateKeyPem);
 	const payload = certificateRequest(
 		operation,
 		{
@@ -253,73 +308,143 @@ async function issue(
 		},
 		bank.encryptionPem,
 	);
-	const answer = await exchange(ctx, operation, payload, trust, decryption);
-	const signingCert = certificateElement(answer.response, 'SigningCert');
-	const encryptionCert = certificateElement(answer.response, 'EncryptionCert');
-	if (!holdsKey(signingCert.x509, signingKeys.publicKey))
-		throw new EnrolmentError(
-			`${operation}: the signing certificate the bank sent does not hold the key pair this credential made`,
-		);
-	if (!holdsKey(encryptionCert.x509, encryptionKeys.publicKey))
-		throw new EnrolmentError(
-			`${operation}: the encryption certificate the bank sent does not hold the key pair this credential made`,
-		);
-	for (const [what, cert] of [
-		['signing', signingCert],
-		['encryption', encryptionCert],
-	] as const) {
-		checkIssuedBy(cert.pem, ctx.pinnedRoot, `${operation}: the new ${what} certificate`, ctx.now);
-	}
-	await checkStatus(
-		ctx,
-		trust,
-		{
-			...signingMaterial(signingCert.pem, signingKeys.privateKeyPem),
-			algorithm: ctx.view.signatureAlgorithm,
-		},
-		[signingCert.x509, encryptionCert.x509],
-	);
-	const notAfter = Math.min(
-		new Date(signingCert.x509.validTo).getTime(),
-		new Date(encryptionCert.x509.validTo).getTime(),
-	);
-	return {
-		...(current ?? { enrolledAt: ctx.now.toISOString() }),
-		v: 1,
-		bank: ctx.view.profile.id,
-		certificatePem: signingCert.pem,
+	const body = await send(ctx, operation, payload);
+	const opened = openPkiAnswer(body, operation, decryptionMaterial(encryptionKeys.privateKeyPem));
+	const keys = {
 		privateKeyPem: signingKeys.privateKeyPem,
-		notBefore: new Date(signingCert.x509.validFrom).toISOString(),
-		notAfter: new Date(notAfter).toISOString(),
-		encryption: { certificatePem: encryptionCert.pem, privateKeyPem: encryptionKeys.privateKeyPem },
-		bankCertificates: bank,
-		...(current ? { renewedAt: ctx.now.toISOString() } : {}),
-	} as EnrolmentState;
-}
-
-function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): string {
-	return `Signing and encryption certificates ${action} ${actionDay(state, action)}; valid until ${state.notAfter} (renewed automatically when they come within the renewal window)`;
+		encryptionKeyPem: encryptionKeys.privateKeyPem,
+	};
+	ourCertificates(opened.response, operation, keys);
+	return {
+		bank,
+		pending: {
+			kind: current ? 'renew' : 'enrol',
+			command: operation,
+			answeredAt: ctx.now.toISOString(),
+			reason: '',
+			...keys,
+			answer: Buffer.from(opened.text, 'utf8').toString('base64'),
+		},
+	};
 }
 
 /**
- * First enrolment from the PIN. Throws EnrolmentError naming what the bank said; nothing is stored.
- * The PIN counts as spent only once CreateCertificate may have reached the bank: a failure before
- * (GetBankCertificate refused, the service unreachable) leaves it usable and says so.
+ * The checks of the certificates the bank issued for our keys, just received or kept pending:
+ * the answer's signature, their chain to the pinned root (the bank's certificates fetched again
+ * when not given) and their dates, and CertificateStatus. Returns the fields to store: the new
+ * certificates in use when every check passes, else the pending enrolment or renewal with what
+ * failed (never nothing: the bank issued them).
  */
-export async function danskeEnrol(
-	view: FileServiceCredentialView,
-	bankCertificate: unknown,
-	hash: string,
-	tls: ClientTlsOptions | undefined,
-	send: KeyServiceSender,
-	pin: CodeCarrier,
-	now: Date,
+async function settle(
+	ctx: Context,
+	pending: PendingEnrolment,
+	fetched?: BankCertificates,
 ): Promise<IDataObject> {
-	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, pin, now };
-	const label = view.profile.pin?.label ?? 'PIN';
+	const operation =
+		pending.command === 'RenewCertificate' ? 'RenewCertificate' : 'CreateCertificate';
+	const current = pending.kind === 'renew' ? ctx.view.enrolment : undefined;
 	let state: EnrolmentState;
 	try {
-		state = await issue(ctx, 'CreateCertificate', view.pin, undefined);
+		const bank = fetched ?? (await bankCertificates(ctx));
+		const text = Buffer.from(pending.answer, 'base64').toString('utf8');
+		const response = readPkiResponse(text, operation);
+		const { signing, encryption } = ourCertificates(response, operation, pending);
+		const trust = trustOf(ctx);
+		const signed = attempt(() => verifyPkiResponse(text, operation, trust));
+		if (!signed.ok)
+			throw new IssuedCheckError(
+				`the ${operation}Response failed the signature check against the Bank Certificate: ${(signed.error as Error).message}`,
+				'Bank Certificate',
+			);
+		for (const [what, cert] of [
+			['signing', signing],
+			['encryption', encryption],
+		] as const) {
+			const dated = attempt(() => checkCertificateDates(cert, ctx.now));
+			if (!dated.ok) throw new IssuedCheckError((dated.error as Error).message);
+			const chained = attempt(() =>
+				checkIssuedBy(
+					cert.pem,
+					ctx.pinnedRoot,
+					`${operation}: the new ${what} certificate`,
+					ctx.now,
+				),
+			);
+			if (!chained.ok)
+				throw new IssuedCheckError((chained.error as Error).message, 'Bank Certificate');
+		}
+		await checkStatus(
+			ctx,
+			trust,
+			{
+				...signingMaterial(signing.pem, pending.privateKeyPem),
+				algorithm: ctx.view.signatureAlgorithm,
+			},
+			[signing.x509, encryption.x509],
+		);
+		const notAfter = Math.min(
+			new Date(signing.x509.validTo).getTime(),
+			new Date(encryption.x509.validTo).getTime(),
+		);
+		state = {
+			...(current ?? { enrolledAt: ctx.now.toISOString(), pinHash: pending.pinHash }),
+			v: 1,
+			bank: ctx.view.profile.id,
+			certificatePem: signing.pem,
+			privateKeyPem: pending.privateKeyPem,
+			notBefore: new Date(signing.x509.validFrom).toISOString(),
+			notAfter: new Date(notAfter).toISOString(),
+			encryption: { certificatePem: encryption.pem, privateKeyPem: pending.encryptionKeyPem! },
+			bankCertificates: bank,
+			...(current ? { renewedAt: ctx.now.toISOString() } : {}),
+			answerSignature: signed.value,
+		} as EnrolmentState;
+	} catch (error) {
+		const reason =
+			error instanceof KeyServiceUnreachable
+				? new EnrolmentError(
+						`the PKIFactoryService could not be reached to check the new certificates: ${error.reason}`,
+					)
+				: error;
+		return storedPending(ctx.view, stillPending(pending, reason));
+	}
+	delete state.pending;
+	const action = current ? 'renewed' : 'enrolled';
+	return storedKeys(
+		FILE_SERVICE_KEY_FIELDS,
+		state,
+		state.notAfter,
+		statusText(ctx.view, state, action),
+		!current,
+	);
+}
+
+function statusText(
+	view: FileServiceCredentialView,
+	state: EnrolmentState,
+	action: 'enrolled' | 'renewed',
+): string {
+	return `Signing and encryption certificates ${action} ${actionDay(state, action)}; valid until ${state.notAfter} (renewed automatically when they come within the renewal window). ${enrolmentNote(view, state.answerSignature)}`;
+}
+
+/**
+ * First enrolment from the PIN. A failure before the bank issued certificates for our keys throws
+ * EnrolmentError naming what the bank said, and nothing is stored. The PIN counts as spent only
+ * once CreateCertificate may have reached the bank: a failure before (GetBankCertificate refused,
+ * the service unreachable) leaves it usable and says so. Once the bank issued them, the fields to
+ * store are returned (pending when a check failed).
+ */
+export async function danskeEnrol(
+	call: DanskeCall,
+	hash: string,
+	pin: CodeCarrier,
+): Promise<IDataObject> {
+	const ctx = contextOf(call, pin);
+	const view = call.view;
+	const label = view.profile.pin?.label ?? 'PIN';
+	let issued: Awaited<ReturnType<typeof request>>;
+	try {
+		issued = await request(ctx, 'CreateCertificate', view.pin, undefined);
 	} catch (error) {
 		if (error instanceof KeyServiceUnreachable) {
 			const unanswered = pin.spent ? error : new KeyServiceUnreachable(error.reason, false);
@@ -342,51 +467,52 @@ export async function danskeEnrol(
 			),
 		);
 	}
-	pin.settle('the bank issued the certificates');
-	state.pinHash = hash;
-	return storedKeys(
-		FILE_SERVICE_KEY_FIELDS,
-		state,
-		state.notAfter,
-		statusText(state, 'enrolled'),
-		true,
+	const fields = await settle(ctx, { ...issued.pending, pinHash: hash }, issued.bank);
+	pin.settle(
+		fields[FILE_SERVICE_KEY_FIELDS.check]
+			? 'the bank issued the certificates'
+			: 'the bank issued the certificates, kept in the credential until their checks pass: save the credential again to complete the enrolment',
 	);
+	return fields;
 }
 
-/** Renewal signed with the current certificate. A failure keeps the current certificates. */
-export async function danskeRenew(
-	view: FileServiceCredentialView,
-	bankCertificate: unknown,
-	tls: ClientTlsOptions | undefined,
-	send: KeyServiceSender,
-	now: Date,
-): Promise<IDataObject> {
+/**
+ * Renewal signed with the current certificate. A failure before the bank issued new certificates
+ * keeps the current ones (and throws); after it, the new ones are kept pending when a check
+ * fails, and the current ones stay in use.
+ */
+export async function danskeRenew(call: DanskeCall): Promise<IDataObject> {
+	const { view } = call;
 	const current = view.enrolment!;
-	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, now };
-	let state: EnrolmentState;
+	const ctx = contextOf(call);
+	let issued: Awaited<ReturnType<typeof request>>;
 	try {
-		state = await issue(ctx, 'RenewCertificate', undefined, current);
+		issued = await request(ctx, 'RenewCertificate', undefined, current);
 	} catch (error) {
 		throw failure(
 			`Renewal failed: sent RenewCertificate to ${view.certificateServiceUrl}; ${describe(error).replace(/\.$/, '')}. The current certificates (valid until ${current.notAfter}) keep being used`,
 			true,
 		);
 	}
-	return storedKeys(FILE_SERVICE_KEY_FIELDS, state, state.notAfter, statusText(state, 'renewed'));
+	return await settle(ctx, issued.pending, issued.bank);
+}
+
+/**
+ * Completes the pending enrolment or renewal: every check again, with the credential's settings
+ * as they are now (GetBankCertificate again, the kept answer's signature and certificates,
+ * CertificateStatus); the PIN is not sent.
+ */
+export async function danskeComplete(call: DanskeCall): Promise<IDataObject> {
+	return await settle(contextOf(call), call.view.pending!);
 }
 
 /**
  * The bank's certificates (GetBankCertificate) and, when enrolled, the customer's own
  * certificates with their status (GetOwnCertificateList), for the Get Bank Certificates operation.
  */
-export async function danskeCertificates(
-	view: FileServiceCredentialView,
-	bankCertificate: unknown,
-	tls: ClientTlsOptions | undefined,
-	send: KeyServiceSender,
-	now = new Date(),
-): Promise<IssuedCertificate[]> {
-	const ctx: Context = { view, pinnedRoot: bankRoot(view, bankCertificate), tls, send, now };
+export async function danskeCertificates(call: DanskeCall): Promise<IssuedCertificate[]> {
+	const { view, now } = call;
+	const ctx = contextOf(call);
 	const bank = await bankCertificates(ctx);
 	const out: IssuedCertificate[] = [
 		{

@@ -4,10 +4,15 @@
  * RenewCertificate signed with the current certificate at the bxd certificate services (Nordea,
  * OP, the Samlink family), or Danske Bank's PKIFactoryService (danskeEnrolment.ts). The key pairs
  * are made inside n8n (keys/generate.ts); the code is spent only when the bank got it
- * (keys/oneTimeCode.ts); every answer is checked against the pinned root before anything is
- * stored, and a failure stores nothing, so the certificate the credential had keeps working.
+ * (keys/oneTimeCode.ts). The trust anchor is the issued certificate itself: it must hold the key
+ * made in n8n and chain to the pinned root, checked in every case; the answer's signature is
+ * verified too, whatever its algorithm. A failure before the bank issued anything stores nothing.
+ * Once the bank answered with a certificate for our key, a failed check keeps it pending in the
+ * credential (keys, answer, reason: fileServiceCredential.ts PendingEnrolment), and the next run
+ * completes it with the corrected settings, without the code. A pending renewal never replaces
+ * the certificate in use.
  */
-import type { KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 
 import { attempt, attemptAsync } from '../../common/attempt';
@@ -15,7 +20,6 @@ import type {
 	BankProfile,
 	BankTrust,
 	CertCommand,
-	CertServiceAnswer,
 	IssuedCertificate,
 	SigningMaterial,
 } from '../index';
@@ -27,25 +31,32 @@ import {
 	buildCertEnvelope,
 	certificateForKey,
 	CertificateServiceError,
+	checkCertificateDates,
 	describeRefusal,
 	parseSoapFault,
 	readBankCertificate,
+	readCertApplicationResponse,
 	readCertServiceAnswer,
 	signingMaterial,
+	verifyCertAnswer,
 } from '../index';
 import { CredentialFieldError, tlsOptionsOf } from '../../common/credentialFields';
-import { danskeCertificates, danskeEnrol, danskeRenew } from './danskeEnrolment';
+import { danskeCertificates, danskeComplete, danskeEnrol, danskeRenew } from './danskeEnrolment';
 import type {
 	EnrolmentState,
 	FileServiceCredentialView,
+	PendingEnrolment,
 } from '../credential/fileServiceCredential';
 import {
 	bankRoot,
 	ENROLMENT_CHECK_FIELD,
+	enrolmentNote,
 	FILE_SERVICE_KEY_FIELDS,
 	oneTimeCode,
 	readFileServiceCredential,
 	RENEW_NOW_FIELD,
+	stillPending,
+	storedPending,
 } from '../credential/fileServiceCredential';
 import type { CodeCarrier, KeyServiceSender } from '../../keys';
 import {
@@ -54,6 +65,7 @@ import {
 	codeHash,
 	createKeyAndRequest,
 	EnrolmentError,
+	IssuedCheckError,
 	KeyServiceUnreachable,
 	oncePerCode,
 	renewalDue,
@@ -64,7 +76,8 @@ import type { ClientTlsOptions } from '../../transport/tls';
 import { normalizePem } from '../../transport/tls';
 import { redactSecrets } from '../../transport/redact';
 
-export type EnrolmentAction = 'enrol' | 'renew' | 'none';
+/** What is due: a first enrolment, a renewal, completing a pending one, or nothing. */
+export type EnrolmentAction = 'enrol' | 'renew' | 'complete' | 'none';
 
 /**
  * The credential fields that store an enrolment or a renewal: the state, its expiry (n8n runs
@@ -79,7 +92,11 @@ export function storedEnrolment(
 	return storedKeys(FILE_SERVICE_KEY_FIELDS, state, state.notAfter, status, action === 'enrolled');
 }
 
-/** What is due for the credential now: a first enrolment, a renewal, or nothing. */
+/**
+ * What is due for the credential now: a first enrolment (no certificate, or a PIN pasted that is
+ * neither the one enrolled nor the one pending), completing a pending enrolment or renewal, a
+ * renewal, or nothing.
+ */
 export function enrolmentDue(
 	view: FileServiceCredentialView,
 	now = new Date(),
@@ -87,20 +104,31 @@ export function enrolmentDue(
 ): EnrolmentAction {
 	if (view.signingMode !== 'enrol') return 'none';
 	const state = view.enrolment;
-	if (view.pin && (!state || state.pinHash !== codeHash(view.customerId, view.pin))) return 'enrol';
+	const pending = view.pending;
+	if (view.pin) {
+		const hash = codeHash(view.customerId, view.pin);
+		if (hash !== state?.pinHash && hash !== pending?.pinHash) return 'enrol';
+	}
+	if (pending) return 'complete';
 	if (!state) return 'enrol';
 	return renewalDue(state.notAfter, view.renewalWindowDays, now, force) ? 'renew' : 'none';
 }
 
+interface AnswerChecks {
+	/** The pinned root (the Bank Certificate). */
+	pinned: string;
+	trust: BankTrust;
+}
+
 /**
  * What the certificate service's answers are checked against: the pinned root (required), read
- * and valid, with the credential's SHA-1 choice.
+ * and valid.
  */
 function certServiceTrust(
 	view: FileServiceCredentialView,
 	bankCertificate: unknown,
 	now: Date,
-): { pinned: string; trust: BankTrust } {
+): AnswerChecks {
 	const pinned = bankRoot(view, bankCertificate);
 	const read = attempt(() => readBankCertificate(pinned, now));
 	if (!read.ok) {
@@ -108,28 +136,79 @@ function certServiceTrust(
 			`Bank Certificate: ${read.error instanceof BankCertificateError ? read.error.message : 'the PEM certificate cannot be read (it may be truncated or corrupted)'}`,
 		);
 	}
-	return { pinned, trust: { ...read.value, acceptSha1: view.acceptSha1 } };
+	return { pinned, trust: read.value };
 }
 
 /**
- * The certificate the bank issued for the new key, checked against the pinned root (with the other
- * certificates of the answer as possible intermediates).
+ * The checks of an answer that carries a certificate for the key made in n8n, just received or
+ * kept pending: the answer's signature (verified whatever its algorithm), the certificate's dates
+ * and its chain to the pinned root (with the other certificates of the answer as possible
+ * intermediates). Returns how the answer was signed; throws IssuedCheckError naming what failed
+ * and the field to correct.
  */
-function issuedCertificate(
-	answer: CertServiceAnswer,
-	keys: { publicKey: KeyObject },
-	pinned: string,
+function checkAnswer(
+	document: Buffer,
+	issued: IssuedCertificate,
+	others: IssuedCertificate[],
+	checks: AnswerChecks,
 	now: Date,
-): IssuedCertificate {
-	const issued = certificateForKey(answer.response, keys.publicKey, now);
-	const others = (answer.response?.certificates ?? [])
-		.map((c) => c.x509)
-		.filter((c) => c.fingerprint256 !== issued.x509.fingerprint256);
-	const checked = attempt(() =>
-		checkIssuedBy(issued.pem, pinned, 'The certificate the bank issued', now, others),
+): string {
+	const signed = attempt(() => verifyCertAnswer(document, checks.trust));
+	if (!signed.ok) throw new IssuedCheckError((signed.error as Error).message, 'Bank Certificate');
+	const dated = attempt(() => checkCertificateDates(issued, now));
+	if (!dated.ok) throw new IssuedCheckError((dated.error as Error).message);
+	const chained = attempt(() =>
+		checkIssuedBy(
+			issued.pem,
+			checks.pinned,
+			'The certificate the bank issued',
+			now,
+			others.map((c) => c.x509).filter((c) => c.fingerprint256 !== issued.x509.fingerprint256),
+		),
 	);
-	if (!checked.ok) throw new CertificateServiceError((checked.error as Error).message);
-	return issued;
+	if (!chained.ok) throw new IssuedCheckError((chained.error as Error).message, 'Bank Certificate');
+	return signed.value.algorithm;
+}
+
+/**
+ * Runs the checks of an answer the bank gave for the key made in n8n (fresh, or kept pending) and
+ * returns the fields to store: the certificate in use when every check passes, else the pending
+ * enrolment or renewal with what failed. Nothing here throws for a failed check: once the bank
+ * issued a certificate for our key, the credential never ends up with nothing.
+ */
+function settle(
+	view: FileServiceCredentialView,
+	pending: PendingEnrolment,
+	checks: AnswerChecks,
+	now: Date,
+): IDataObject {
+	const outcome = attempt(() => {
+		const document = Buffer.from(pending.answer, 'base64');
+		const response = readCertApplicationResponse(document);
+		const publicKey = createPublicKey(createPrivateKey(pending.privateKeyPem));
+		const issued = certificateForKey(response, publicKey);
+		return {
+			issued,
+			signedWith: checkAnswer(document, issued, response.certificates, checks, now),
+		};
+	});
+	if (!outcome.ok) return storedPending(view, stillPending(pending, outcome.error));
+	const { issued, signedWith } = outcome.value;
+	const current = pending.kind === 'renew' ? view.enrolment : undefined;
+	const state: EnrolmentState = {
+		...(current ?? { enrolledAt: now.toISOString(), pinHash: pending.pinHash }),
+		v: 1,
+		bank: view.profile.id,
+		certificatePem: issued.pem,
+		privateKeyPem: pending.privateKeyPem,
+		notBefore: new Date(issued.x509.validFrom).toISOString(),
+		notAfter: new Date(issued.x509.validTo).toISOString(),
+		...(current ? { renewedAt: now.toISOString() } : {}),
+		answerSignature: signedWith,
+	};
+	delete state.pending;
+	const action = current ? 'renewed' : 'enrolled';
+	return storedEnrolment(state, action, statusText(view, state, action));
 }
 
 /**
@@ -145,13 +224,20 @@ function certServiceOutcome(error: unknown, command: CertCommand): string {
 	return `the bank answered, but ${message.charAt(0).toLowerCase()}${message.slice(1).replace(/\.$/, '')}`;
 }
 
-function statusText(state: EnrolmentState, action: 'enrolled' | 'renewed'): string {
-	return `Certificate ${action} ${actionDay(state, action)}; valid until ${state.notAfter} (renewed automatically when it comes within the renewal window)`;
+function statusText(
+	view: FileServiceCredentialView,
+	state: EnrolmentState,
+	action: 'enrolled' | 'renewed',
+): string {
+	return `Certificate ${action} ${actionDay(state, action)}; valid until ${state.notAfter} (renewed automatically when it comes within the renewal window). ${enrolmentNote(view, state.answerSignature)}`;
 }
 
 /**
  * Runs the enrolment or renewal that is due and returns the credential fields to store (nothing
- * stored when nothing was due). A failure throws EnrolmentError; the credential keeps what it had.
+ * stored when nothing was due). A failure before the bank issued a certificate throws
+ * EnrolmentError (or CredentialFieldError for a field to fix) and the credential keeps what it
+ * had; once the bank issued one for the key made here, the fields are returned in every case,
+ * pending when a check failed (the credential test and the node then say what to correct).
  */
 export async function runEnrolment(
 	credentials: ICredentialDataDecryptedObject,
@@ -169,6 +255,9 @@ export async function runEnrolment(
 	}
 	if (view.profile.enrolment === 'danskePki')
 		return await runDanskeEnrolment(view, credentials, action, send, now);
+	const checks = certServiceTrust(view, credentials.bankCertificate, now);
+	// Completing needs no request: every check runs again on what the bank answered.
+	if (action === 'complete') return settle(view, view.pending!, checks, now);
 	const dialect =
 		view.profile.certDialect ?? (credentials.enrolmentDialect as BankProfile['certDialect']);
 	if (!dialect || !['nordea', 'op', 'samlink'].includes(dialect)) {
@@ -181,15 +270,7 @@ export async function runEnrolment(
 			'Certificate Service URL: required to enrol when the Bank is Custom',
 		);
 	const tls = credentialTls(credentials);
-	const checks = certServiceTrust(view, credentials.bankCertificate, now);
 	if (action === 'renew') return await renew(view, dialect, tls, send, checks, now);
-	if (view.signatureAlgorithm === 'sha1' && !view.acceptSha1) {
-		// The bank signs with SHA-1 (its profile or the credential says so): the answer that carries
-		// the certificate would be refused after the code is spent.
-		throw new CredentialFieldError(
-			`Accept SHA-1 Signatures From the Bank: required to enrol with ${view.profile.name} while the Signature Algorithm is RSA-SHA1, since the bank's answer carrying the new certificate is signed with SHA-1 and would be refused after the ${view.profile.pin?.label ?? 'PIN'} is used. Switch it on, or set the Signature Algorithm to RSA-SHA256 if the bank signs with SHA-256`,
-		);
-	}
 	return await oncePerCode(
 		oneTimeCode(view),
 		send,
@@ -205,20 +286,25 @@ export async function runEnrolment(
 async function runDanskeEnrolment(
 	view: FileServiceCredentialView,
 	credentials: ICredentialDataDecryptedObject,
-	action: 'enrol' | 'renew',
+	action: Exclude<EnrolmentAction, 'none'>,
 	send: KeyServiceSender,
 	now: Date,
 ): Promise<IDataObject> {
-	const tls = credentialTls(credentials);
+	const call = {
+		view,
+		bankCertificate: credentials.bankCertificate,
+		tls: credentialTls(credentials),
+		send,
+		now,
+	};
 	bankRoot(view, credentials.bankCertificate);
-	if (action === 'renew')
-		return await danskeRenew(view, credentials.bankCertificate, tls, send, now);
+	if (action === 'complete') return await danskeComplete(call);
+	if (action === 'renew') return await danskeRenew(call);
 	return await oncePerCode(
 		oneTimeCode(view),
 		send,
 		now,
-		async (hash, carrier) =>
-			await danskeEnrol(view, credentials.bankCertificate, hash, tls, send, carrier, now),
+		async (hash, carrier) => await danskeEnrol(call, hash, carrier),
 	);
 }
 
@@ -235,7 +321,7 @@ async function exchangeCert(
 	applicationRequest: string,
 	tls: ClientTlsOptions | undefined,
 	send: KeyServiceSender,
-	trust: BankTrust | undefined,
+	trust?: BankTrust,
 ) {
 	const envelope = buildCertEnvelope(dialect, command, view.senderId, applicationRequest);
 	const reply = await send({
@@ -256,6 +342,26 @@ async function exchangeCert(
 	return readCertServiceAnswer(reply.body, envelope.operation, trust);
 }
 
+/**
+ * Sends the request and reads the bank's answer up to the certificate it issued for `publicKey`:
+ * its code (a refusal throws) and the certificate holding our key (none throws). What it returns
+ * is the decoded answer to keep and check.
+ */
+async function requestCertificate(
+	view: FileServiceCredentialView,
+	dialect: NonNullable<BankProfile['certDialect']>,
+	command: 'GetCertificate' | 'RenewCertificate',
+	request: string,
+	tls: ClientTlsOptions | undefined,
+	send: KeyServiceSender,
+	privateKeyPem: string,
+): Promise<Buffer> {
+	const answer = await exchangeCert(view, dialect, command, request, tls, send);
+	const publicKey = createPublicKey(createPrivateKey(privateKeyPem));
+	certificateForKey(answer.response, publicKey);
+	return answer.document!;
+}
+
 function subjectFor(view: FileServiceCredentialView) {
 	return { commonName: view.customerId, serialNumber: view.customerId, country: 'FI' };
 }
@@ -266,7 +372,7 @@ async function enrol(
 	hash: string,
 	tls: ClientTlsOptions | undefined,
 	carrier: CodeCarrier,
-	checks: { pinned: string; trust: BankTrust },
+	checks: AnswerChecks,
 	now: Date,
 ): Promise<IDataObject> {
 	const label = view.profile.pin?.label ?? 'PIN';
@@ -283,7 +389,15 @@ async function enrol(
 	});
 	const answer = await attemptAsync(
 		async () =>
-			await exchangeCert(view, dialect, 'GetCertificate', request, tls, carrier.send, checks.trust),
+			await requestCertificate(
+				view,
+				dialect,
+				'GetCertificate',
+				request,
+				tls,
+				carrier.send,
+				keys.privateKeyPem,
+			),
 	);
 	if (!answer.ok && answer.error instanceof KeyServiceUnreachable)
 		throw unansweredEnrolment(oneTimeCode(view), 'GetCertificate', answer.error);
@@ -297,25 +411,26 @@ async function enrol(
 			),
 		);
 	}
-	const checked = attempt(() => issuedCertificate(answer.value, keys, checks.pinned, now));
-	if (!checked.ok) {
-		const why = (checked.error as Error).message.replace(/\.$/, '');
-		carrier.settle(`the bank's answer was refused: ${why}`);
-		throw new EnrolmentError(`Enrolment failed: ${why}. Ask the bank for a new ${label}`);
-	}
-	const issued = checked.value;
-	carrier.settle('the bank issued a certificate');
-	const state: EnrolmentState = {
-		v: 1,
-		bank: view.profile.id,
-		certificatePem: issued.pem,
-		privateKeyPem: keys.privateKeyPem,
-		notBefore: new Date(issued.x509.validFrom).toISOString(),
-		notAfter: new Date(issued.x509.validTo).toISOString(),
-		enrolledAt: now.toISOString(),
-		pinHash: hash,
-	};
-	return storedEnrolment(state, 'enrolled', statusText(state, 'enrolled'));
+	const fields = settle(
+		view,
+		{
+			kind: 'enrol',
+			command: 'GetCertificate',
+			answeredAt: now.toISOString(),
+			pinHash: hash,
+			reason: '',
+			privateKeyPem: keys.privateKeyPem,
+			answer: answer.value.toString('base64'),
+		},
+		checks,
+		now,
+	);
+	carrier.settle(
+		fields[ENROLMENT_CHECK_FIELD]
+			? 'the bank issued a certificate'
+			: 'the bank issued a certificate, kept in the credential until its checks pass: save the credential again to complete the enrolment',
+	);
+	return fields;
 }
 
 async function renew(
@@ -323,7 +438,7 @@ async function renew(
 	dialect: NonNullable<BankProfile['certDialect']>,
 	tls: ClientTlsOptions | undefined,
 	send: KeyServiceSender,
-	checks: { pinned: string; trust: BankTrust },
+	checks: AnswerChecks,
 	now: Date,
 ): Promise<IDataObject> {
 	const current = view.enrolment!;
@@ -332,7 +447,6 @@ async function renew(
 		algorithm: view.signatureAlgorithm,
 	};
 	const keys = await createKeyAndRequest(subjectFor(view));
-	const kept = `The current certificate (valid until ${current.notAfter}) keeps being used`;
 	const answer = await attemptAsync(async () => {
 		const request = buildCertApplicationRequest({
 			dialect,
@@ -344,31 +458,35 @@ async function renew(
 			signing,
 			timestamp: now,
 		});
-		return await exchangeCert(view, dialect, 'RenewCertificate', request, tls, send, checks.trust);
+		return await requestCertificate(
+			view,
+			dialect,
+			'RenewCertificate',
+			request,
+			tls,
+			send,
+			keys.privateKeyPem,
+		);
 	});
 	if (!answer.ok) {
 		throw new EnrolmentError(
-			`Renewal failed: sent RenewCertificate to ${view.certificateServiceUrl}; ${certServiceOutcome(answer.error, 'RenewCertificate')}. ${kept}`,
+			`Renewal failed: sent RenewCertificate to ${view.certificateServiceUrl}; ${certServiceOutcome(answer.error, 'RenewCertificate')}. The current certificate (valid until ${current.notAfter}) keeps being used`,
 			true,
 		);
 	}
-	const checked = attempt(() => issuedCertificate(answer.value, keys, checks.pinned, now));
-	if (!checked.ok) {
-		throw new EnrolmentError(
-			`Renewal failed: ${(checked.error as Error).message.replace(/\.$/, '')}. ${kept}`,
-			true,
-		);
-	}
-	const issued = checked.value;
-	const state: EnrolmentState = {
-		...current,
-		certificatePem: issued.pem,
-		privateKeyPem: keys.privateKeyPem,
-		notBefore: new Date(issued.x509.validFrom).toISOString(),
-		notAfter: new Date(issued.x509.validTo).toISOString(),
-		renewedAt: now.toISOString(),
-	};
-	return storedEnrolment(state, 'renewed', statusText(state, 'renewed'));
+	return settle(
+		view,
+		{
+			kind: 'renew',
+			command: 'RenewCertificate',
+			answeredAt: now.toISOString(),
+			reason: '',
+			privateKeyPem: keys.privateKeyPem,
+			answer: answer.value.toString('base64'),
+		},
+		checks,
+		now,
+	);
 }
 
 /**
@@ -386,12 +504,13 @@ export async function fetchServiceCertificates(
 			throw new CredentialFieldError('Certificate Service URL: required');
 		const listed = await attemptAsync(
 			async () =>
-				await danskeCertificates(
+				await danskeCertificates({
 					view,
-					credentials.bankCertificate,
-					credentialTls(credentials),
+					bankCertificate: credentials.bankCertificate,
+					tls: credentialTls(credentials),
 					send,
-				),
+					now: new Date(),
+				}),
 		);
 		if (listed.ok) return listed.value;
 		if (listed.error instanceof CredentialFieldError) throw listed.error;

@@ -17,11 +17,13 @@ import {
 	ENROLMENT_CHECK_FIELD,
 	ENROLMENT_FIELD,
 	expiredMessage,
+	pendingMessage,
 	expiringMessage,
 	EXPIRY_WARNING_DAYS,
 	FILE_SERVICE_CREDENTIAL,
 	readEnrolmentState,
 	readFileServiceCredential,
+	readPendingEnrolment,
 	RENEW_NOW_FIELD,
 	serviceSettings,
 } from '../credential/fileServiceCredential';
@@ -65,7 +67,7 @@ export type FileServiceOperation = (
  * renewal on demand): the expirable field is emptied in the copy handed over, so n8n runs the
  * credential's preAuthentication, stores what it returns in the credential and then sends the
  * credential's signed check. Returns the credential as stored afterwards and, when the enrolment
- * failed, its error.
+ * failed or is kept pending (the bank issued a certificate whose checks failed), its error.
  */
 export async function refreshEnrolment(
 	ctx: BankContext,
@@ -88,6 +90,15 @@ export async function refreshEnrolment(
 	);
 	const after = run.credentials;
 	const failure = run.error as Error | undefined;
+	// An enrolment or renewal kept pending (its checks failed after the bank issued the
+	// certificate): what stopped this run, else what is still to correct.
+	const pending = readPendingEnrolment(after[ENROLMENT_FIELD]);
+	if (pending) {
+		const message = failure
+			? enrolmentMessage(failure)
+			: pendingMessage(readFileServiceCredential(after), pending);
+		return { credentials: after, error: new Error(message) };
+	}
 	// The enrolment was stored: whatever the check after it said, the credential has its certificate.
 	if (String(after[ENROLMENT_FIELD] ?? '') !== before && readEnrolmentState(after[ENROLMENT_FIELD]))
 		return { credentials: after };
