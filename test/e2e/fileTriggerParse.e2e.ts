@@ -8,6 +8,7 @@
 import { expectNoNodeErrors, finished, waitForEmitted } from './lib/executions';
 import { N8N_VERSION } from './lib/install';
 import { nodeItems, sleep, type StoredExecution } from './lib/n8n';
+import type { SoapCallRecord } from '../sandbox/types';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import { exampleUsing, packageManifest, packageNode, prepareForImport, TEST_POLL_SECONDS, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
@@ -38,6 +39,22 @@ async function waitForFiles(wanted: string[]): Promise<StoredExecution[]> {
 	return await waitForEmitted(stack!.n8n, id, wanted, files, 'files', 180_000);
 }
 
+/** The File Service list calls the bank has answered so far. */
+async function listCalls(): Promise<number> {
+	const { soapCalls } = await stack!.bank.admin<{ soapCalls: SoapCallRecord[] }>('GET', '/stats');
+	return soapCalls.filter((c) => c.operation === 'downloadFileList').length;
+}
+
+/** Waits until the trigger has listed the bank's files `more` times after this call. */
+async function waitForListCalls(more: number): Promise<void> {
+	const wanted = (await listCalls()) + more;
+	const deadline = Date.now() + 120_000;
+	while ((await listCalls()) < wanted) {
+		if (Date.now() > deadline) throw new Error(`the trigger did not list the bank's files ${more} more times in 120 s`);
+		await sleep(500);
+	}
+}
+
 if (skipReason) skipAll('Bank File Trigger, Parsed Entries, in real n8n', skipReason);
 else {
 	beforeAll(async () => {
@@ -63,7 +80,9 @@ else {
 		await stack!.n8n.publish(id);
 		await stack!.n8n.start();
 		const executions = await waitForFiles(wanted);
-		await sleep(3000); // room for a wrong repeat to show up
+		// Two more polls of the bank after every file was handed over: the first of them has then
+		// run to its end, so a file it delivered a second time would be in n8n's database now.
+		await waitForListCalls(2);
 		const items = itemsOf(stack!.n8n.executions(id).filter(finished));
 
 		for (const execution of executions) {
