@@ -1009,21 +1009,33 @@ export function bai2Reader(
 		pending = { code, pieces: [piece] };
 	};
 
+	/** Whether a line is a run of fixed-length records: one record code every `length` characters. */
+	const isRun = (text: string, length: number): boolean => {
+		if (text.length <= length) return false;
+		for (let at = 0; at < text.length; at += length)
+			if (!/^\d{2},/.test(text.slice(at, at + 3)) && text.slice(at).trim()) return false;
+		return true;
+	};
+
 	const line = (raw: string, number: number): void => {
-		// Transmission control characters and the padding of fixed-length records are no data.
+		// Transmission control characters are no data.
 		// eslint-disable-next-line no-control-regex
 		const text = raw.replace(/[\u0000-\u0008\u000b-\u001f\u007f]+/g, '');
 		if (!text.trim()) return;
-		const length = recordLength;
-		if (length && text.length > length) {
-			// Fixed-length records without line ends: one physical record every `length` characters.
+		// The physical record length of a file header not read yet (it is read with its continuations).
+		const header = !file && text.startsWith('01,') ? /^01(?:,[^,/]*){5},(\d+)/.exec(text) : null;
+		const length = header ? Number(header[1]) : recordLength;
+		if (length && isRun(text, length)) {
+			// Fixed-length records without line ends.
 			for (let at = 0; at < text.length; at += length) {
 				const part = text.slice(at, at + length);
-				if (part.trim()) physical(part, number, part.trimEnd().length >= length);
+				if (part.trim()) physical(part, number, part.trimEnd().length === length);
 			}
 			return;
 		}
-		physical(text, number, text.trimEnd().length >= (length ?? USUAL_RECORD_LENGTH));
+		// A record that fills its physical record (80 characters unless the header says) may have
+		// its text cut mid-word.
+		physical(text, number, text.trimEnd().length === (length || USUAL_RECORD_LENGTH));
 	};
 
 	const end = (): void => {
