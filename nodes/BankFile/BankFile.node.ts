@@ -21,7 +21,7 @@ export class BankFile implements INodeType {
 		subtitle:
 			'={{ $parameter["operation"] === "parse" ? "Parse " + ($parameter["format"] === "auto" ? "bank file" : $parameter["format"]) : "Build " + $parameter["version"] }}',
 		description:
-			'Turn bank statements, reports, notifications and status reports (camt.052, camt.053, camt.054, MT940, MT942, pain.002, TITO, KTL) into items, and items into pain.001 payment and pain.008 direct debit files',
+			'Turn bank statements, reports, notifications and status reports (camt.052, camt.053, camt.054, MT940, MT942, BAI2, pain.002, TITO, KTL) into items, and items into pain.001 payment and pain.008 direct debit files',
 		defaults: { name: 'Bank File' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

@@ -26,7 +26,7 @@ const OUTPUTS = [
 		name: 'Parsed Entries',
 		value: 'parse',
 		description:
-			'Each new file parsed as the Bank File node does (camt.052, camt.053, camt.054, MT940, MT942, pain.002): one item per entry or payment status, the statements, then the file itself',
+			'Each new file parsed as the Bank File node does (camt.052, camt.053, camt.054, MT940, MT942, BAI2, pain.002): one item per entry or payment status, the statements, then the file itself',
 	},
 ];
 

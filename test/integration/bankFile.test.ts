@@ -77,12 +77,12 @@ describe('Bank File: Parse', () => {
 		expect(failed.status).toBe('error');
 		expect(failed.nodeError(NODE_NAME)).toMatchObject({
 			name: 'NodeOperationError',
-			message: 'The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942 nor a Finnish TITO or KTL file: it starts with "Date;Amount"',
+			message: 'The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942, a BAI2 file nor a Finnish TITO or KTL file: it starts with "Date;Amount"',
 		});
 		const continued = await parse([bad, fileItem('ktl-latin1.txt')], {}, { onError: 'continueRegularOutput' });
 		expect(continued.status).toBe('success');
 		const items = continued.output(NODE_NAME, 0);
-		expect(items[0].json.error).toBe('The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942 nor a Finnish TITO or KTL file: it starts with "Date;Amount"');
+		expect(items[0].json.error).toBe('The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942, a BAI2 file nor a Finnish TITO or KTL file: it starts with "Date;Amount"');
 		expect(items.slice(1).map((i) => i.json.amount)).toEqual([120, 190, -120]);
 	});
 

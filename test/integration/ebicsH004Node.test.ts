@@ -3,7 +3,7 @@
  * bank: keys made in n8n sent with INI and HIA in H004, the letters with the hashes of exponent
  * and modulus, activation, HPB against the bank's H004 hashes, a CCT upload from the SEPA credit
  * transfer preset, C53 from the camt.053 preset with its receipt, HAC, STA and FDL chosen as
- * order types; and the choices that do not fit the credential's version refused by name before
+ * order types; HTD, HKD and HAA read as EBICS 2.5 writes them; and the choices that do not fit the credential's version refused by name before
  * anything is sent. The distributed signature in H004: ebicsH004Veu.test.ts.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
@@ -96,6 +96,37 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		const [hpd] = items(await runEbics(store, { operation: 'bankParameters' }));
 		expect(hpd.json).toEqual(sandboxBankParameters('H004'));
 		expect(bankRecords(bank(), 'USER1').filter((r) => r[0] === 'HPD').at(-1)).toEqual(['HPD', 'Initialisation', '000000', '000000']);
+	});
+
+	test('Get Subscriber Permissions, Get Customer Data and Get Available Downloads read the EBICS 2.5 answers (HTD, HKD, HAA) and acknowledge them', async () => {
+		const store = await readyH004Store();
+		const subscriber = bank().ebics.subscriber('PARTNER1', 'USER1')!;
+		const before = bank().ebics.records.length;
+		const user = { userId: 'USER1', userName: 'Erika Mustermann', userStatus: 1 };
+		const permissions = items(await runEbics(store, { operation: 'subscriberPermissions' })).map((i) => i.json);
+		// The bank's contract in EBICS 2.5: downloads by their order type without a signature class, uploads with the user's class E for account ACC1.
+		expect(permissions).toContainEqual({ ...user, orderType: 'C53' });
+		expect(permissions).toContainEqual({ ...user, orderType: 'CCT', accountId: 'ACC1', iban: subscriber.iban, signatureClass: 'E', signatureClassText: 'single signature' });
+		expect(permissions.every((p) => /^[A-Z0-9]{3}$/.test(String(p.orderType)))).toBe(true);
+		const orders = items(await runEbics(store, { operation: 'customerData', infoOutput: 'orders' })).map((i) => i.json);
+		expect(orders).toContainEqual({ orderType: 'C53', transferType: 'Download', description: 'camt.053 (C53)' });
+		expect(orders).toContainEqual({ orderType: 'CCT', transferType: 'Upload', description: 'pain.001 (CCT)', signaturesRequired: 1 });
+		const users = items(await runEbics(store, { operation: 'customerData', infoOutput: 'whole' }))[0].json as { users: Array<{ userId: string }> };
+		expect(users.users.map((u) => u.userId)).toEqual(['USER1', 'USER2']);
+		const waiting = items(await runEbics(store, { operation: 'availableDownloads' })).map((i) => i.json);
+		const statements = subscriber.files.filter((f) => !f.delivered && f.serviceName === 'EOP' && f.msgName === 'camt.053');
+		expect(statements.length).toBeGreaterThan(0);
+		expect(waiting).toContainEqual({ service: 'C53 (End-of-day statement camt.053)', orderType: 'C53', preset: 'End-of-day statement (camt.053)' });
+		expect(waiting.every((w) => typeof w.orderType === 'string' && 'preset' in w)).toBe(true);
+		// Each read in H004, then acknowledged (positive receipt); nothing refused.
+		const records = bank().ebics.records.slice(before).filter((r) => r.userId === 'USER1' || !r.userId);
+		expect(records.filter((r) => r.phase === 'Initialisation').map((r) => `${r.protocol} ${r.orderType} ${r.technical} ${r.business}`)).toEqual([
+			'H004 HTD 000000 000000',
+			'H004 HKD 000000 000000',
+			'H004 HKD 000000 000000',
+			'H004 HAA 000000 000000',
+		]);
+		expect(records.filter((r) => r.phase === 'Receipt').map((r) => r.technical)).toEqual(['011000', '011000', '011000', '011000']);
 	});
 
 	test("an upload whose initialisation gets no answer is not sent again, and the error says the bank does not process the incomplete order", async () => {

@@ -3,7 +3,7 @@
  * subscriber from INI and HIA (bare keys, or keys with certificates) to activation, the letters'
  * hashes as the bank registered the keys, HPB with the bank's bare keys pinned by their H004
  * hashes, a CCT upload the bank verifies (A006 over the order data, S001), C53 and FDL downloads
- * with receipts, STA, VMK, HAC, PTK, HPD, FUL; every request valid against the H004 schemas;
+ * with receipts, STA, VMK, HAC, PTK, HPD, FUL; HTD, HKD and HAA in the H004 shape; every request valid against the H004 schemas;
  * and what the bank or the library refuses.
  */
 import { X509Certificate } from 'node:crypto';
@@ -169,6 +169,37 @@ describe('a new EBICS 2.5 subscriber, from INI and HIA to the first statement an
 		const hpd = await ready.download('HPD', { kind: 'standard' });
 		expect(hpd!.data.toString()).toContain('<HostID>SBXEBICS</HostID>');
 		await hpd!.acknowledge();
+	});
+
+	it('HTD, HKD and HAA answer in the H004 shape (valid against ebics_orders_H004.xsd) and are read by order type', async () => {
+		const raw = await ready.download('HTD', { kind: 'standard' });
+		expect(validateEbics(raw!.data, 'H004/ebics_orders_H004.xsd')).toMatchObject({ valid: true });
+		await raw!.reject();
+		const subscriber = bank.ebics.subscriber('H004CUST', 'H004USER')!;
+		const htd = await ready.htd();
+		expect(htd.partner).toMatchObject({ hostId: 'SBXEBICS', accounts: [expect.objectContaining({ id: 'ACC1', iban: subscriber.iban })] });
+		// The sandbox's contract: downloads of EOP, STM, REP, PSR and uploads of SCT, SDD, XCT, by their DK order types.
+		expect(htd.partner.orders).toContainEqual(expect.objectContaining({ orderType: 'C53', transferType: 'Download' }));
+		expect(htd.partner.orders).toContainEqual(expect.objectContaining({ orderType: 'CCT', transferType: 'Upload', numSigRequired: 1 }));
+		expect(htd.users).toHaveLength(1);
+		const permissions = htd.users[0].permissions;
+		expect(permissions.filter((p) => !p.authorisationLevel).map((p) => p.orderType)).toEqual(['STA', 'C53', 'C52', 'C54', 'Z53', 'Z52', 'Z54', 'Z01', 'VMK', 'FDL', 'HTD', 'HKD', 'HPD', 'HAA', 'HAC', 'PTK', 'HVU', 'HVZ', 'HVD', 'HVT']);
+		expect(permissions.filter((p) => p.authorisationLevel)).toEqual(['CCT', 'CDD', 'CDB', 'XCT', 'FUL', 'SPR', 'HVE', 'HVS'].map((orderType) => ({ orderType, accountId: 'ACC1', authorisationLevel: 'E' })));
+		const hkd = await ready.hkd();
+		expect(hkd.users.map((u) => u.userId)).toEqual(['H004USER']);
+		const rawHaa = await ready.download('HAA', { kind: 'standard' });
+		expect(validateEbics(rawHaa!.data, 'H004/ebics_orders_H004.xsd')).toMatchObject({ valid: true });
+		await rawHaa!.reject();
+		const available = await ready.haa();
+		expect(available.length).toBeGreaterThan(0);
+		// C53 was fetched and acknowledged above: not listed; each listed order type has data now.
+		expect(available).not.toContainEqual({ orderType: 'C53' });
+		for (const entry of available) {
+			expect(entry).toEqual({ orderType: expect.stringMatching(/^[A-Z0-9]{3}$/) });
+			const waiting = await ready.download((entry as { orderType: string }).orderType, { kind: 'standard' });
+			expect(waiting?.data.length).toBeGreaterThan(0);
+			await waiting!.reject();
+		}
 	});
 
 	it('uploads by file format (FUL)', async () => {

@@ -432,7 +432,7 @@ describe('bad input gets a clear error naming what was found', () => {
 	const camt = fixture('camt.053.001.02.xml').toString();
 
 	it.each([
-		['not XML', 'Date;Amount\n2026-11-20;100\n', 'NOT_XML', 'The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942 nor a Finnish TITO or KTL file: it starts with "Date;Amount"'],
+		['not XML', 'Date;Amount\n2026-11-20;100\n', 'NOT_XML', 'The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942, a BAI2 file nor a Finnish TITO or KTL file: it starts with "Date;Amount"'],
 		['an empty file', '', 'NOT_A_BANK_FILE', 'The file is empty'],
 		['XML that is no bank file', '<?xml version="1.0"?><invoice><id>1</id></invoice>', 'NOT_A_BANK_FILE', 'The XML is not an ISO 20022 account report, statement, notification or payment status report: its root element is <invoice>'],
 		['a payment initiation', '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.03"><CstmrCdtTrfInitn/></Document>', 'NOT_A_BANK_FILE', 'The XML is a payment initiation (pain.001), which is built, not parsed (pain.001.001.03), not a camt.052 account report, camt.053 statement, camt.054 notification or pain.002 status report'],

@@ -55,3 +55,23 @@ test('anything but an HPDResponseOrderData of H004 or H005 is refused', () => {
 	expect(() => readBankParameters(Buffer.from('<HPDResponseOrderData xmlns="urn:org:ebics:H003"/>'))).toThrow(/not an HPDResponseOrderData/);
 	expect(() => readBankParameters(Buffer.from(`<HPDResponseOrderData xmlns="${H005_NS}"><ProtocolParams/></HPDResponseOrderData>`))).toThrow(/no AccessParams or no protocol Version/);
 });
+
+test('EBICS 2.5 as ebics_orders_H004.xsd writes it (no public bank sample exists): X.509 flags, an extension of another namespace left aside', () => {
+	const xml = `<HPDResponseOrderData xmlns="${H004_NS}"><AccessParams><URL>https://ebics.bank.example/ebicsweb</URL><Institute>Beispielbank eG</Institute><HostID>BANKHOST</HostID></AccessParams><ProtocolParams><Version><Protocol>H003 H004</Protocol><Authentication>X002</Authentication><Encryption>E002</Encryption><Signature>A005 A006</Signature></Version><Recovery supported="true"/><PreValidation supported="false"/><X509Data supported="true" persistent="true"/><ClientDataDownload supported="true"/><DownloadableOrderData supported="false"/><x:Note xmlns:x="urn:example:bank">1</x:Note></ProtocolParams></HPDResponseOrderData>`;
+	expect(validateEbics(xml, 'H004/ebics_H004.xsd')).toMatchObject({ valid: true });
+	expect(readBankParameters(Buffer.from(xml))).toEqual({
+		urls: [{ url: 'https://ebics.bank.example/ebicsweb' }],
+		institute: 'Beispielbank eG',
+		hostId: 'BANKHOST',
+		protocolVersions: ['H003', 'H004'],
+		authenticationVersions: ['X002'],
+		encryptionVersions: ['E002'],
+		signatureVersions: ['A005', 'A006'],
+		recovery: true,
+		preValidation: false,
+		x509Data: true,
+		x509DataPersistent: true,
+		clientDataDownload: true,
+		downloadableOrderData: false,
+	});
+});

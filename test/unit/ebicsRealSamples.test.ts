@@ -10,7 +10,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import {
-	EbicsFormatError,
 	EbicsReturnCodeError,
 	EbicsSignatureError,
 	readAvailableServices,
@@ -89,10 +88,10 @@ describe('HTD of the Zürcher Kantonalbank ISO test system (ZKBISOTB, EBICS 3.0,
 });
 
 describe('HTD of the Sparkassen test host SIZBN001 (EBICS 2.5, epics suite)', () => {
-	it('is refused by name: HTD is read in EBICS 3.0 only, never as an empty answer', () => {
-		const error = thrown(() => readCustomerInfo(epics('htd_order_data.xml'), 'HTD'));
-		expect(error).toBeInstanceOf(EbicsFormatError);
-		expect((error as Error).message).toMatch(/urn:org:ebics:H004/);
+	it('is read in the H004 shape (test/unit/ebicsH004OrderData.test.ts has every field), never as an empty answer', () => {
+		const info = readCustomerInfo(epics('htd_order_data.xml'), 'HTD');
+		expect(info.partner.hostId).toBe('SIZBN001');
+		expect(info.users[0].permissions).toHaveLength(24);
 	});
 });
 

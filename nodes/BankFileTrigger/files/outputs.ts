@@ -97,7 +97,7 @@ const parse: FileOutput = {
 		name: 'Parsed Entries (Download and Parse)',
 		value: 'parse',
 		description:
-			'Download each new file and parse it as the Bank File node does (camt.052, camt.053, camt.054, MT940, MT942, pain.002, TITO, KTL): one item per entry or payment status, the statements, then the file itself. Downloading marks the file as downloaded at the bank.',
+			'Download each new file and parse it as the Bank File node does (camt.052, camt.053, camt.054, MT940, MT942, BAI2, pain.002, TITO, KTL): one item per entry or payment status, the statements, then the file itself. Downloading marks the file as downloaded at the bank.',
 	},
 	downloads: true,
 	async emit(ctx, service, file, settings) {

@@ -1,6 +1,8 @@
 /**
  * HTD and HKD (what the subscriber, or every user of the customer, may do) as items: one per
  * permission (the default), per account, per order type the customer has, or the whole answer.
+ * EBICS 2.5 answers give the same fields, a permission per order type of its list, and add the
+ * transfer type, file format and order format where the bank gives them.
  */
 import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
@@ -69,6 +71,9 @@ export function customerInfoItems(
 				item({
 					orderType: order.orderType,
 					...serviceFields(order.service),
+					...(order.fileFormat ? { fileFormat: order.fileFormat } : {}),
+					...(order.transferType ? { transferType: order.transferType } : {}),
+					...(order.orderFormat ? { orderFormat: order.orderFormat } : {}),
 					...(order.description ? { description: order.description } : {}),
 					...(order.numSigRequired !== undefined
 						? { signaturesRequired: order.numSigRequired }
@@ -87,6 +92,7 @@ export function customerInfoItems(
 						...(user.status !== undefined ? { userStatus: user.status } : {}),
 						...(permission.orderType ? { orderType: permission.orderType } : {}),
 						...serviceFields(permission.service),
+						...(permission.fileFormat ? { fileFormat: permission.fileFormat } : {}),
 						...(permission.accountId ? { accountId: permission.accountId } : {}),
 						...(account?.iban ? { iban: account.iban } : {}),
 						...(permission.maxAmount

@@ -11,6 +11,7 @@ export const BANK_FILE_FORMATS: BankFileFormat[] = [
 	'mt940',
 	'mt942',
 	'pain.002',
+	'bai2',
 	'tito',
 	'ktl',
 ];
@@ -128,6 +129,20 @@ export function detectFormat(head: Buffer, chosen?: BankFileFormat | 'auto'): De
 			'NOT_A_BANK_FILE',
 			`The file is not a SWIFT ${want.toUpperCase()} (its fields :20:, :25:, :28C: are missing): it starts with ${printable(firstLine)}`,
 		);
+	// BAI2: the file header, record code 01, sender, receiver, creation date YYMMDD and time.
+	if (/^01,[^,]*,[^,]*,\d{6},/.test(firstLine)) {
+		if (want && want !== 'bai2')
+			throw new BankFileError(
+				'NOT_A_BANK_FILE',
+				`The file is a BAI2 balance report, not ${want} as chosen`,
+			);
+		return { format: 'bai2', version: '2', messageType: 'BAI2' };
+	}
+	if (want === 'bai2')
+		throw new BankFileError(
+			'NOT_A_BANK_FILE',
+			`The file is not BAI2 (its first record is not a file header "01,sender,receiver,YYMMDD,..."): it starts with ${printable(firstLine)}`,
+		);
 	if (/^T00\d{3}/.test(firstLine)) {
 		if (want && want !== 'tito')
 			throw new BankFileError(
@@ -151,6 +166,6 @@ export function detectFormat(head: Buffer, chosen?: BankFileFormat | 'auto'): De
 		);
 	throw new BankFileError(
 		'NOT_XML',
-		`The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942 nor a Finnish TITO or KTL file: it starts with ${printable(firstLine)}`,
+		`The file is neither XML (camt, pain.002), a SWIFT MT940 / MT942, a BAI2 file nor a Finnish TITO or KTL file: it starts with ${printable(firstLine)}`,
 	);
 }

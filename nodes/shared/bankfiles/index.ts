@@ -8,7 +8,7 @@
  *   parseBankFile(source, options?): AsyncGenerator<ParseEvent>
  *     source: a Buffer, a Readable stream or any async iterable of chunks. The file is read as a
  *     stream: XML through a SAX parser that builds one entry (Ntry) at a time, never the whole
- *     document tree; MT940 / MT942, TITO and KTL line by line. Events, in file order:
+ *     document tree; MT940 / MT942, BAI2, TITO and KTL line by line. Events, in file order:
  *       { type: 'format', format: DetectedFormat }          always first
  *       { type: 'entry', entry: BankEntry }                 one per booking entry (or per TxDtls
  *                                                           with split: 'transaction')
@@ -23,14 +23,16 @@
  *     Entries, statements and payment statuses have their fields in reading order (items.ts).
  *     options (ParseOptions): format ('auto' | one of BANK_FILE_FORMATS), split ('entry' |
  *     'transaction'), keepXml, onInvalidRecord ('fail' | 'warn'), skipStatement(key) => boolean,
- *     encoding ('auto' | 'utf-8' | 'latin1', for MT940 / MT942, TITO and KTL).
+ *     encoding ('auto' | 'utf-8' | 'latin1', for MT940 / MT942, BAI2, TITO and KTL).
  *   parseBankFileToArrays(source, options?): Promise<ParsedBankFile>   the same, in arrays
  *   detectFormat(head: Buffer, chosen?): DetectedFormat                 format and version from
  *                                                                       the first bytes
  *
  *   Formats: camt.052, camt.053 and camt.054 versions .001.02 to .001.08, pain.002 .001.03 to
- *   .001.10, SWIFT MT940 and MT942, Finnish TITO (konekielinen tiliote) and KTL (viitesiirto);
- *   ISO-8859-1 or UTF-8. A DOCTYPE in an XML file is refused by name.
+ *   .001.10, SWIFT MT940 and MT942, BAI2 (BAI Cash Management Balance Reporting Specifications
+ *   version 2: one statement per account, its trailers' control totals and record counts checked),
+ *   Finnish TITO (konekielinen tiliote) and KTL (viitesiirto); ISO-8859-1 or UTF-8. A DOCTYPE in an
+ *   XML file is refused by name.
  *
  * Writing
  * -------
@@ -55,6 +57,8 @@
 export { parseBankFile, parseBankFileToArrays } from './parse';
 export type { ParsedBankFile } from './parse';
 export { BANK_FILE_FORMATS, detectFormat, SUPPORTED_VERSIONS } from './detect';
+export { typeCodeInfo } from './bai2Codes';
+export type { TypeCodeInfo } from './bai2Codes';
 export { buildPaymentFile, validatePayment, PAYMENT_FILE_VERSIONS } from './pain001';
 export type {
 	BuiltPaymentFile,

@@ -3,7 +3,7 @@
  * accountant reads them: for an entry the dates, the amount, the counterparty and the reference
  * first, then the account, the bank's codes and references, and the statement and message it
  * came in last; for a statement the account, the period, the balances and their check first.
- * Every format (camt, MT940/942, TITO, KTL) builds its items here, so they all have one shape.
+ * Every format (camt, MT940/942, BAI2, TITO, KTL) builds its items here, so they all have one shape.
  */
 import type { BankEntry, PaymentStatus, StatementKey, StatementSummary } from './types';
 
@@ -178,7 +178,7 @@ export function entryOf(
 
 /** A statement item in reading order: account, period, balances and their check first. */
 export function statementOf(s: StatementSummary): StatementSummary {
-	return {
+	const statement: StatementSummary = {
 		accountIban: s.accountIban,
 		accountId: s.accountId,
 		accountCurrency: s.accountCurrency,
@@ -208,6 +208,9 @@ export function statementOf(s: StatementSummary): StatementSummary {
 		messageType: s.messageType,
 		messageId: s.messageId,
 	};
+	// What only a BAI2 account report has, last.
+	if (s.bai2) statement.bai2 = s.bai2;
+	return statement;
 }
 
 /** A payment status item in reading order: which payment, its status and why, then the rest. */

@@ -1,3 +1,4 @@
+import { bai2Reader } from './bai2';
 import { CamtReader } from './camt';
 import { detectFormat } from './detect';
 import { ktlReader, titoReader } from './finnish';
@@ -31,7 +32,13 @@ const LINE_READERS: Partial<
 			emit: (event: ParseEvent) => void,
 		) => RecordReader
 	>
-> = { tito: titoReader, ktl: ktlReader, mt940: swiftReader, mt942: swiftReader };
+> = {
+	tito: titoReader,
+	ktl: ktlReader,
+	mt940: swiftReader,
+	mt942: swiftReader,
+	bai2: bai2Reader,
+};
 
 /** Bytes parsed before the events they gave are handed over. */
 const PIECE = 16 * 1024;

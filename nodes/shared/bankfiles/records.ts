@@ -1,5 +1,5 @@
 /**
- * What the line-based bank files (TITO, KTL, SWIFT MT940 / MT942) share: reading a file as
+ * What the line-based bank files (TITO, KTL, SWIFT MT940 / MT942, BAI2) share: reading a file as
  * decoded lines, the record reader they implement, and how a bad record fails or is skipped.
  */
 import { isAscii } from 'node:buffer';

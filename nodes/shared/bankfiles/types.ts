@@ -11,13 +11,14 @@ export type BankFileFormat =
 	| 'mt942'
 	| 'pain.002'
 	| 'tito'
-	| 'ktl';
+	| 'ktl'
+	| 'bai2';
 
 export interface DetectedFormat {
 	format: BankFileFormat;
-	/** ISO 20022 message version ("001.02"); "MT940" / "MT942" for SWIFT, "TITO" / "KTL". */
+	/** ISO 20022 message version ("001.02"); "MT940" / "MT942" for SWIFT, "TITO" / "KTL", "2" (BAI2). */
 	version: string;
-	/** The full message name, e.g. "camt.053.001.02", or "MT940", "MT942", "TITO", "KTL". */
+	/** The full message name, e.g. "camt.053.001.02", or "MT940", "MT942", "TITO", "KTL", "BAI2". */
 	messageType: string;
 }
 
@@ -109,14 +110,81 @@ export interface BankEntry {
 	messageId: string | null;
 	/** The entry's XML element, when asked for. */
 	xml?: string;
+	/** BAI2 only: the funds type of the transaction detail (16), null when defaulted. */
+	funds?: FundsAvailability | null;
+}
+
+/**
+ * When the money of a BAI2 amount is available (its funds type): immediately (0), after one day
+ * (1), after two or more days (2), on a value date (V), distributed over days (S, D), or unknown (Z).
+ */
+export interface FundsAvailability {
+	type: '0' | '1' | '2' | 'S' | 'V' | 'D' | 'Z';
+	availability: 'immediate' | 'oneDay' | 'twoOrMoreDays' | 'valueDated' | 'distributed' | 'unknown';
+	/** V: the date the money is available (YYYY-MM-DD), and the time (HH:MM) when given. */
+	valueDate: string | null;
+	valueTime: string | null;
+	/**
+	 * S and D: the amounts available after so many days (S: 0, 1 and 2 days, where 2 means two or
+	 * more), in the currency's units; null for the other funds types.
+	 */
+	distribution: Array<{ days: number; amount: number }> | null;
+}
+
+/** One activity summary of a BAI2 account (03 record): total credits (100), total debits (400), ... */
+export interface Bai2Summary {
+	typeCode: string;
+	description: string | null;
+	/** CRDT for credit codes, DBIT for debit codes, null for the others (loans, the bank's own). */
+	creditDebit: 'CRDT' | 'DBIT' | null;
+	/** Unsigned, in the currency's units; null when the record reports no amount. */
+	amount: number | null;
+	itemCount: number | null;
+	funds: FundsAvailability | null;
+}
+
+/** What a BAI2 file says of an account report beyond what every statement says. */
+export interface Bai2Report {
+	/** The file's sender and receiver (01), its creation date-time and its identification number. */
+	senderId: string;
+	receiverId: string;
+	fileCreated: string | null;
+	fileId: string;
+	/** The group's originator (the bank holding the account) and ultimate receiver (02). */
+	originatorId: string;
+	ultimateReceiverId: string | null;
+	/** 1 update, 2 deletion, 3 correction, 4 test only. */
+	groupStatus: 'update' | 'deletion' | 'correction' | 'testOnly';
+	asOfDate: string;
+	/** HH:MM in the originator's time zone; 24:00 is the end of the day (2400 or 9999). */
+	asOfTime: string | null;
+	asOfDateModifier:
+		| 'interimPreviousDay'
+		| 'finalPreviousDay'
+		| 'interimSameDay'
+		| 'finalSameDay'
+		| null;
+	/** The activity summaries of the 03 record (and its continuations), in file order. */
+	summaries: Bai2Summary[];
+	/** The texts of non-monetary information details (type code 890). */
+	information: string[];
+	/** The account trailer's (49) control total in the currency's units, and its record count. */
+	controlTotal: number;
+	recordCount: number;
 }
 
 export interface BalanceInfo {
-	/** ISO 20022 balance type code: OPBD, PRCD, CLBD, CLAV, ITBD, FWAV, ... */
+	/**
+	 * ISO 20022 balance type code: OPBD, PRCD, CLBD, CLAV, ITBD, FWAV, ...; for a BAI2 status code
+	 * without an ISO 20022 equivalent, the BAI2 type code itself ("072").
+	 */
 	type: string;
 	amount: number;
 	currency: string | null;
 	date: string | null;
+	/** BAI2 only: the status type code ("010") and its description ("Opening Ledger"). */
+	typeCode?: string;
+	description?: string | null;
 }
 
 export type StatementCheck = 'ok' | 'mismatch' | 'notAvailable';
@@ -159,6 +227,8 @@ export interface StatementSummary {
 	balances: BalanceInfo[];
 	messageType: string;
 	messageId: string | null;
+	/** BAI2 only: the file, group and account facts, activity summaries and information. */
+	bai2?: Bai2Report;
 }
 
 /** One payment's (or payment group's) status from a pain.002 report: which payment, and why. */
@@ -221,7 +291,7 @@ export interface ParseOptions {
 	/** Statements to skip (already processed): return true to skip; its entries are not read. */
 	skipStatement?: (key: StatementKey) => boolean;
 	/**
-	 * Text encoding of MT940 / MT942, TITO and KTL files: 'auto' (default: UTF-8 when valid, else
+	 * Text encoding of MT940 / MT942, BAI2, TITO and KTL files: 'auto' (default: UTF-8 when valid, else
 	 * ISO-8859-1).
 	 */
 	encoding?: 'auto' | 'utf-8' | 'latin1';

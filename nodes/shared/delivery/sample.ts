@@ -22,6 +22,7 @@ const FORMAT_OF_NAME: Array<[RegExp, BankFileFormat]> = [
 	[/pain\.?002|^XP$/i, 'pain.002'],
 	[/\bTITO\b/i, 'tito'],
 	[/\bKTL\b/i, 'ktl'],
+	[/\bBAI2?\b/i, 'bai2'],
 	[/\bMT\s?942\b/i, 'mt942'],
 	[/\bMT\s?940\b|\bSTA\b/i, 'mt940'],
 ];
@@ -40,6 +41,7 @@ const FORMAT_NAMES: Record<BankFileFormat, string> = {
 	'pain.002': 'pain.002 payment status report',
 	tito: 'TITO account statement',
 	ktl: 'KTL reference payment file',
+	bai2: 'BAI2 balance and transaction report',
 };
 
 export interface SampleRequest extends ParseSettings {

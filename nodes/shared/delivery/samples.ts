@@ -14,7 +14,7 @@ export interface SampleFile {
 	content: string;
 }
 
-/** Fixed-width records (TITO, KTL) end with CR LF. */
+/** Fixed-width records (TITO, KTL) and BAI2 records end with CR LF. */
 const records = (lines: string[]): string => lines.join('\r\n');
 
 const CAMT_053 = `<?xml version="1.0" encoding="UTF-8"?>
@@ -490,6 +490,22 @@ const MT942 = records([
 	'',
 ]);
 
+/** BAI2 (one record per line): the sender SAMPLE and the first detail's text say what it is. */
+const BAI2 = records([
+	'01,SAMPLE,N8NCORPBANKING,261120,0415,1,,,2/',
+	'02,N8NCORPBANKING,121000248,1,261119,2400,USD,2/',
+	'03,000123456789,USD,010,12500000,,,015,11734550,,,045,11234550,,,100,734550,2,,400,1500000,2,/',
+	'16,142,484550,0,SAMPLE-0001,INV-2026-1001,ACH CREDIT RECEIVED ACME SUPPLY CO',
+	'88,SAMPLE FILE MADE BY N8N-NODES-CORPORATE-BANKING, NOT FROM A BANK',
+	'16,195,250000,V,261119,1200,SAMPLE-0002,,INCOMING WIRE GLOBEX LTD/',
+	'16,475,300000,0,SAMPLE-0003,1042,CHECK PAID/',
+	'16,495,1200000,0,SAMPLE-0004,PAYROLL-11,OUTGOING WIRE PAYROLL SERVICES/',
+	'49,39938200,7/',
+	'98,39938200,1,9/',
+	'99,39938200,1,11/',
+	'',
+]);
+
 export const SAMPLE_FILES: Record<BankFileFormat, SampleFile> = {
 	'camt.052': {
 		format: 'camt.052',
@@ -538,5 +554,11 @@ export const SAMPLE_FILES: Record<BankFileFormat, SampleFile> = {
 		fileName: 'SAMPLE-ktl-reference-payments.txt',
 		mimeType: 'text/plain',
 		content: KTL,
+	},
+	bai2: {
+		format: 'bai2',
+		fileName: 'SAMPLE-bai2-balance-report.bai',
+		mimeType: 'text/plain',
+		content: BAI2,
 	},
 };

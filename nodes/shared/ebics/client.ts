@@ -46,7 +46,12 @@ import {
 	type LoadedSubscriberKeys,
 } from './keys';
 import { readBankParameters, type BankParameters } from './hpd';
-import { readAvailableServices, readCustomerInfo, type CustomerInfo } from './orderData';
+import {
+	readAvailableDownloads,
+	readCustomerInfo,
+	type AvailableDownload,
+	type CustomerInfo,
+} from './orderData';
 import { h004Dialect, H004_ORDER_TYPES, type H004KeyForm } from './h004';
 import {
 	checkSubscriber,
@@ -711,21 +716,26 @@ export class EbicsClient {
 		return await this.readAdmin('HPD', readBankParameters);
 	}
 
-	/** HAA: the services that have data to download now. */
-	async haa(): Promise<BtfService[]> {
-		return (await this.readAdmin('HAA', readAvailableServices, true)) ?? [];
+	/**
+	 * HAA: what has data to download now: the services (EBICS 3.0), or the order types (EBICS 2.5);
+	 * [] when the bank has nothing (090005).
+	 */
+	async haa(): Promise<AvailableDownload[]> {
+		return (await this.readDownload('HAA', { kind: 'standard' }, readAvailableDownloads)) ?? [];
 	}
 
-	private async readAdmin<T>(
+	/**
+	 * A download whose order data is read before any receipt: the positive receipt once `read`
+	 * has read it, the negative one (the bank keeps the data) when `read` throws, and the error
+	 * then. Undefined when the bank has nothing (090005); `read` never returns undefined.
+	 */
+	async readDownload<T>(
 		orderType: string,
+		params: OrderParams & { kind: 'BTD' | 'standard' | 'element' | 'file' },
 		read: (data: Buffer) => T,
-		emptyIsNone = false,
-	): Promise<T> {
-		const download = await this.adminDownload(orderType);
-		if (!download) {
-			if (emptyIsNone) return undefined as T;
-			throw new EbicsFormatError(`The bank has no ${orderType} data for the subscriber`);
-		}
+	): Promise<T | undefined> {
+		const download = await this.download(orderType, params);
+		if (!download) return undefined;
 		let outcome: { ok: true; value: T } | { ok: false; error: unknown };
 		try {
 			outcome = { ok: true, value: read(download.data) };
@@ -739,6 +749,14 @@ export class EbicsClient {
 		}
 		const value = outcome.value;
 		await download.acknowledge();
+		return value;
+	}
+
+	/** An administrative download read as `readDownload` does; the bank must have data. */
+	private async readAdmin<T>(orderType: string, read: (data: Buffer) => T): Promise<T> {
+		const value = await this.readDownload(orderType, { kind: 'standard' }, read);
+		if (value === undefined)
+			throw new EbicsFormatError(`The bank has no ${orderType} data for the subscriber`);
 		return value;
 	}
 
@@ -1016,4 +1034,4 @@ export class EbicsClient {
 	}
 }
 
-export type { ContainerFile, CustomerInfo, HevVersion, ReturnCodes };
+export type { AvailableDownload, ContainerFile, CustomerInfo, HevVersion, ReturnCodes };

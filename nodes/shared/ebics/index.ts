@@ -19,8 +19,9 @@
  * - `btd(service, dateRange?)` / `download(orderType, params)`: a `Download` (data, files(),
  *   acknowledge(), reject()) or undefined for 090005; the receipt is the caller's to send.
  * - `btu(service, data, signatureFlag, { fileName })` / `upload(...)`: the order ID.
- * - `htd()`, `hkd()`, `haa()` (parsed, receipts sent), `hac(range?)`, `ptk(range?)` (Downloads),
- *   `spr()`.
+ * - `htd()`, `hkd()`, `haa()` (parsed in EBICS 3.0 or 2.5, receipts sent), `hac(range?)`,
+ *   `ptk(range?)` (Downloads), `spr()`; `readDownload(orderType, params, read)`: any download read
+ *   before its receipt (negative when `read` throws).
  * - BTF parameters: `BtfService`, `checkService`, `SERVICE_PRESETS`.
  *
  * Errors (errors.ts): EbicsValidationError (a value, with its field: nothing was sent),

@@ -3,11 +3,22 @@
  * certificates; HTD and HKD: the customer, the users and their permissions; HAA: the services
  * with data to fetch). HAC is a pain.002 customer acknowledgement and PTK a text protocol: both
  * come back as files.
+ *
+ * HTD, HKD and HAA are read in either version, by the namespace of their root: EBICS 3.0 (H005,
+ * ebics_orders_H005.xsd) names orders by AdminOrderType and Service; EBICS 2.5 (H004,
+ * ebics_orders_H004.xsd) by OrderType, and lists a permission's order types (and HAA's) as one
+ * space-separated OrderTypes. Items have the same fields where the meaning is the same; H004 adds
+ * what H005 has not (transfer type, file format, order format, an account's usage order types).
+ * An H004 answer holding an EBICS element the schema does not define where it stands, or an order
+ * type that is not three letters or digits, is refused (EbicsFormatError naming the order type and
+ * the element), never read as less than the bank said; elements of other namespaces (the schema's
+ * extension points) are left aside.
  */
 import { X509Certificate } from 'node:crypto';
 
 import { BtfService } from './btf';
 import { DSIG_NS, H005_NS } from './constants';
+import { H004_NS } from './h004/requests';
 import { EbicsFormatError, rethrowAs } from './errors';
 import { child, children, elements, parseDocument, path, text } from './xml';
 
@@ -75,19 +86,36 @@ export interface AccountInfo {
 	bic?: string;
 	bankCode?: string;
 	holder?: string;
+	/**
+	 * H004: the order types the account is limited to (UsageOrderTypes); left out when the bank
+	 * sets no limit, empty when the account is blocked for every order type.
+	 */
+	usageOrderTypes?: string[];
 }
 
 export interface OrderInfo {
+	/** AdminOrderType (H005: BTD, BTU, HTD, ...) or OrderType (H004: C53, CCT, HTD, ...). */
 	orderType: string;
 	service?: BtfService;
 	description?: string;
 	numSigRequired?: number;
+	/** H004: Upload or Download. */
+	transferType?: 'Upload' | 'Download';
+	/** H004, FUL and FDL: the file format (pain.001.001.03.sct, ...). */
+	fileFormat?: string;
+	/** H004: the order format the bank names (e.g. CAMT053, DTAZVJS). */
+	orderFormat?: string;
 }
 
 export interface UserPermission {
-	/** The admin order type (HTD, HVE, ...); empty for a service permission. */
+	/**
+	 * The order type (H005: the admin order type HTD, HVE, ..., empty for a service permission;
+	 * H004: one entry per order type of the permission's OrderTypes, empty when that list is).
+	 */
 	orderType: string;
 	service?: BtfService;
+	/** H004, FUL and FDL: the file format the permission is for. */
+	fileFormat?: string;
 	accountId?: string;
 	maxAmount?: string;
 	currency?: string;
@@ -118,27 +146,34 @@ export interface CustomerInfo {
 	users: UserInfo[];
 }
 
-function readAccount(element: Element): AccountInfo {
+/** What HAA lists: a service with data waiting (EBICS 3.0), or an order type (EBICS 2.5). */
+export type AvailableDownload = BtfService | { orderType: string };
+
+function dropUndefined<T extends object>(value: T): T {
+	for (const key of Object.keys(value) as Array<keyof T>)
+		if (value[key] === undefined) delete value[key];
+	return value;
+}
+
+function readAccount(element: Element, ns: string): AccountInfo {
 	const account: AccountInfo = {
 		id: element.getAttribute('ID') ?? '',
 		currency: element.getAttribute('Currency') || undefined,
 		description: element.getAttribute('Description') || undefined,
-		holder: text(child(element, H005_NS, 'AccountHolder')),
+		holder: text(child(element, ns, 'AccountHolder')),
 	};
-	for (const number of children(element, H005_NS, 'AccountNumber')) {
+	for (const number of children(element, ns, 'AccountNumber')) {
 		if (number.getAttribute('international') === 'true') account.iban = text(number);
 		else account.accountNumber = text(number);
 	}
-	for (const code of children(element, H005_NS, 'BankCode')) {
+	for (const code of children(element, ns, 'BankCode')) {
 		if (code.getAttribute('international') === 'true') account.bic = text(code);
 		else account.bankCode = text(code);
 	}
 	// The schema's other choice: a number in a national format the bank names.
-	account.accountNumber ??= text(child(element, H005_NS, 'NationalAccountNumber'));
-	account.bankCode ??= text(child(element, H005_NS, 'NationalBankCode'));
-	for (const key of Object.keys(account) as Array<keyof AccountInfo>)
-		if (account[key] === undefined) delete account[key];
-	return account;
+	account.accountNumber ??= text(child(element, ns, 'NationalAccountNumber'));
+	account.bankCode ??= text(child(element, ns, 'NationalBankCode'));
+	return dropUndefined(account);
 }
 
 function readUser(element: Element): UserInfo {
@@ -157,30 +192,38 @@ function readUser(element: Element): UserInfo {
 			if (permission.localName === 'Service')
 				return { orderType: '', service: readService(permission) };
 			const amount = child(permission, H005_NS, 'MaxAmount');
-			const out: UserPermission = {
+			return dropUndefined<UserPermission>({
 				orderType: text(child(permission, H005_NS, 'AdminOrderType')) ?? '',
 				service: readService(child(permission, H005_NS, 'Service')),
 				accountId: text(child(permission, H005_NS, 'AccountID')),
 				maxAmount: text(amount),
 				currency: amount?.getAttribute('Currency') || undefined,
 				authorisationLevel: permission.getAttribute('AuthorisationLevel') || undefined,
-			};
-			for (const key of Object.keys(out) as Array<keyof UserPermission>)
-				if (out[key] === undefined) delete out[key];
-			return out;
+			});
 		}),
 	};
 }
 
-/** Reads HTDResponseOrderData or HKDResponseOrderData. */
-export function readCustomerInfo(xml: Buffer | string, orderType: 'HTD' | 'HKD'): CustomerInfo {
+/** The root of HTD, HKD or HAA order data, and its version by its namespace. */
+function orderDataRoot(
+	xml: Buffer | string,
+	orderType: 'HTD' | 'HKD' | 'HAA',
+): { root: Element; ns: string } {
 	const root = parseDocument(xml, `The ${orderType} order data`).documentElement;
 	if (root.localName !== `${orderType}ResponseOrderData`)
 		throw new EbicsFormatError(`The ${orderType} order data has the root ${root.localName}`);
-	if (root.namespaceURI !== H005_NS)
+	const ns = root.namespaceURI ?? '';
+	if (ns !== H005_NS && ns !== H004_NS)
 		throw new EbicsFormatError(
-			`The ${orderType} order data is in ${root.namespaceURI ?? 'no namespace'}, not EBICS 3.0 (${H005_NS})`,
+			`The ${orderType} order data is in ${ns || 'no namespace'}, neither EBICS 3.0 (${H005_NS}) nor EBICS 2.5 (${H004_NS})`,
 		);
+	return { root, ns };
+}
+
+/** Reads HTDResponseOrderData or HKDResponseOrderData, EBICS 3.0 (H005) or 2.5 (H004). */
+export function readCustomerInfo(xml: Buffer | string, orderType: 'HTD' | 'HKD'): CustomerInfo {
+	const { root, ns } = orderDataRoot(xml, orderType);
+	if (ns === H004_NS) return readCustomerInfoH004(root, orderType);
 	const partner = child(root, H005_NS, 'PartnerInfo');
 	const address = child(partner, H005_NS, 'AddressInfo');
 	return {
@@ -192,7 +235,7 @@ export function readCustomerInfo(xml: Buffer | string, orderType: 'HTD' | 'HKD')
 			region: text(child(address, H005_NS, 'Region')),
 			country: text(child(address, H005_NS, 'Country')),
 			hostId: text(path(partner, H005_NS, 'BankInfo', 'HostID')),
-			accounts: children(partner, H005_NS, 'AccountInfo').map(readAccount),
+			accounts: children(partner, H005_NS, 'AccountInfo').map((a) => readAccount(a, H005_NS)),
 			orders: children(partner, H005_NS, 'OrderInfo').map((order) => ({
 				orderType: text(child(order, H005_NS, 'AdminOrderType')) ?? '',
 				service: readService(child(order, H005_NS, 'Service')),
@@ -206,12 +249,225 @@ export function readCustomerInfo(xml: Buffer | string, orderType: 'HTD' | 'HKD')
 	};
 }
 
-/** Reads HAAResponseOrderData: the services that have data to download. */
+/**
+ * The EBICS 2.5 elements of the HTD, HKD and HAA order data, by the element they stand in
+ * (ebics_orders_H004.xsd: HTDReponseOrderDataType, HKDResponseOrderDataType, PartnerInfoType,
+ * AddressInfoType, BankInfoType, AccountType with UsageOrderTypes, AuthOrderInfoType,
+ * UserInfoType, UserPermissionType, HAAResponseOrderDataType).
+ */
+const H004_ELEMENTS: Record<string, string[]> = {
+	HTDResponseOrderData: ['PartnerInfo', 'UserInfo'],
+	HKDResponseOrderData: ['PartnerInfo', 'UserInfo'],
+	HAAResponseOrderData: ['OrderTypes'],
+	PartnerInfo: ['AddressInfo', 'BankInfo', 'AccountInfo', 'OrderInfo'],
+	AddressInfo: ['Name', 'Street', 'PostCode', 'City', 'Region', 'Country'],
+	BankInfo: ['HostID', 'Parameter'],
+	AccountInfo: [
+		'AccountNumber',
+		'NationalAccountNumber',
+		'BankCode',
+		'NationalBankCode',
+		'AccountHolder',
+		'UsageOrderTypes',
+	],
+	OrderInfo: [
+		'OrderType',
+		'FileFormat',
+		'TransferType',
+		'OrderFormat',
+		'Description',
+		'NumSigRequired',
+	],
+	UserInfo: ['UserID', 'Name', 'Permission'],
+	Permission: ['OrderTypes', 'FileFormat', 'AccountID', 'MaxAmount'],
+};
+
+/**
+ * The H004 children of an element, each one the schema defines there; elements of other
+ * namespaces (the schema's `any namespace="##other"`) are left aside.
+ */
+function h004Children(element: Element, orderType: string): Element[] {
+	const known = H004_ELEMENTS[element.localName] ?? [];
+	return elements(element).filter((e) => {
+		if (e.namespaceURI && e.namespaceURI !== H004_NS) return false;
+		if (e.namespaceURI !== H004_NS || !known.includes(e.localName))
+			throw new EbicsFormatError(
+				`The ${orderType} order data (EBICS 2.5) cannot be read: ${element.localName} holds ${e.localName}${e.namespaceURI ? '' : ' without namespace'}, which ebics_orders_H004.xsd does not define there`,
+			);
+		return true;
+	});
+}
+
+function h004Child(element: Element | undefined, localName: string): Element | undefined {
+	return element ? child(element, H004_NS, localName) : undefined;
+}
+
+/** An H004 list of order types (OrderTListType): each three letters or digits. */
+function h004OrderTypes(element: Element, orderType: string, where: string): string[] {
+	const types = (text(element) ?? '').split(/\s+/).filter(Boolean);
+	const bad = types.find((type) => !/^[A-Z0-9]{3}$/.test(type));
+	if (bad !== undefined)
+		throw new EbicsFormatError(
+			`The ${orderType} order data (EBICS 2.5) cannot be read: ${where} lists "${bad}", which is not an order type (three capital letters or digits)`,
+		);
+	return types;
+}
+
+function h004Number(value: string | undefined, orderType: string, where: string): number {
+	if (value === undefined || !/^\d+$/.test(value.trim()))
+		throw new EbicsFormatError(
+			`The ${orderType} order data (EBICS 2.5) cannot be read: ${where} "${value ?? ''}" is not a whole number`,
+		);
+	return Number(value);
+}
+
+function h004Required(
+	element: Element | undefined,
+	localName: string,
+	orderType: string,
+	where: string,
+): Element {
+	const found = h004Child(element, localName);
+	if (!found)
+		throw new EbicsFormatError(
+			`The ${orderType} order data (EBICS 2.5) cannot be read: ${where} has no ${localName}`,
+		);
+	return found;
+}
+
+/** Walks the H004 elements below `element`, refusing any the schema does not define there. */
+function checkH004Tree(element: Element, orderType: string): void {
+	for (const e of h004Children(element, orderType))
+		if (H004_ELEMENTS[e.localName]) checkH004Tree(e, orderType);
+}
+
+function readOrderInfoH004(order: Element, orderType: string): OrderInfo {
+	const type = (text(h004Required(order, 'OrderType', orderType, 'OrderInfo')) ?? '').trim();
+	if (!/^[A-Z0-9]{3}$/.test(type))
+		throw new EbicsFormatError(
+			`The ${orderType} order data (EBICS 2.5) cannot be read: OrderInfo/OrderType "${type}" is not an order type (three capital letters or digits)`,
+		);
+	const transfer = text(h004Child(order, 'TransferType'));
+	if (transfer !== undefined && transfer !== 'Upload' && transfer !== 'Download')
+		throw new EbicsFormatError(
+			`The ${orderType} order data (EBICS 2.5) cannot be read: the TransferType of ${type} is "${transfer}", not Upload or Download`,
+		);
+	const numSig = text(h004Child(order, 'NumSigRequired'));
+	return dropUndefined<OrderInfo>({
+		orderType: type,
+		transferType: transfer,
+		fileFormat: text(h004Child(order, 'FileFormat')),
+		orderFormat: text(h004Child(order, 'OrderFormat')),
+		description: text(h004Child(order, 'Description')),
+		numSigRequired:
+			numSig === undefined
+				? undefined
+				: h004Number(numSig, orderType, `the NumSigRequired of ${type}`),
+	});
+}
+
+/**
+ * An H004 Permission as H005 writes permissions, one per order type of its OrderTypes (each with
+ * the permission's file format, account, limit and signature class); one with no order type when
+ * the list is empty, so that an account permission is kept.
+ */
+function readPermissionH004(permission: Element, orderType: string): UserPermission[] {
+	const types = h004OrderTypes(
+		h004Required(permission, 'OrderTypes', orderType, 'Permission'),
+		orderType,
+		'Permission/OrderTypes',
+	);
+	const amount = h004Child(permission, 'MaxAmount');
+	const common: Omit<UserPermission, 'orderType'> = dropUndefined({
+		fileFormat: text(h004Child(permission, 'FileFormat')),
+		accountId: text(h004Child(permission, 'AccountID')),
+		maxAmount: text(amount),
+		currency: amount?.getAttribute('Currency') || undefined,
+		authorisationLevel: permission.getAttribute('AuthorisationLevel') || undefined,
+	});
+	return (types.length ? types : ['']).map((type) => ({ orderType: type, ...common }));
+}
+
+function readUserH004(element: Element, orderType: string): UserInfo {
+	const id = h004Required(element, 'UserID', orderType, 'UserInfo');
+	const status = id.getAttribute('Status');
+	return dropUndefined<UserInfo>({
+		userId: text(id) ?? '',
+		status: status ? h004Number(status, orderType, 'the Status of the user') : undefined,
+		name: text(h004Child(element, 'Name')),
+		permissions: children(element, H004_NS, 'Permission').flatMap((p) =>
+			readPermissionH004(p, orderType),
+		),
+	});
+}
+
+/** Reads an EBICS 2.5 HTDResponseOrderData or HKDResponseOrderData (ebics_orders_H004.xsd). */
+function readCustomerInfoH004(root: Element, orderType: 'HTD' | 'HKD'): CustomerInfo {
+	checkH004Tree(root, orderType);
+	const partner = h004Required(root, 'PartnerInfo', orderType, `${orderType}ResponseOrderData`);
+	const users = children(root, H004_NS, 'UserInfo');
+	if (!users.length)
+		throw new EbicsFormatError(
+			`The ${orderType} order data (EBICS 2.5) cannot be read: ${orderType}ResponseOrderData has no UserInfo`,
+		);
+	const address = h004Child(partner, 'AddressInfo');
+	return {
+		partner: dropUndefined({
+			name: text(h004Child(address, 'Name')),
+			street: text(h004Child(address, 'Street')),
+			postCode: text(h004Child(address, 'PostCode')),
+			city: text(h004Child(address, 'City')),
+			region: text(h004Child(address, 'Region')),
+			country: text(h004Child(address, 'Country')),
+			hostId: text(h004Child(h004Child(partner, 'BankInfo'), 'HostID')),
+			accounts: children(partner, H004_NS, 'AccountInfo').map((element) => {
+				const usage = h004Child(element, 'UsageOrderTypes');
+				const account = readAccount(element, H004_NS);
+				if (usage)
+					account.usageOrderTypes = h004OrderTypes(
+						usage,
+						orderType,
+						`the UsageOrderTypes of account ${account.id}`,
+					);
+				return account;
+			}),
+			orders: children(partner, H004_NS, 'OrderInfo').map((o) => readOrderInfoH004(o, orderType)),
+		}),
+		users: users.map((user) => readUserH004(user, orderType)),
+	};
+}
+
+/**
+ * Reads HAAResponseOrderData: what has data to download now, the services (EBICS 3.0) or the
+ * order types (EBICS 2.5, its OrderTypes list). An element the version's schema does not define
+ * there is refused by name: the answer is never read as "nothing waiting" when the bank said more.
+ */
+export function readAvailableDownloads(xml: Buffer | string): AvailableDownload[] {
+	const { root, ns } = orderDataRoot(xml, 'HAA');
+	if (ns === H004_NS) {
+		h004Children(root, 'HAA');
+		return h004OrderTypes(
+			h004Required(root, 'OrderTypes', 'HAA', 'HAAResponseOrderData'),
+			'HAA',
+			'OrderTypes',
+		).map((orderType) => ({ orderType }));
+	}
+	const services = elements(root).filter((e) => {
+		if (e.namespaceURI && e.namespaceURI !== H005_NS) return false;
+		if (e.namespaceURI === H005_NS && e.localName === 'Service') return true;
+		throw new EbicsFormatError(
+			`The HAA order data (EBICS 3.0) cannot be read: HAAResponseOrderData holds ${e.localName}${e.namespaceURI ? '' : ' without namespace'}, which ebics_orders_H005.xsd does not define there`,
+		);
+	});
+	return services.map((e) => readService(e) as BtfService);
+}
+
+/** Reads an EBICS 3.0 HAAResponseOrderData: the services that have data to download. */
 export function readAvailableServices(xml: Buffer | string): BtfService[] {
-	const root = parseDocument(xml, 'The HAA order data').documentElement;
-	if (root.localName !== 'HAAResponseOrderData')
-		throw new EbicsFormatError(`The HAA order data has the root ${root.localName}`);
-	return elements(root)
-		.filter((e) => e.localName === 'Service')
-		.map((e) => readService(e) as BtfService);
+	const available = readAvailableDownloads(xml);
+	if (available.some((entry) => 'orderType' in entry))
+		throw new EbicsFormatError(
+			'The HAA order data is EBICS 2.5: it lists order types, not services (readAvailableDownloads reads both)',
+		);
+	return available as BtfService[];
 }

@@ -551,25 +551,13 @@ export class EbicsVeu {
 		this.version = client.version;
 	}
 
+	/** A VEU download read before its receipt (EbicsClient.readDownload); undefined for 090005. */
 	private async read<T>(
 		orderType: string,
 		params: string,
 		parse: (data: Buffer) => T,
 	): Promise<T | undefined> {
-		const download = await this.client.download(orderType, { kind: 'element', xml: params });
-		if (!download) return undefined;
-		let outcome: { ok: true; value: T } | { ok: false; error: unknown };
-		try {
-			outcome = { ok: true, value: parse(download.data) };
-		} catch (error) {
-			outcome = { ok: false, error };
-		}
-		if (!outcome.ok) {
-			await download.reject();
-			throw outcome.error;
-		}
-		await download.acknowledge();
-		return outcome.value;
+		return await this.client.readDownload(orderType, { kind: 'element', xml: params }, parse);
 	}
 
 	/**

@@ -3,7 +3,8 @@
  * by others (the npm package ebics-client 5.x speaks only H004): INI and HIA with bare RSA keys
  * (PubKeyValue/RSAKeyValue), with or without their certificates (X509Data must hold the same
  * key), HPB (bare keys), downloads by order type (STA, VMK, C52, C53, C54, Z52, Z53, Z54, Z01,
- * FDL by file format, HAC, PTK, HPD, HTD, HKD, HAA) and uploads (CCT, CDD, CDB, XCT, FUL by file
+ * FDL by file format, HAC, PTK, HPD, and HTD, HKD, HAA in the H004 shape: OrderType, OrderTypes
+ * lists) and uploads (CCT, CDD, CDB, XCT, FUL by file
  * format) with an A006 signature over the order data, and the distributed signature (HVU, HVZ,
  * HVD, HVT, HVE, HVS: veuH004.ts). Same checks as H005: every request against
  * the H004 schemas, state, X002 signature, nonce and timestamp, bank key digests (the H004 form:
@@ -60,6 +61,63 @@ const UPLOADS: Record<string, BtfService> = {
 	CDB: { serviceName: 'SDD', serviceOption: 'B2B', msgName: 'pain.008' },
 	XCT: { serviceName: 'XCT', msgName: 'pain.001' },
 };
+
+/** The order types a subscriber's download and upload services stand for in H004 (with FDL and FUL by file format). */
+function orderTypesOf(subscriber: SandboxSubscriber): { downloads: string[]; uploads: string[] } {
+	const downloads = Object.entries(DOWNLOADS).filter(([, service]) => subscriber.downloadServices.includes(service.serviceName)).map(([type]) => type);
+	const uploads = Object.entries(UPLOADS).filter(([, service]) => subscriber.uploadServices.includes(service.serviceName)).map(([type]) => type);
+	return { downloads: downloads.length ? [...downloads, 'FDL'] : [], uploads: uploads.length ? [...uploads, 'FUL'] : [] };
+}
+
+const ADMIN_DOWNLOADS = ['HTD', 'HKD', 'HPD', 'HAA', 'HAC', 'PTK', 'HVU', 'HVZ', 'HVD', 'HVT'];
+const ADMIN_UPLOADS = ['SPR', 'HVE', 'HVS'];
+const DESCRIPTIONS: Record<string, string> = { HTD: 'Subscriber data', HKD: 'Customer data', HPD: 'Bank parameters', HAA: 'Available downloads', HAC: 'Customer acknowledgement', PTK: 'Customer protocol', FDL: 'Download by file format', FUL: 'Upload by file format', SPR: 'Suspend access', HVE: 'Add a VEU signature', HVS: 'Cancel a VEU order' };
+
+/**
+ * HTD and HKD as EBICS 2.5 writes them (ebics_orders_H004.xsd): the order types by OrderType with
+ * TransferType, each user's permissions as OrderTypes lists (downloads without a signature class;
+ * uploads with the user's class, for account ACC1).
+ */
+export function customerDataH004(bank: SandboxEbicsBank, subscriber: SandboxSubscriber, orderType: 'HTD' | 'HKD'): string {
+	const users = orderType === 'HTD' ? [subscriber] : [...bank.subscribers.values()].filter((s) => s.partnerId === subscriber.partnerId);
+	const own = orderTypesOf(subscriber);
+	const label = (type: string): string => DESCRIPTIONS[type] ?? `${[...Object.entries(DOWNLOADS), ...Object.entries(UPLOADS)].find(([t]) => t === type)?.[1].msgName ?? type} (${type})`;
+	const stateNumber: Record<SandboxSubscriber['state'], number> = { new: 0, iniReceived: 2, hiaReceived: 3, initialised: 4, ready: 1, suspended: 9 };
+	const orderInfo = (type: string, transfer: 'Upload' | 'Download'): string => el('OrderInfo', {}, leaf('OrderType', type), leaf('TransferType', transfer), leaf('Description', label(type)), transfer === 'Upload' ? leaf('NumSigRequired', 1) : undefined);
+	const permissions = (s: SandboxSubscriber): string[] => {
+		const types = orderTypesOf(s);
+		return [
+			el('Permission', {}, leaf('OrderTypes', [...types.downloads, ...ADMIN_DOWNLOADS].join(' '))),
+			el('Permission', { AuthorisationLevel: s.authorisationLevel }, leaf('OrderTypes', [...types.uploads, ...ADMIN_UPLOADS].join(' ')), leaf('AccountID', 'ACC1')),
+		];
+	};
+	return (
+		'<?xml version="1.0" encoding="UTF-8"?>' +
+		el(
+			`${orderType}ResponseOrderData`,
+			{ xmlns: H004_NS },
+			el(
+				'PartnerInfo',
+				{},
+				el('AddressInfo', {}, leaf('Name', 'Sandbox Customer GmbH'), leaf('Street', 'Musterstrasse 1'), leaf('PostCode', '60311'), leaf('City', 'Frankfurt am Main'), leaf('Country', 'DE')),
+				el('BankInfo', {}, leaf('HostID', bank.hostId)),
+				el('AccountInfo', { ID: 'ACC1', Currency: 'EUR', Description: 'Main account' }, leaf('AccountNumber', subscriber.iban, { international: 'true' }), leaf('BankCode', 'SBXBDEFF', { international: 'true' }), leaf('AccountHolder', 'Sandbox Customer GmbH')),
+				[...own.downloads, ...ADMIN_DOWNLOADS].map((type) => orderInfo(type, 'Download')),
+				[...own.uploads, ...ADMIN_UPLOADS].map((type) => orderInfo(type, 'Upload')),
+			),
+			users.map((s) => el('UserInfo', {}, leaf('UserID', s.userId, { Status: stateNumber[s.state] }), leaf('Name', s.name), permissions(s))),
+		)
+	);
+}
+
+/** HAA as EBICS 2.5 writes it: the order types whose download has data now (OrderTypes, possibly empty). */
+export function availableOrderTypesH004(subscriber: SandboxSubscriber): string {
+	const waiting = subscriber.files.filter((f) => !f.delivered && subscriber.downloadServices.includes(f.serviceName));
+	const types = Object.entries(DOWNLOADS)
+		.filter(([, service]) => waiting.some((f) => f.serviceName === service.serviceName && f.msgName === service.msgName))
+		.map(([type]) => type);
+	return `<?xml version="1.0" encoding="UTF-8"?>${el('HAAResponseOrderData', { xmlns: H004_NS }, leaf('OrderTypes', types.join(' ')))}`;
+}
 
 function rsaKey(info: Element | undefined, ns: string): KeyObject {
 	const value = path(info, ns, 'PubKeyValue');
@@ -218,6 +276,8 @@ async function initialisation(bank: SandboxEbicsBank, doc: Document, subscriber:
 	const range = child(params, H004_NS, 'DateRange');
 	const dateRange = range ? { start: text(child(range, H004_NS, 'Start')) ?? '', end: text(child(range, H004_NS, 'End')) ?? '' } : undefined;
 	if (orderType === 'HPD') return bank.startDownload(subscriber, orderType, { data: Buffer.from(hpdData(bank, H004_NS)), fileIds: [] }, 'H004', H004_NS);
+	if (orderType === 'HTD' || orderType === 'HKD') return bank.startDownload(subscriber, orderType, { data: Buffer.from(customerDataH004(bank, subscriber, orderType)), fileIds: [] }, 'H004', H004_NS);
+	if (orderType === 'HAA') return bank.startDownload(subscriber, orderType, { data: Buffer.from(availableOrderTypesH004(subscriber)), fileIds: [] }, 'H004', H004_NS);
 	const service = orderType === 'FDL' ? fileService(details, 'download') : DOWNLOADS[orderType];
 	const found = bank.downloadData(subscriber, service ? 'BTD' : orderType, service, dateRange);
 	if (!found) throw new EbicsRefusal('090005', 'business');

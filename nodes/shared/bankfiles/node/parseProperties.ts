@@ -13,6 +13,7 @@ export const fileFormatOption: INodeProperties = {
 	default: 'auto',
 	description: 'The kind of bank file; detected from the content by default',
 	options: [
+		{ name: 'BAI2 Balance and Transaction Report', value: 'bai2' },
 		{ name: 'Camt.052 Intraday Account Report', value: 'camt.052' },
 		{ name: 'Camt.053 Account Statement', value: 'camt.053' },
 		{ name: 'Camt.054 Debit/Credit Notification', value: 'camt.054' },
@@ -52,7 +53,7 @@ export const onInvalidRecordOption: INodeProperties = {
 	type: 'options',
 	default: 'fail',
 	description:
-		'What to do with an entry without amount, an entry in another currency than its account, an MT940 entry line that cannot be read, or an unknown MT940 field or TITO / KTL record',
+		'What to do with an entry without amount, an entry in another currency than its account, an MT940 entry line that cannot be read, an unknown MT940 field or TITO / KTL record, or a BAI2 detail that cannot be read or trailer totals that do not add up',
 	options: [
 		{ name: 'Fail', value: 'fail', description: 'Stop with an error naming the entry or line' },
 		{
@@ -64,7 +65,7 @@ export const onInvalidRecordOption: INodeProperties = {
 };
 
 export const textEncodingOption: INodeProperties = {
-	displayName: 'Text Encoding (MT940, MT942, TITO, KTL)',
+	displayName: 'Text Encoding (MT940, MT942, BAI2, TITO, KTL)',
 	name: 'encoding',
 	type: 'options',
 	default: 'auto',
