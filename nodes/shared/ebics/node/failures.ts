@@ -98,7 +98,7 @@ function interruptedFailure(error: EbicsTransferInterrupted, itemIndex?: number)
 	const order = error.orderId ? `order ${error.orderId}` : 'the order';
 	const what =
 		error.direction === 'download'
-			? 'Nothing was confirmed to the bank: it keeps the data and delivers it again on the next download. Run the node again.'
+			? `The transfer broke off at segment ${error.segment} of ${error.numSegments}, so n8n sent no receipt (a receipt comes only after the last segment): the bank keeps the data and offers it again on the next download. Run the node again.`
 			: error.mayHaveOrder
 				? `The last segment went out, but whether the bank received it cannot be told: the bank may have ${order}. n8n did not send the file again. Before sending it again, check the Customer Acknowledgement (HAC) or the Customer Protocol (PTK) of today for ${order}: when it is listed there, the bank has the payment.`
 				: `The upload stopped at segment ${error.segment} of ${error.numSegments}, before its last segment: the bank does not process an incomplete order, so nothing was submitted. Send the file again.`;
