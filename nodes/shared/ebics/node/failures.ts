@@ -7,6 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
+	bankTextAfterName,
 	EbicsBankKeyError,
 	EbicsDataError,
 	EbicsFormatError,
@@ -64,10 +65,13 @@ const FIELD_LABELS: Record<string, string> = {
 /** An EBICS return code as the user sees it. */
 function returnCodeFailure(error: EbicsReturnCodeError, itemIndex?: number): BankFailure {
 	const name = error.info?.name;
+	// The message shows the bank's text when it gave one; the spec's meaning then comes here.
+	const meaning =
+		error.info && bankTextAfterName(error.reportText, name) ? `: ${error.info.meaning}` : '';
 	const description = [
 		error.action ? `What to do: ${error.action}` : undefined,
 		error.reportText ? `The bank's text: ${error.reportText}` : undefined,
-		`EBICS return code ${error.code}${name ? ` ${name}` : ''} (${error.level === 'technical' ? 'technical, in the header' : 'business, in the body'})`,
+		`EBICS return code ${error.code}${name ? ` ${name}` : ''} (${error.level === 'technical' ? 'technical, in the header' : 'business, in the body'})${meaning}`,
 	]
 		.filter(Boolean)
 		.join('\n');
@@ -107,7 +111,7 @@ function interruptedFailure(error: EbicsTransferInterrupted, itemIndex?: number)
 		description: [
 			what,
 			code
-				? `EBICS return code ${code.code}${code.info ? ` ${code.info.name}` : ''} to the repetition of the segment`
+				? `EBICS return code ${code.code}${code.info ? ` ${code.info.name}` : ''} to the repetition of the segment${code.reportText ? `; the bank's text: ${code.reportText}` : ''}`
 				: undefined,
 		]
 			.filter(Boolean)
