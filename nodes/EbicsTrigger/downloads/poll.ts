@@ -108,7 +108,7 @@ async function handOver(
 	const reject = async (reason: string) => {
 		const rejected = await attemptAsync(async () => await download.reject());
 		ctx.logger.error(
-			`${LOG} ${label}: ${reason}. ${rejected.ok ? 'n8n sent the negative receipt' : 'n8n sent no receipt'}: the bank keeps the data and delivers it again on the next poll.`,
+			`${LOG} ${label}: ${reason}. ${rejected.ok ? 'n8n sent the negative receipt' : `The negative receipt did not go through (${why(rejected.error)})`}: the bank keeps the data and delivers it again on the next poll.`,
 		);
 	};
 	let files: DownloadedFile[];
