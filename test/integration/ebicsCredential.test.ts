@@ -99,7 +99,7 @@ describe('a new subscriber, keys made in n8n', () => {
 		expect(store.updates).toBe(updates);
 		// Suspended at the bank: the test of the ready credential says so.
 		bank().ebics.suspend('PARTNER1', 'USER1');
-		expect((await credentialTest(store)).message).toMatch(/^The bank refuses the subscriber now \(HPB answered 091002 EBICS_INVALID_USER_OR_USER_STATE\): it has been suspended/);
+		expect((await credentialTest(store)).message).toMatch(/^The bank refuses the subscriber now \(HPB answered 091002 EBICS_INVALID_USER_OR_USER_STATE, the bank's text: "\[EBICS_INVALID_USER_OR_USER_STATE\] [^"]*[^."]"\): it has been suspended/);
 	});
 });
 

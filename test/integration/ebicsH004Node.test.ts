@@ -6,13 +6,15 @@
  * order types; HTD, HKD and HAA read as EBICS 2.5 writes them; and the choices that do not fit the credential's version refused by name before
  * anything is sent. The distributed signature in H004: ebicsH004Veu.test.ts.
  */
+import { createHash, randomBytes } from 'node:crypto';
+
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { formatHash, publicKeyDigest } from '../../nodes/shared/ebics';
 import type { CredentialStore } from '../harness/engine';
 import { useSandbox } from '../helpers/bank';
 import { painFile } from '../helpers/ebics';
-import { bankH004Hashes as bankH004HashesOf, bankRecords, credentialTest, h004KeyHash, ebicsStore, ebicsValues, errorText, hints, items, runEbics, sandboxBankParameters, storedState } from '../helpers/ebicsNode';
+import { bankH004Hashes as bankH004HashesOf, bankRecords, credentialTest, h004KeyHash, ebicsStore, ebicsValues, errorText, hints, items, runEbics, runEbicsThenInspect, sandboxBankParameters, storedState } from '../helpers/ebicsNode';
 
 const sandbox = useSandbox({ seed: 42 });
 const bank = () => sandbox.bank();
@@ -141,6 +143,36 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		expect(errorText(result)).not.toMatch(/download is delivered again/);
 		expect(bank().ebics.records.slice(before).map((r) => r.phase)).toEqual(['Initialisation']);
 		expect(bank().ebics.subscriber('PARTNER1', 'USER1')!.uploads).toEqual([]);
+	});
+
+	test('segments each a base64 value of its own (ending in "==" and "="), and a download that broke off: no receipt', async () => {
+		const store = await readyH004Store();
+		bank().ebics.switches.base64PerSegment = true;
+		const content = randomBytes(6000);
+		const sha256 = createHash('sha256').update(content).digest('hex');
+		for (const [segmentBytes, padding] of [[1000, '=='], [1001, '=']] as const) {
+			bank().ebics.switches.segmentBytes = segmentBytes;
+			const file = bank().ebics.addFile('PARTNER1', 'USER1', { serviceName: 'STM', msgName: 'mt942', name: 'mt942.txt', content });
+			const sent = jest.spyOn(bank().ebics, 'segmentText');
+			const result = await runEbicsThenInspect(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'VMK' });
+			const texts = sent.mock.results.map((r) => r.value as string);
+			sent.mockRestore();
+			expect(texts.length).toBeGreaterThanOrEqual(6);
+			expect(texts.slice(0, -1).every((t) => /[^=]={2}$/.test(t) === (padding === '==') && t.endsWith('='))).toBe(true);
+			expect(items(result)[0].json).toMatchObject({ orderType: 'VMK', receipt: 'positive', segments: texts.length });
+			expect(result.output('Inspect')[0].json.sha256).toBe(sha256);
+			expect(file.delivered).toBe(true);
+		}
+
+		// Segment 2's answer never comes: the error says so, and no receipt goes to the bank.
+		const file = bank().ebics.addFile('PARTNER1', 'USER1', { serviceName: 'STM', msgName: 'mt942', name: 'mt942.txt', content });
+		const before = bank().ebics.records.length;
+		bank().ebics.faults.push(...Array.from({ length: 10 }, () => 'dropDownloadAnswer' as const));
+		const broke = await runEbics(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'VMK' });
+		bank().ebics.faults.length = 0;
+		expect(errorText(broke)).toMatch(/^VMK transfer of segment 2 of \d+: no answer came, also not when the segment was sent again\nThe transfer broke off at segment 2 of \d+, so n8n sent no receipt/);
+		expect(bank().ebics.records.slice(before).filter((r) => r.phase === 'Receipt')).toEqual([]);
+		expect(file.delivered).toBe(false);
 	});
 
 	test('a preset without an EBICS 2.5 order type or a bad file format is refused by name; nothing is sent', async () => {

@@ -107,7 +107,7 @@ describe('Download', () => {
 		const result = await runEbics(store, { operation: 'download', downloadService: 'camt053' });
 		expect(result.status).toBe('error');
 		expect(errorText(result)).toMatch(/^The ZIP container is damaged or cut off/);
-		expect(errorText(result)).toMatch(/n8n sent the negative receipt: the bank keeps the data and delivers it again on the next download/);
+		expect(errorText(result)).toMatch(/n8n got every segment and sent the negative receipt: the bank keeps the data and delivers it again on the next download/);
 		expect(ready().files.filter((f) => f.msgName === 'camt.053').some((f) => f.delivered)).toBe(false);
 		expect(items(await runEbics(store, { operation: 'download', downloadService: 'camt053' }))).toHaveLength(5);
 	});
@@ -230,7 +230,7 @@ describe('Upload', () => {
 		await runEbics(store, { operation: 'bankVersions' });
 		bank().ebics.faults.push('headerOkBodyError');
 		const result = await upload({ uploadService: 'sct' }, painFile('MSG-FR', { version: 'pain.001.001.09' }));
-		expect(errorText(result)).toMatch(/the bank answered 091116 .*\(.*Erreur de traitement de la remise\)/);
+		expect(errorText(result)).toMatch(/the bank answered 091116 EBICS_PROCESSING_ERROR: Erreur de traitement de la remise\n/);
 		expect(errorText(result)).toMatch(/The bank's text: .*Erreur de traitement de la remise/);
 	});
 });
@@ -306,8 +306,11 @@ describe('administration', () => {
 		expect(ready().state).toBe('suspended');
 		expect(storedState(store)!.phase).toBe('suspended');
 		const refused = await runEbics(store, { operation: 'download', downloadService: 'camt053' });
-		expect(errorText(refused)).toMatch(/^Download: HPB: the bank answered 091002 EBICS_INVALID_USER_OR_USER_STATE/);
+		// The code, its name in the spec and the bank's own text (its "[NAME]" not repeated), one full stop each.
+		expect(errorText(refused)).toMatch(/^Download: HPB: the bank answered 091002 EBICS_INVALID_USER_OR_USER_STATE: [^[\s]/);
+		expect(errorText(refused)).toMatch(/The bank's text: \[EBICS_INVALID_USER_OR_USER_STATE\] /);
 		expect(errorText(refused)).toMatch(/The credential: Suspended/);
+		expect(errorText(refused)).not.toMatch(/\.\./);
 		// The bank activates it again: the next run finds it ready.
 		bank().ebics.activate('PARTNER2', 'READY1');
 		expect(items(await runEbics(store, { operation: 'download', downloadService: 'camt053' }))).toHaveLength(5);
@@ -315,7 +318,7 @@ describe('administration', () => {
 		// Suspended by the bank while the credential says ready: the refused order records it.
 		bank().ebics.suspend('PARTNER2', 'READY1');
 		const refusedAgain = await runEbics(store, { operation: 'subscriberPermissions' });
-		expect(errorText(refusedAgain)).toMatch(/^HTD initialisation: the bank answered 091002/);
+		expect(errorText(refusedAgain)).toMatch(/^HTD initialisation: the bank answered 091002 EBICS_INVALID_USER_OR_USER_STATE: [^[\s]/);
 		expect(storedState(store)!.phase).toBe('suspended');
 	});
 });

@@ -12,7 +12,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox } from '../helpers/bank';
 import { MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
-import { EBICS, EBICS_ID, ebicsSecrets, ebicsStore, ebicsValues, errorText, items, runEbicsThenInspect } from '../helpers/ebicsNode';
+import { EBICS, EBICS_ID, ebicsSecrets, ebicsStore, ebicsValues, errorText, items, runEbics, runEbicsThenInspect } from '../helpers/ebicsNode';
 import { NODE_NAME, PACKAGE, packageCredentialTypes, packageNodeTypes } from '../helpers/nodes';
 import { chainWorkflow, runWorkflow, type CredentialStore, type RunResult } from '../harness/engine';
 import { shownBy } from '../reliability/lib/secrets';
@@ -168,5 +168,88 @@ describe('recovery', () => {
 		expect(result.output('Inspect')[0].json.sha256).toBe(createHash('sha256').update(content).digest('hex'));
 		expect(bank().ebics.faults).toEqual([]);
 		expect(file.delivered).toBe(true);
+	});
+
+	test('a download whose segment answer never comes, even asked for again: no receipt goes to the bank, the error says where it broke off, the next run gets the file', async () => {
+		bank().ebics.switches.segmentBytes = 3000;
+		const content = randomBytes(20_000);
+		const file = bank().ebics.addFile('PARTNER2', 'READY1', { serviceName: 'STM', msgName: 'mt942', name: 'mt942.txt', content });
+		// deflate does not shrink random bytes: 20,000 bytes and more make at least 7 segments of 3,000.
+		const numSegments = 7;
+		const before = bank().ebics.records.length;
+		// Segment 2's answer is dropped each time it is asked for, after the bank sent it (more drops
+		// than n8n's tries, a resend of a request whose kept-alive connection dropped included).
+		bank().ebics.faults.push(...Array.from({ length: 10 }, () => 'dropDownloadAnswer' as const));
+		const broke = await runEbics(store, { operation: 'download', downloadService: 'mt942' });
+		expect(broke.status).toBe('error');
+		const text = errorText(broke);
+		expect(text).toMatch(new RegExp(`^BTD STM mt942 transfer of segment 2 of ${numSegments}: no answer came, also not when the segment was sent again\n`));
+		expect(text).toContain(`The transfer broke off at segment 2 of ${numSegments}, so n8n sent no receipt (a receipt comes only after the last segment): the bank keeps the data and offers it again on the next download.`);
+		expect(text).not.toMatch(/sent the negative receipt/);
+		// The download's requests (the credential's HPB before them has no phase).
+		const requests = bank().ebics.records.slice(before).filter((r) => r.phase);
+		const transfers = requests.slice(1);
+		expect(requests[0]).toMatchObject({ orderType: 'BTD', phase: 'Initialisation', technical: '000000' });
+		expect(transfers.length).toBeGreaterThanOrEqual(3);
+		expect(transfers.every((r) => r.phase === 'Transfer' && r.dropped === true)).toBe(true);
+		expect(requests.filter((r) => r.phase === 'Receipt')).toEqual([]);
+		expect(file.delivered).toBe(false);
+		expect(bank().ebics.faults.length).toBe(10 - transfers.length);
+		bank().ebics.faults.length = 0;
+
+		// The bank offers the file again: the next run gets it whole, with the positive receipt.
+		const again = await runEbicsThenInspect(store, { operation: 'download', downloadService: 'mt942' });
+		expect(items(again)[0].json).toMatchObject({ receipt: 'positive', segments: numSegments });
+		expect(again.output('Inspect')[0].json.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+		expect(file.delivered).toBe(true);
+	});
+
+	test('data n8n cannot read after the last segment came: the negative receipt (ReceiptCode 1) goes to the bank once', async () => {
+		bank().ebics.switches.segmentBytes = 300;
+		const before = bank().ebics.records.length;
+		bank().ebics.faults.push('truncateZip');
+		const result = await runEbics(store, { operation: 'download', downloadService: 'camt053' });
+		expect(errorText(result)).toMatch(/^The ZIP container is damaged or cut off/);
+		expect(errorText(result)).toContain('n8n got every segment and sent the negative receipt: the bank keeps the data and delivers it again on the next download.');
+		const requests = bank().ebics.records.slice(before);
+		const transfers = requests.filter((r) => r.phase === 'Transfer');
+		expect(transfers.length).toBeGreaterThan(1);
+		// The bank answers a negative receipt (ReceiptCode 1) with 011001 EBICS_DOWNLOAD_POSTPROCESS_SKIPPED.
+		expect(requests.filter((r) => r.phase === 'Receipt').map((r) => r.technical)).toEqual(['011001']);
+		expect(requests.findIndex((r) => r.phase === 'Receipt')).toBe(requests.length - 1);
+		expect(ready().files.filter((f) => f.msgName === 'camt.053').some((f) => f.delivered)).toBe(false);
+	});
+});
+
+describe('segments as banks cut them', () => {
+	test('each segment a base64 value of its own, ending in "==": the file arrives whole through n8n, positive receipt after', async () => {
+		bank().ebics.switches.base64PerSegment = true;
+		// 1,000 bytes a segment: 333 groups and one byte, padded "==".
+		bank().ebics.switches.segmentBytes = 1000;
+		const content = randomBytes(10_000);
+		const file = bank().ebics.addFile('PARTNER2', 'READY1', { serviceName: 'STM', msgName: 'mt942', name: 'mt942.txt', content });
+		const sent = jest.spyOn(bank().ebics, 'segmentText');
+		const result = await runEbicsThenInspect(store, { operation: 'download', downloadService: 'mt942' });
+		const texts = sent.mock.results.map((r) => r.value as string);
+		sent.mockRestore();
+		expect(texts.length).toBeGreaterThanOrEqual(10);
+		expect(texts.slice(0, -1).every((t) => t.length === 1336 && t.endsWith('=='))).toBe(true);
+		expect(items(result)[0].json).toMatchObject({ receipt: 'positive', segments: texts.length, fileSize: content.length });
+		expect(result.output('Inspect')[0].json.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+		expect(file.delivered).toBe(true);
+	});
+
+	test('segments ending in "=" (1,001 bytes each) too', async () => {
+		bank().ebics.switches.base64PerSegment = true;
+		bank().ebics.switches.segmentBytes = 1001;
+		const content = randomBytes(5000);
+		bank().ebics.addFile('PARTNER2', 'READY1', { serviceName: 'STM', msgName: 'mt942', name: 'mt942.txt', content });
+		const sent = jest.spyOn(bank().ebics, 'segmentText');
+		const result = await runEbicsThenInspect(store, { operation: 'download', downloadService: 'mt942' });
+		const texts = sent.mock.results.map((r) => r.value as string);
+		sent.mockRestore();
+		expect(texts.slice(0, -1).every((t) => t.endsWith('=') && !t.endsWith('=='))).toBe(true);
+		expect(texts.length).toBeGreaterThanOrEqual(5);
+		expect(result.output('Inspect')[0].json.sha256).toBe(createHash('sha256').update(content).digest('hex'));
 	});
 });

@@ -148,13 +148,28 @@ describe('exactly once, the receipt after the hand-over', () => {
 		expect(waiting(b, 'mt940')).toEqual([]);
 	});
 
-	it('a damaged segment is logged, no receipt is sent and the next poll emits the files', async () => {
+	it('a damaged segment, the only one: logged, the negative receipt is sent (every segment came) and the next poll emits the files', async () => {
 		const b = bank();
 		const h = ebicsTriggerHarness(b);
 		b.ebics.faults.push('damageSegment');
 		expect(await h.poll()).toBeNull();
-		expect(h.logs.join('\n')).toMatch(/BTD EOP camt\.053 ZIP: the download failed/);
-		expect(receipts(b)).toEqual([]);
+		expect(h.logs.join('\n')).toMatch(/BTD EOP camt\.053 ZIP: the download failed: Segment 1 of the order data is damaged: its OrderData is not base64.*n8n did not confirm it: the bank keeps the data/);
+		expect(receipts(b)).toEqual(['negative']);
+		const result = await h.poll();
+		expect(result![0]).toHaveLength(5);
+	});
+
+	it('a download that broke off (a segment whose answer never comes): logged, no receipt is sent, and the next poll emits the files', async () => {
+		const b = bank();
+		const h = ebicsTriggerHarness(b);
+		b.ebics.switches.segmentBytes = 300;
+		b.ebics.faults.push(...Array.from({ length: 10 }, () => 'dropDownloadAnswer' as const));
+		expect(await h.poll()).toBeNull();
+		const dropped = b.ebics.records.filter((r) => r.dropped).length;
+		b.ebics.faults.length = 0;
+		expect(dropped).toBeGreaterThanOrEqual(3);
+		expect(h.logs.join('\n')).toMatch(/BTD EOP camt\.053 ZIP: the download failed: BTD EOP camt\.053 ZIP transfer of segment 2 of \d+: no answer came, also not when the segment was sent again.*The transfer broke off at segment 2 of \d+, so n8n sent no receipt/);
+		expect(b.ebics.records.filter((r) => r.phase === 'Receipt')).toEqual([]);
 		const result = await h.poll();
 		expect(result![0]).toHaveLength(5);
 	});

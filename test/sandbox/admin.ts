@@ -96,7 +96,7 @@ export async function handleAdmin(
 						'POST /__sandbox/ebics/subscribers {partnerId, userId, name?, downloadServices?, uploadServices?, authorisationLevel?}',
 						'POST /__sandbox/ebics/subscribers/{partnerId}/{userId}/activate | suspend',
 						'POST /__sandbox/ebics/files {partnerId, userId, serviceName, msgName, name?, content | contentBase64, date?}',
-						'GET|POST /__sandbox/ebics/switches {acceptKeyDigests?, segmentBytes?, validateSchema?, timestampToleranceSeconds?}',
+						'GET|POST /__sandbox/ebics/switches {acceptKeyDigests?, segmentBytes?, validateSchema?, timestampToleranceSeconds?, offerH004?, recovery?, base64PerSegment?}',
 						'POST /__sandbox/ebics/faults {kind: tamperSignature | unsignedResponse | damageSegment | truncateZip | headerOkBodyError}',
 						'GET /__sandbox/ebics/records',
 						'POST /__sandbox/ebics/reset',

@@ -18,7 +18,7 @@ import {
 	type UploadJournalEntry,
 } from '../../shared/ebics/journal/ebicsUploadJournal';
 import { attemptAsync } from '../../shared/common/attempt';
-import { InputError } from '../../shared/common/errors';
+import { clause, InputError } from '../../shared/common/errors';
 import { inputBinaryField, optionsCollection } from '../../shared/common/properties';
 import type { EbicsInputCheck, EbicsOperation } from '../../shared/ebics/node/context';
 import { storedFileSize } from '../../shared/common/binaryInput';
@@ -154,7 +154,7 @@ function interruptedBefore(
 		{
 			itemIndex,
 			description: [
-				`n8n did not send the file again: ${reason}.`,
+				`n8n did not send the file again: ${clause(reason)}.`,
 				`Check the Customer Protocol (PTK) or the Customer Acknowledgement (HAC) of ${entry.at.slice(0, 10)} for ${order}, or ask the bank. When the bank has it, do not send the file again.`,
 				'When it does not, switch on "Send Again After an Interrupted Upload" (Options) and run again: the file is then sent as a new order.',
 			].join('\n'),

@@ -2,17 +2,25 @@
  * What the download operations share (Download, Customer Acknowledgement, Customer Protocol):
  * which data (what is new, or a date range again), the receipt, and the note a failure adds.
  *
- * The receipt is the bank's delivery state: the positive one (the bank marks the data delivered)
- * is sent only after n8n holds what was downloaded (the files in its binary data, or the items
- * built); when that fails the negative one is sent, so the bank delivers the same data again.
- * A receipt whose answer does not come leaves the items as they are (nothing n8n holds is
- * dropped) with a warning that the bank may deliver them again.
+ * The receipt is the bank's delivery state, and it comes only after the last segment (the spec
+ * orders the phases: transfer, then receipt). The positive one (the bank marks the data
+ * delivered) is sent only after n8n holds what was downloaded (the files in its binary data, or
+ * the items built); when n8n got every segment but cannot keep or read the data, the negative one
+ * is sent, so the bank delivers the same data again. A download that broke off before its last
+ * segment gets no receipt at all: the bank keeps the data and offers it again. A receipt whose
+ * answer does not come leaves the items as they are (nothing n8n holds is dropped) with a warning
+ * that the bank may deliver them again.
  */
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { attemptAsync } from '../../shared/common/attempt';
-import { checkOrder, type DateRange, type Download } from '../../shared/ebics';
-import { BankFailure, InputError } from '../../shared/common/errors';
+import {
+	checkOrder,
+	EbicsTransferInterrupted,
+	type DateRange,
+	type Download,
+} from '../../shared/ebics';
+import { BankFailure, clause, InputError } from '../../shared/common/errors';
 import { dayProperties, optionsCollection, readDay } from '../../shared/common/properties';
 import type { EbicsInputCheck } from '../../shared/ebics/node/context';
 import { ebicsFailure } from '../../shared/ebics/node/failures';
@@ -121,32 +129,50 @@ export function withNote(error: Error, note: string): Error {
 
 export type Receipt = 'positive' | 'negative' | 'unconfirmed';
 
+/** What a download gives `deliver`: its receipts, and how far its transfer came. */
+export type Deliverable = Pick<Download, 'orderType' | 'numSegments' | 'acknowledge' | 'reject'> & {
+	/** Segments the bank answered (a streamed download); a download held whole has them all. */
+	readonly segmentsReceived?: number;
+};
+
 /**
  * Builds what n8n keeps of a download, then sends the receipt: positive (or negative when the
- * user keeps the data at the bank); negative when building failed, and the failure is thrown.
+ * user keeps the data at the bank). When building failed, the failure is thrown: after the last
+ * segment with the negative receipt sent; before it (the transfer broke off, or n8n stopped
+ * reading) with no receipt, as the spec allows none before the transfer is complete.
  */
 export async function deliver<T>(
 	ctx: IExecuteFunctions,
-	download: Pick<Download, 'orderType' | 'acknowledge' | 'reject'>,
+	download: Deliverable,
 	keepAtBank: boolean,
 	itemIndex: number,
 	build: () => Promise<T>,
 ): Promise<{ value: T; receipt: Receipt }> {
 	const built = await attemptAsync(build);
 	if (!built.ok) {
+		const failure = ebicsFailure(built.error, itemIndex);
+		const received = download.segmentsReceived ?? download.numSegments;
+		if (received < download.numSegments) {
+			// Its own description says where the transfer broke off and that no receipt went out.
+			if (built.error instanceof EbicsTransferInterrupted) throw failure;
+			throw withNote(
+				failure,
+				`The download stopped after segment ${received} of ${download.numSegments}, before the last one, so n8n sent no receipt (a receipt comes only after the last segment): the bank keeps the data and offers it again on the next download.`,
+			);
+		}
 		const rejected = await attemptAsync(async () => await download.reject());
 		throw withNote(
-			ebicsFailure(built.error, itemIndex),
+			failure,
 			rejected.ok
-				? 'n8n sent the negative receipt: the bank keeps the data and delivers it again on the next download.'
-				: 'n8n sent no receipt: the bank keeps the data and delivers it again on the next download.',
+				? 'n8n got every segment and sent the negative receipt: the bank keeps the data and delivers it again on the next download.'
+				: `n8n got every segment, but the negative receipt did not go through (${clause(ebicsFailure(rejected.error, itemIndex).message)}): the bank keeps the data and delivers it again on the next download.`,
 		);
 	}
 	const sent = await attemptAsync(async () =>
 		keepAtBank ? await download.reject() : await download.acknowledge(),
 	);
 	if (sent.ok) return { value: built.value, receipt: keepAtBank ? 'negative' : 'positive' };
-	const why = ebicsFailure(sent.error, itemIndex).message;
+	const why = clause(ebicsFailure(sent.error, itemIndex).message);
 	ctx.logger?.warn(`EBICS: the receipt of ${download.orderType} was not confirmed: ${why}`);
 	ctx.addExecutionHints({
 		type: 'warning',

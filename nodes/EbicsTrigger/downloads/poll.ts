@@ -1,6 +1,7 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { attemptAsync } from '../../shared/common/attempt';
+import { clause } from '../../shared/common/errors';
 import type { Download, EbicsClient } from '../../shared/ebics';
 import { onePollAtATime, pollDeadline } from '../../shared/common/polling';
 import { loadEbicsRun } from '../../shared/ebics/node/context';
@@ -15,7 +16,7 @@ const LOG = `${TRIGGER}:`;
 
 /** What a failure of the EBICS library or the transport says, as one log line. */
 function why(error: unknown): string {
-	return describeFailure(ebicsFailure(error));
+	return clause(describeFailure(ebicsFailure(error)));
 }
 
 /**
@@ -76,7 +77,7 @@ async function deliver(
 		const fetched = await attemptAsync(fetch);
 		if (!fetched.ok) {
 			ctx.logger.error(
-				`${LOG} ${label}: the download failed: ${why(fetched.error)}. No receipt was sent: the bank keeps the data and the next poll tries again.`,
+				`${LOG} ${label}: the download failed: ${why(fetched.error)}. n8n did not confirm it: the bank keeps the data and the next poll tries again.`,
 			);
 			continue;
 		}
@@ -107,7 +108,7 @@ async function handOver(
 	const reject = async (reason: string) => {
 		const rejected = await attemptAsync(async () => await download.reject());
 		ctx.logger.error(
-			`${LOG} ${label}: ${reason}. ${rejected.ok ? 'n8n sent the negative receipt' : 'n8n sent no receipt'}: the bank keeps the data and delivers it again on the next poll.`,
+			`${LOG} ${label}: ${reason}. ${rejected.ok ? 'n8n sent the negative receipt' : `The negative receipt did not go through (${why(rejected.error)})`}: the bank keeps the data and delivers it again on the next poll.`,
 		);
 	};
 	let files: DownloadedFile[];

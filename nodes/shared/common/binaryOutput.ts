@@ -190,6 +190,9 @@ export async function storeStream(
 		}),
 	);
 	stream.once('error', (error) => counted.destroy(error));
+	// n8n's storage starts reading only after its own awaits: an error of the source before then
+	// (a download that broke off) is kept by the stream for that reader, not thrown as unhandled.
+	counted.on('error', () => undefined);
 	// In database mode n8n gathers the whole file in memory: stop at its limit rather than run the
 	// worker out of memory or have the database refuse the row after the whole download.
 	const limit = databaseBinaryLimit();

@@ -62,6 +62,16 @@ export class BankFailure extends Error {
 	}
 }
 
+/**
+ * A sentence to be continued or put in brackets by the text around it: without its final full
+ * stops (a bank's text often ends with one, and the text around it adds its own).
+ */
+export function clause(text: string): string {
+	let end = text.length;
+	while (end > 0 && (text[end - 1] === '.' || text[end - 1].trim() === '')) end--;
+	return text.slice(0, end);
+}
+
 /** Whether an error already says what the user should see: the project's own, or n8n's. */
 export function isToldFailure(
 	error: unknown,

@@ -18,12 +18,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
+import { attemptAsync } from '../common/attempt';
+
 import { checkService, serviceLabel, type BtfService } from './btf';
 import { H005, H005_NS } from './constants';
 import { H005_DIALECT, type EbicsDialect } from './dialect';
 import { newTransactionKey, unwrapTransactionKey } from './e002';
 import {
 	EbicsBankKeyError,
+	EbicsError,
 	EbicsFormatError,
 	EbicsKeyError,
 	EbicsReturnCodeError,
@@ -181,11 +184,24 @@ export interface StreamedDownload {
 	transactionId: string;
 	orderId?: string;
 	numSegments: number;
+	/**
+	 * How many segments the bank has answered so far (the first comes with the initialisation).
+	 * Only when it is `numSegments` may a receipt go to the bank: the receipt phase follows the
+	 * transfer phase, and a download that broke off before gets no receipt (the bank keeps the
+	 * data and offers it again).
+	 */
+	readonly segmentsReceived: number;
 	/** The decrypted, inflated order data (once: a second call throws). */
 	stream(): Readable;
-	/** Positive receipt: the bank marks the data as delivered (send only once it is stored). */
+	/**
+	 * Positive receipt: the bank marks the data as delivered (send only once it is stored). Throws
+	 * without sending anything while segments are missing.
+	 */
 	acknowledge(): Promise<ReturnCodes>;
-	/** Negative receipt: the bank delivers the same data again next time. */
+	/**
+	 * Negative receipt: the bank delivers the same data again next time. Throws without sending
+	 * anything while segments are missing.
+	 */
 	reject(): Promise<ReturnCodes>;
 	/** The name of the file when the data is not a container. */
 	fileName: string;
@@ -472,7 +488,9 @@ export class EbicsClient {
 	 * `stream()` to the end, then sends the receipt with `acknowledge()` once the data is kept, or
 	 * `reject()`. A segment whose answer does not come is asked for again (the bank delivers the
 	 * same segment of the same transaction); when it still does not come, the stream fails with
-	 * EbicsTransferInterrupted and no receipt is sent, so the bank delivers the data again.
+	 * EbicsTransferInterrupted. A receipt goes to the bank only once every segment came
+	 * (`segmentsReceived`): a download that broke off gets none, and the bank delivers the data
+	 * again.
 	 */
 	async openDownload(
 		orderType: string,
@@ -536,6 +554,8 @@ export class EbicsClient {
 			ahead = undefined;
 			return ready ?? request(number);
 		};
+		// Segments the bank has answered: the first came with the initialisation.
+		let received = 1;
 		const fetchSegment = (number: number): Promise<string | Buffer> => {
 			const fetching = this.downloadSegment(
 				label,
@@ -548,7 +568,10 @@ export class EbicsClient {
 					signAhead(number + 1);
 					return signedRequest(number);
 				},
-			);
+			).then((orderData) => {
+				received = Math.max(received, number);
+				return orderData;
+			});
 			// Awaited below; a failure while the stream is no longer read must not go unhandled.
 			fetching.catch(() => undefined);
 			return fetching;
@@ -574,6 +597,10 @@ export class EbicsClient {
 		let streamed = false;
 		let receiptSent = false;
 		const receipt = async (code: 0 | 1): Promise<ReturnCodes> => {
+			if (received < numSegments)
+				throw new EbicsError(
+					`${label}: no receipt is sent before the last segment: ${received} of ${numSegments} segments came`,
+				);
 			if (receiptSent) throw new EbicsFormatError(`The receipt of ${label} was already sent`);
 			receiptSent = true;
 			return await this.receipt(transactionId, code === 0, label);
@@ -584,6 +611,9 @@ export class EbicsClient {
 			transactionId,
 			orderId: init.orderId,
 			numSegments,
+			get segmentsReceived() {
+				return received;
+			},
 			fileName: fileNameFor(orderType, service),
 			stream: () => {
 				if (streamed) throw new EbicsFormatError(`The data of ${label} was already read`);
@@ -664,7 +694,16 @@ export class EbicsClient {
 		const opened = await this.openDownload(orderType, params);
 		if (!opened) return undefined;
 		const parts: Buffer[] = [];
-		for await (const chunk of opened.stream()) parts.push(chunk as Buffer);
+		const read = await attemptAsync(async () => {
+			for await (const chunk of opened.stream()) parts.push(chunk as Buffer);
+		});
+		if (!read.ok) {
+			// Every segment came but the data cannot be read: the negative receipt ends the
+			// transaction (the bank delivers the data again). One that broke off gets none.
+			if (opened.segmentsReceived === opened.numSegments)
+				await attemptAsync(async () => await opened.reject());
+			throw read.error;
+		}
 		const data = Buffer.concat(parts);
 		return {
 			orderType: opened.orderType,

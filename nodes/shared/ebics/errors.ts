@@ -75,8 +75,25 @@ export class EbicsBankKeyError extends EbicsError {
 }
 
 /**
+ * The bank's ReportText as the message after the code and its name shows it: without a leading
+ * "[NAME]" that repeats the code's name in the spec (many banks write it so), otherwise as the
+ * bank wrote it. Undefined when nothing is left.
+ */
+export function bankTextAfterName(
+	reportText: string | undefined,
+	name: string | undefined,
+): string | undefined {
+	let text = reportText?.trim();
+	if (text && name && text.startsWith(`[${name}]`)) text = text.slice(name.length + 2).trim();
+	return text || undefined;
+}
+
+/**
  * A return code other than success, from the header (technical) or the body (business). Carries
  * the code's name in the spec, its meaning and what the user should do, and the bank's own text.
+ * The message names the code, the spec's name and the bank's text ("091002
+ * EBICS_INVALID_USER_OR_USER_STATE: <the bank's text>"); the spec's meaning when the bank gave
+ * no text.
  */
 export class EbicsReturnCodeError extends EbicsError {
 	constructor(
@@ -87,9 +104,11 @@ export class EbicsReturnCodeError extends EbicsError {
 		/** Which request got it, e.g. "BTU initialisation". */
 		readonly step: string,
 	) {
-		super(
-			`${step}: the bank answered ${code}${info ? ` ${info.name}` : ''}${reportText ? ` (${reportText})` : ''}${info ? `: ${info.meaning}` : ''}`,
-		);
+		const said =
+			bankTextAfterName(reportText, info?.name) ??
+			info?.meaning ??
+			'a code the EBICS specification does not name';
+		super(`${step}: the bank answered ${code}${info ? ` ${info.name}` : ''}: ${said}`);
 		this.name = 'EbicsReturnCodeError';
 	}
 

@@ -10,7 +10,11 @@
  *   compressing twice, once to count) costs one write and one read of the compressed size.
  * - download: `DownloadDecoder` takes one segment's OrderData at a time and gives back the
  *   compressed bytes it held, keeping only a base64 remainder (< 4 characters) and the last AES
- *   block between segments; `inflateStream` inflates what it gives as it comes.
+ *   block between segments; `inflateStream` inflates what it gives as it comes. Banks cut the
+ *   base64 in two ways, and both are read: one base64 text of the whole ciphertext cut into
+ *   segments (at group boundaries, or anywhere), or each segment's bytes encoded on their own, so
+ *   each OrderData is a complete base64Binary value (as the H004 and H005 schemas type it) that
+ *   ends in its own padding (`=` or `==`) when its bytes are not a multiple of 3.
  *
  * `prepareUpload` and `decodeDownload` run the same parts over buffers (key management, the
  * sandbox bank, small administrative orders).
@@ -317,8 +321,18 @@ export class DownloadDecoder {
 
 	/** Decodes and decrypts one segment's OrderData text. */
 	segment(orderDataBase64: string): Buffer {
-		this.segments++;
+		this.nextSegment();
 		return this.decode(orderDataBase64);
+	}
+
+	/**
+	 * A new segment begins. When the one before ended its base64 with padding, it was a value of
+	 * its own (the bank encodes each segment by itself): this segment starts a new value. Within a
+	 * segment, nothing but whitespace may follow the padding.
+	 */
+	private nextSegment(): void {
+		if (this.padded && this.carry === '') this.padded = false;
+		this.segments++;
 	}
 
 	/**
@@ -328,7 +342,7 @@ export class DownloadDecoder {
 	 * a time, so no buffer as large as the segment is made, and few buffers at all.
 	 */
 	segmentParts(orderData: string | Buffer): Buffer[] {
-		this.segments++;
+		this.nextSegment();
 		const parts: Buffer[] = [];
 		// In bytes, the base64url characters are looked for once (a native search of the segment).
 		const urlSafeChecked =
@@ -368,7 +382,7 @@ export class DownloadDecoder {
 		return parts;
 	}
 
-	/** After the padding of the last group, nothing but whitespace may come. */
+	/** After the padding of a segment's last group, nothing but whitespace may come in it. */
 	private checkAfterPadding(orderDataBase64: string): void {
 		if (this.padded && orderDataBase64.trim().length > 0) throw this.damaged();
 	}

@@ -162,6 +162,13 @@ export interface EbicsSwitches {
 	offerH004: boolean;
 	/** Offer recovery (061101 EBICS_TX_RECOVERY_SYNC) for a segment sent again; default false (091105). */
 	recovery: boolean;
+	/**
+	 * Encode each download segment's bytes on their own, so every OrderData is a complete base64
+	 * value ending in its own padding (`=` or `==`) when `segmentBytes` is not a multiple of 3, as
+	 * banks that encode segment by segment do. Default false: one base64 text of the ciphertext,
+	 * cut at group boundaries (`segmentBytes` rounded down to a multiple of 3).
+	 */
+	base64PerSegment: boolean;
 }
 
 /** One-shot faults of the EBICS bank, consumed in order by the next answer they apply to. */
@@ -262,7 +269,7 @@ export class SandboxEbicsBank {
 	readonly records: EbicsRecord[] = [];
 	readonly faults: EbicsFaultKind[] = [];
 	readonly finishedUploads = new FinishedUploads();
-	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true, recovery: false };
+	readonly switches: EbicsSwitches = { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true, recovery: false, base64PerSegment: false };
 	readonly bankAuthentication: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	readonly bankEncryption: { privateKey: KeyObject; certificatePem: string; certificateDer: Buffer; publicKey: KeyObject };
 	/** Orders waiting for further signatures (distributed signature, veu.ts). */
@@ -288,7 +295,7 @@ export class SandboxEbicsBank {
 		this.finishedUploads.clear();
 		this.records.length = 0;
 		this.faults.length = 0;
-		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true, recovery: false });
+		Object.assign(this.switches, { acceptKeyDigests: false, segmentBytes: SEGMENT_MAX_BYTES, validateSchema: true, timestampToleranceSeconds: 900, offerH004: true, recovery: false, base64PerSegment: false });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER1', name: 'Erika Mustermann' });
 		this.addSubscriber({ partnerId: 'PARTNER1', userId: 'USER2', name: 'Max Mustermann' });
 		// Subscribers the bank has initialised itself, their keys in the key file.
@@ -665,15 +672,22 @@ export class SandboxEbicsBank {
 	}
 
 	/** Encrypted order data for a subscriber's E002 key: DataEncryptionInfo and the segments. */
-	encryptFor(subscriber: SandboxSubscriber, data: Buffer, ns: string, digestOf: (key: RegisteredKey) => Buffer): { transactionKey: Buffer; encryptionInfo: string; segments: string[]; lazy?: LazySegments } {
+	encryptFor(subscriber: SandboxSubscriber, data: Buffer, ns: string, digestOf: (key: RegisteredKey) => Buffer, whole = false): { transactionKey: Buffer; encryptionInfo: string; segments: string[]; lazy?: LazySegments } {
 		const encryptionKey = subscriber.keys.encryption as RegisteredKey;
 		const transactionKey = randomBytes(16);
 		const compressed = compressedOf(data);
-		const segmentBytes = this.switches.segmentBytes - (this.switches.segmentBytes % 3);
+		// Key management answers (HPB) carry their order data in one OrderData, never cut.
+		const perSegment = this.switches.base64PerSegment && !whole;
+		const segmentBytes = perSegment ? this.switches.segmentBytes : this.switches.segmentBytes - (this.switches.segmentBytes % 3);
 		let segments: string[] = [];
 		let lazy: LazySegments | undefined;
+		// LazySegments encodes each segment's bytes on their own (the same text when they are a multiple of 3).
 		if (compressed.length > LAZY_ABOVE_BYTES) lazy = new LazySegments(compressed, transactionKey, segmentBytes);
-		else {
+		else if (perSegment) {
+			const encryptor = new E002Encryptor(transactionKey);
+			const encrypted = Buffer.concat([encryptor.update(compressed), encryptor.final()]);
+			for (let at = 0; at < encrypted.length; at += segmentBytes) segments.push(encrypted.toString('base64', at, Math.min(encrypted.length, at + segmentBytes)));
+		} else {
 			const encryptor = new E002Encryptor(transactionKey);
 			const segmenter = new UploadSegmenter(segmentBytes);
 			segments = [...segmenter.push(encryptor.update(compressed)), ...segmenter.push(encryptor.final()), ...segmenter.end()];
@@ -691,7 +705,7 @@ export class SandboxEbicsBank {
 		const subscriber = this.knownSubscriber(staticHeader, H005_NS);
 		this.authenticate(doc, subscriber, staticHeader, H005_NS);
 		const orderData = keyPairOrderData('HPBResponseOrderData', H005_NS, { authentication: x509Data(this.bankAuthentication.certificateDer), encryption: x509Data(this.bankEncryption.certificateDer) }, [leaf('HostID', this.hostId)]);
-		const { encryptionInfo, segments } = this.encryptFor(subscriber, Buffer.from(orderData), H005_NS, (key) => certificateDigest(key.certificateDer as Buffer));
+		const { encryptionInfo, segments } = this.encryptFor(subscriber, Buffer.from(orderData), H005_NS, (key) => certificateDigest(key.certificateDer as Buffer), true);
 		return this.keyManagementResponse(
 			{ technical: '000000', business: '000000' },
 			{ orderId: this.newOrderId(), dataTransfer: el('DataTransfer', {}, encryptionInfo, leaf('OrderData', segments.join(''))) },

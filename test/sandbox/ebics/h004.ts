@@ -194,7 +194,7 @@ function keyManagement(bank: SandboxEbicsBank, subscriber: SandboxSubscriber, or
 
 function hpb(bank: SandboxEbicsBank, subscriber: SandboxSubscriber): string {
 	const orderData = keyPairOrderData('HPBResponseOrderData', H004_NS, { authentication: rsaKeyValue(bank.bankAuthentication.publicKey), encryption: rsaKeyValue(bank.bankEncryption.publicKey) }, [leaf('HostID', bank.hostId)]);
-	const { encryptionInfo, segments } = bank.encryptFor(subscriber, Buffer.from(orderData), H004_NS, (key) => publicKeyDigest(key.publicKey));
+	const { encryptionInfo, segments } = bank.encryptFor(subscriber, Buffer.from(orderData), H004_NS, (key) => publicKeyDigest(key.publicKey), true);
 	return bank.keyManagementResponse({ technical: '000000', business: '000000' }, { orderId: bank.newOrderId(), ns: H004_NS, dataTransfer: el('DataTransfer', {}, encryptionInfo, leaf('OrderData', segments.join(''))) });
 }
 

@@ -15,6 +15,7 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import { attempt } from '../../common/attempt';
 import { CredentialFieldError, withCredentialAuth } from '../../common/credentialFields';
+import { clause } from '../../common/errors';
 import type {
 	BankKeyDigestForm,
 	EbicsBankKeys,
@@ -590,16 +591,16 @@ export function statusText(view: EbicsCredentialView, state: EbicsState | undefi
 		case 'ready': {
 			const change = state?.keyChange;
 			if (change)
-				return `Ready, with a key change ${change.order} ${change.sentAt ? `sent on ${day(change.sentAt)} and not confirmed` : `prepared on ${day(change.preparedAt)} and not sent`}${problem ? ` (${problem.message})` : ''}. Run the EBICS node's Change Keys with ${change.order} again to finish it: the keys the bank knows are kept until it confirms`;
+				return `Ready, with a key change ${change.order} ${change.sentAt ? `sent on ${day(change.sentAt)} and not confirmed` : `prepared on ${day(change.preparedAt)} and not sent`}${problem ? ` (${clause(problem.message)})` : ''}. Run the EBICS node's Change Keys with ${change.order} again to finish it: the keys the bank knows are kept until it confirms`;
 			const changed = state?.keysChanged;
 			const base = `Ready: the bank's keys were fetched on ${day(state?.bank?.at)} and match the hashes of its letter${changed ? `; new keys in use since ${day(changed.at)} (${changed.order})` : ''}`;
 			const pasted = pastedKeysText(view, state);
 			return problem
-				? `${base}, but the last check failed (${problem.message}). ${problem.bankHashes ? "Compare the hashes with the bank's letter" : 'Test the credential again'}${pasted}`
+				? `${base}, but the last check failed (${clause(problem.message)}). ${problem.bankHashes ? "Compare the hashes with the bank's letter" : 'Test the credential again'}${pasted}`
 				: `${base}. Nothing to do${pasted}`;
 		}
 		case 'suspended':
-			return `Suspended: the bank refuses this subscriber since ${day(state?.checkedAt)} (EBICS 091002: suspended with SPR, or by the bank). Ask the bank to activate it again, then test the credential`;
+			return `Suspended: the bank refuses this subscriber since ${day(state?.checkedAt)} (EBICS 091002 EBICS_INVALID_USER_OR_USER_STATE${problem?.reportText ? `, the bank's text: "${clause(problem.reportText)}"` : ''}: suspended with SPR, or by the bank). Ask the bank to activate it again, then test the credential`;
 		case 'waiting':
 			if (problem?.bankHashes)
 				return `Waiting for you: the bank has activated the subscriber, but its keys are not confirmed. ${problem.message}`;

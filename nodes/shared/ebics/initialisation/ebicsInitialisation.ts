@@ -15,6 +15,7 @@ import type {
 
 import { attempt, attemptAsync } from '../../common/attempt';
 import { CredentialFieldError, tlsOptionsOf } from '../../common/credentialFields';
+import { clause } from '../../common/errors';
 import {
 	EbicsBankKeyError,
 	EbicsClient,
@@ -104,7 +105,9 @@ export function problemOf(error: unknown, step: string, now: Date): EbicsProblem
 		return {
 			at,
 			step,
-			message: `${error.message}${error.action ? `. What to do: ${error.action}` : ''}`,
+			message: error.action
+				? `${clause(error.message)}. What to do: ${error.action}`
+				: error.message,
 			code: error.code,
 			level: error.level,
 			reportText: error.reportText,
@@ -171,7 +174,7 @@ async function sendKeys(
 			error instanceof EbicsReturnCodeError && error.code === '091002'
 				? {
 						...problem,
-						message: `${problem.message}. The bank does not take ${order} for this subscriber in its present state: it has keys for it already (sent by another client, or earlier). If another client initialised this subscriber, choose "Import Keys" and paste its keys; otherwise ask the bank to reset the subscriber`,
+						message: `${clause(problem.message)}. The bank does not take ${order} for this subscriber in its present state: it has keys for it already (sent by another client, or earlier). If another client initialised this subscriber, choose "Import Keys" and paste its keys; otherwise ask the bank to reset the subscriber`,
 					}
 				: problem;
 		return;
@@ -354,7 +357,7 @@ async function judgeEbicsCredential(credentials: ICredentialDataDecryptedObject)
 	const error = checked.error;
 	if (error instanceof EbicsReturnCodeError && error.code === '091002')
 		throw new Error(
-			`The bank refuses the subscriber now (HPB answered 091002 EBICS_INVALID_USER_OR_USER_STATE): it has been suspended (SPR, or by the bank). Ask the bank to activate it again; the next run of an EBICS node records it`,
+			`The bank refuses the subscriber now (HPB answered 091002 EBICS_INVALID_USER_OR_USER_STATE${error.reportText ? `, the bank's text: "${clause(error.reportText)}"` : ''}): it has been suspended (SPR, or by the bank). Ask the bank to activate it again; the next run of an EBICS node records it`,
 		);
 	// Keys pasted after a key change replaced the pasted ones: say which keys were tried.
 	throw new Error(

@@ -7,6 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
+	bankTextAfterName,
 	EbicsBankKeyError,
 	EbicsDataError,
 	EbicsFormatError,
@@ -64,10 +65,13 @@ const FIELD_LABELS: Record<string, string> = {
 /** An EBICS return code as the user sees it. */
 function returnCodeFailure(error: EbicsReturnCodeError, itemIndex?: number): BankFailure {
 	const name = error.info?.name;
+	// The message shows the bank's text when it gave one; the spec's meaning then comes here.
+	const meaning =
+		error.info && bankTextAfterName(error.reportText, name) ? `: ${error.info.meaning}` : '';
 	const description = [
 		error.action ? `What to do: ${error.action}` : undefined,
 		error.reportText ? `The bank's text: ${error.reportText}` : undefined,
-		`EBICS return code ${error.code}${name ? ` ${name}` : ''} (${error.level === 'technical' ? 'technical, in the header' : 'business, in the body'})`,
+		`EBICS return code ${error.code}${name ? ` ${name}` : ''} (${error.level === 'technical' ? 'technical, in the header' : 'business, in the body'})${meaning}`,
 	]
 		.filter(Boolean)
 		.join('\n');
@@ -98,7 +102,7 @@ function interruptedFailure(error: EbicsTransferInterrupted, itemIndex?: number)
 	const order = error.orderId ? `order ${error.orderId}` : 'the order';
 	const what =
 		error.direction === 'download'
-			? 'Nothing was confirmed to the bank: it keeps the data and delivers it again on the next download. Run the node again.'
+			? `The transfer broke off at segment ${error.segment} of ${error.numSegments}, so n8n sent no receipt (a receipt comes only after the last segment): the bank keeps the data and offers it again on the next download. Run the node again.`
 			: error.mayHaveOrder
 				? `The last segment went out, but whether the bank received it cannot be told: the bank may have ${order}. n8n did not send the file again. Before sending it again, check the Customer Acknowledgement (HAC) or the Customer Protocol (PTK) of today for ${order}: when it is listed there, the bank has the payment.`
 				: `The upload stopped at segment ${error.segment} of ${error.numSegments}, before its last segment: the bank does not process an incomplete order, so nothing was submitted. Send the file again.`;
@@ -107,7 +111,7 @@ function interruptedFailure(error: EbicsTransferInterrupted, itemIndex?: number)
 		description: [
 			what,
 			code
-				? `EBICS return code ${code.code}${code.info ? ` ${code.info.name}` : ''} to the repetition of the segment`
+				? `EBICS return code ${code.code}${code.info ? ` ${code.info.name}` : ''} to the repetition of the segment${code.reportText ? `; the bank's text: ${code.reportText}` : ''}`
 				: undefined,
 		]
 			.filter(Boolean)
