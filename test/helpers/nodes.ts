@@ -66,8 +66,6 @@ export interface RunNodeOptions {
 	/** Node type name without the package prefix, e.g. 'fxTradeReport'. */
 	type: string;
 	parameters: Record<string, unknown>;
-	/** The node's version (typeVersion); 1 when not given. */
-	typeVersion?: number;
 	/** Credential type -> credential id in the store. */
 	credentials?: Record<string, string>;
 	store?: CredentialStore;
@@ -91,7 +89,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunResult> {
 			id: 'bank',
 			name: NODE_NAME,
 			type: `${PACKAGE}.${opts.type}`,
-			typeVersion: opts.typeVersion ?? 1,
+			typeVersion: 1,
 			position: [200, 0],
 			parameters: opts.parameters as INode['parameters'],
 			credentials,
