@@ -27,22 +27,10 @@ export class BankFile implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: `={{ $parameter["operation"] !== "parse" ? [{ "type": "${NodeConnectionTypes.Main}", "displayName": "File" }] : [{ "type": "${NodeConnectionTypes.Main}", "displayName": "Entries" }, { "type": "${NodeConnectionTypes.Main}", "displayName": "Statements" }] }}`,
 		properties: [
-			// n8n's node panel lists a node and the trigger whose type name is the node's plus
-			// "Trigger" (bankFile, bankFileTrigger) as one entry when the node's operations make
-			// actions: the entry then shows the trigger's description, and on an empty canvas Parse
-			// and Build sit in a folded "Actions" list. A node with a resource parameter that lists
-			// no values makes no actions, so Bank File and Bank File Trigger are two entries, each
-			// with its own description, and the Operation is chosen in the node. Empty, the resource
-			// also leaves the node's name alone when the Operation changes (n8n names a node
-			// "<operation> <resource>" otherwise). Saved workflows are unchanged: the parameter is
-			// hidden and keeps its default.
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'hidden',
-				noDataExpression: true,
-				default: '',
-			},
+			// Each operation is an action in n8n's node panel (Parse, Build Payment File, Build Direct
+			// Debit File). The panel lists the node and the trigger whose type name is the node's plus
+			// "Trigger" (bankFile, bankFileTrigger) as one entry, with the trigger's description, the
+			// trigger and the actions inside.
 			{
 				displayName: 'Operation',
 				name: 'operation',

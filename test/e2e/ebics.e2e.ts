@@ -413,8 +413,10 @@ else {
 
 		test('EBICS Trigger added from the node panel: a scope in lower case and a typed service with a space or too long are refused naming the field, nothing reaches the bank; typed right, Fetch Test Event shows a statement and the bank received BTD EOP DE camt.053 ZIP', async () => {
 			await searchNewWorkflow(page, stack.n8n.baseUrl, 'EBICS');
-			await panelEntry(page, 'EBICS Trigger').getByText(/^Starts the workflow when the bank has new files/).waitFor();
-			await panelEntry(page, 'EBICS Trigger').click();
+			// n8n folds the trigger into the EBICS entry (which shows the trigger's description).
+			await panelEntry(page, 'EBICS').getByText(/^Starts the workflow when the bank has new files/).waitFor();
+			await panelEntry(page, 'EBICS').click();
+			await page.locator('[data-test-id="node-creator"]').getByText('On new EBICS event', { exact: true }).click();
 			const addButton = page.getByRole('button', { name: 'Add to workflow' });
 			await ndv().locator('[data-test-id="node-parameters"]').or(addButton).first().waitFor();
 			if (await addButton.isVisible()) await addButton.click();

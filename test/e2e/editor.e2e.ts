@@ -142,9 +142,23 @@ const executeStep = async (): Promise<void> => await executeStepOf(page);
 const output = (): Locator => outputPane(page);
 const seeInOutput = async (text: string | RegExp): Promise<void> => await seeInOutputOf(page, text);
 
-async function panelShot(name: string): Promise<void> {
+async function panelShot(name: string, what: Locator = page.locator('[data-test-id="ndv"]')): Promise<void> {
 	mkdirSync(PANELS_DIR, { recursive: true });
-	await page.locator('[data-test-id="ndv"]').screenshot({ path: path.join(PANELS_DIR, `${name}.png`) });
+	await what.screenshot({ path: path.join(PANELS_DIR, `${name}.png`) });
+}
+
+/**
+ * An action of the entry open in the node panel: on an empty canvas n8n lists the entry's trigger
+ * first and may show its actions folded under their heading ("Actions", or "<Resource> Actions");
+ * a person unfolds them.
+ */
+async function showAction(action: string): Promise<void> {
+	const creator = page.locator('[data-test-id="node-creator"]');
+	const item = creator.getByText(action, { exact: true });
+	const heading = creator.getByText(/Actions\b/).first();
+	await item.or(heading).first().waitFor();
+	if (!(await item.isVisible())) await heading.click();
+	await item.waitFor();
 }
 
 if (!chromium.path) skipAll('the editor in headless Chromium', chromium.reason ?? 'chromium is not available');
@@ -185,19 +199,20 @@ else {
 		});
 
 		describe('the node panel of an empty workflow', () => {
-			it('"bank file" finds Bank File and Bank File Trigger as two entries, each with its own description; Bank File is added with Parse, and Build Payment File is chosen in it', async () => {
+			it('"bank file" finds one Bank File entry holding the trigger and the Parse and Build actions; Build a payment file from items adds Bank File with Build Payment File', async () => {
 				await searchNewWorkflow('bank file');
-				const file = panelEntry('Bank File');
-				const trigger = panelEntry('Bank File Trigger');
-				await file.getByText(/^Turn bank statements, reports, notifications and status reports/).waitFor();
-				await trigger.getByText(/^Starts the workflow when new files arrive at the bank/).waitFor();
-				await file.click();
-				await page.getByRole('button', { name: 'Add to workflow' }).click();
+				// n8n folds a node and its "... Trigger" into one entry once the node has actions.
+				await panelEntry('Bank File').click();
+				const creator = page.locator('[data-test-id="node-creator"]');
+				await creator.getByText('On new Bank File event', { exact: true }).waitFor();
+				await showAction('Build a payment file from items');
+				await creator.getByText('Parse a bank file into items', { exact: true }).waitFor();
+				await creator.getByText('Build a direct debit file from items', { exact: true }).waitFor();
+				await panelShot('bank-file-actions', creator);
+				await creator.getByText('Build a payment file from items', { exact: true }).click();
 				const ndv = page.locator('[data-test-id="ndv"]');
 				await ndv.locator('[data-test-id="node-parameters"]').waitFor();
-				expect(await field('operation').inputValue()).toBe('Parse');
-				await field('binaryPropertyName').waitFor();
-				await choose('operation', 'Build Payment File');
+				expect(await field('operation').inputValue()).toBe('Build Payment File');
 				await page.locator('[data-test-id="parameter-input-version"]').waitFor();
 				await page.keyboard.press('Escape');
 				// A manual trigger was added before it, and the node kept its name.
@@ -205,12 +220,52 @@ else {
 				expect(lines).toEqual(expect.arrayContaining(['When clicking ‘Execute workflow’', 'Bank File']));
 			});
 
-			it('"bank file" adds the Bank File Trigger from its own entry', async () => {
+			it('"bank file" adds the Bank File Trigger from the trigger in its entry', async () => {
 				await searchNewWorkflow('bank file');
-				await panelEntry('Bank File Trigger').click();
-				await page.getByRole('button', { name: 'Add to workflow' }).click();
-				await page.locator('[data-test-id="ndv"]').getByText(/^Every file that arrives at the bank is emitted once/).waitFor();
+				await panelEntry('Bank File').click();
+				await page.locator('[data-test-id="node-creator"]').getByText('On new Bank File event', { exact: true }).click();
+				const addButton = page.getByRole('button', { name: 'Add to workflow' });
+				const ndv = page.locator('[data-test-id="ndv"]');
+				await ndv.locator('[data-test-id="node-parameters"]').or(addButton).first().waitFor();
+				if (await addButton.isVisible()) await addButton.click();
+				await ndv.getByText(/^Every file that arrives at the bank is emitted once/).waitFor();
 				await page.keyboard.press('Escape');
+			});
+
+			it('"EBICS" lists its actions by resource; Get initialisation letters adds EBICS with Subscriber → Get Initialisation Letters, the canvas shows the operation\'s name; a resource chosen after gives its own first operation; saved as docs/panels/ebics-actions.png and ebics-canvas.png', async () => {
+				await searchNewWorkflow('EBICS');
+				await panelEntry('EBICS').click();
+				const creator = page.locator('[data-test-id="node-creator"]');
+				await creator.getByText('On new EBICS event', { exact: true }).waitFor();
+				await showAction('Get initialisation letters');
+				for (const action of ['Download bank files', 'Upload a payment file', 'Sign an order waiting for signatures', 'Get bank versions', 'Get customer acknowledgement'])
+					await creator.getByText(action, { exact: true }).waitFor();
+				await panelShot('ebics-actions', creator);
+				await creator.getByText('Get initialisation letters', { exact: true }).click();
+				const ndv = page.locator('[data-test-id="ndv"]');
+				await ndv.locator('[data-test-id="node-parameters"]').waitFor();
+				expect(await field('resource').inputValue()).toBe('Subscriber');
+				expect(await field('operation').inputValue()).toBe('Get Initialisation Letters');
+				await ndv.getByText(/^Gives the INI and HIA letters as one item/).waitFor();
+				await panelShot('ebics-letters');
+				await page.keyboard.press('Escape');
+				const node = page.locator('[data-test-id="canvas-node"]').filter({ hasText: 'Get Initialisation Letters' });
+				await node.waitFor();
+				const lines = (await node.innerText()).split('\n').map((l) => l.trim());
+				// n8n names a new node after its action; the subtitle is the operation's name, not its value.
+				expect(lines).toEqual(expect.arrayContaining(['Get initialisation letters', 'Get Initialisation Letters']));
+				expect(lines).not.toContain('initialisationLetters');
+				mkdirSync(PANELS_DIR, { recursive: true });
+				await page.locator('[data-test-id="canvas-wrapper"], #canvas').first().screenshot({ path: path.join(PANELS_DIR, 'ebics-canvas.png') });
+				// Another resource: its own first operation, and its name on the canvas.
+				await node.dblclick();
+				await ndv.locator('[data-test-id="node-parameters"]').waitFor();
+				await choose('resource', 'Bank');
+				await page.waitForFunction(
+					() => (document.querySelector('[data-test-id="parameter-input-operation"] input:not([type="hidden"])') as HTMLInputElement | null)?.value === 'Get Versions (HEV)',
+				);
+				await page.keyboard.press('Escape');
+				await page.locator('[data-test-id="canvas-node"]').filter({ hasText: 'Get Versions (HEV)' }).waitFor();
 			});
 
 			it('Bank Mock Service offers its execute action beside the report actions; choosing it opens the execution API', async () => {

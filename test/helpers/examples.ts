@@ -30,8 +30,8 @@ export function manualExamples(): string[] {
  * enrols from a PIN (PIN_EXAMPLES) gets a File Service credential of its own holding only a fresh
  * PIN from the sandbox, so that its run enrols.
  */
-export function prepareExample(file: string, bank: SandboxBank): { workflow: HarnessWorkflow; store: CredentialStore } {
-	const workflow = loadWorkflow(path.join(EXAMPLES_DIR, file));
+export function prepareExample(file: string, bank: SandboxBank, dir = EXAMPLES_DIR): { workflow: HarnessWorkflow; store: CredentialStore } {
+	const workflow = loadWorkflow(path.join(dir, file));
 	const store = sandboxCredentials(bank);
 	const pinBank = PIN_EXAMPLES[file];
 	if (pinBank) {
@@ -60,8 +60,9 @@ export function prepareExample(file: string, bank: SandboxBank): { workflow: Har
 	return { workflow, store };
 }
 
-export async function runExample(file: string, bank: SandboxBank): Promise<RunResult & { workflow: HarnessWorkflow; store: CredentialStore }> {
-	const { workflow, store } = prepareExample(file, bank);
+/** Runs an example (or a workflow of `dir` prepared the same way) through the n8n engine. */
+export async function runExample(file: string, bank: SandboxBank, dir = EXAMPLES_DIR): Promise<RunResult & { workflow: HarnessWorkflow; store: CredentialStore }> {
+	const { workflow, store } = prepareExample(file, bank, dir);
 	const result = await runWorkflow({
 		workflow,
 		nodeTypes: packageNodeTypes(),

@@ -1,4 +1,4 @@
-import type { ICredentialType, IDataObject, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { ICredentialType, IDataObject, INode, INodeExecutionData, INodeType, IVersionedNodeType } from 'n8n-workflow';
 
 import { CorporateBankingClientCredentialsApi } from '../../credentials/CorporateBankingClientCredentialsApi.credentials';
 import { CorporateBankingEbicsApi } from '../../credentials/CorporateBankingEbicsApi.credentials';
@@ -27,10 +27,13 @@ export const EBICS = 'corporateBankingEbicsApi';
 /** Credential ids used in tests: one credential of each type, pointing at the sandbox. */
 export const CREDENTIAL_IDS = { [CC]: 'cc-1', [MTLS]: 'mtls-1', [FILES]: 'files-1', [EBICS]: 'ebics-1' } as const;
 
-/** Every node type of the package, under the names n8n gives them when the package is installed. */
-export function packageNodeTypes(): Record<string, INodeType> {
-	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile(), new Ebics(), new EbicsTrigger()];
-	const out: Record<string, INodeType> = {};
+/**
+ * Every node type of the package, under the names n8n gives them when the package is installed
+ * (a node with versions, as EBICS, as n8n loads it: all its versions in one).
+ */
+export function packageNodeTypes(): Record<string, INodeType | IVersionedNodeType> {
+	const list: Array<INodeType | IVersionedNodeType> = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile(), new Ebics(), new EbicsTrigger()];
+	const out: Record<string, INodeType | IVersionedNodeType> = {};
 	for (const t of list) out[`${PACKAGE}.${t.description.name}`] = t;
 	return out;
 }
@@ -68,7 +71,7 @@ export interface RunNodeOptions {
 	store?: CredentialStore;
 	inputItems?: INodeExecutionData[];
 	settings?: Partial<INode>;
-	nodeTypes?: Record<string, INodeType>;
+	nodeTypes?: Record<string, INodeType | IVersionedNodeType>;
 	binaryDataMode?: 'default' | 'filesystem';
 	/** The workflow's time zone (workflow settings); the harness's UTC when not given. */
 	timezone?: string;

@@ -592,8 +592,16 @@ describe('Corporate File Service: File Type suggestions', () => {
 		} as unknown as ILoadOptionsFunctions;
 	}
 
+	/** The node's file type search (both versions have the same one). */
+	function searchOf() {
+		const node = new CorporateFileService();
+		const [v1, v2] = [1, 2].map((version) => node.getNodeType(version).methods!.listSearch!.searchFileTypes);
+		expect(v2).toBe(v1);
+		return v2;
+	}
+
 	test('offers the common codes plus the types the bank reports for the user, with their names', async () => {
-		const search = new CorporateFileService().methods.listSearch.searchFileTypes;
+		const search = searchOf();
 		const { results } = await search.call(editorContext(bank().credentialValues()[FILES] as IDataObject));
 		const values = results.map((r) => r.value);
 		expect(values).toEqual(expect.arrayContaining(['XL', 'XP', 'XT', 'camt.053.001.02', 'pain.001.001.03', 'pain.002.001.03', 'XF']));
@@ -602,7 +610,7 @@ describe('Corporate File Service: File Type suggestions', () => {
 	});
 
 	test('filters by what is typed and always offers the typed code itself (never a closed list)', async () => {
-		const search = new CorporateFileService().methods.listSearch.searchFileTypes;
+		const search = searchOf();
 		const camt = await search.call(editorContext(bank().credentialValues()[FILES] as IDataObject), 'camt');
 		expect(camt.results.map((r) => r.value)).toEqual(['camt', 'XT', 'camt.053.001.02', 'XF']);
 		const own = await search.call(editorContext(undefined), 'KTL');

@@ -12,7 +12,8 @@ import { Ebics } from '../../nodes/Ebics/Ebics.node';
 import { EbicsTrigger } from '../../nodes/EbicsTrigger/EbicsTrigger.node';
 import { checkService, ORDER_TYPE_PATTERN, type BtfService } from '../../nodes/shared/ebics';
 
-const ebics = new Ebics().description.properties;
+// Version 1's fields; version 2 shows the same ones (test/unit/ebicsResources.test.ts).
+const ebics = new Ebics().getNodeType(1).description.properties;
 const trigger = new EbicsTrigger().description.properties;
 const typedInTrigger = (
 	trigger.find((p) => p.name === 'otherServices')!.options![0] as { values: INodeProperties[] }

@@ -5,6 +5,7 @@
  * input field as empty instead (`{{ $json.bic ?? "" }}`).
  */
 import type { INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { exampleFiles, loadExample, PACKAGE_NAME } from '../e2e/lib/workflows';
 import { packageNodeTypes } from '../helpers/nodes';
@@ -14,8 +15,13 @@ const BARE_FIELD = /^=\{\{\s*\$json(?:\.[A-Za-z_$][\w$]*|\[['"][^'"]+['"]\])+\s*
 
 const types = packageNodeTypes();
 
-function optionalProperties(type: string): INodeProperties[] {
-	return types[type].description.properties.filter((p) => !p.required && p.type === 'string');
+/** A node's optional string fields, of the version given or of every version it has. */
+function optionalProperties(type: string, version?: number): INodeProperties[] {
+	const type_ = types[type];
+	const versions = version !== undefined || !('nodeVersions' in type_) ? [version] : Object.keys(type_.nodeVersions).map(Number);
+	return versions.flatMap((v) =>
+		NodeHelpers.getVersionedNodeType(type_, v).description.properties.filter((p) => !p.required && p.type === 'string'),
+	);
 }
 
 describe('optional fields never map to undefined', () => {
@@ -30,7 +36,7 @@ describe('optional fields never map to undefined', () => {
 		it(`examples/${file}: no optional field is mapped to a bare input field`, () => {
 			const found: string[] = [];
 			for (const node of loadExample(file).nodes.filter((n) => n.type.startsWith(`${PACKAGE_NAME}.`))) {
-				const optional = optionalProperties(node.type).map((p) => p.name);
+				const optional = optionalProperties(node.type, node.typeVersion).map((p) => p.name);
 				for (const [name, value] of Object.entries(node.parameters)) {
 					if (optional.includes(name) && typeof value === 'string' && BARE_FIELD.test(value)) found.push(`${node.name} > ${name}: ${value}`);
 				}
