@@ -55,7 +55,7 @@ const SIGNATURE_CLASSES: Record<SignatureFlag, string> = {
 export const description: INodeProperties[] = [
 	{
 		displayName:
-			"Running this node sends the file to the bank as an order, signed with the electronic signature of the subscriber of the credential chosen above: its Partner ID and User ID at its Host ID (a new node starts with the EBICS credential saved last, so check it before a run). The output names that subscriber (partnerId, userId, hostId). The file is sent once and never repeated automatically.",
+			'Running this node sends the file to the bank as an order, signed with the electronic signature of the subscriber of the credential chosen above: its Partner ID and User ID at its Host ID (a new node starts with the EBICS credential saved last, so check it before a run). The output names that subscriber (partnerId, userId, hostId). The file is sent once and never repeated automatically.',
 		name: 'uploadNotice',
 		type: 'notice',
 		default: '',
