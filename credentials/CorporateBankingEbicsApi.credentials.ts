@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { tlsProperties } from '../nodes/shared/common/credentialFields';
+import { unlessValid } from '../nodes/shared/common/properties';
 import {
 	EBICS_CHECK_HEADER,
 	EBICS_CHECK_URL,
@@ -33,6 +34,23 @@ const imported = { show: { keySource: ['import'] } };
 
 /** The new keys Change Keys sends instead of making them in n8n (imported keys only). */
 const replacement = { show: { keySource: ['import'], replacementKeys: [true] } };
+
+/**
+ * A hash as parseHash takes it: 64 hexadecimal digits with spaces, line breaks, colons or dashes
+ * between them, or the 44-character base64 form (spaces around it).
+ */
+const HASH_PATTERN = '^[\\s:-]*(?:[0-9a-fA-F][\\s:-]*){64}$|^\\s*[A-Za-z0-9+/]{43}=\\s*$';
+
+/** The notice under a hash field while what is typed there is not a hash the credential takes. */
+function hashNotice(field: string, label: string): INodeProperties {
+	return {
+		displayName: `${label}: not a hash yet. The bank's letter prints it as 32 byte pairs (64 hexadecimal digits, 0-9 and A-F), e.g. 3F 9A 0C ... on two lines; spaces, line breaks and colons between them are fine, either case.`,
+		name: `${field}Notice`,
+		type: 'notice',
+		default: '',
+		displayOptions: unlessValid(field, HASH_PATTERN),
+	};
+}
 
 /** A pasted certificate: public, so shown, and the user can see which one is set. */
 function certificateField(
@@ -180,6 +198,7 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			description:
 				"The SHA-256 hash of the bank's authentication key as its letter (or its EBICS page) prints it (EBICS 3.0: of the certificate; EBICS 2.5: of exponent and modulus): spaces, line breaks, colons and either case are fine. The bank's keys are used only when they match.",
 		},
+		hashNotice('bankAuthenticationHash', 'Bank Authentication Key Hash (X002)'),
 		{
 			displayName: 'Bank Encryption Key Hash (E002)',
 			name: 'bankEncryptionHash',
@@ -189,6 +208,7 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			placeholder: 'A1 07 5E ... (32 byte pairs)',
 			description: "The SHA-256 hash of the bank's encryption key, as its letter prints it",
 		},
+		hashNotice('bankEncryptionHash', 'Bank Encryption Key Hash (E002)'),
 		{
 			displayName: 'Subscriber Keys',
 			name: 'keySource',

@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { ebicsForm, ebicsFormLines } from '../test/e2e/lib/ebicsSandbox';
 import { PIN_BANKS, pinForm, pinFormLines } from '../test/e2e/lib/enrolment';
 import { ensureN8n, N8N_VERSION, type N8nInstall } from '../test/e2e/lib/install';
 import { nodeError, nodeItems, sleep, type RunData, type RunItem } from '../test/e2e/lib/n8n';
@@ -359,6 +360,7 @@ async function uiDemo(install: N8nInstall): Promise<void> {
 	const pins: string[] = [];
 	for (const bank of Object.keys(PIN_BANKS)) pins.push(...pinFormLines(await pinForm(stack.bank, bank, pinFolder)));
 	const cacert = path.join(stack.bank.state.certDir, 'ca.crt');
+	const ebics = ebicsFormLines(await ebicsForm(stack.bank));
 	console.log(
 		[
 			'',
@@ -377,6 +379,8 @@ async function uiDemo(install: N8nInstall): Promise<void> {
 			...pins,
 			`  More PINs: curl --cacert ${cacert} -X POST ${stack.bank.state.urls.admin}/enrolment -H 'content-type: application/json' -d '{"bank": "op"}'`,
 			`    (answers every field's value as JSON; bank: nordea, op, samlink, aktia, pop, saastopankki, handelsbanken or danske)`,
+			`EBICS: a new subscriber yourself: Overview > Create credential > "Corporate Banking EBICS API", fill in these fields, Save.`,
+			...ebics,
 			`Sandbox bank: ${stack.bank.state.urls.base} (mutual TLS ${stack.bank.state.urls.mtlsBase}); n8n trusts its test CA.`,
 			`  queue bank events: curl --cacert ${cacert} -X POST ${stack.bank.state.urls.admin}/events -H 'content-type: application/json' -d '{"count": 3}'`,
 			`n8n's log: ${stack.n8n.logFile}`,

@@ -79,13 +79,14 @@ export const ebicsTriggerProperties: INodeProperties[] = [
 		],
 	},
 	{
-		displayName: 'EBICS 2.5 Order Types',
+		// Named for no EBICS version: the panel cannot know the credential's (EBICS 3.0 leaves it empty).
+		displayName: 'Order Types',
 		name: 'h004OrderTypes',
 		type: 'string',
 		default: '',
-		placeholder: 'CRZ, Z01',
+		placeholder: 'CRZ, Z01 (EBICS 2.5 credentials only)',
 		description:
-			'Only for credentials whose EBICS Version is H004 (EBICS 2.5): further order types to watch, as the bank contract names them, separated by commas. The presets above are sent as their EBICS 2.5 order types (C53, C52, C54, STA, VMK).',
+			'Only for credentials whose EBICS Version is H004 (EBICS 2.5); an EBICS 3.0 credential leaves it empty and takes the services above. Further order types to watch, as the bank contract names them, separated by commas. The presets above are sent as their EBICS 2.5 order types (C53, C52, C54, STA, VMK).',
 	},
 	{
 		displayName: 'Output',

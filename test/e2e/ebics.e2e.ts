@@ -195,7 +195,7 @@ else {
 			const run = (await executeCleanly(stack, WORKFLOWS.letters, outputs)).run!;
 			const [letter] = nodeItems(run, 'Initialisation Letters');
 			const state = JSON.parse(String((await storedCredential()).ebicsState)) as { generated: Record<string, { certificatePem: string }> };
-			const hash = (pem: string) => new X509Certificate(pem).fingerprint256.replace(/:/g, ' ').replace(/^((?:\S\S ){15}\S\S) /, '$1\n');
+			const hash = (pem: string) => new X509Certificate(pem).fingerprint256.replace(/:/g, ' ');
 			expect(letter.json).toMatchObject({
 				partnerId: 'PARTNER1',
 				userId: 'USER1',
@@ -206,7 +206,8 @@ else {
 			const pdf = readFileSync(binaryFile(stack.n8n.userFolder, letter.binary!.data.id)!);
 			expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
 			const html = readFileSync(binaryFile(stack.n8n.userFolder, letter.binary!.html.id)!, 'utf8');
-			expect(html).toContain(String(letter.json.signatureHash).split('\n')[0]);
+			// The letter prints the byte pairs 16 a line.
+			expect(html).toContain(String(letter.json.signatureHash).slice(0, 47));
 			const viewer = await context.newPage();
 			await viewer.setViewportSize({ width: 900, height: 1200 });
 			await viewer.setContent(html);

@@ -54,6 +54,8 @@ describe('Download', () => {
 		expect(again.status).toBe('success');
 		expect(items(again)).toEqual([]);
 		expect(hints(again)).toEqual([expect.stringMatching(/^The bank has no BTD EOP camt\.053 ZIP data to download \(EBICS 090005 EBICS_NO_DOWNLOAD_DATA_AVAILABLE\): no items/)]);
+		// The hint names the Which Data choice that brings the files downloaded before, as the panel names it.
+		expect(hints(again)[0]).toContain('Which Data is "New (Not Downloaded Yet)": the bank gives only what it has not delivered yet, and what an earlier run downloaded (a test step too) is delivered. To download it again, set Which Data to "Date Range (Again, Delivered or Not)" with its Start Date and End Date.');
 	});
 
 	test('a date range fetches statements again, delivered or not', async () => {
@@ -61,6 +63,10 @@ describe('Download', () => {
 		const dates = ready().files.filter((f) => f.msgName === 'camt.053').map((f) => f.date).sort();
 		const result = await runEbics(store, { operation: 'download', downloadService: 'camt053', which: 'dateRange', startDate: `${dates[1]}T00:00:00`, endDate: dates[2] });
 		expect(items(result).map((i) => i.json.fileName)).toEqual([expect.stringContaining(dates[1]), expect.stringContaining(dates[2])]);
+		// Days the bank has nothing of: the hint names them, and no other Which Data could bring more.
+		const none = await runEbics(store, { operation: 'download', downloadService: 'camt053', which: 'dateRange', startDate: '2020-01-06', endDate: '2020-01-07' });
+		expect(items(none)).toEqual([]);
+		expect(hints(none)).toEqual([expect.stringMatching(/^The bank has no BTD EOP camt\.053 ZIP data from 2020-01-06 to 2020-01-07 to download \(EBICS 090005 EBICS_NO_DOWNLOAD_DATA_AVAILABLE\): no items\. Set "Always Output Data"/)]);
 	});
 
 	test('MT940 (no container): one file; Keep at the Bank sends the negative receipt, so it comes again', async () => {
@@ -157,6 +163,9 @@ describe('Upload', () => {
 		// The sandbox verified the A006 signature against the order data before storing it.
 		expect(stored).toMatchObject({ orderType: 'BTU', fileName: 'payments.xml', signatureFlag: 'authorise', service: expect.objectContaining({ serviceName: 'SCT', scope: 'DE', msgName: 'pain.001', msgVersion: '09' }) });
 		expect(stored.data.equals(file)).toBe(true);
+		// The item names the subscriber whose signature the bank verified, at the bank's host.
+		expect({ partnerId: out.json.partnerId, userId: out.json.userId, hostId: out.json.hostId }).toEqual({ ...stored.signer, hostId: bank().ebics.hostId });
+		expect(out.json.systemId).toBeUndefined();
 	});
 
 	test.each([

@@ -292,7 +292,7 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		expect(h004Records(b, before).every((r) => r.startsWith('H004 '))).toBe(true);
 	});
 
-	it('watches the order types typed under EBICS 2.5 Order Types (STA: the MT940 statements, one file per download)', async () => {
+	it('watches the order types typed under Order Types (STA: the MT940 statements, one file per download)', async () => {
 		const b = bank();
 		const due = waiting(b, 'mt940', 'EOP');
 		expect(due.length).toBeGreaterThan(1);
@@ -312,9 +312,9 @@ describe('an EBICS 2.5 (H004) credential', () => {
 	});
 
 	it.each([
-		['a preset without an EBICS 2.5 order type', { services: ['pain002'] }, /^Services: Payment status report .* has no EBICS 2\.5 order type common to all banks.*EBICS 2\.5 Order Types/],
+		['a preset without an EBICS 2.5 order type', { services: ['pain002'] }, /^Services: Payment status report .* has no EBICS 2\.5 order type common to all banks.*under Order Types/],
 		['a typed BTF service', { otherServices: { service: [{ serviceName: 'STM', msgName: 'camt.052' }] } }, /^Other Services: BTF services are EBICS 3\.0, and the credential's EBICS Version is H004/],
-		['an order type in lower case', { h004OrderTypes: 'crz' }, /^EBICS 2\.5 Order Types: "crz" is not an order type: three upper-case letters or digits/],
+		['an order type in lower case', { h004OrderTypes: 'crz' }, /^Order Types: "crz" is not an order type: three upper-case letters or digits/],
 	])('%s: refused by name, nothing sent', async (_what, parameters, message) => {
 		const b = bank();
 		const before = b.ebics.records.length;
@@ -327,7 +327,7 @@ describe('an EBICS 2.5 (H004) credential', () => {
 		const b = bank();
 		const before = b.ebics.records.length;
 		const h = ebicsTriggerHarness(b, { h004OrderTypes: 'CRZ' });
-		await expect(h.poll()).rejects.toThrow(/^EBICS 2\.5 Order Types: these are for credentials whose EBICS Version is H004/);
+		await expect(h.poll()).rejects.toThrow(/^Order Types: these are for credentials whose EBICS Version is H004/);
 		expect(b.ebics.records.slice(before)).toEqual([]);
 	});
 });

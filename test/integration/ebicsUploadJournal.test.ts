@@ -109,6 +109,8 @@ test('the answer to the last segment is lost; the same file run again is not sen
 	const again = await upload(data);
 	const out = items(again)[0].json;
 	expect(out).toMatchObject({ orderId, alreadySubmitted: true, sha256: sha(data), service: ORDER, submittedAt: firstJournalEntry().at });
+	// Also an order not sent again names the subscriber it was signed as.
+	expect(out).toMatchObject(ready().uploads[0].signer);
 	expect(out.hac).toEqual(expect.arrayContaining([expect.objectContaining({ action: 'ORDER_HAC_FINAL_POS' })]));
 	expect(ready().uploads).toHaveLength(1);
 	expect(sent(from)).toEqual({ inits: 0, transfers: 0 });

@@ -86,7 +86,12 @@ async function main(): Promise<void> {
 		writeFileSync(args.stateFile, JSON.stringify(state, null, '\t'), { mode: 0o600 });
 	if (!args.quiet) {
 		const lines: string[] = ['Sandbox bank is running.', '', 'URLs:'];
-		for (const [name, url] of Object.entries(bank.urls)) lines.push(`  ${name.padEnd(18)} ${url}`);
+		// A URL group (a certificate service per bank dialect, Danske's services) prints one line per URL.
+		const urlLines = (name: string, value: unknown): string[] =>
+			typeof value === 'object' && value !== null
+				? Object.entries(value).flatMap(([key, inner]) => urlLines(`${name}.${key}`, inner))
+				: [`  ${name.padEnd(18)} ${String(value)}`];
+		for (const [name, url] of Object.entries(bank.urls)) lines.push(...urlLines(name, url));
 		lines.push('', 'Event trigger settings:');
 		for (const [name, value] of Object.entries(bank.eventSettings()))
 			lines.push(`  ${name.padEnd(18)} ${value}`);
@@ -106,6 +111,7 @@ async function main(): Promise<void> {
 		lines.push(
 			'',
 			`EBICS bank (EBICS 3.0 H005, and 2.5 H004): URL ${bank.urls.ebics}  Host ID ${bank.ebics.hostId}`,
+			'  (this bank of its own, on these ports: with `npm run demo -- --ui` running, use the values and the activation command the demo prints for its bank)',
 			"  The bank's key hashes, as its letter prints them (pin them in the credential):",
 			`    authentication (X002): ${hashes.authentication.replace(/\n/g, ' ')}`,
 			`    encryption (E002):     ${hashes.encryption.replace(/\n/g, ' ')}`,

@@ -1407,6 +1407,29 @@ describe('credential values and CLI', () => {
 			rmSync(dir, { recursive: true, force: true });
 		}
 	});
+
+	it('prints every URL of the bank as an address, a group of URLs (certificate services, Danske) one line each', async () => {
+		const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'cli.ts'), '--trades', '5'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+		try {
+			const output = await new Promise<string>((resolvePromise, reject) => {
+				let text = '';
+				child.stdout.on('data', (data: Buffer) => {
+					text += data.toString();
+					if (text.includes('SANDBOX_READY')) resolvePromise(text);
+				});
+				child.stderr.on('data', (data: Buffer) => {
+					text += data.toString();
+				});
+				child.on('exit', (code) => reject(new Error(`CLI exited with ${code}: ${text}`)));
+			});
+			expect(output).not.toContain('[object Object]');
+			const urls = output.slice(output.indexOf('URLs:\n') + 6, output.indexOf('\n\n', output.indexOf('URLs:'))).split('\n');
+			for (const line of urls) expect(line).toMatch(/^ {2}\S+ +https:\/\/127\.0\.0\.1:\d+(\/\S*)?$/);
+			expect(urls).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}certService\.op +https:\/\/\S+\/services\/CertificateService\/op$/), expect.stringMatching(/^ {2}danske\.pki +https:\/\//)]));
+		} finally {
+			child.kill('SIGTERM');
+		}
+	});
 });
 
 describe('EBICS download segments (large files)', () => {

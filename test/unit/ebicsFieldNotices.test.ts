@@ -8,9 +8,11 @@
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
+import { CorporateBankingEbicsApi } from '../../credentials/CorporateBankingEbicsApi.credentials';
 import { Ebics } from '../../nodes/Ebics/Ebics.node';
+import { attempt } from '../../nodes/shared/common/attempt';
 import { EbicsTrigger } from '../../nodes/EbicsTrigger/EbicsTrigger.node';
-import { checkService, ORDER_TYPE_PATTERN, type BtfService } from '../../nodes/shared/ebics';
+import { checkService, ORDER_TYPE_PATTERN, parseHash, type BtfService } from '../../nodes/shared/ebics';
 
 // Version 1's fields; version 2 shows the same ones (test/unit/ebicsResources.test.ts).
 const ebics = new Ebics().getNodeType(1).description.properties;
@@ -82,4 +84,39 @@ describe('EBICS: typed BTF parameters marked as typed, by the rules the node che
 			expect([direction, NodeHelpers.displayParameter(values, notice, null, null)]).toEqual([direction, !ORDER_TYPE_PATTERN.test(value.trim())]);
 		}
 	});
+});
+
+/**
+ * The credential's bank key hashes: a notice under each field while what is typed is not a hash
+ * parseHash takes (what the credential test refuses naming the field), hidden once it is one.
+ */
+describe("EBICS credential: the bank's key hashes marked as typed, by the rule the credential checks", () => {
+	const credential = new CorporateBankingEbicsApi().properties;
+	const HASH = 'AF 2A 5D 7D AD D8 2F 71 65 95 6B 5A 95 90 F6 25\nFA 41 1A 47 DF A3 C8 B8 11 ED 33 D0 13 87 5E D9';
+	const TYPED = [
+		'',
+		HASH,
+		HASH.toLowerCase(),
+		HASH.replace(/\s/g, ''),
+		HASH.replace(/ /g, ':'),
+		` ${HASH.replace('\n', ' ')} `,
+		Buffer.from(HASH.replace(/\s/g, ''), 'hex').toString('base64'),
+		'AF',
+		'AF 2A 5D',
+		HASH.slice(0, -1),
+		`${HASH} 00`,
+		HASH.replace('AF', 'AG'),
+		`${HASH}.`,
+		'SHA256: AF 2A',
+		Buffer.from(HASH.replace(/\s/g, ''), 'hex').toString('base64').slice(0, -1),
+	];
+	for (const field of ['bankAuthenticationHash', 'bankEncryptionHash'])
+		it.each(TYPED)(`${field} %j: the notice shows exactly when the credential refuses it`, (value) => {
+			const notices = credential.filter((p) => p.name === `${field}Notice`);
+			expect(notices).toHaveLength(1);
+			const refusedHash = value.trim() !== '' && !attempt(() => parseHash(value, field)).ok;
+			expect(NodeHelpers.displayParameter({ [field]: value }, notices[0], null, null)).toBe(refusedHash);
+			// It stands right under its field.
+			expect(credential[credential.indexOf(notices[0]) - 1].name).toBe(field);
+		});
 });

@@ -99,6 +99,7 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 		return nothingToDownload(
 			ctx,
 			`${label} data${range ? ` from ${range.start} to ${range.end}` : ''}`,
+			range,
 		);
 	const got = download;
 	const downloadedAt = new Date().toISOString();

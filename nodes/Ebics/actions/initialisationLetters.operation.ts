@@ -17,6 +17,12 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/**
+ * A hash as a JSON field: the letter's byte pairs on one line (the letters print 16 a line; a line
+ * break inside a field would reach an email or a sheet a later node writes it into).
+ */
+const oneLine = (hash: string): string => hash.replace(/\s*\n\s*/g, ' ');
+
 /** Initialisation Letters: the INI and HIA letters of the subscriber's keys, printable. */
 export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const { view } = run;
@@ -47,15 +53,15 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 				partnerId: view.subscriber.partnerId,
 				userId: view.subscriber.userId,
 				ebicsVersion: view.version,
-				signatureHash: letters.hashes.signature,
-				authenticationHash: letters.hashes.authentication,
-				encryptionHash: letters.hashes.encryption,
+				signatureHash: oneLine(letters.hashes.signature),
+				authenticationHash: oneLine(letters.hashes.authentication),
+				encryptionHash: oneLine(letters.hashes.encryption),
 				letters: letters.letters.map((letter) => ({
 					order: letter.order,
 					keys: letter.keys.map((key) => ({
 						title: key.title,
 						version: key.version,
-						hash: key.hash,
+						hash: oneLine(key.hash),
 						subject: key.subject,
 						validTo: key.validTo,
 						bits: key.bits,

@@ -55,7 +55,7 @@ const SIGNATURE_CLASSES: Record<SignatureFlag, string> = {
 export const description: INodeProperties[] = [
 	{
 		displayName:
-			'Running this node sends the file to the bank as an order, signed with your electronic signature. It is sent once and never repeated automatically.',
+			'Running this node sends the file to the bank as an order, signed with the electronic signature of the subscriber of the credential chosen above: its Partner ID and User ID at its Host ID (a new node starts with the EBICS credential saved last, so check it before a run). The output names that subscriber (partnerId, userId, hostId). The file is sent once and never repeated automatically.',
 		name: 'uploadNotice',
 		type: 'notice',
 		default: '',
@@ -263,7 +263,13 @@ export const execute: EbicsOperation = async (ctx, itemIndex, run) => {
 	const fileName = options.fileName?.trim() || binary.fileName || undefined;
 	const orderName = service ? `BTU ${serviceLabel(service)}` : order!.label;
 	const owner = run.view.owner;
+	const { hostId, partnerId, userId, systemId } = run.view.subscriber;
 	const described: IDataObject = {
+		// The subscriber whose signature the order carries (a node may hold another credential than meant).
+		partnerId,
+		userId,
+		hostId,
+		...(systemId ? { systemId } : {}),
 		...(service
 			? {
 					service: `BTU ${serviceLabel(service)}`,

@@ -182,12 +182,27 @@ export async function deliver<T>(
 	return { value: built.value, receipt: 'unconfirmed' };
 }
 
-/** The output when the bank has no data (090005): no items, and a hint saying so. */
-export function nothingToDownload(ctx: IExecuteFunctions, what: string): [] {
+/** The Which Data choices by value, as the panel names them (for the messages that name them). */
+const WHICH_DATA = Object.fromEntries(
+	((rangeProperties({})[0].options ?? []) as Array<{ name: string; value: string }>).map((o) => [
+		o.value,
+		o.name,
+	]),
+) as Record<'new' | 'dateRange', string>;
+
+/**
+ * The output when the bank has no data (090005): no items, and a hint saying so. Asked for new
+ * data, the hint says that what was downloaded before (a test step too) is delivered and how to
+ * fetch it again (Which Data: Date Range).
+ */
+export function nothingToDownload(ctx: IExecuteFunctions, what: string, range?: DateRange): [] {
+	const again = range
+		? ''
+		: ` Which Data is "${WHICH_DATA.new}": the bank gives only what it has not delivered yet, and what an earlier run downloaded (a test step too) is delivered. To download it again, set Which Data to "${WHICH_DATA.dateRange}" with its Start Date and End Date.`;
 	ctx.addExecutionHints({
 		type: 'info',
 		location: 'outputPane',
-		message: `The bank has no ${what} to download (EBICS 090005 EBICS_NO_DOWNLOAD_DATA_AVAILABLE): no items. Set "Always Output Data" in the node's settings to continue the workflow with an empty item.`,
+		message: `The bank has no ${what} to download (EBICS 090005 EBICS_NO_DOWNLOAD_DATA_AVAILABLE): no items.${again} Set "Always Output Data" in the node's settings to continue the workflow with an empty item.`,
 	});
 	return [];
 }
@@ -222,9 +237,10 @@ export async function readDownload<T>(
 	fetch: (range: DateRange | undefined) => Promise<Download | undefined>,
 	read: (data: Buffer) => T,
 ): Promise<{ value: T; receipt: Receipt } | undefined> {
-	const download = await fetch(readRange(ctx, itemIndex));
+	const range = readRange(ctx, itemIndex);
+	const download = await fetch(range);
 	if (!download) {
-		nothingToDownload(ctx, what);
+		nothingToDownload(ctx, what, range);
 		return undefined;
 	}
 	return await deliver(ctx, download, keepAtBank(ctx, itemIndex), itemIndex, async () =>

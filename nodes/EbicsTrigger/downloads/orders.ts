@@ -2,7 +2,7 @@
  * What each poll downloads, by the credential's EBICS version. EBICS 3.0 (H005): BTD of each
  * chosen service (presets and typed BTF services). EBICS 2.5 (H004): each preset as the EBICS 2.5
  * order type that stands for it (C53 for camt.053, STA for MT940, ...) and the order types typed
- * under EBICS 2.5 Order Types (CRZ, Z01, ...), each downloaded as what the bank has not delivered
+ * under Order Types (CRZ, Z01, ...), each downloaded as what the bank has not delivered
  * yet. A choice the credential's version cannot send is refused by name before anything is sent.
  */
 import type { BtfService, Download, EbicsClient } from '../../shared/ebics';
@@ -57,20 +57,20 @@ export function checkForVersion(version: string, settings: EbicsTriggerSettings)
 	if (version !== 'H004') {
 		if (settings.h004OrderTypes.length)
 			throw new InputError(
-				'EBICS 2.5 Order Types: these are for credentials whose EBICS Version is H004 (EBICS 2.5); this credential speaks EBICS 3.0 (H005), which takes BTF services: choose them under Services or Other Services, and empty EBICS 2.5 Order Types',
+				'Order Types: these are for credentials whose EBICS Version is H004 (EBICS 2.5); this credential speaks EBICS 3.0 (H005), which takes BTF services: choose them under Services or Other Services, and empty Order Types',
 				NOTHING_SENT,
 			);
 		return;
 	}
 	if (settings.typedServices)
 		throw new InputError(
-			"Other Services: BTF services are EBICS 3.0, and the credential's EBICS Version is H004 (EBICS 2.5). Type the bank's EBICS 2.5 order types under EBICS 2.5 Order Types instead",
+			"Other Services: BTF services are EBICS 3.0, and the credential's EBICS Version is H004 (EBICS 2.5). Type the bank's EBICS 2.5 order types under Order Types instead",
 			NOTHING_SENT,
 		);
 	for (const key of settings.presets)
 		if (!H004_PRESET_ORDER_TYPES[key])
 			throw new InputError(
-				`Services: ${SERVICE_PRESETS[key]?.label ?? key} has no EBICS 2.5 order type common to all banks, and the credential's EBICS Version is H004 (EBICS 2.5). Take it out of Services and type the order type the bank contract names under EBICS 2.5 Order Types (e.g. CRZ or Z01 for pain.002 status reports)`,
+				`Services: ${SERVICE_PRESETS[key]?.label ?? key} has no EBICS 2.5 order type common to all banks, and the credential's EBICS Version is H004 (EBICS 2.5). Take it out of Services and type the order type the bank contract names under Order Types (e.g. CRZ or Z01 for pain.002 status reports)`,
 				NOTHING_SENT,
 			);
 }

@@ -75,7 +75,7 @@ function h004OrderTypes(ctx: IPollFunctions): string[] {
 	for (const type of types)
 		if (!ORDER_TYPE_PATTERN.test(type))
 			throw new InputError(
-				`EBICS 2.5 Order Types: "${type}" is not an order type: ${ORDER_TYPE_RULE}, as the bank contract names it (e.g. CRZ), several separated by commas`,
+				`Order Types: "${type}" is not an order type: ${ORDER_TYPE_RULE}, as the bank contract names it (e.g. CRZ), several separated by commas`,
 				{ description: 'Nothing was sent to the bank.' },
 			);
 	return [...new Set(types)];
@@ -92,7 +92,7 @@ export function readSettings(ctx: IPollFunctions): EbicsTriggerSettings {
 	const orderTypes = h004OrderTypes(ctx);
 	if (!services.length && !orderTypes.length)
 		throw new InputError(
-			'Services: choose at least one service (or add one under Other Services, or EBICS 2.5 Order Types for an EBICS 2.5 credential)',
+			'Services: choose at least one service (or add one under Other Services, or Order Types for an EBICS 2.5 credential)',
 		);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	return {
