@@ -11,12 +11,14 @@
  *    whose hashes (exponent and modulus) the item prints.
  * 4. The statements example, with the new keys, fetches the camt.053 statements as C53, delivered
  *    at the bank after.
- * 5. The distributed signature in H004: examples/ebics-approve.json with two H004 credentials of
+ * 5. Get Subscriber Permissions, Get Customer Data and Get Available Downloads read the bank's
+ *    EBICS 2.5 HTD, HKD and HAA (order types, OrderTypes lists), each acknowledged.
+ * 6. The distributed signature in H004: examples/ebics-approve.json with two H004 credentials of
  *    one customer (the sandbox's PARTNER3 SIGNER1, class A, and SIGNER2, class B, keys imported):
  *    the CCT of the first signer waits at the bank; the second lists it by order type (HVZ), reads
  *    what is signed (HVD) and its payments (HVT), and signs it (HVE, a signature only); the bank
  *    executes it only then. No private key of either signer in any output.
- * 6. No private key of the credential (the new keys and the replaced ones) in any output or n8n's
+ * 7. No private key of the credential (the new keys and the replaced ones) in any output or n8n's
  *    log.
  */
 import { readFileSync } from 'node:fs';
@@ -26,9 +28,10 @@ import { EBICS_CREDENTIAL as EBICS, ebicsNodeWorkflow, executeCleanly, withEbics
 import { binaryFile, nodeItems } from './lib/n8n';
 import { requireContext, startStack, type Stack } from './lib/stack';
 import { credentialId, loadExample, prepareForImport, sandboxCredentialKey } from './lib/workflows';
+import type { WorkflowJson } from './lib/workflows';
 
 const CREDENTIAL = { id: 'ebics-h004-subscr-01', name: 'Bank EBICS 2.5 (new subscriber)' };
-const WORKFLOWS = { letters: 'cbebicsh004letter1', payments: 'cbebicsh004paymnt1', keys: 'cbebicsh004keychg1', statements: 'cbebicsh004statmt1', approve: 'cbebicsh004approv1' };
+const WORKFLOWS = { letters: 'cbebicsh004letter1', payments: 'cbebicsh004paymnt1', keys: 'cbebicsh004keychg1', statements: 'cbebicsh004statmt1', admin: 'cbebicsh004admin01', approve: 'cbebicsh004approv1' };
 /** The H004 credentials of the sandbox's two signers of PARTNER3, by the id the approve example's nodes get. */
 const SIGNERS = [1, 2].map((n) => ({ sandboxId: credentialId(sandboxCredentialKey(EBICS, `bank-ebics-signer${n}`)), id: `ebics-h004-signer${n}`, name: `Bank EBICS 2.5 (signer ${n})`, key: `${EBICS}#SIGNER${n}` }));
 const SIGN = 'Approve: Sign the Order (HVE)';
@@ -41,6 +44,23 @@ interface SubscriberInfo {
 	keyHashes: Record<KeyName, string | null>;
 	files: Array<{ serviceName: string; msgName: string; name: string; delivered: boolean; bytes: number }>;
 	uploads: Array<{ orderId: string; orderType: string; bytes: number; signatureFlag: string }>;
+}
+
+const ADMIN_NODES: Array<[string, Record<string, unknown>]> = [
+	['Permissions (HTD)', { operation: 'subscriberPermissions' }],
+	['Customer Data (HKD)', { operation: 'customerData', infoOutput: 'whole' }],
+	['Available Downloads (HAA)', { operation: 'availableDownloads' }],
+];
+/** The DK order types that download each service and message of the sandbox (EBICS 3.0 annex: mapping of order types to BTF). */
+const ORDER_TYPES_OF: Record<string, string[]> = { 'EOP camt.053': ['C53', 'Z53'], 'EOP mt940': ['STA'], 'STM camt.052': ['C52', 'Z52'], 'STM mt942': ['VMK'], 'REP camt.054': ['C54', 'Z54'], 'PSR pain.002': ['Z01'] };
+
+/** Manual Trigger -> Get Subscriber Permissions (HTD), Get Customer Data (HKD, whole answer) and Get Available Downloads (HAA), one after the other. */
+function adminWorkflow(): WorkflowJson {
+	const nodes = ADMIN_NODES.map(([name, parameters]) => ebicsNodeWorkflow(name, parameters).nodes[1]).map((node, index) => ({ ...node, id: `admin${index}`, position: [240, index * 200] as [number, number] }));
+	return {
+		nodes: [ebicsNodeWorkflow('unused', {}).nodes[0], ...nodes],
+		connections: { Start: { main: [ADMIN_NODES.map(([name]) => ({ node: name, type: 'main', index: 0 }))] } },
+	} as WorkflowJson;
 }
 
 let stack: Stack;
@@ -104,6 +124,7 @@ beforeAll(async () => {
 			'EBICS 2.5: change keys',
 		),
 		withEbicsCredential(loadExample('ebics-statements.json'), CREDENTIAL, WORKFLOWS.statements, 'EBICS 2.5: statements'),
+		withEbicsCredential(adminWorkflow(), CREDENTIAL, WORKFLOWS.admin, 'EBICS 2.5: permissions, customer data, available downloads'),
 		{ ...approve, id: WORKFLOWS.approve, name: 'EBICS 2.5: approve (distributed signature)', active: false },
 	]);
 }, 600_000);
@@ -157,6 +178,24 @@ describe(`an EBICS 2.5 (H004) credential in real n8n ${N8N_VERSION}`, () => {
 		expect(files.map((f) => f.json.fileName).sort()).toEqual(waiting.map((f) => f.name).sort());
 		expect(files[0].json).toMatchObject({ orderType: 'C53', receipt: 'positive' });
 		expect((await subscriber()).files.filter((f) => f.msgName === 'camt.053').every((f) => f.delivered)).toBe(true);
+	});
+
+	test('Get Subscriber Permissions, Get Customer Data and Get Available Downloads read the bank\'s EBICS 2.5 answers (HTD, HKD, HAA) and acknowledge them', async () => {
+		const me = await subscriber();
+		const waiting = [...new Set(me.files.filter((f) => !f.delivered).flatMap((f) => ORDER_TYPES_OF[`${f.serviceName} ${f.msgName}`] ?? []))];
+		expect(waiting.length).toBeGreaterThan(0);
+		const run = (await executeCleanly(stack, WORKFLOWS.admin, outputs)).run!;
+		const permissions = nodeItems(run, 'Permissions (HTD)').map((i) => i.json);
+		expect(permissions).toContainEqual(expect.objectContaining({ userId: 'USER2', orderType: 'CCT', accountId: 'ACC1', signatureClass: 'E' }));
+		expect(permissions).toContainEqual(expect.objectContaining({ userId: 'USER2', orderType: 'C53' }));
+		const [customer] = nodeItems(run, 'Customer Data (HKD)');
+		expect((customer.json.users as Array<{ userId: string }>).map((u) => u.userId)).toEqual(['USER1', 'USER2']);
+		const available = nodeItems(run, 'Available Downloads (HAA)').map((i) => i.json);
+		expect(available.map((a) => a.orderType).sort()).toEqual([...waiting].sort());
+		expect(available.every((a) => String(a.service).startsWith(String(a.orderType)) && 'preset' in a)).toBe(true);
+		const records = await stack.bank.admin<Array<{ protocol: string; orderType?: string; phase?: string; userId?: string; technical: string; business: string }>>('GET', '/ebics/records');
+		const admin = records.filter((r) => r.userId === 'USER2' && ['HTD', 'HKD', 'HAA'].includes(r.orderType ?? '') && r.phase === 'Initialisation');
+		expect(admin.map((r) => `${r.protocol} ${r.orderType} ${r.technical} ${r.business}`)).toEqual(['H004 HTD 000000 000000', 'H004 HKD 000000 000000', 'H004 HAA 000000 000000']);
 	});
 
 	test('the distributed signature in H004: the second signer sees the CCT waiting by its order type, reads what is signed and signs it; the bank executes it only then', async () => {
