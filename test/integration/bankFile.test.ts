@@ -86,6 +86,23 @@ describe('Bank File: Parse', () => {
 		expect(items.slice(1).map((i) => i.json.amount)).toEqual([120, 190, -120]);
 	});
 
+	test('BAI2: the details of a Citibank file as entries and its account as the statement; a file whose trailer does not add up fails the node naming the trailer, the line and both numbers', async () => {
+		const result = await parse([fileItem('bai2/moj-citi_example.bai2')], { format: 'bai2' });
+		expect(result.status).toBe('success');
+		expect(result.output(NODE_NAME, 0).map((i) => [i.json.messageType, i.json.amount, i.json.currency, i.json.valueDate, i.json.accountServicerReference, i.json.entryReference])).toEqual([
+			['BAI2', 0.01, 'GBP', '2015-07-15', '1234567890', 'RP12312312312312'],
+		]);
+		expect(result.output(NODE_NAME, 1).map((i) => [i.json.kind, i.json.accountId, i.json.openingBalance, i.json.closingBalance, i.json.check])).toEqual([['statement', '77777777', 100, 100, 'mismatch']]);
+
+		const citi = readFileSync(path.join(FIXTURES, 'bai2/moj-citi_example.bai2')).toString('latin1');
+		const failed = await parse([fileItem('citi.bai2', Buffer.from(citi.replace('99,20001,1,14/', '99,20001,1,13/')))]);
+		expect(failed.status).toBe('error');
+		expect(failed.nodeError(NODE_NAME)).toMatchObject({
+			name: 'NodeOperationError',
+			message: 'The file trailer (99) counts 13 records, but the file has 14 (from its 01 to this 99, continuations included) (line 14)',
+		});
+	});
+
 	test('an unknown TITO record is skipped with a warning item on the Statements output on request', async () => {
 		const lines = readFileSync(path.join(FIXTURES, 'tito-latin1.txt')).toString('latin1').split('\r\n');
 		lines.splice(3, 0, 'T99010ABCD');

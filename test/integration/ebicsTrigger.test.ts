@@ -5,11 +5,17 @@
  * downloads that fail in the middle; the positive receipt goes only with the poll after the
  * hand-over; the test event changes nothing at the bank.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { IDataObject } from 'n8n-workflow';
+
 import { DownloadState } from '../../nodes/EbicsTrigger/downloads/state';
+import { parseBankFileToArrays } from '../../nodes/shared/bankfiles';
 import { useSandbox } from '../helpers/bank';
 import { bankH004Hashes, ebicsSecrets, ebicsStore, ebicsValues } from '../helpers/ebicsNode';
 import { storedBytes } from '../helpers/fileTrigger';
-import { arrive, bankFiles, ebicsTriggerHarness, emittedDigests, receipts, repeated, sha256, waiting } from '../helpers/ebicsTrigger';
+import { arrive, bankFiles, ebicsTriggerHarness, emittedDigests, PARTNER, receipts, repeated, sha256, USER, waiting } from '../helpers/ebicsTrigger';
 import type { SandboxBank } from '../sandbox';
 
 const sandbox = useSandbox({ seed: 42 });
@@ -194,6 +200,32 @@ describe('Parsed Entries', () => {
 		}
 		expect(await h.poll()).toBeNull();
 		expect(waiting(b)).toEqual([]);
+	});
+});
+
+describe('Parsed Entries of a BAI2 file', () => {
+	it('a BAI2 balance report downloaded through a typed service comes as its entries and its checked account, through the same parser as the Bank File node', async () => {
+		const b = bank();
+		const content = readFileSync(join(__dirname, '..', 'fixtures', 'bankfiles', 'bai2', 'moj-svb_us_example.bai2'));
+		b.ebics.addFile(PARTNER, USER, { serviceName: 'EOP', msgName: 'bai2', name: 'svb-20220202.bai', content });
+		const h = ebicsTriggerHarness(b, { services: [], otherServices: { service: [{ serviceName: 'EOP', msgName: 'bai2' }] }, output: 'parse' });
+		const items = (await h.poll())![0];
+		const [file] = items.filter((i) => i.json.kind === 'file');
+		expect(file.json).toMatchObject({ parsed: true, format: 'BAI2', entries: 2, statements: 2, sha256: sha256(content) });
+		const expected = await parseBankFileToArrays(content);
+		const parsedPart = (json: IDataObject): IDataObject => {
+			const { kind: _kind, sha256: _sha, fileName: _name, recovered: _recovered, ...rest } = json;
+			return rest;
+		};
+		expect(items.filter((i) => i.json.kind === 'entry').map((i) => parsedPart(i.json))).toEqual(expected.entries);
+		expect(items.filter((i) => i.json.kind === 'statement').map((i) => parsedPart(i.json))).toEqual(expected.statements);
+		// SVB's figures: 347,269.79 + 4,901.96 = 352,171.75 and 352,171.75 + 9,058.00 = 361,229.75.
+		expect(items.filter((i) => i.json.kind === 'statement').map((i) => [i.json.periodFrom, i.json.closingBalance, i.json.check])).toEqual([
+			['2022-02-01', 352171.75, 'ok'],
+			['2022-02-02', 361229.75, 'ok'],
+		]);
+		expect(await h.poll()).toBeNull();
+		expect(bankFiles(b, 'bai2').every((f) => f.delivered)).toBe(true);
 	});
 });
 

@@ -1,6 +1,6 @@
 /**
  * Bank File Trigger, Output "Parsed Entries": each new file is downloaded and parsed by the Bank
- * File parser (camt.053, pain.002, TITO, KTL), through n8n's polling engine against the sandbox
+ * File parser (camt.053, pain.002, TITO, KTL, BAI2), through n8n's polling engine against the sandbox
  * bank. Every file is delivered once, as for the other outputs; a file that cannot be parsed is
  * emitted once as a file item with the error and its binary, and does not hold up the files
  * after it.
@@ -166,6 +166,35 @@ describe('Parsed Entries', () => {
 		expect(ofKind(items, 'file')[0].json).toMatchObject({ parsed: true, format: 'KTL', entries: 3, statements: 1 });
 	});
 
+	it('BAI2 (NatWest\'s file): one item per transaction detail, the account with its balances and its checked trailers; a file whose control total is off comes as the file with the error, nothing of it parsed', async () => {
+		const b = bank();
+		const h = await started(['BAI2']);
+		const content = fixture('bai2/moj-nwb_example.bai2');
+		const reference = put(b, 'BAI2', content, 'nwb-20091216.bai');
+		const broken = Buffer.from(fixture('bai2/moov-sample2.txt').toString('latin1').replace('49,9150000,4/', '49,9150001,4/'));
+		const bad = put(b, 'BAI2', broken, 'broken.bai', 1);
+		const items = (await h.poll())![0];
+
+		const mine = items.filter((i) => i.json.fileReference === reference);
+		expect(mine.map((i) => i.json.kind)).toEqual(['entry', 'entry', 'entry', 'entry', 'entry', 'statement', 'file']);
+		const expected = await parseBankFileToArrays(content);
+		expect(ofKind(mine, 'entry').map(parsedPart)).toEqual(expected.entries);
+		expect(ofKind(mine, 'statement').map(parsedPart)).toEqual(expected.statements);
+		// The figures of the file itself: 365.21 - 9.71 - 1.00 - 1.23 - 15.71 + 0.89 = 338.45.
+		expect(ofKind(mine, 'statement')[0].json).toMatchObject({ messageType: 'BAI2', accountId: '88888888 600004', openingBalance: 365.21, closingBalance: 338.45, check: 'ok', bai2: { controlTotal: 1437.64, recordCount: 14 } });
+		expect(ofKind(mine, 'entry')[4].json).toMatchObject({ amount: 0.89, currency: 'GBP', bankTransactionCode: { proprietary: '399', proprietaryIssuer: 'BAI' }, additionalInfo: 'Miscellaneous Credit' });
+		expect(ofKind(mine, 'file')[0].json).toMatchObject({ parsed: true, format: 'BAI2', entries: 5, statements: 1 });
+
+		const theirs = items.filter((i) => i.json.fileReference === bad);
+		expect(theirs).toHaveLength(1);
+		expect(theirs[0].json).toMatchObject({
+			kind: 'file', parsed: false, format: 'BAI2', errorCode: 'CONTROL_TOTAL_MISMATCH', errorLocation: 'line 6',
+			error: "The account trailer (49) of account 0123456789 gives a control total of 9150001, but the amounts of the account's records (line 3 on) add up to 9150000 (line 6)",
+		});
+		expect(await storedBytes(theirs[0])).toEqual(broken);
+		expect(await h.poll()).toBeNull();
+	});
+
 	it('a file that cannot be parsed is emitted once as the file with the error and its binary; the files after it come in the same poll', async () => {
 		const b = bank();
 		const h = await started(['XT']);
@@ -283,6 +312,7 @@ describe('Parsed Entries', () => {
 		['MT940', 'auto', 'mt940', 'entry', 'SAMPLE-mt940-statement.sta'],
 		['MT942', 'auto', 'mt942', 'entry', 'SAMPLE-mt942-intraday.sta'],
 		['ZZ', 'mt940', 'mt940', 'entry', 'SAMPLE-mt940-statement.sta'],
+		['BAI2', 'auto', 'bai2', 'entry', 'SAMPLE-bai2-balance-report.bai'],
 	])('Fetch Test Event with only new files of type %s (File Format %s): a sample %s file, parsed as the bank\'s would be, every item marked', async (fileType, chosen, format, kind, fileName) => {
 		const b = bank();
 		const waiting = put(b, fileType, Buffer.from('not read'), 'waiting');

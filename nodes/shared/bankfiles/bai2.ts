@@ -196,10 +196,19 @@ function dateTimeOf(date: string, time: string | null): string {
 	return time === '24:00' ? `${date}T23:59:59` : `${date}T${time}:00`;
 }
 
+/** Runs of white space, or white space that is not a plain space. */
+const UNTIDY = /\s\s|[\t\n\r\f\v]/;
+
 /** Text with its runs of white space made single spaces, trimmed; null when nothing is left. */
 function cleanText(value: string): string | null {
-	const text = value.replace(/\s+/g, ' ').trim();
+	const text = (UNTIDY.test(value) ? value.replace(/\s+/g, ' ') : value).trim();
 	return text ? ownString(text) : null;
+}
+
+/** A piece of a record without the "/" that may end it and the blanks around it. */
+function withoutEnd(value: string): string {
+	const text = value.trimEnd();
+	return text.endsWith('/') ? text.slice(0, -1).trimEnd() : text;
 }
 
 /** What a physical record holds after its record code and comma ("16,115,..." gives "115,..."). */
@@ -338,7 +347,7 @@ function detailFields(record: LogicalRecord): { fields: string[]; text: string |
 	for (const piece of record.pieces) {
 		const body = bodyOf(piece);
 		if (text !== null) {
-			const part = body.replace(/\s*\/?\s*$/, '');
+			const part = withoutEnd(body);
 			const gap = text && previous && !previous.full && part ? ' ' : '';
 			text += gap + part;
 			previous = piece;
@@ -349,14 +358,14 @@ function detailFields(record: LogicalRecord): { fields: string[]; text: string |
 			const comma = rest.indexOf(',');
 			if (comma === -1) {
 				// The piece ends within the fields: at its "/", the rest of the record follows.
-				fields.push(rest.replace(/\s*\/?\s*$/, '').trim());
+				fields.push(withoutEnd(rest).trim());
 				rest = null;
 			} else {
 				fields.push(rest.slice(0, comma).trim());
 				rest = rest.slice(comma + 1);
 			}
 		}
-		if (rest !== null) text = rest.replace(/\s*\/?\s*$/, '');
+		if (rest !== null) text = withoutEnd(rest);
 		previous = piece;
 	}
 	return { fields, text };
