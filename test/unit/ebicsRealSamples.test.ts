@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import {
+	EbicsFormatError,
 	EbicsReturnCodeError,
 	EbicsSignatureError,
 	readAvailableServices,
@@ -25,6 +26,7 @@ import {
 import { readHpbOrderDataH004 } from '../../nodes/shared/ebics/h004/orderData';
 import { signRequest } from '../../nodes/shared/ebics/x002';
 import { customerInfoItems } from '../../nodes/Ebics/helpers/customerInfo';
+import { validateEbics } from '../helpers/ebics';
 
 const EPICS = path.resolve(__dirname, '../fixtures/ebics/epics');
 const SYNTHETIC = path.resolve(__dirname, '../fixtures/ebics/synthetic');
@@ -167,6 +169,26 @@ describe('HKD with the features of the Sparkassen HTD (synthetic EBICS 3.0): nat
 				signatureClassText: 'transport signature only',
 			},
 		]);
+	});
+});
+
+describe('what an EBICS 3.0 HTD or HKD reader cannot read is refused by name, never read as less', () => {
+	it('an EBICS 2.5 OrderType in the H005 namespace (the schema refuses it too)', () => {
+		const xml = synthetic('HKDResponseOrderData.xml').toString('utf8').replace('<AdminOrderType>HVE</AdminOrderType>', '<OrderType>HVE</OrderType>');
+		expect(xml).toContain('<OrderType>HVE</OrderType>');
+		expect(validateEbics(xml)).toMatchObject({ valid: false });
+		const error = thrown(() => readCustomerInfo(xml, 'HKD')) as Error;
+		expect(error).toBeInstanceOf(EbicsFormatError);
+		expect(error.message).toBe('The HKD order data (EBICS 3.0) cannot be read: OrderInfo holds OrderType, which ebics_orders_H005.xsd does not define there');
+	});
+
+	it("an account's UsageOrderTypes are read as the services it is limited to", () => {
+		const xml = synthetic('HKDResponseOrderData.xml')
+			.toString('utf8')
+			.replace(/(<AccountInfo ID="2"[^>]*>[\s\S]*?)(<\/AccountInfo>)/, '$1<UsageOrderTypes><Service><ServiceName>SCT</ServiceName><MsgName>pain.001</MsgName></Service></UsageOrderTypes>$2');
+		expect(xml).toContain('<UsageOrderTypes>');
+		expect(validateEbics(xml)).toMatchObject({ valid: true });
+		expect(readCustomerInfo(xml, 'HKD').partner.accounts[1]).toEqual({ id: '2', accountNumber: '0835-123456-01', bankCode: '700', usageServices: [{ serviceName: 'SCT', msgName: 'pain.001' }] });
 	});
 });
 

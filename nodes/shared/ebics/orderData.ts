@@ -9,10 +9,10 @@
  * ebics_orders_H004.xsd) by OrderType, and lists a permission's order types (and HAA's) as one
  * space-separated OrderTypes. Items have the same fields where the meaning is the same; H004 adds
  * what H005 has not (transfer type, file format, order format, an account's usage order types).
- * An H004 answer holding an EBICS element the schema does not define where it stands, or an order
- * type that is not three letters or digits, is refused (EbicsFormatError naming the order type and
- * the element), never read as less than the bank said; elements of other namespaces (the schema's
- * extension points) are left aside.
+ * An answer holding an element of its version's namespace that the schema does not define where it
+ * stands, or (H004) an order type that is not three letters or digits, is refused (EbicsFormatError
+ * naming the order type and the element), never read as less than the bank said; elements of other
+ * namespaces (the schema's extension points) are left aside.
  */
 import { X509Certificate } from 'node:crypto';
 
@@ -91,6 +91,8 @@ export interface AccountInfo {
 	 * sets no limit, empty when the account is blocked for every order type.
 	 */
 	usageOrderTypes?: string[];
+	/** H005: the services the account is limited to (UsageOrderTypes), as usageOrderTypes. */
+	usageServices?: BtfService[];
 }
 
 export interface OrderInfo {
@@ -224,6 +226,7 @@ function orderDataRoot(
 export function readCustomerInfo(xml: Buffer | string, orderType: 'HTD' | 'HKD'): CustomerInfo {
 	const { root, ns } = orderDataRoot(xml, orderType);
 	if (ns === H004_NS) return readCustomerInfoH004(root, orderType);
+	checkTree(root, H005_NS, orderType);
 	const partner = child(root, H005_NS, 'PartnerInfo');
 	const address = child(partner, H005_NS, 'AddressInfo');
 	return {
@@ -235,7 +238,15 @@ export function readCustomerInfo(xml: Buffer | string, orderType: 'HTD' | 'HKD')
 			region: text(child(address, H005_NS, 'Region')),
 			country: text(child(address, H005_NS, 'Country')),
 			hostId: text(path(partner, H005_NS, 'BankInfo', 'HostID')),
-			accounts: children(partner, H005_NS, 'AccountInfo').map((a) => readAccount(a, H005_NS)),
+			accounts: children(partner, H005_NS, 'AccountInfo').map((element) => {
+				const account = readAccount(element, H005_NS);
+				const usage = child(element, H005_NS, 'UsageOrderTypes');
+				if (usage)
+					account.usageServices = children(usage, H005_NS, 'Service').map(
+						(service) => readService(service) as BtfService,
+					);
+				return account;
+			}),
 			orders: children(partner, H005_NS, 'OrderInfo').map((order) => ({
 				orderType: text(child(order, H005_NS, 'AdminOrderType')) ?? '',
 				service: readService(child(order, H005_NS, 'Service')),
@@ -250,52 +261,86 @@ export function readCustomerInfo(xml: Buffer | string, orderType: 'HTD' | 'HKD')
 }
 
 /**
- * The EBICS 2.5 elements of the HTD, HKD and HAA order data, by the element they stand in
+ * The elements of the HTD, HKD and HAA order data, by the element they stand in, in EBICS 2.5
  * (ebics_orders_H004.xsd: HTDReponseOrderDataType, HKDResponseOrderDataType, PartnerInfoType,
  * AddressInfoType, BankInfoType, AccountType with UsageOrderTypes, AuthOrderInfoType,
- * UserInfoType, UserPermissionType, HAAResponseOrderDataType).
+ * UserInfoType, UserPermissionType, HAAResponseOrderDataType) and in EBICS 3.0
+ * (ebics_orders_H005.xsd, the same types with AdminOrderType and Service; a Service directly under
+ * UserInfo, as the Zürcher Kantonalbank's test system writes it, is taken as a permission).
  */
-const H004_ELEMENTS: Record<string, string[]> = {
-	HTDResponseOrderData: ['PartnerInfo', 'UserInfo'],
-	HKDResponseOrderData: ['PartnerInfo', 'UserInfo'],
-	HAAResponseOrderData: ['OrderTypes'],
-	PartnerInfo: ['AddressInfo', 'BankInfo', 'AccountInfo', 'OrderInfo'],
-	AddressInfo: ['Name', 'Street', 'PostCode', 'City', 'Region', 'Country'],
-	BankInfo: ['HostID', 'Parameter'],
-	AccountInfo: [
-		'AccountNumber',
-		'NationalAccountNumber',
-		'BankCode',
-		'NationalBankCode',
-		'AccountHolder',
-		'UsageOrderTypes',
-	],
-	OrderInfo: [
-		'OrderType',
-		'FileFormat',
-		'TransferType',
-		'OrderFormat',
-		'Description',
-		'NumSigRequired',
-	],
-	UserInfo: ['UserID', 'Name', 'Permission'],
-	Permission: ['OrderTypes', 'FileFormat', 'AccountID', 'MaxAmount'],
+const KNOWN_ELEMENTS: Record<string, Record<string, string[]>> = {
+	[H004_NS]: {
+		HTDResponseOrderData: ['PartnerInfo', 'UserInfo'],
+		HKDResponseOrderData: ['PartnerInfo', 'UserInfo'],
+		HAAResponseOrderData: ['OrderTypes'],
+		PartnerInfo: ['AddressInfo', 'BankInfo', 'AccountInfo', 'OrderInfo'],
+		AddressInfo: ['Name', 'Street', 'PostCode', 'City', 'Region', 'Country'],
+		BankInfo: ['HostID', 'Parameter'],
+		AccountInfo: [
+			'AccountNumber',
+			'NationalAccountNumber',
+			'BankCode',
+			'NationalBankCode',
+			'AccountHolder',
+			'UsageOrderTypes',
+		],
+		OrderInfo: [
+			'OrderType',
+			'FileFormat',
+			'TransferType',
+			'OrderFormat',
+			'Description',
+			'NumSigRequired',
+		],
+		UserInfo: ['UserID', 'Name', 'Permission'],
+		Permission: ['OrderTypes', 'FileFormat', 'AccountID', 'MaxAmount'],
+	},
+	[H005_NS]: {
+		HTDResponseOrderData: ['PartnerInfo', 'UserInfo'],
+		HKDResponseOrderData: ['PartnerInfo', 'UserInfo'],
+		HAAResponseOrderData: ['Service'],
+		PartnerInfo: ['AddressInfo', 'BankInfo', 'AccountInfo', 'OrderInfo'],
+		AddressInfo: ['Name', 'Street', 'PostCode', 'City', 'Region', 'Country'],
+		BankInfo: ['HostID', 'Parameter'],
+		AccountInfo: [
+			'AccountNumber',
+			'NationalAccountNumber',
+			'BankCode',
+			'NationalBankCode',
+			'AccountHolder',
+			'UsageOrderTypes',
+		],
+		OrderInfo: ['AdminOrderType', 'Service', 'Description', 'NumSigRequired'],
+		UserInfo: ['UserID', 'Name', 'Permission', 'Service'],
+		Permission: ['AdminOrderType', 'Service', 'AccountID', 'MaxAmount'],
+	},
+};
+
+const VERSION_NAMES: Record<string, { name: string; schema: string }> = {
+	[H004_NS]: { name: 'EBICS 2.5', schema: 'ebics_orders_H004.xsd' },
+	[H005_NS]: { name: 'EBICS 3.0', schema: 'ebics_orders_H005.xsd' },
 };
 
 /**
- * The H004 children of an element, each one the schema defines there; elements of other
- * namespaces (the schema's `any namespace="##other"`) are left aside.
+ * The children of an element in its version's namespace, each one the schema defines there;
+ * elements of other namespaces (the schema's `any namespace="##other"`) are left aside.
  */
-function h004Children(element: Element, orderType: string): Element[] {
-	const known = H004_ELEMENTS[element.localName] ?? [];
+function knownChildren(element: Element, ns: string, orderType: string): Element[] {
+	const known = KNOWN_ELEMENTS[ns][element.localName] ?? [];
 	return elements(element).filter((e) => {
-		if (e.namespaceURI && e.namespaceURI !== H004_NS) return false;
-		if (e.namespaceURI !== H004_NS || !known.includes(e.localName))
+		if (e.namespaceURI && e.namespaceURI !== ns) return false;
+		if (e.namespaceURI !== ns || !known.includes(e.localName))
 			throw new EbicsFormatError(
-				`The ${orderType} order data (EBICS 2.5) cannot be read: ${element.localName} holds ${e.localName}${e.namespaceURI ? '' : ' without namespace'}, which ebics_orders_H004.xsd does not define there`,
+				`The ${orderType} order data (${VERSION_NAMES[ns].name}) cannot be read: ${element.localName} holds ${e.localName}${e.namespaceURI ? '' : ' without namespace'}, which ${VERSION_NAMES[ns].schema} does not define there`,
 			);
 		return true;
 	});
+}
+
+/** Walks the elements below `element`, refusing any the version's schema does not define there. */
+function checkTree(element: Element, ns: string, orderType: string): void {
+	for (const e of knownChildren(element, ns, orderType))
+		if (KNOWN_ELEMENTS[ns][e.localName]) checkTree(e, ns, orderType);
 }
 
 function h004Child(element: Element | undefined, localName: string): Element | undefined {
@@ -333,12 +378,6 @@ function h004Required(
 			`The ${orderType} order data (EBICS 2.5) cannot be read: ${where} has no ${localName}`,
 		);
 	return found;
-}
-
-/** Walks the H004 elements below `element`, refusing any the schema does not define there. */
-function checkH004Tree(element: Element, orderType: string): void {
-	for (const e of h004Children(element, orderType))
-		if (H004_ELEMENTS[e.localName]) checkH004Tree(e, orderType);
 }
 
 function readOrderInfoH004(order: Element, orderType: string): OrderInfo {
@@ -403,7 +442,7 @@ function readUserH004(element: Element, orderType: string): UserInfo {
 
 /** Reads an EBICS 2.5 HTDResponseOrderData or HKDResponseOrderData (ebics_orders_H004.xsd). */
 function readCustomerInfoH004(root: Element, orderType: 'HTD' | 'HKD'): CustomerInfo {
-	checkH004Tree(root, orderType);
+	checkTree(root, H004_NS, orderType);
 	const partner = h004Required(root, 'PartnerInfo', orderType, `${orderType}ResponseOrderData`);
 	const users = children(root, H004_NS, 'UserInfo');
 	if (!users.length)
@@ -445,20 +484,14 @@ function readCustomerInfoH004(root: Element, orderType: 'HTD' | 'HKD'): Customer
 export function readAvailableDownloads(xml: Buffer | string): AvailableDownload[] {
 	const { root, ns } = orderDataRoot(xml, 'HAA');
 	if (ns === H004_NS) {
-		h004Children(root, 'HAA');
+		knownChildren(root, H004_NS, 'HAA');
 		return h004OrderTypes(
 			h004Required(root, 'OrderTypes', 'HAA', 'HAAResponseOrderData'),
 			'HAA',
 			'OrderTypes',
 		).map((orderType) => ({ orderType }));
 	}
-	const services = elements(root).filter((e) => {
-		if (e.namespaceURI && e.namespaceURI !== H005_NS) return false;
-		if (e.namespaceURI === H005_NS && e.localName === 'Service') return true;
-		throw new EbicsFormatError(
-			`The HAA order data (EBICS 3.0) cannot be read: HAAResponseOrderData holds ${e.localName}${e.namespaceURI ? '' : ' without namespace'}, which ebics_orders_H005.xsd does not define there`,
-		);
-	});
+	const services = knownChildren(root, H005_NS, 'HAA');
 	return services.map((e) => readService(e) as BtfService);
 }
 
