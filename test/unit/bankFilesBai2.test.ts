@@ -128,12 +128,12 @@ describe('the specification\'s sample transmission (Appendix D)', () => {
 });
 
 describe('banks\' files', () => {
-	it('a Canadian bank (CAD): one account reported twice; value dates before the as-of date count as the as-of date; summaries with counts and value dates', async () => {
+	it('a Canadian bank (CAD): one account reported twice (the second statement ID numbered); value dates before the as-of date count as the as-of date; summaries with counts and value dates', async () => {
 		const { statements, entries, warnings } = await parse(sample('moov-sample1.txt'));
 		expect(warnings).toEqual([]);
 		expect(statements.map((s) => [s.accountId, s.accountCurrency, s.statementId, s.entryCount, s.creditCount, s.creditTotal, s.debitCount, s.debitTotal, s.availableBalance, s.check])).toEqual([
 			['10200123456', 'CAD', '20060317', 11, 3, 2085, 8, 2085, 0, 'notAvailable'],
-			['10200123456', 'CAD', '20060317', 6, 2, 1115, 4, 1115, 0, 'notAvailable'],
+			['10200123456', 'CAD', '20060317#2', 6, 2, 1115, 4, 1115, 0, 'notAvailable'],
 		]);
 		expect(statements[0].balances.map((b) => [b.type, b.amount])).toEqual([['OPAV', 0], ['CLAV', 0]]);
 		expect(statements[0].bai2).toMatchObject({ senderId: '0004', receiverId: '12345', fileId: '001', fileCreated: '2006-03-21T08:29:00', originatorId: '0004', asOfTime: null, asOfDateModifier: null, controlTotal: 8340, recordCount: 14 });

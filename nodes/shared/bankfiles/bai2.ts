@@ -388,6 +388,8 @@ export function bai2Reader(
 	let recordLength: number | null = null;
 	let files = 0;
 	let closedFiles = 0;
+	/** How often each account and as-of time has been reported in the file. */
+	const seen = new Map<string, number>();
 
 	const fail = (
 		message: string,
@@ -556,9 +558,15 @@ export function bai2Reader(
 		const toAmount = (minor: number): number => fromUnits(minorToUnits(minor, digits));
 		const compact = normalizeIban(number);
 		const iban = isValidIban(compact) ? compact : null;
-		const statementId = [g.asOfDate.replace(/-/g, ''), g.timeCode, g.modifierCode]
+		const asOf = [g.asOfDate.replace(/-/g, ''), g.timeCode, g.modifierCode]
 			.filter(Boolean)
 			.join('-');
+		const reported = g.groupStatus === 'update' ? asOf : `${asOf}-${g.groupStatus}`;
+		// The same account reported again as of the same time (a bank may split an account's report
+		// by value date): its next statements are told apart by their order in the file.
+		const occurrence = (seen.get(`${number}|${reported}`) ?? 0) + 1;
+		seen.set(`${number}|${reported}`, occurrence);
+		const statementId = occurrence === 1 ? reported : `${reported}#${occurrence}`;
 		const report: Bai2Report = {
 			senderId: file!.senderId,
 			receiverId: file!.receiverId,
@@ -585,7 +593,7 @@ export function bai2Reader(
 			periodTo: g.asOfDate,
 			openingBalance: null,
 			openingBalanceDate: null,
-			statementId: g.groupStatus === 'update' ? statementId : `${statementId}-${g.groupStatus}`,
+			statementId,
 			statementSequence: null,
 			legalSequence: null,
 			created: file!.created,
