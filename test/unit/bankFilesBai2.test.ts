@@ -108,11 +108,13 @@ describe('the specification\'s sample transmission (Appendix D)', () => {
 		expect(statements.map((s) => s.accountId)).toEqual(['0123456789', '9876543210', '4589761203', '0975312468', '7890654321']);
 	});
 
-	it('the same statements from a stream of one byte at a time, and from fixed-length records of 65 characters without line ends', async () => {
+	it('the same statements from a stream of one byte at a time, with a byte order mark and CR LF, and from fixed-length records of 65 characters without line ends', async () => {
 		const whole = await parse(file);
 		const bytes = Buffer.from(file);
 		const streamed = await parseBankFileToArrays(Readable.from((function* () { for (const byte of bytes) yield Buffer.from([byte]); })()));
 		expect(streamed).toEqual(whole);
+		// A byte order mark, CR LF line ends and blanks before the records change nothing.
+		expect(await parse(`\uFEFF${file.replace(/\n(?=.)/g, '\r\n  ')}`)).toEqual(whole);
 		// The file header declares 65-character physical records: one run of them, no line ends.
 		const fixed = file.trimEnd().split('\n').map((line) => line.padEnd(65, ' ')).join('');
 		expect(fixed.length).toBe(65 * 31);

@@ -1035,9 +1035,9 @@ export function bai2Reader(
 	};
 
 	const line = (raw: string, number: number): void => {
-		// Transmission control characters are no data.
+		// Transmission control characters and a byte order mark are no data.
 		// eslint-disable-next-line no-control-regex
-		const text = raw.replace(/[\u0000-\u0008\u000b-\u001f\u007f]+/g, '');
+		const text = raw.replace(/[\u0000-\u0008\u000b-\u001f\u007f\ufeff]+/g, '');
 		if (!text.trim()) return;
 		// The physical record length of a file header not read yet (it is read with its continuations).
 		const header = !file && text.startsWith('01,') ? /^01(?:,[^,/]*){5},(\d+)/.exec(text) : null;
@@ -1051,8 +1051,8 @@ export function bai2Reader(
 			return;
 		}
 		// A record that fills its physical record (80 characters unless the header says) may have
-		// its text cut mid-word.
-		physical(text, number, text.trimEnd().length === (length || USUAL_RECORD_LENGTH));
+		// its text cut mid-word. Blanks before a record are no part of it.
+		physical(text.trimStart(), number, text.trimEnd().length === (length || USUAL_RECORD_LENGTH));
 	};
 
 	const end = (): void => {
