@@ -190,9 +190,9 @@ function timeOf(value: string): string | null {
 	return `${match[1]}:${match[2]}`;
 }
 
-/** A date and a time as an ISO local date-time (the end of the day as 23:59:59). */
+/** A date and a time as an ISO local date-time (the end of the day as 23:59:59); without a time, the date. */
 function dateTimeOf(date: string, time: string | null): string {
-	if (!time) return `${date}T00:00:00`;
+	if (!time) return date;
 	return time === '24:00' ? `${date}T23:59:59` : `${date}T${time}:00`;
 }
 
