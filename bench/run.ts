@@ -54,7 +54,9 @@ const BENCHES: Bench[] = [
 			`${r.entriesPerSecond} entries/s, ratio ${r.ratioToFastXmlParser} to fast-xml-parser and ${r.ratioToCamtParser} to camt-parser (target < 1), ` +
 			`peak RSS over idle ${r.peakRssOverIdleMb} MB for ${r.itemsMb} MB of items (target <= ${r.memoryTargetMb}); ` +
 			`MT940: ${(r.mt940 as Record<string, unknown>).entriesPerSecond} entries/s, ratio ${(r.mt940 as Record<string, unknown>).ratioToMt940js} to mt940js (target < 1), ` +
-			`peak RSS over idle ${(r.mt940 as Record<string, unknown>).peakRssOverIdleMb} MB for ${(r.mt940 as Record<string, unknown>).itemsMb} MB of items (target <= ${(r.mt940 as Record<string, unknown>).memoryTargetMb})`,
+			`peak RSS over idle ${(r.mt940 as Record<string, unknown>).peakRssOverIdleMb} MB for ${(r.mt940 as Record<string, unknown>).itemsMb} MB of items (target <= ${(r.mt940 as Record<string, unknown>).memoryTargetMb}); ` +
+			`BAI2: ${(r.bai2 as Record<string, unknown>).entriesPerSecond} entries/s, ratio ${(r.bai2 as Record<string, unknown>).ratioToLinesAndCommas} to splitting its lines at the commas, ` +
+			`peak RSS over idle ${(r.bai2 as Record<string, unknown>).peakRssOverIdleMb} MB for ${(r.bai2 as Record<string, unknown>).itemsMb} MB of items (target <= ${(r.bai2 as Record<string, unknown>).memoryTargetMb})`,
 	},
 ];
 

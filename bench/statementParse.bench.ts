@@ -3,7 +3,9 @@
  * (about 160 MB) parsed into items by the Bank File parser, against fast-xml-parser (whole file to
  * a plain object) and the npm package camt-parser; and an MT940 file of 100,000 entries (100
  * statements of 1,000, structured :86: as German banks write it) against the npm package mt940js;
- * each parser in its own process, in the same run.
+ * and a BAI2 file of 100,000 details (100 accounts, text continued in 88 records) against the
+ * lower bound of reading its lines and splitting them at the commas (no JavaScript BAI2 parser is
+ * on npm to compare with); each parser in its own process, in the same run.
  * Reported: entries per second, peak RSS over the process's idle RSS, the items' own size (heap
  * they keep after a full collection; `itemsCopyMb`: the same for a structured clone of them, which
  * shares nothing with the parser, as the check that nothing else is counted) and the time ratios.
@@ -134,6 +136,58 @@ export function writeMt940(file: string, statements: number, perStatement: numbe
 	}
 }
 
+const BAI2_ACCOUNTS = 100;
+const BAI2_PER_ACCOUNT = 1_000;
+
+/**
+ * Writes a BAI2 file of one group with `accounts` accounts of `perAccount` details each, as US
+ * banks write them: opening and closing ledger, total credits (100) and debits (400) with their
+ * counts, details of ACH, wire and check codes with funds types 0, V and S, bank and customer
+ * references, text continued in an 88 record; every trailer's control total and count right.
+ */
+export function writeBai2(file: string, accounts: number, perAccount: number): number {
+	const prng = new Prng(20261202);
+	const fd = openSync(file, 'w');
+	const codes = ['142', '165', '195', '451', '475', '495'];
+	let fileTotal = 0;
+	let groupRecords = 2;
+	try {
+		writeSync(fd, '01,BENCHBANK,BENCHCORP,261202,0400,1,,,2/\n02,BENCHCORP,121000248,1,261201,2400,USD,2/\n');
+		for (let a = 0; a < accounts; a++) {
+			const details: string[] = [];
+			let credits = 0;
+			let debits = 0;
+			let creditCount = 0;
+			for (let d = 0; d < perAccount; d++) {
+				const code = codes[prng.int(0, codes.length - 1)];
+				const cents = prng.int(100, 2_500_000);
+				if (code < '400') {
+					credits += cents;
+					creditCount++;
+				} else debits += cents;
+				const n = a * perAccount + d + 1;
+				const funds = d % 3 === 0 ? '0' : d % 3 === 1 ? 'V,261201,1300' : `S,${cents},0,0`;
+				details.push(
+					`16,${code},${cents},${funds},B${String(n).padStart(12, '0')},INV-${n},${code < '400' ? 'ACH CREDIT RECEIVED' : 'PAYMENT TO'} COUNTERPARTY ${n} INC, INVOICE ${n}`,
+					`88,EREF: E2E-${n} REMI: INVOICE ${n} DATED 2026-11-${String((n % 28) + 1).padStart(2, '0')}`,
+				);
+			}
+			const opening = prng.int(10_000_000, 900_000_000);
+			const closing = opening + credits - debits;
+			const head = `03,${String(1_000_000_000 + a)},USD,010,${opening},,,015,${closing},,,100,${credits},${creditCount},,400,${debits},${perAccount - creditCount},/`;
+			const total = opening + closing + credits + debits + credits + debits;
+			const records = 2 + details.length;
+			writeSync(fd, `${head}\n${details.join('\n')}\n49,${total},${records}/\n`);
+			fileTotal += total;
+			groupRecords += records;
+		}
+		writeSync(fd, `98,${fileTotal},${accounts},${groupRecords}/\n99,${fileTotal},1,${groupRecords + 2}/\n`);
+		return accounts * perAccount;
+	} finally {
+		closeSync(fd);
+	}
+}
+
 async function runWorker(worker: string, mode: string, file: string): Promise<WorkerResult> {
 	const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=8192', worker, mode, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 	let stdout = '';
@@ -198,6 +252,27 @@ export async function run(): Promise<Record<string, unknown>> {
 				...(results[0].copiedHeap !== undefined ? { copiedMb: round(median(results.map((r) => (r.copiedHeap ?? 0) / MIB)), 1) } : {}),
 			};
 		}
+		const bai2File = path.join(dir, 'bai2-100k.bai');
+		const bai2Entries = writeBai2(bai2File, BAI2_ACCOUNTS, BAI2_PER_ACCOUNT);
+		for (const mode of ['bai2Ours', 'bai2Lines']) {
+			const results: WorkerResult[] = [];
+			for (let i = 0; i < RUNS; i++) {
+				const result = await runWorker(worker, mode, bai2File);
+				results.push(result);
+				if (result.error) break;
+			}
+			const failed = results.find((r) => r.error);
+			if (failed) throw new Error(`${mode}: ${failed.error}`);
+			if (results.some((r) => r.entries !== bai2Entries)) throw new Error(`${mode} found ${results.map((r) => r.entries).join('/')} entries, not ${bai2Entries}`);
+			const seconds = median(results.map((r) => r.seconds));
+			measured[mode] = {
+				seconds: round(seconds),
+				entriesPerSecond: Math.round(bai2Entries / seconds),
+				peakOverIdleMb: round(median(results.map((r) => (r.maxRss - r.idleRss) / MIB)), 1),
+				retainedMb: round(median(results.map((r) => r.retainedHeap / MIB)), 1),
+				...(results[0].copiedHeap !== undefined ? { copiedMb: round(median(results.map((r) => (r.copiedHeap ?? 0) / MIB)), 1) } : {}),
+			};
+		}
 		const ours = measured.ours;
 		out.entriesPerSecond = ours.entriesPerSecond;
 		out.seconds = ours.seconds;
@@ -224,6 +299,21 @@ export async function run(): Promise<Record<string, unknown>> {
 			memoryWithinTarget: mt940.peakOverIdleMb <= mt940.retainedMb + 64,
 			mt940js: measured.mt940js,
 			ratioToMt940js: round(mt940.seconds / measured.mt940js.seconds),
+		};
+		const bai2 = measured.bai2Ours;
+		out.bai2 = {
+			entries: bai2Entries,
+			accounts: BAI2_ACCOUNTS,
+			fileMb: round(statSync(bai2File).size / MIB, 1),
+			entriesPerSecond: bai2.entriesPerSecond,
+			seconds: bai2.seconds,
+			peakRssOverIdleMb: bai2.peakOverIdleMb,
+			itemsMb: bai2.retainedMb,
+			itemsCopyMb: bai2.copiedMb,
+			memoryTargetMb: round(bai2.retainedMb + 64, 1),
+			memoryWithinTarget: bai2.peakOverIdleMb <= bai2.retainedMb + 64,
+			linesAndCommas: measured.bai2Lines,
+			ratioToLinesAndCommas: round(bai2.seconds / measured.bai2Lines.seconds),
 		};
 		return out;
 	} finally {

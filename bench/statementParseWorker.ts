@@ -6,6 +6,8 @@
  *   camtParser     the npm package camt-parser (what the community camt node uses)
  *   mt940Ours      Bank File's parser over an MT940 file, every entry kept as an item object
  *   mt940js        the npm package mt940js on the whole file read as a string
+ *   bai2Ours       Bank File's parser over a BAI2 file, every entry kept as an item object
+ *   bai2Lines      the lower bound for BAI2: its lines split at the commas, nothing kept
  */
 import { createReadStream, readFileSync } from 'node:fs';
 
@@ -30,11 +32,19 @@ async function main(): Promise<void> {
 	const start = process.hrtime.bigint();
 	let entries = 0;
 	let kept: unknown[] = [];
-	if (mode === 'ours' || mode === 'mt940Ours') {
+	if (mode === 'ours' || mode === 'mt940Ours' || mode === 'bai2Ours') {
 		for await (const event of parseBankFile(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
 			if (event.type === 'entry') kept.push({ json: event.entry });
 		}
 		entries = kept.length;
+	} else if (mode === 'bai2Lines') {
+		// The lower bound: the file's lines split at the commas, the details counted, nothing kept.
+		let rest = '';
+		for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024, encoding: 'latin1' })) {
+			const lines = (rest + (chunk as string)).split('\n');
+			rest = lines.pop() ?? '';
+			for (const line of lines) if (line.split(',')[0] === '16') entries++;
+		}
 	} else if (mode === 'fastXmlParser') {
 		const parsed = new XMLParser({ ignoreAttributes: false }).parse(readFileSync(file, 'utf8')) as {
 			Document: { BkToCstmrStmt: { Stmt: { Ntry: unknown[] } | Array<{ Ntry: unknown[] }> } };
@@ -60,7 +70,7 @@ async function main(): Promise<void> {
 	// nothing shared with the parser's input or state) is measured the same way. Done after the
 	// peak RSS was read, so the copy does not count there.
 	let copiedHeap: number | undefined;
-	if (mode === 'ours' || mode === 'mt940Ours') {
+	if (mode === 'ours' || mode === 'mt940Ours' || mode === 'bai2Ours') {
 		kept = structuredClone(kept);
 		gc();
 		copiedHeap = process.memoryUsage().heapUsed - idleHeap;

@@ -2,9 +2,13 @@
  * The Bank File Trigger with Output "Parsed Entries" in a real n8n: the example workflow of the
  * trigger, switched to Parsed Entries, is published and `n8n start` runs it on its own against the
  * sandbox bank. Every new statement comes once, as its entries (with the Bank File fields), its
- * statement summary and the file itself; a file that is not a statement comes once as the file
- * with the parser's error, and does not hold up the statements after it.
+ * statement summary and the file itself (a BAI2 report as well as camt.053); a file that is not a
+ * statement comes once as the file with the parser's error, and does not hold up the statements
+ * after it.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
 import { expectNoNodeErrors, finished, waitForEmitted } from './lib/executions';
 import { N8N_VERSION } from './lib/install';
 import { nodeItems, sleep, type StoredExecution } from './lib/n8n';
@@ -13,6 +17,7 @@ import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import { exampleUsing, packageManifest, packageNode, prepareForImport, TEST_POLL_SECONDS, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
 const TRIGGER = 'bankFileTrigger';
+const BAI2_SAMPLE = path.resolve(__dirname, '../fixtures/bankfiles/bai2/moj-svb_us_example.bai2');
 
 const manifest = packageManifest();
 const example = exampleUsing(TRIGGER)?.file;
@@ -76,7 +81,9 @@ else {
 		const waiting = before.filter((f) => f.fileType === 'XT' && f.status === 'NEW').map((f) => f.fileReference);
 		const { files } = await stack!.bank.admin<{ files: BankFile[] }>('POST', '/files/arrive', { count: 2, fileType: 'XT' });
 		const broken = await stack!.bank.admin<BankFile>('POST', '/files', { fileType: 'XT', content: 'not a statement', userFilename: 'broken.xml' });
-		const wanted = [...waiting, ...files.map((f) => f.fileReference), broken.fileReference];
+		// A US bank's BAI2 report among the statements: detected and parsed by the packed package.
+		const bai2 = await stack!.bank.admin<BankFile>('POST', '/files', { fileType: 'XT', content: readFileSync(BAI2_SAMPLE, 'latin1'), userFilename: 'svb-20220202.bai' });
+		const wanted = [...waiting, ...files.map((f) => f.fileReference), broken.fileReference, bai2.fileReference];
 		await stack!.n8n.publish(id);
 		await stack!.n8n.start();
 		const executions = await waitForFiles(wanted);
@@ -95,7 +102,18 @@ else {
 		for (const item of fileItems) expect(item.binary?.data).toBeDefined();
 		const bad = fileItems.find((i) => i.json.fileReference === broken.fileReference)!;
 		expect(bad.json).toMatchObject({ parsed: false, errorCode: 'NOT_XML' });
-		for (const reference of wanted.filter((r) => r !== broken.fileReference)) {
+		const report = fileItems.find((i) => i.json.fileReference === bai2.fileReference)!;
+		expect(report.json).toMatchObject({ parsed: true, format: 'BAI2', entries: 2, statements: 2 });
+		// SVB's figures: 347,269.79 + 4,901.96 = 352,171.75; 352,171.75 + 9,058.00 = 361,229.75.
+		expect(items.filter((i) => i.json.kind === 'entry' && i.json.fileReference === bai2.fileReference).map((i) => [i.json.amount, i.json.currency, i.json.accountServicerReference, i.json.remittanceText])).toEqual([
+			[4901.96, 'USD', '172629', 'SOME PAYMENT ACH OFFSET'],
+			[9058, 'USD', '150675', 'SOME PAYMENT ACH OFFSET'],
+		]);
+		expect(items.filter((i) => i.json.kind === 'statement' && i.json.fileReference === bai2.fileReference).map((i) => [i.json.openingBalance, i.json.closingBalance, i.json.check])).toEqual([
+			[347269.79, 352171.75, 'ok'],
+			[352171.75, 361229.75, 'ok'],
+		]);
+		for (const reference of wanted.filter((r) => r !== broken.fileReference && r !== bai2.fileReference)) {
 			const file = fileItems.find((i) => i.json.fileReference === reference)!;
 			expect(file.json).toMatchObject({ parsed: true, format: 'camt.053.001.02', statements: 1 });
 			const entries = items.filter((i) => i.json.kind === 'entry' && i.json.fileReference === reference);

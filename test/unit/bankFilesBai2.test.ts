@@ -108,11 +108,13 @@ describe('the specification\'s sample transmission (Appendix D)', () => {
 		expect(statements.map((s) => s.accountId)).toEqual(['0123456789', '9876543210', '4589761203', '0975312468', '7890654321']);
 	});
 
-	it('the same statements from a stream of one byte at a time, and from fixed-length records of 65 characters without line ends', async () => {
+	it('the same statements from a stream of one byte at a time, with a byte order mark and CR LF, and from fixed-length records of 65 characters without line ends', async () => {
 		const whole = await parse(file);
 		const bytes = Buffer.from(file);
 		const streamed = await parseBankFileToArrays(Readable.from((function* () { for (const byte of bytes) yield Buffer.from([byte]); })()));
 		expect(streamed).toEqual(whole);
+		// A byte order mark, CR LF line ends and blanks before the records change nothing.
+		expect(await parse(`\uFEFF${file.replace(/\n(?=.)/g, '\r\n  ')}`)).toEqual(whole);
 		// The file header declares 65-character physical records: one run of them, no line ends.
 		const fixed = file.trimEnd().split('\n').map((line) => line.padEnd(65, ' ')).join('');
 		expect(fixed.length).toBe(65 * 31);
@@ -128,12 +130,12 @@ describe('the specification\'s sample transmission (Appendix D)', () => {
 });
 
 describe('banks\' files', () => {
-	it('a Canadian bank (CAD): one account reported twice; value dates before the as-of date count as the as-of date; summaries with counts and value dates', async () => {
+	it('a Canadian bank (CAD): one account reported twice (the second statement ID numbered); value dates before the as-of date count as the as-of date; summaries with counts and value dates', async () => {
 		const { statements, entries, warnings } = await parse(sample('moov-sample1.txt'));
 		expect(warnings).toEqual([]);
 		expect(statements.map((s) => [s.accountId, s.accountCurrency, s.statementId, s.entryCount, s.creditCount, s.creditTotal, s.debitCount, s.debitTotal, s.availableBalance, s.check])).toEqual([
 			['10200123456', 'CAD', '20060317', 11, 3, 2085, 8, 2085, 0, 'notAvailable'],
-			['10200123456', 'CAD', '20060317', 6, 2, 1115, 4, 1115, 0, 'notAvailable'],
+			['10200123456', 'CAD', '20060317#2', 6, 2, 1115, 4, 1115, 0, 'notAvailable'],
 		]);
 		expect(statements[0].balances.map((b) => [b.type, b.amount])).toEqual([['OPAV', 0], ['CLAV', 0]]);
 		expect(statements[0].bai2).toMatchObject({ senderId: '0004', receiverId: '12345', fileId: '001', fileCreated: '2006-03-21T08:29:00', originatorId: '0004', asOfTime: null, asOfDateModifier: null, controlTotal: 8340, recordCount: 14 });

@@ -190,9 +190,9 @@ function timeOf(value: string): string | null {
 	return `${match[1]}:${match[2]}`;
 }
 
-/** A date and a time as an ISO local date-time (the end of the day as 23:59:59). */
+/** A date and a time as an ISO local date-time (the end of the day as 23:59:59); without a time, the date. */
 function dateTimeOf(date: string, time: string | null): string {
-	if (!time) return `${date}T00:00:00`;
+	if (!time) return date;
 	return time === '24:00' ? `${date}T23:59:59` : `${date}T${time}:00`;
 }
 
@@ -388,6 +388,8 @@ export function bai2Reader(
 	let recordLength: number | null = null;
 	let files = 0;
 	let closedFiles = 0;
+	/** How often each account and as-of time has been reported in the file. */
+	const seen = new Map<string, number>();
 
 	const fail = (
 		message: string,
@@ -556,9 +558,15 @@ export function bai2Reader(
 		const toAmount = (minor: number): number => fromUnits(minorToUnits(minor, digits));
 		const compact = normalizeIban(number);
 		const iban = isValidIban(compact) ? compact : null;
-		const statementId = [g.asOfDate.replace(/-/g, ''), g.timeCode, g.modifierCode]
+		const asOf = [g.asOfDate.replace(/-/g, ''), g.timeCode, g.modifierCode]
 			.filter(Boolean)
 			.join('-');
+		const reported = g.groupStatus === 'update' ? asOf : `${asOf}-${g.groupStatus}`;
+		// The same account reported again as of the same time (a bank may split an account's report
+		// by value date): its next statements are told apart by their order in the file.
+		const occurrence = (seen.get(`${number}|${reported}`) ?? 0) + 1;
+		seen.set(`${number}|${reported}`, occurrence);
+		const statementId = occurrence === 1 ? reported : `${reported}#${occurrence}`;
 		const report: Bai2Report = {
 			senderId: file!.senderId,
 			receiverId: file!.receiverId,
@@ -585,7 +593,7 @@ export function bai2Reader(
 			periodTo: g.asOfDate,
 			openingBalance: null,
 			openingBalanceDate: null,
-			statementId: g.groupStatus === 'update' ? statementId : `${statementId}-${g.groupStatus}`,
+			statementId,
 			statementSequence: null,
 			legalSequence: null,
 			created: file!.created,
@@ -1027,9 +1035,9 @@ export function bai2Reader(
 	};
 
 	const line = (raw: string, number: number): void => {
-		// Transmission control characters are no data.
+		// Transmission control characters and a byte order mark are no data.
 		// eslint-disable-next-line no-control-regex
-		const text = raw.replace(/[\u0000-\u0008\u000b-\u001f\u007f]+/g, '');
+		const text = raw.replace(/[\u0000-\u0008\u000b-\u001f\u007f\ufeff]+/g, '');
 		if (!text.trim()) return;
 		// The physical record length of a file header not read yet (it is read with its continuations).
 		const header = !file && text.startsWith('01,') ? /^01(?:,[^,/]*){5},(\d+)/.exec(text) : null;
@@ -1043,8 +1051,8 @@ export function bai2Reader(
 			return;
 		}
 		// A record that fills its physical record (80 characters unless the header says) may have
-		// its text cut mid-word.
-		physical(text, number, text.trimEnd().length === (length || USUAL_RECORD_LENGTH));
+		// its text cut mid-word. Blanks before a record are no part of it.
+		physical(text.trimStart(), number, text.trimEnd().length === (length || USUAL_RECORD_LENGTH));
 	};
 
 	const end = (): void => {
