@@ -221,6 +221,26 @@ describe('recovery', () => {
 	});
 });
 
+describe('a parse failure after the last segment', () => {
+	test('a customer acknowledgement (HAC) that is not a pain.002: the error names it, and the negative receipt (ReceiptCode 1) goes to the bank after the last segment', async () => {
+		// An order the customer protocol speaks of.
+		expect(items(await uploadMade(1000))).toHaveLength(1);
+		bank().ebics.switches.segmentBytes = 300;
+		// The bank's HAC of several segments, with something in it that is not XML.
+		const report = jest.spyOn(bank().ebics as unknown as { hacReport: () => string }, 'hacReport').mockReturnValue(`not a pain.002 ${randomBytes(3000).toString('hex')}`);
+		const before = bank().ebics.records.length;
+		const result = await runEbics(store, { operation: 'customerAcknowledgement' });
+		report.mockRestore();
+		expect(result.status).toBe('error');
+		expect(errorText(result)).toMatch(/^The customer acknowledgement \(HAC\) is not well-formed XML/);
+		expect(errorText(result)).toContain('n8n got every segment and sent the negative receipt: the bank keeps the data and delivers it again on the next download.');
+		const requests = bank().ebics.records.slice(before).filter((r) => r.phase);
+		expect(requests.filter((r) => r.phase === 'Transfer').length).toBeGreaterThan(3);
+		expect(requests.map((r) => r.phase).at(-1)).toBe('Receipt');
+		expect(requests.filter((r) => r.phase === 'Receipt').map((r) => r.technical)).toEqual(['011001']);
+	});
+});
+
 describe('segments as banks cut them', () => {
 	test('each segment a base64 value of its own, ending in "==": the file arrives whole through n8n, positive receipt after', async () => {
 		bank().ebics.switches.base64PerSegment = true;
