@@ -252,9 +252,14 @@ describe('segments as banks cut them', () => {
 		const result = await runEbicsThenInspect(store, { operation: 'download', downloadService: 'mt942' });
 		const texts = sent.mock.results.map((r) => r.value as string);
 		sent.mockRestore();
-		expect(texts.length).toBeGreaterThanOrEqual(10);
-		expect(texts.slice(0, -1).every((t) => t.length === 1336 && t.endsWith('=='))).toBe(true);
-		expect(items(result)[0].json).toMatchObject({ receipt: 'positive', segments: texts.length, fileSize: content.length });
+		// Random bytes do not deflate: 10,000 bytes and the zlib and E002 overhead are 11 segments.
+		// A full segment: 1,000 bytes are 1,336 characters ending in "==" (a segment asked for again
+		// when a kept-alive connection was closed is made again: texts may hold it twice).
+		const full = texts.filter((t) => t.length === 1336);
+		expect(full.length).toBeGreaterThanOrEqual(10);
+		expect(full.every((t) => t.endsWith('==') && !t.slice(0, -2).includes('='))).toBe(true);
+		expect(texts.every((t) => t.length <= 1336)).toBe(true);
+		expect(items(result)[0].json).toMatchObject({ receipt: 'positive', segments: 11, fileSize: content.length });
 		expect(result.output('Inspect')[0].json.sha256).toBe(createHash('sha256').update(content).digest('hex'));
 		expect(file.delivered).toBe(true);
 	});
@@ -268,8 +273,10 @@ describe('segments as banks cut them', () => {
 		const result = await runEbicsThenInspect(store, { operation: 'download', downloadService: 'mt942' });
 		const texts = sent.mock.results.map((r) => r.value as string);
 		sent.mockRestore();
-		expect(texts.slice(0, -1).every((t) => t.endsWith('=') && !t.endsWith('=='))).toBe(true);
-		expect(texts.length).toBeGreaterThanOrEqual(5);
+		// A full segment: 1,001 bytes are 1,336 characters ending in one "=".
+		const full = texts.filter((t) => t.length === 1336);
+		expect(full.length).toBeGreaterThanOrEqual(4);
+		expect(full.every((t) => t.endsWith('=') && !t.endsWith('=='))).toBe(true);
 		expect(result.output('Inspect')[0].json.sha256).toBe(createHash('sha256').update(content).digest('hex'));
 	});
 });
