@@ -159,9 +159,12 @@ describe('an EBICS 2.5 (H004) credential', () => {
 			const result = await runEbicsThenInspect(store, { operation: 'download', downloadService: 'orderType', downloadOrderType: 'VMK' });
 			const texts = sent.mock.results.map((r) => r.value as string);
 			sent.mockRestore();
-			expect(texts.length).toBeGreaterThanOrEqual(6);
-			expect(texts.slice(0, -1).every((t) => /[^=]={2}$/.test(t) === (padding === '==') && t.endsWith('='))).toBe(true);
-			expect(items(result)[0].json).toMatchObject({ orderType: 'VMK', receipt: 'positive', segments: texts.length });
+			// Full segments (1,336 characters); one asked for again is made again, so texts may hold it twice.
+			const full = texts.filter((t) => t.length === 1336);
+			expect(full.length).toBeGreaterThanOrEqual(5);
+			expect(full.every((t) => /[^=]={2}$/.test(t) === (padding === '==') && t.endsWith('='))).toBe(true);
+			expect(items(result)[0].json).toMatchObject({ orderType: 'VMK', receipt: 'positive' });
+			expect(items(result)[0].json.segments).toBeGreaterThanOrEqual(6);
 			expect(result.output('Inspect')[0].json.sha256).toBe(sha256);
 			expect(file.delivered).toBe(true);
 		}
