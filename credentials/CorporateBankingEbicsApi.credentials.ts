@@ -13,6 +13,7 @@ import {
 	EBICS_CHECK_HEADER,
 	EBICS_CHECK_URL,
 	EBICS_CREDENTIAL,
+	EBICS_NEW_STATUS,
 	EBICS_STATUS_FIELD,
 	EBICS_KEY_FIELDS,
 } from '../nodes/shared/ebics/credential/ebicsCredential';
@@ -338,13 +339,14 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			description: 'The passphrase of the new private keys, when they are encrypted',
 		},
 		{
+			// Written by the credential's test, never typed: n8n shows it as text to read and copy.
 			displayName: 'Status',
 			name: EBICS_STATUS_FIELD,
 			type: 'string',
-			typeOptions: { rows: 3 },
-			default: '',
+			typeOptions: { copyButton: true },
+			default: EBICS_NEW_STATUS,
 			description:
-				'Written by n8n each time the credential is tested: where the subscriber stands at the bank (new, letters sent, waiting for the bank, ready, suspended) and what to do next',
+				"Where the subscriber stands at the bank (new, letters sent, waiting for the bank, ready, suspended) and what to do next, as the credential's last test found it when this window was opened. The test n8n runs now (when you open or save the credential, or Retry) answers at the top of this window.",
 		},
 		{
 			displayName: 'Bank Key Digests in Requests',
@@ -367,10 +369,11 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			description: "How requests name the bank's keys (BankPubKeyDigests)",
 		},
 		...tlsProperties({ clientCertificate: 'optional' }),
-		...keyStateProperties(EBICS_KEY_FIELDS, {
-			check: 'Initialisation Check',
-			state: 'Subscriber State',
-		}),
+		...keyStateProperties(
+			EBICS_KEY_FIELDS,
+			{ check: 'Initialisation Check', state: 'Subscriber State' },
+			{ checkInForm: true },
+		),
 		{
 			displayName: 'Key Change Step',
 			name: EBICS_KEY_CHANGE_FIELD,

@@ -7,9 +7,10 @@
  */
 import { X509Certificate } from 'node:crypto';
 
+import { CorporateBankingEbicsApi } from '../../credentials/CorporateBankingEbicsApi.credentials';
 import { EBICS_CHECK_FIELD, EBICS_STATUS_FIELD } from '../../nodes/shared/ebics/credential/ebicsCredential';
 import { useSandbox } from '../helpers/bank';
-import { bankRecords, credentialTest, ebicsSecrets, ebicsStore, ebicsValues, errorText, items, runEbics, stored, storedState } from '../helpers/ebicsNode';
+import { bankRecords, credentialTest, EBICS_ID, ebicsSecrets, ebicsStore, ebicsValues, errorText, items, runEbics, stored, storedState } from '../helpers/ebicsNode';
 import { closedPortUrl } from '../helpers/net';
 import { shownBy } from '../reliability/lib/secrets';
 
@@ -80,6 +81,29 @@ describe('a new subscriber, keys made in n8n', () => {
 		expect(errorText(early)).toMatch(/What to do: The bank has not activated the subscriber yet: send the signed initialisation letters and wait for the bank/);
 		expect(early.nodeError('Bank')?.name).toBe('NodeApiError');
 		expect(bankRecords(bank(), 'USER2').map((r) => r[0])).toEqual(['INI', 'HIA', 'HPB']);
+	});
+
+	test("a Save in the editor's dialog opened before the activation: the test after it writes the status anew (the dialog's copy from before is not kept)", async () => {
+		const store = ebicsStore(ebicsValues(bank(), 'PARTNER1', 'USER1'));
+		await credentialTest(store);
+		await credentialTest(store);
+		// The dialog opened now holds what n8n gives it: every field but the passwords (redacted).
+		const properties = new CorporateBankingEbicsApi().properties;
+		const secret = (name: string) => properties.find((p) => p.name === name)?.typeOptions?.password === true;
+		const opened = structuredClone(stored(store));
+		expect(String(opened[EBICS_STATUS_FIELD])).toMatch(/^Waiting for the bank/);
+		// The bank activates the subscriber; the test n8n runs on opening the dialog finds it ready.
+		bank().ebics.activate('PARTNER1', 'USER1');
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		expect(String(stored(store)[EBICS_STATUS_FIELD])).toMatch(/^Ready/);
+		// Save in the same dialog: n8n stores the dialog's fields, the passwords as stored, then tests.
+		const now = stored(store);
+		store.update(EBICS_ID, Object.fromEntries(Object.keys({ ...now, ...opened }).map((name) => [name, secret(name) ? now[name] : opened[name]])));
+		expect(String(stored(store)[EBICS_STATUS_FIELD])).toMatch(/^Waiting for the bank/);
+		expect(await credentialTest(store)).toEqual({ status: 'OK' });
+		expect(String(stored(store)[EBICS_STATUS_FIELD])).toMatch(/^Ready: the bank's keys were fetched on \d{4}-\d\d-\d\d and match the hashes of its letter\. Nothing to do$/);
+		expect(stored(store)[EBICS_CHECK_FIELD]).not.toBe('');
+		expect(storedState(store)!.phase).toBe('ready');
 	});
 
 	test('after activation the next test fetches the bank keys, checks them against the pinned hashes, and the subscriber is ready', async () => {

@@ -15,17 +15,27 @@ import type { KeyServiceSender } from './sender';
 import { keyServiceSender } from './sender';
 import type { KeyFields } from './state';
 
-/** The hidden check and state fields of `fields`, with the names the credential shows for them. */
+/**
+ * The hidden check and state fields of `fields`, with the names the credential shows for them.
+ *
+ * `checkInForm`: the check field (a time, no secret) goes to the editor's credential dialog and
+ * comes back with its Save, as the status field does. n8n's dialog does not reload a credential
+ * after its test, so a Save later in the same dialog carries the status from before that test: with
+ * the check field from before it too (empty while the subscriber was not ready), n8n runs
+ * preAuthentication in the test after that Save, which writes the status anew. As a password the
+ * check field would keep the stored time, and a status from before the test would stay.
+ */
 export function keyStateProperties(
 	fields: KeyFields,
 	names: { check: string; state: string },
+	options: { checkInForm?: boolean } = {},
 ): INodeProperties[] {
 	return [
 		{
 			displayName: names.check,
 			name: fields.check,
 			type: 'hidden',
-			typeOptions: { expirable: true, password: true },
+			typeOptions: options.checkInForm ? { expirable: true } : { expirable: true, password: true },
 			default: '',
 		},
 		{

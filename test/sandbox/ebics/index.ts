@@ -143,6 +143,11 @@ function describe(subscriber: SandboxSubscriber): Record<string, unknown> {
 		protocol: subscriber.protocol ?? null,
 		// The hashes of the keys the bank holds now, in the EBICS 2.5 form (exponent and modulus): public values.
 		keyHashes: Object.fromEntries((['signature', 'authentication', 'encryption'] as const).map((key) => [key, subscriber.keys[key] ? formatHash(publicKeyDigest(subscriber.keys[key].publicKey)) : null])),
+		// The SHA-256 of the certificates INI and HIA carried (what EBICS 3.0 letters print), as hex byte pairs on one line.
+		certificateHashes: Object.fromEntries((['signature', 'authentication', 'encryption'] as const).map((key) => {
+			const der = subscriber.keys[key]?.certificateDer;
+			return [key, der ? (createHash('sha256').update(der).digest('hex').toUpperCase().match(/../g) ?? []).join(' ') : null];
+		})),
 		downloadServices: subscriber.downloadServices,
 		uploadServices: subscriber.uploadServices,
 		authorisationLevel: subscriber.authorisationLevel,

@@ -570,6 +570,10 @@ function day(iso: string | undefined): string {
 	return iso ? iso.slice(0, 10) : '';
 }
 
+/** The status of a subscriber nothing was done for (keys made in n8n): also the field's default. */
+export const EBICS_NEW_STATUS =
+	'New: test (save) the credential to make the keys and send them to the bank (INI and HIA)';
+
 const LETTERS_STEP =
 	"print the initialisation letters (the EBICS node's Initialisation Letters operation), sign them and send them to the bank";
 
@@ -611,7 +615,7 @@ export function statusText(view: EbicsCredentialView, state: EbicsState | undefi
 			if (problem) return `New: not initialised yet. ${problem.message}`;
 			return view.keySource === 'import' && view.alreadyInitialised
 				? "New: test the credential to fetch the bank's keys (HPB)"
-				: 'New: test (save) the credential to make the keys and send them to the bank (INI and HIA)';
+				: EBICS_NEW_STATUS;
 	}
 }
 
