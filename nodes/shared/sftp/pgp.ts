@@ -11,6 +11,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import * as openpgp from 'openpgp';
 
 import { attemptAsync } from '../common/attempt';
+import { peekStream } from '../common/streamHead';
 import { PgpError, SftpValidationError } from './errors';
 
 /** What a key is, as the credential and the node show it. Never the key material. */
@@ -274,29 +275,6 @@ export interface OpenResult {
 
 const PGP_MESSAGE = /^-----BEGIN PGP (MESSAGE|SIGNED MESSAGE)-----/;
 
-/** Reads the start of a stream without losing it. */
-async function head(source: Readable, bytes: number): Promise<{ first: Buffer; stream: Readable }> {
-	const chunks: Buffer[] = [];
-	let length = 0;
-	const iterator = source[Symbol.asyncIterator]();
-	while (length < bytes) {
-		const next = (await iterator.next()) as IteratorResult<Buffer>;
-		if (next.done) break;
-		chunks.push(next.value);
-		length += next.value.length;
-	}
-	const first = Buffer.concat(chunks);
-	async function* rest() {
-		if (first.length) yield first;
-		for (;;) {
-			const next = (await iterator.next()) as IteratorResult<Buffer>;
-			if (next.done) return;
-			yield next.value;
-		}
-	}
-	return { first, stream: Readable.from(rest(), { objectMode: false }) };
-}
-
 /** An error of openpgp.js while reading a message as a PgpError naming the cause. */
 export function pgpReadError(error: unknown): PgpError {
 	if (error instanceof PgpError) return error;
@@ -336,7 +314,7 @@ export async function open(
 	source: Readable,
 	options: OpenOptions,
 ): Promise<{ stream: Readable; result: Promise<OpenResult> }> {
-	const { first, stream: whole } = await head(source, 64);
+	const { head: first, stream: whole } = await peekStream(source, 64);
 	if (!first.length)
 		throw new PgpError('truncated', 'The file is empty: it holds no OpenPGP message');
 	const armoured = PGP_MESSAGE.test(first.toString('latin1').trimStart());
