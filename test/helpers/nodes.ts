@@ -9,6 +9,7 @@ import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.
 import { BankFile } from '../../nodes/BankFile/BankFile.node';
 import { BankFileTrigger } from '../../nodes/BankFileTrigger/BankFileTrigger.node';
 import { BankSftp } from '../../nodes/BankSftp/BankSftp.node';
+import { BankSftpTrigger } from '../../nodes/BankSftpTrigger/BankSftpTrigger.node';
 import { EbicsTrigger } from '../../nodes/EbicsTrigger/EbicsTrigger.node';
 import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
@@ -32,7 +33,7 @@ export const CREDENTIAL_IDS = { [CC]: 'cc-1', [MTLS]: 'mtls-1', [FILES]: 'files-
 
 /** Every node type of the package, under the names n8n gives them when the package is installed. */
 export function packageNodeTypes(): Record<string, INodeType> {
-	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile(), new Ebics(), new EbicsTrigger(), new BankSftp()];
+	const list: INodeType[] = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile(), new Ebics(), new EbicsTrigger(), new BankSftp(), new BankSftpTrigger()];
 	const out: Record<string, INodeType> = {};
 	for (const t of list) out[`${PACKAGE}.${t.description.name}`] = t;
 	return out;

@@ -89,12 +89,12 @@ test('type-only imports count: a circle made only of them is found', () => {
 
 test('the file triggers share one delivery core and import no other trigger', () => {
 	const rel = (file: string) => path.relative(ROOT, file);
-	for (const trigger of ['BankFileTrigger', 'EbicsTrigger']) {
+	for (const trigger of ['BankFileTrigger', 'EbicsTrigger', 'BankSftpTrigger']) {
 		const own = files.filter((f) => rel(f).startsWith(`nodes/${trigger}/`));
 		expect(own.length).toBeGreaterThan(0);
 		const targets = own.flatMap((f) => (withTypes.get(f) ?? []).map(rel));
 		expect(targets.some((t) => t.startsWith('nodes/shared/delivery/'))).toBe(true);
-		expect(targets.filter((t) => /^nodes\/(BankFileTrigger|EbicsTrigger)\//.test(t) && !t.startsWith(`nodes/${trigger}/`))).toEqual([]);
+		expect(targets.filter((t) => /^nodes\/(BankFileTrigger|EbicsTrigger|BankSftpTrigger)\//.test(t) && !t.startsWith(`nodes/${trigger}/`))).toEqual([]);
 	}
 });
 
