@@ -58,6 +58,22 @@ function packageOf(spec) {
 }
 
 /**
+ * ssh2's optional native parts (cpu-features, its crypto binding sshcrypto.node) are left out of
+ * the bundle: ssh2 requires them inside try/catch and uses its JavaScript code without them. Each
+ * becomes a module that throws as a missing module does, so dist/ needs no native file.
+ */
+const withoutOptionalNativeParts = {
+	name: 'without-optional-native-parts',
+	setup(build) {
+		build.onResolve({ filter: /^cpu-features$|sshcrypto\.node$/ }, (args) => ({ path: args.path, namespace: 'left-out' }));
+		build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
+			contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module ${args.path} (left out of the bundle)`)}), { code: 'MODULE_NOT_FOUND' });`,
+			loader: 'js',
+		}));
+	},
+};
+
+/**
  * Bundles every third-party module the compiled code requires into dist/vendor.js (an object
  * keyed by the module name as written in the source) and rewrites those requires to it.
  */
@@ -82,6 +98,7 @@ async function vendor() {
 		target: 'node20',
 		format: 'cjs',
 		external: ['n8n-workflow'],
+		plugins: [withoutOptionalNativeParts],
 		legalComments: 'none',
 		logLevel: 'warning',
 	});
