@@ -29,7 +29,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { Server, utils, type Connection, type SFTPWrapper } from 'ssh2';
+import { Server, utils, type Connection, type ParsedKey, type SFTPWrapper } from 'ssh2';
 
 import { hostKeyFingerprint } from '../../nodes/shared/sftp';
 
@@ -198,7 +198,9 @@ export async function startSandboxSftp(options: SandboxSftpOptions = {}): Promis
 	const parsedHostKey = utils.parseKey(hostKey);
 	if (parsedHostKey instanceof Error) throw parsedHostKey;
 	const hostKeyObject = Array.isArray(parsedHostKey) ? parsedHostKey[0] : parsedHostKey;
-	const allowed = (options.authorizedKeys ?? []).map((line) => utils.parseKey(line)).filter((k): k is ReturnType<typeof utils.parseKey> & { getPublicSSH(): Buffer } => !(k instanceof Error) && !Array.isArray(k));
+	const allowed = (options.authorizedKeys ?? [])
+		.map((line) => utils.parseKey(line))
+		.filter((k): k is ParsedKey => !(k instanceof Error) && !Array.isArray(k));
 	const connections = new Set<Connection>();
 	const server = new Server({ hostKeys: [hostKey] }, (client) => {
 		connections.add(client);
@@ -240,6 +242,58 @@ export async function startSandboxSftp(options: SandboxSftpOptions = {}): Promis
 			for (const c of connections) c.end();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 			rmSync(root, { recursive: true, force: true });
+		},
+	};
+}
+
+/** The SFTP server with the two sides' OpenPGP keys, as the sandbox bank runs it. */
+export interface SandboxH2h extends SandboxSftp {
+	/** The bank's OpenPGP key (armoured): it signs the files it puts and decrypts what it gets. */
+	bankKey: { privateKey: string; publicKey: string };
+	/** The customer's OpenPGP key (armoured), as the credential holds it. */
+	customerKey: { privateKey: string; publicKey: string };
+	/** The values of a Bank SFTP credential for this server. */
+	credentialValues(): Record<string, unknown>;
+	/** The bank puts a file encrypted to the customer and signed by the bank. */
+	arriveSealed(name: string, content: Buffer | string): Promise<void>;
+}
+
+export async function startSandboxH2h(options: SandboxSftpOptions = {}): Promise<SandboxH2h> {
+	const openpgp = await import('openpgp');
+	const make = async (name: string, email: string) => {
+		const pair = await openpgp.generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [{ name, email }], format: 'armored' });
+		return { privateKey: pair.privateKey, publicKey: pair.publicKey };
+	};
+	const [bankKey, customerKey] = await Promise.all([make('Sandbox Bank H2H', 'h2h@sandbox-bank.localhost'), make('Sandbox Customer', 'treasury@customer.localhost')]);
+	const server = await startSandboxSftp(options);
+	return {
+		...server,
+		bankKey,
+		customerKey,
+		credentialValues: () => ({
+			host: server.host,
+			port: server.port,
+			username: server.username,
+			authentication: 'password',
+			password: server.password,
+			hostKeyFingerprint: server.fingerprint,
+			outgoingFolder: server.folders.outgoing,
+			incomingFolder: server.folders.incoming,
+			archiveFolder: server.folders.archive,
+			pgpKeySource: 'imported',
+			pgpPrivateKey: customerKey.privateKey,
+			pgpPassphrase: '',
+			bankPublicKeys: bankKey.publicKey,
+		}),
+		async arriveSealed(name, content) {
+			const message = await openpgp.createMessage({ binary: typeof content === 'string' ? Buffer.from(content, 'utf8') : content });
+			const sealed = await openpgp.encrypt({
+				message,
+				encryptionKeys: await openpgp.readKey({ armoredKey: customerKey.publicKey }),
+				signingKeys: await openpgp.readPrivateKey({ armoredKey: bankKey.privateKey }),
+				format: 'binary',
+			});
+			server.arrive(name, Buffer.from(sealed));
 		},
 	};
 }
