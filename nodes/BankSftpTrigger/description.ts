@@ -8,7 +8,7 @@ export const DEFAULTS = { maxFilesPerPoll: 25, rememberFiles: 10000 } as const;
 export const bankSftpTriggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'Every file the bank puts in the incoming folder is emitted once. The first poll after the workflow is published only notes the files already there; new files follow from the next poll on. A file is emitted once its size and time are the same in two polls in a row, so a file the bank is still writing is never taken.',
+			'Every file the bank puts in the incoming folder is emitted once. With After Delivery Leave the File, the first poll after the workflow is published only notes the files already there; with Move or Delete, the files there are taken. A file is emitted once its size and time are the same in two polls in a row, so a file the bank is still writing is never taken.',
 		name: 'deliveryNotice',
 		type: 'notice',
 		default: '',

@@ -140,6 +140,14 @@ describe('after delivery', () => {
 		expect(emittedNames(h).concat(emittedNames(restarted))).toEqual(['n.xml.pgp']);
 	});
 
+	it('move: files waiting in the folder when the trigger starts are taken (they would be gone had they been delivered)', async () => {
+		arrive('waiting.xml.pgp', '<w/>');
+		const h = harness({ afterDelivery: 'move', options: { settle: false } });
+		expect(names(await h.poll())).toEqual(['waiting.xml.pgp']);
+		expect(await h.poll()).toBeNull();
+		expect(readdirSync(sshd.bankPath('archive'))).toEqual(['waiting.xml.pgp']);
+	});
+
 	it('delete: the file is deleted with the next poll', async () => {
 		const h = await started({ afterDelivery: 'delete', options: { settle: false } });
 		arrive('x.xml.pgp', '<x/>');

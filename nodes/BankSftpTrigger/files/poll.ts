@@ -64,7 +64,8 @@ export async function itemsOf(
  *    n8n saved that poll's state (the files delivered, these actions) when it started the
  *    execution. A move that fails leaves the file where it is, still remembered as delivered, so
  *    it is not emitted again; the move is tried again by the next polls.
- * 2. The folder is listed. The first poll on a folder notes the files there and emits nothing.
+ * 2. The folder is listed. The first poll on a folder notes the files there and emits nothing
+ *    when files are left after delivery; when they are moved or deleted, the files there are due.
  *    Files whose names say they are being written are left out; a file is due once the previous
  *    poll saw it with the same size and time (Wait for Files to Settle), and it was not delivered.
  * 3. Due files are read (decrypted and verified when chosen), oldest first, at most Max Files per
@@ -154,12 +155,20 @@ async function deliver(
 	}
 	const listed = new Set(entries.map(fileKey));
 	if (!state.startedFor(settings.scope)) {
-		state.start(settings.scope, [...listed]);
-		state.save(listed);
+		// Files left after delivery: those there now were there before, and are left alone. Files
+		// moved or deleted after delivery: those there now are waiting to be taken, and are due.
+		const leave = settings.afterDelivery === 'leave';
+		state.start(settings.scope, leave ? [...listed] : []);
+		if (leave) {
+			state.save(listed);
+			ctx.logger.info(
+				`${LOG} started on ${settings.folder}: ${listed.size} files already there are left alone; new files are emitted from the next poll on`,
+			);
+			return null;
+		}
 		ctx.logger.info(
-			`${LOG} started on ${settings.folder}: ${listed.size} files already there are left alone; new files are emitted from the next poll on`,
+			`${LOG} started on ${settings.folder}: the ${listed.size} files there wait to be taken (After Delivery moves or deletes them)`,
 		);
-		return null;
 	}
 	state.pruneBaseline(listed);
 
