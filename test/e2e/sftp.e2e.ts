@@ -12,7 +12,7 @@ import { expectNoNodeErrors, finished, waitForEmitted } from './lib/executions';
 import { N8N_VERSION } from './lib/install';
 import { nodeError, nodeItems, sleep, type StoredExecution } from './lib/n8n';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
-import { packageManifest, packageNode, prepareForImport, TEST_POLL_SECONDS, workflowId, type WorkflowJson, type WorkflowNode } from './lib/workflows';
+import { packageManifest, packageNode, prepareForImport, TEST_POLL_SECONDS, type WorkflowJson, type WorkflowNode } from './lib/workflows';
 
 const manifest = packageManifest();
 const skipReason = !manifest.nodes.includes('bankSftp') || !manifest.nodes.includes('bankSftpTrigger') ? 'package.json does not list the Bank SFTP nodes' : undefined;

@@ -6,7 +6,6 @@
  * was read from it must not be used (the callers store it and drop it on error).
  */
 import { Readable, Transform } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 
 import * as openpgp from 'openpgp';
 
@@ -184,7 +183,7 @@ export interface ProtectOptions {
 const toWeb = (stream: Readable): ReadableStream<Uint8Array> =>
 	Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
 const fromWeb = (stream: unknown): Readable =>
-	Readable.fromWeb(stream as NodeReadableStream<Uint8Array>);
+	Readable.fromWeb(stream as Parameters<typeof Readable.fromWeb>[0]);
 
 /**
  * A stream of the file signed and/or encrypted. Keys are checked first (revoked, expired, no
