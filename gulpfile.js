@@ -58,6 +58,42 @@ function packageOf(spec) {
 }
 
 /**
+ * What of ssh2 the package never uses is left out of the bundle, so that dist/ holds no native file
+ * and nothing that starts a process:
+ * - its optional native parts (cpu-features, its crypto binding sshcrypto.node): ssh2 requires them
+ *   inside try/catch and uses its JavaScript code without them; each becomes a module that throws
+ *   as a missing module does;
+ * - `child_process` in its agent module (Pageant and Cygwin SSH agents on Windows; the package never
+ *   passes an agent): functions that throw;
+ * - the `new Function` probe of BigInt syntax in node-fs-compat.js: Node 20 has BigInt, so the
+ *   probe's value is written as it is.
+ */
+const withoutUnusedSsh2Parts = {
+	name: 'without-unused-ssh2-parts',
+	setup(build) {
+		build.onResolve({ filter: /^cpu-features$|sshcrypto\.node$/ }, (args) => ({ path: args.path, namespace: 'left-out' }));
+		build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
+			contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module ${args.path} (left out of the bundle)`)}), { code: 'MODULE_NOT_FOUND' });`,
+			loader: 'js',
+		}));
+		build.onResolve({ filter: /^child_process$/ }, (args) =>
+			/[\\/]ssh2[\\/]lib[\\/]agent\.js$/.test(args.importer) ? { path: 'child_process', namespace: 'no-processes' } : undefined,
+		);
+		build.onLoad({ filter: /.*/, namespace: 'no-processes' }, () => ({
+			contents:
+				"const refuse = () => { throw new Error('SSH agents that start a process are left out of this package'); };\nmodule.exports = { execFile: refuse, spawn: refuse };",
+			loader: 'js',
+		}));
+		build.onLoad({ filter: /[\\/]ssh2[\\/]lib[\\/]protocol[\\/]node-fs-compat\.js$/ }, async (args) => {
+			const source = await fs.promises.readFile(args.path, 'utf8');
+			const probe = "new Function('return 2n ** 32n')()";
+			if (!source.includes(probe)) throw new Error(`${args.path}: the BigInt probe to replace is not there any more`);
+			return { contents: source.replace(probe, '2n ** 32n'), loader: 'js' };
+		});
+	},
+};
+
+/**
  * Bundles every third-party module the compiled code requires into dist/vendor.js (an object
  * keyed by the module name as written in the source) and rewrites those requires to it.
  */
@@ -82,6 +118,7 @@ async function vendor() {
 		target: 'node20',
 		format: 'cjs',
 		external: ['n8n-workflow'],
+		plugins: [withoutUnusedSsh2Parts],
 		legalComments: 'none',
 		logLevel: 'warning',
 	});

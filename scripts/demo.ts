@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { ebicsForm, ebicsFormLines } from '../test/e2e/lib/ebicsSandbox';
+import { SAMPLE_FILES } from '../nodes/shared/delivery';
 import { PIN_BANKS, pinForm, pinFormLines } from '../test/e2e/lib/enrolment';
 import { ensureN8n, N8N_VERSION, type N8nInstall } from '../test/e2e/lib/install';
 import { nodeError, nodeItems, sleep, type RunData, type RunItem } from '../test/e2e/lib/n8n';
@@ -272,6 +273,22 @@ const TRIGGERS: TriggerDemo[] = [
 		key: 'fileName',
 		what: 'new EBICS statement(s)',
 		timeoutMs: 120_000,
+	},
+	{
+		// A pain.002 acknowledgement and a camt.053 statement, encrypted to the customer and signed
+		// by the bank, in the SFTP incoming folder; taken once two polls saw them unchanged.
+		type: 'bankSftpTrigger',
+		queue: async (stack) => {
+			const files = [
+				{ name: 'ack_pain002_demo.xml', content: SAMPLE_FILES['pain.002'].content },
+				{ name: 'stmt_camt053_demo.xml', content: SAMPLE_FILES['camt.053'].content },
+			];
+			for (const file of files) await stack.bank.admin('POST', '/sftp/arrive', { name: `${file.name}.pgp`, content: file.content });
+			return files.map((file) => file.name);
+		},
+		key: 'fileName',
+		what: 'new file(s) in the SFTP folder',
+		timeoutMs: 180_000,
 	},
 ];
 

@@ -52,6 +52,8 @@ function ensureSystemPackages() {
 		['libxml2-utils', () => has('xmllint')],
 		['redis-server', () => has('redis-server')],
 		['postgresql', hasPostgresServer],
+		['openssh-server', () => fs.existsSync('/usr/sbin/sshd')],
+		['gnupg', () => has('gpg')],
 	];
 	const missing = wanted.filter(([, present]) => !present()).map(([pkg]) => pkg);
 	if (!missing.length) return;
@@ -67,8 +69,8 @@ function ensureSystemPackages() {
 	apt(['update', '-qq']);
 	apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
 	// Debian starts the services it installs; the tests start their own instances on free ports.
-	for (const service of ['redis-server', 'postgresql']) {
-		if (missing.includes(service) && has('service')) run(sudo[0] ?? 'service', [...(sudo.length ? ['service'] : []), service, 'stop'], { allowFail: true });
+	for (const service of ['redis-server', 'postgresql', 'ssh']) {
+		if (missing.includes(service === 'ssh' ? 'openssh-server' : service) && has('service')) run(sudo[0] ?? 'service', [...(sudo.length ? ['service'] : []), service, 'stop'], { allowFail: true });
 	}
 }
 

@@ -4,9 +4,12 @@ import { CorporateBankingClientCredentialsApi } from '../../credentials/Corporat
 import { CorporateBankingEbicsApi } from '../../credentials/CorporateBankingEbicsApi.credentials';
 import { CorporateBankingFileServiceApi } from '../../credentials/CorporateBankingFileServiceApi.credentials';
 import { CorporateBankingMtlsApi } from '../../credentials/CorporateBankingMtlsApi.credentials';
+import { CorporateBankingSftpApi } from '../../credentials/CorporateBankingSftpApi.credentials';
 import { BankEventTrigger } from '../../nodes/BankEventTrigger/BankEventTrigger.node';
 import { BankFile } from '../../nodes/BankFile/BankFile.node';
 import { BankFileTrigger } from '../../nodes/BankFileTrigger/BankFileTrigger.node';
+import { BankSftp } from '../../nodes/BankSftp/BankSftp.node';
+import { BankSftpTrigger } from '../../nodes/BankSftpTrigger/BankSftpTrigger.node';
 import { EbicsTrigger } from '../../nodes/EbicsTrigger/EbicsTrigger.node';
 import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
 import { CorporateFileService } from '../../nodes/CorporateFileService/CorporateFileService.node';
@@ -23,23 +26,24 @@ export const CC = 'corporateBankingClientCredentialsApi';
 export const MTLS = 'corporateBankingMtlsApi';
 export const FILES = 'corporateBankingFileServiceApi';
 export const EBICS = 'corporateBankingEbicsApi';
+export const SFTP = 'corporateBankingSftpApi';
 
 /** Credential ids used in tests: one credential of each type, pointing at the sandbox. */
-export const CREDENTIAL_IDS = { [CC]: 'cc-1', [MTLS]: 'mtls-1', [FILES]: 'files-1', [EBICS]: 'ebics-1' } as const;
+export const CREDENTIAL_IDS = { [CC]: 'cc-1', [MTLS]: 'mtls-1', [FILES]: 'files-1', [EBICS]: 'ebics-1', [SFTP]: 'sftp-1' } as const;
 
 /**
  * Every node type of the package, under the names n8n gives them when the package is installed
  * (a node with versions, as EBICS, as n8n loads it: all its versions in one).
  */
 export function packageNodeTypes(): Record<string, INodeType | IVersionedNodeType> {
-	const list: Array<INodeType | IVersionedNodeType> = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile(), new Ebics(), new EbicsTrigger()];
+	const list: Array<INodeType | IVersionedNodeType> = [new CorporateFileService(), new FxTradeReport(), new FxTradeExecution(), new BankEventTrigger(), new BankFileTrigger(), new BankMockService(), new BankFile(), new Ebics(), new EbicsTrigger(), new BankSftp(), new BankSftpTrigger()];
 	const out: Record<string, INodeType | IVersionedNodeType> = {};
 	for (const t of list) out[`${PACKAGE}.${t.description.name}`] = t;
 	return out;
 }
 
 export function packageCredentialTypes(): ICredentialType[] {
-	return [new CorporateBankingClientCredentialsApi(), new CorporateBankingMtlsApi(), new CorporateBankingFileServiceApi(), new CorporateBankingEbicsApi()];
+	return [new CorporateBankingClientCredentialsApi(), new CorporateBankingMtlsApi(), new CorporateBankingFileServiceApi(), new CorporateBankingEbicsApi(), new CorporateBankingSftpApi()];
 }
 
 /** A trigger of the package as a saved workflow holds it, with the tests' credential of `credentialType`. */

@@ -86,6 +86,8 @@ export async function handleAdmin(
 						'POST /__sandbox/trades {count}',
 						'GET|POST /__sandbox/files {fileType, content | contentBase64 | contentPath, userFilename?, status?}',
 						'POST /__sandbox/files/arrive {count?, fileType?: XT | XP}',
+						'POST /__sandbox/sftp/arrive {name, content, sealed?} (a file in the SFTP incoming folder, encrypted to the customer and signed by the bank unless sealed is false)',
+						'GET /__sandbox/sftp (the files in the SFTP folders)',
 						'GET /__sandbox/credentials',
 						'POST /__sandbox/enrolment {bank} (a credential with a fresh PIN)',
 						'GET /__sandbox/enrolment (records of the certificate services)',
@@ -244,6 +246,20 @@ export async function handleAdmin(
 				reply(res, 200, {
 					files: arriveFiles(bank.files, { count, fileType, customerId, customerName: 'Sandbox Customer Oy', now: new Date() }),
 				});
+				return;
+			}
+			case 'POST /sftp/arrive': {
+				const body = await jsonBody(req);
+				if (!isRecord(body) || typeof body.name !== 'string' || typeof body.content !== 'string' || !/^[\w.-]+$/.test(body.name))
+					throw new AdminError(400, 'name (letters, digits, . _ -) and content (text) are required.');
+				if (body.sealed === false) bank.sftp.arrive(body.name, body.content);
+				else await bank.sftp.arriveSealed(body.name, body.content);
+				reply(res, 200, { name: body.name, incoming: bank.sftp.sent(bank.sftp.folders.incoming) });
+				return;
+			}
+			case 'GET /sftp': {
+				const { outgoing, incoming, archive } = bank.sftp.folders;
+				reply(res, 200, { outgoing: bank.sftp.sent(outgoing), incoming: bank.sftp.sent(incoming), archive: bank.sftp.sent(archive) });
 				return;
 			}
 			case 'GET /credentials':

@@ -30,6 +30,7 @@ import {
 	type RequestContext,
 } from './http';
 import { MOCK_EXECUTION_API, MOCK_REPORT_API, MockService } from './mock';
+import { startSandboxH2h } from './sftp';
 import { handleDanskeSoap, handleSoap, type FileServiceDeps } from './soap';
 import { describeTokenFailure, handleTokenRequest, TokenStore } from './tokens';
 import { handleExecution, handleReport, TradeBook } from './trades';
@@ -185,6 +186,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const tradeCount = options.trades ?? 3000;
 	const book = new TradeBook(seed, tradeCount, now);
 	const mock = new MockService(seed, options.mockErrorRate ?? 0.2, stats);
+	const sftp = await startSandboxH2h({ port: options.sftpPort });
 	const files = new FileStore({
 		seed,
 		days: options.statementDays ?? 10,
@@ -535,6 +537,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 
 	const bank: SandboxBank = {
+		sftp,
 		urls,
 		tls: {
 			caPem: pki.caCertPem,
@@ -662,6 +665,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				signingPrivateKey: pki.customerSigningKeyPem,
 				bankCertificate: pki.bankSigningCertPem,
 			},
+			// Host-to-host SFTP: password login, the host key pinned, the customer's OpenPGP key and the bank's.
+			corporateBankingSftpApi: sftp.credentialValues(),
 			// EBICS: the subscriber the sandbox activated already, its keys imported.
 			corporateBankingEbicsApi: ebicsCredentialValues(ebicsClient('PARTNER2', 'READY1'), pki.caCertPem),
 			// EBICS distributed signature: the two signers of PARTNER3 (A and B), keys imported.
@@ -695,7 +700,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			mock.configure({ seed, errorRate: options.mockErrorRate ?? 0.2 });
 		},
 		stop: async () => {
-			await Promise.all([close(mainServer), close(mtlsServer), close(foreignServer)]);
+			await Promise.all([close(mainServer), close(mtlsServer), close(foreignServer), sftp.stop()]);
 			files.dispose();
 		},
 	};

@@ -1,9 +1,13 @@
 /** Public types of the sandbox bank. See README.md in this folder. */
 import type { SandboxPki, TlsField } from './certs';
 
+import type { SandboxH2h } from './sftp';
+
 export interface SandboxOptions {
 	/** Interface to listen on. Default '127.0.0.1'. Certificates cover localhost, 127.0.0.1, ::1 and this host. */
 	host?: string;
+	/** Host-to-host SFTP server port (test/sandbox/sftp.ts). Default 0 (random). */
+	sftpPort?: number;
 	/** Main HTTPS server port. Default 0 (random). */
 	port?: number;
 	/** Mutual-TLS server port. Default 0 (random). */
@@ -397,6 +401,8 @@ export interface MockControl {
 }
 
 export interface SandboxBank {
+	/** The host-to-host SFTP server with the bank's and the customer's OpenPGP keys (test/sandbox/sftp.ts). */
+	sftp: SandboxH2h;
 	urls: SandboxUrls;
 	tls: SandboxTls;
 	clients: SandboxClients;

@@ -89,12 +89,12 @@ test('type-only imports count: a circle made only of them is found', () => {
 
 test('the file triggers share one delivery core and import no other trigger', () => {
 	const rel = (file: string) => path.relative(ROOT, file);
-	for (const trigger of ['BankFileTrigger', 'EbicsTrigger']) {
+	for (const trigger of ['BankFileTrigger', 'EbicsTrigger', 'BankSftpTrigger']) {
 		const own = files.filter((f) => rel(f).startsWith(`nodes/${trigger}/`));
 		expect(own.length).toBeGreaterThan(0);
 		const targets = own.flatMap((f) => (withTypes.get(f) ?? []).map(rel));
 		expect(targets.some((t) => t.startsWith('nodes/shared/delivery/'))).toBe(true);
-		expect(targets.filter((t) => /^nodes\/(BankFileTrigger|EbicsTrigger)\//.test(t) && !t.startsWith(`nodes/${trigger}/`))).toEqual([]);
+		expect(targets.filter((t) => /^nodes\/(BankFileTrigger|EbicsTrigger|BankSftpTrigger)\//.test(t) && !t.startsWith(`nodes/${trigger}/`))).toEqual([]);
 	}
 });
 
@@ -106,12 +106,12 @@ test('the detector finds a cycle when there is one', () => {
 });
 
 /** The protocol families, each one home under nodes/shared: its library and its n8n side. */
-const PROTOCOLS = ['bxd', 'ebics', 'fx'];
+const PROTOCOLS = ['bxd', 'ebics', 'fx', 'sftp'];
 const rel = (file: string) => path.relative(ROOT, file);
 const protocolOf = (file: string) => PROTOCOLS.find((name) => rel(file).startsWith(`nodes/shared/${name}/`));
 const nodeOf = (file: string) => /^nodes\/(?!shared\/)([^/]+)\//.exec(rel(file))?.[1];
 
-test('a protocol folder never imports another (bxd, ebics, fx)', () => {
+test('a protocol folder never imports another (bxd, ebics, fx, sftp)', () => {
 	const crossings: string[] = [];
 	for (const [file, imports] of withTypes) {
 		const home = protocolOf(file);
@@ -153,11 +153,11 @@ test('the generic helpers (nodes/shared/common) know no protocol and no key stor
 });
 
 test('a protocol\'s library does not import its n8n side (credential, enrolment, initialisation, journal, node)', () => {
-	const sides = /^nodes\/shared\/(bxd|ebics)\/(credential|enrolment|initialisation|journal|node)\//;
+	const sides = /^nodes\/shared\/(bxd|ebics|sftp)\/(credential|enrolment|initialisation|journal|node)\//;
 	const found: string[] = [];
 	for (const [file, imports] of withTypes) {
 		const name = rel(file);
-		if (!/^nodes\/shared\/(bxd|ebics)\//.test(name) || sides.test(name)) continue;
+		if (!/^nodes\/shared\/(bxd|ebics|sftp)\//.test(name) || sides.test(name)) continue;
 		for (const target of imports) if (sides.test(rel(target))) found.push(`${name} -> ${rel(target)}`);
 	}
 	expect(found).toEqual([]);

@@ -15,7 +15,7 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
 describe('the built package', () => {
 	const listed = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
 
-	it('lists the nodes and the four credentials', () => {
+	it('lists the nodes and the five credentials', () => {
 		expect(pkg.n8n.nodes.map((p) => path.basename(p))).toEqual(
 			expect.arrayContaining([
 				'CorporateFileService.node.js',
@@ -26,9 +26,11 @@ describe('the built package', () => {
 				'BankMockService.node.js',
 				'Ebics.node.js',
 				'EbicsTrigger.node.js',
+				'BankSftp.node.js',
+				'BankSftpTrigger.node.js',
 			]),
 		);
-		expect(pkg.n8n.credentials).toHaveLength(4);
+		expect(pkg.n8n.credentials).toHaveLength(5);
 	});
 
 	it('has no runtime dependencies and n8n-workflow as a peer', () => {
@@ -88,7 +90,13 @@ describe('the built package', () => {
 			const memos = new Set(files.flatMap((f) => f.memo));
 			const pools = new Set(files.flatMap((f) => f.pool));
 			// The Bank File node works on files only and never speaks to a bank: it loads no transport.
-			const offline = ['dist/nodes/BankFile/BankFile.node.js'];
+			// The Bank SFTP trigger and credential speak SSH, not HTTP: no HTTP transport either (the
+			// node loads it with the key store it writes its upload journal through).
+			const offline = [
+				'dist/nodes/BankFile/BankFile.node.js',
+				'dist/nodes/BankSftpTrigger/BankSftpTrigger.node.js',
+				'dist/credentials/CorporateBankingSftpApi.credentials.js',
+			];
 			for (const [file, f] of Object.entries(probe.files)) {
 				const expected = offline.includes(file) ? 0 : 1;
 				expect([file, f.memo.length, f.pool.length]).toEqual([file, expected, expected]);

@@ -84,6 +84,7 @@ export function credentialName(key: string): string {
 		corporateBankingMtlsApi: 'Sandbox bank: events (mutual TLS)',
 		corporateBankingFileServiceApi: 'Sandbox bank: file service',
 		corporateBankingEbicsApi: 'Sandbox bank: EBICS',
+		corporateBankingSftpApi: 'Sandbox bank: host-to-host SFTP',
 	};
 	return label[type] ?? `Sandbox bank: ${type}`;
 }

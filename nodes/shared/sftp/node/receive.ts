@@ -1,0 +1,84 @@
+/**
+ * A file from the bank's server into n8n's binary storage, streamed: read over SFTP, decrypted and
+ * verified when asked, stored as it comes. The item is made only once the whole file is stored,
+ * the OpenPGP integrity check and the bank's signature verified, and the file found unchanged at
+ * the bank after the read (same size and time): a file the bank is still writing is refused.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { storeStream } from '../../common/binaryOutput';
+import { open, SftpFileBusyError, spacedFingerprint, type RemoteEntry } from '../index';
+import type { SftpContext, SftpRun } from './context';
+
+export interface ReceiveOptions {
+	itemIndex: number;
+	binaryPropertyName: string;
+	/** Decrypt and verify with the credential's keys. */
+	decrypt: boolean;
+	allowUnsigned: boolean;
+}
+
+/** The file's name without the OpenPGP extension (`statement.xml.pgp` -> `statement.xml`). */
+export function plainName(name: string): string {
+	return name.replace(/\.(pgp|gpg|asc)$/i, '') || name;
+}
+
+/** What an item says of a remote file (no content). */
+export function entryJson(entry: RemoteEntry): IDataObject {
+	return {
+		name: entry.name,
+		path: entry.path,
+		size: entry.size,
+		modifiedAt: new Date(entry.modifiedAt).toISOString(),
+		type: entry.isDirectory ? 'directory' : entry.isFile ? 'file' : 'other',
+	};
+}
+
+/** Reads `entry` into n8n as one item; throws (nothing stored is handed out) when anything fails. */
+export async function receiveFile(
+	ctx: SftpContext,
+	run: SftpRun,
+	entry: RemoteEntry,
+	options: ReceiveOptions,
+): Promise<INodeExecutionData> {
+	const session = await run.connect();
+	const raw = session.read(entry.path);
+	let json: IDataObject = { ...entryJson(entry), decrypted: false, signed: false, signedBy: [] };
+	let stored;
+	if (options.decrypt) {
+		const keys = { bank: await run.bankKeys(), customer: await run.customerKey() };
+		const opened = await open(raw, {
+			decryptWith: keys.customer,
+			verifyWith: keys.bank,
+			allowUnsigned: options.allowUnsigned,
+		});
+		stored = await storeStream(ctx, options.itemIndex, opened.stream, {
+			userFilename: plainName(entry.name),
+		});
+		const result = await opened.result;
+		json = {
+			...json,
+			decrypted: result.encrypted,
+			signed: result.signed,
+			signedBy: result.signedBy.map(spacedFingerprint),
+		};
+	} else {
+		stored = await storeStream(ctx, options.itemIndex, raw, { userFilename: entry.name });
+	}
+	const after = await session.stat(entry.path);
+	if (!after || after.size !== entry.size || after.modifiedAt !== entry.modifiedAt)
+		throw new SftpFileBusyError(
+			`${entry.path} changed while it was read (listed with ${entry.size} bytes, now ${after ? `${after.size} bytes` : 'gone'}): the bank is still writing it or replaced it. Nothing of it is used; it is read again later`,
+			entry.path,
+		);
+	if (!options.decrypt && stored.bytes !== entry.size)
+		throw new SftpFileBusyError(
+			`${entry.path}: ${stored.bytes} bytes read of the ${entry.size} listed: the file is incomplete. Nothing of it is used`,
+			entry.path,
+		);
+	return {
+		json: { ...json, fileName: stored.fileName, mimeType: stored.mimeType, fileSize: stored.bytes },
+		binary: { [options.binaryPropertyName]: stored.binaryData },
+		pairedItem: { item: options.itemIndex },
+	};
+}

@@ -1,0 +1,67 @@
+/**
+ * The sandbox bank's SFTP host (ssh2's server side, for the demo) speaks what the Bank SFTP node
+ * needs: the credential test with its pinned host key and a password, an upload under a
+ * temporary name renamed when complete, a download decrypted and verified, a move to the archive.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { testCredential } from '../harness/credentialTest';
+import { storedBytes } from '../helpers/fileTrigger';
+import { Gpg } from '../helpers/gpg';
+import { packageCredentialTypes } from '../helpers/nodes';
+import { fileItem, runSftp, SFTP_ID, sftpStore } from '../helpers/sftp';
+import { startSandboxSftp, type SandboxSftp } from '../sandbox/sftp';
+
+let host: SandboxSftp;
+let gpg: Gpg;
+let bankFp: string;
+let customerFp: string;
+
+beforeAll(async () => {
+	host = await startSandboxSftp();
+	gpg = new Gpg();
+	bankFp = gpg.generate('Sandbox Bank <h2h@sandbox.example>', { algorithm: 'ed25519' });
+	customerFp = gpg.generate('Customer <c@customer.example>', { algorithm: 'ed25519' });
+});
+afterAll(async () => {
+	await host?.stop();
+	gpg?.remove();
+});
+
+const values = (over: Record<string, unknown> = {}) => ({
+	host: host.host,
+	port: host.port,
+	username: host.username,
+	authentication: 'password',
+	password: host.password,
+	hostKeyFingerprint: host.fingerprint,
+	pgpKeySource: 'imported',
+	pgpPrivateKey: gpg.exportSecret(customerFp),
+	bankPublicKeys: gpg.exportPublic(bankFp),
+	...over,
+});
+
+it('credential test, upload, download and move against the sandbox host', async () => {
+	expect((await testCredential({ store: sftpStore(values({ hostKeyFingerprint: '' })), credentialTypes: packageCredentialTypes(), id: SFTP_ID })).message).toContain(host.fingerprint);
+	expect((await testCredential({ store: sftpStore(values({ password: 'wrong' })), credentialTypes: packageCredentialTypes(), id: SFTP_ID })).message).toContain('refused the login');
+	const store = sftpStore(values());
+	expect(await testCredential({ store, credentialTypes: packageCredentialTypes(), id: SFTP_ID })).toEqual({ status: 'OK' });
+
+	const up = await runSftp(store, { resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, fileItem(Buffer.from('<Document/>'), 'pain001.xml'));
+	expect(up.status).toBe('success');
+	expect(host.sent()).toEqual(['pain001.xml.pgp']);
+	const opened = gpg.decrypt(readFileSync(path.join(host.root, 'outgoing', 'pain001.xml.pgp')));
+	expect(opened.content.toString()).toBe('<Document/>');
+	expect(opened.status).toContain(`VALIDSIG ${customerFp}`);
+
+	host.arrive('ack.txt.pgp', gpg.encrypt(Buffer.from('ACK pain001.xml'), customerFp, bankFp));
+	const down = await runSftp(store, { resource: 'file', operation: 'download', path: 'ack.txt.pgp' });
+	expect(down.output('Bank')[0].json).toMatchObject({ signed: true, decrypted: true, fileName: 'ack.txt' });
+	expect((await storedBytes(down.output('Bank')[0])).toString()).toBe('ACK pain001.xml');
+	await runSftp(store, { resource: 'file', operation: 'move', path: 'ack.txt.pgp' });
+	expect(host.sent('archive')).toEqual(['ack.txt.pgp']);
+	// The host keeps the user inside its root.
+	const outside = await runSftp(store, { resource: 'file', operation: 'list', folder: '../../etc' });
+	expect(outside.status).toBe('error');
+});
