@@ -1,8 +1,8 @@
 import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { CorporateFileServiceV1 } from './v1/CorporateFileServiceV1.node';
-import { CorporateFileServiceV2 } from './v2/CorporateFileServiceV2.node';
+import { CorporateFileServiceV1 } from './v1/CorporateFileServiceV1';
+import { CorporateFileServiceV2 } from './v2/CorporateFileServiceV2';
 
 /**
  * The Corporate File Service node, in two versions as n8n keeps a node's versions: version 1 (one

@@ -1,8 +1,8 @@
 import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { EbicsV1 } from './v1/EbicsV1.node';
-import { EbicsV2 } from './v2/EbicsV2.node';
+import { EbicsV1 } from './v1/EbicsV1';
+import { EbicsV2 } from './v2/EbicsV2';
 
 /**
  * The EBICS node, in two versions as n8n keeps a node's versions: version 1 (one Operation list)

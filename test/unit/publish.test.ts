@@ -564,10 +564,7 @@ describe("n8n's community package checks", () => {
 	const VENDOR_ONLY = ['no-console'];
 	const VENDOR_FILES = ['dist/vendor.js', 'dist/xmllint-node.js'];
 	/** Warnings, which fail neither check. */
-	const WARNINGS = [
-		'@n8n/community-nodes/credential-unnecessary-password',
-		'@n8n/community-nodes/resource-operation-pattern',
-	];
+	const WARNINGS = ['@n8n/community-nodes/credential-unnecessary-password'];
 
 	/** Each finding is cloud-only (with the module or global named), switched off in the source, or a warning. */
 	function unexplained(list: Finding[], base: string): Finding[] {

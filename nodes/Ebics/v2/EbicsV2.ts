@@ -23,9 +23,10 @@ import { EBICS_RESOURCES } from './resources';
  * Version 2 of the EBICS node: the operations in resources (Order, Distributed Signature,
  * Subscriber, Bank), each listed as an action in n8n's node panel. The same operations and
  * fields as version 1, run by the same router.
+ *
+ * One version of the node n8n loads (Ebics.node.ts): the icon, name and description come from
+ * there, so n8n's lint does not take this class for a node of its own.
  */
-// One version of the EBICS node (Ebics.node.ts), which n8n loads: the icon, name and
-// description come from there, so n8n's lint does not take this class for a node of its own.
 export class EbicsV2 {
 	description: INodeTypeDescription;
 
