@@ -117,7 +117,7 @@ export function makeFile(file: string, mib: number): string {
 	return hash.digest('hex');
 }
 
-export async function runWorker(worker: string, settings: Record<string, unknown>, dir: string): Promise<Measured> {
+export async function runWorker(worker: string, settings: Record<string, unknown>, dir: string, options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Measured> {
 	const settingsFile = path.join(dir, `settings-${Date.now()}.json`);
 	writeFileSync(settingsFile, JSON.stringify(settings));
 	// time writes its report to a file of its own: the worker's stderr (shared with time) may be left
@@ -126,12 +126,23 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 	const child = spawn('/usr/bin/time', ['-v', '-o', timeFile, process.execPath, ...(process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter(Boolean), '--expose-gc', worker, settingsFile], {
 		cwd: ROOT,
 		stdio: ['ignore', 'pipe', 'pipe'],
+		env: { ...process.env, ...options.env },
 	});
+	// A client that hangs is stopped (a benchmark of a client written by others may need it).
+	let timedOut = false;
+	const timer = options.timeoutMs
+		? setTimeout(() => {
+				timedOut = true;
+				// The measured process first (a child of time), then time.
+				spawn('pkill', ['-KILL', '-P', String(child.pid)]).once('exit', () => child.kill('SIGKILL'));
+			}, options.timeoutMs)
+		: undefined;
 	let stdout = '';
 	let stderr = '';
 	child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
 	child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
 	const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+	if (timer) clearTimeout(timer);
 	rmSync(settingsFile, { force: true });
 	if (process.env.BENCH_WORKER_LOG) writeFileSync(`${process.env.BENCH_WORKER_LOG}-${child.pid}.log`, stdout);
 	const report = existsSync(timeFile) ? readFileSync(timeFile, 'utf8') : '';
@@ -139,7 +150,7 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 	const maxKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)?.[1] ?? NaN);
 	const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
 	if (!line) {
-		const reason = /FATAL ERROR: ([^\n]+)/.exec(stderr)?.[1] ?? /Error: ([^\n]+)/.exec(stderr)?.[1] ?? `exit code ${code}`;
+		const reason = timedOut ? `no result within ${Math.round((options.timeoutMs ?? 0) / 1000)} s` : (/FATAL ERROR: ([^\n]+)/.exec(stderr)?.[1] ?? /Error: ([^\n]+)/.exec(stderr)?.[1] ?? `exit code ${code}`);
 		return { ok: false, error: reason.trim(), maxRssMb: round(maxKb / 1024, 1) };
 	}
 	const reported = JSON.parse(line.slice(7)) as Partial<TransferTiming> & {
@@ -240,7 +251,7 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Fil
 				const measured = await runWorker(worker, { ...common, client, signed }, dir);
 				cleanHarnessFolders();
 				const label = `${client}${signed ? ' (signed)' : ''}`;
-				console.log(`  fileService ${mib} MiB ${label.padEnd(18)} ${measured.ok ? `${measured.wallS} s, peak RSS +${measured.peakRssMb} MiB` : `failed: ${measured.error}`}`);
+				console.log(`  fileService ${mib} MiB ${label.padEnd(18)} ${measured.ok ? `${measured.wallS} s (upload ${measured.uploadS} s, download ${measured.downloadS} s), peak RSS +${measured.peakRssMb} MiB, load ${os.loadavg()[0].toFixed(1)}` : `failed: ${measured.error}`}`);
 				return measured;
 			};
 			// The node unsigned, its lower bound and the node signed, alternating.
