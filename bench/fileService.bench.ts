@@ -83,6 +83,17 @@ export interface SizeResult {
 	signedRatio: number;
 	/** The signed upload over the unsigned upload (target <= 1.2). */
 	signedUploadRatio: number;
+	/**
+	 * The same in CPU seconds of the node's process and the bank's during the upload, which the
+	 * machine's load changes far less than wall time.
+	 */
+	signedUploadCpuRatio: number;
+	uploadCpuS: number;
+	uploadBankCpuS: number;
+	signedUploadCpuS: number;
+	signedUploadBankCpuS: number;
+	/** The machine's 1-minute load average before and after the size's runs (2 cores). */
+	loadAverage: [number, number];
 	signedWallS: number;
 	signedUploadS: number;
 	signedDownloadS: number;
@@ -243,15 +254,16 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Fil
 		await resetBank(bank, false);
 		await runWorker(worker, { client: 'lowerBound', file: warmupFile, size: WARMUP_MIB * MIB, sha256: warmupSha256, warmupFile, warmupSha256, target, credentials, signed: false }, dir);
 		for (const mib of sizes) {
+			const loadBefore = os.loadavg()[0];
 			const file = path.join(dir, `file-${mib}.bin`);
 			const sha256 = makeFile(file, mib);
-			const common = { file, size: mib * MIB, sha256, warmupFile, warmupSha256, target, credentials };
+			const common = { file, size: mib * MIB, sha256, warmupFile, warmupSha256, target, credentials, bankPid: bank.pid };
 			const measure = async (client: Client, signed = false): Promise<Measured> => {
 				await resetBank(bank, signed);
 				const measured = await runWorker(worker, { ...common, client, signed }, dir);
 				cleanHarnessFolders();
 				const label = `${client}${signed ? ' (signed)' : ''}`;
-				console.log(`  fileService ${mib} MiB ${label.padEnd(18)} ${measured.ok ? `${measured.wallS} s (upload ${measured.uploadS} s, download ${measured.downloadS} s), peak RSS +${measured.peakRssMb} MiB, load ${os.loadavg()[0].toFixed(1)}` : `failed: ${measured.error}`}`);
+				console.log(`  fileService ${mib} MiB ${label.padEnd(18)} ${measured.ok ? `${measured.wallS} s (upload ${measured.uploadS} s, download ${measured.downloadS} s), peak RSS +${measured.peakRssMb} MiB, upload CPU ${measured.uploadCpuS} s + bank ${measured.uploadBankCpuS} s, load ${os.loadavg()[0].toFixed(1)}` : `failed: ${measured.error}`}`);
 				return measured;
 			};
 			// The node unsigned, its lower bound and the node signed, alternating.
@@ -274,6 +286,8 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Fil
 			const uploadS = round(pick(nodeRuns, 'uploadS'));
 			const signedWallS = round(pick(signedRuns, 'wallS'));
 			const signedUploadS = round(pick(signedRuns, 'uploadS'));
+			/** CPU seconds of the node's process and of the bank during an upload (medians of the sums). */
+			const uploadWork = (runs: Measured[]) => median(runs.map((r) => Number(r.uploadCpuS) + Number(r.uploadBankCpuS)));
 			const lowerBoundWallS = round(pick(lowerRuns, 'wallS'));
 			result[String(mib)] = {
 				wallS,
@@ -281,6 +295,12 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Fil
 				ratioToLowerBound: round(wallS / lowerBoundWallS),
 				signedRatio: round(signedWallS / wallS),
 				signedUploadRatio: round(signedUploadS / uploadS),
+				signedUploadCpuRatio: round(uploadWork(signedRuns) / uploadWork(nodeRuns)),
+				uploadCpuS: round(pick(nodeRuns, 'uploadCpuS')),
+				uploadBankCpuS: round(pick(nodeRuns, 'uploadBankCpuS')),
+				signedUploadCpuS: round(pick(signedRuns, 'uploadCpuS')),
+				signedUploadBankCpuS: round(pick(signedRuns, 'uploadBankCpuS')),
+				loadAverage: [round(loadBefore, 2), round(os.loadavg()[0], 2)],
 				naiveOk: naive.ok,
 				uploadS,
 				downloadS: round(pick(nodeRuns, 'downloadS')),
