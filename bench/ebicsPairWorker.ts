@@ -286,6 +286,7 @@ async function client(settings: ClientSettings): Promise<void> {
 			await clientUpload(agent, settings, file);
 			uploadS = Number(process.hrtime.bigint() - start) / 1e9;
 		}, uploadUsed);
+		const bankAfterUpload = cpuSeconds(settings.bankPid);
 		// Not timed: the bank compresses the file it will deliver.
 		await post(agent, settings, '/download/prepare', JSON.stringify({ file }));
 		const bankBetween = cpuSeconds(settings.bankPid);
@@ -300,7 +301,7 @@ async function client(settings: ClientSettings): Promise<void> {
 			downloadS,
 			uploadPeakRss,
 			downloadPeakRss,
-			uploadBankCpuS: bankBetween - bankBefore,
+			uploadBankCpuS: bankAfterUpload - bankBefore,
 			downloadBankCpuS: bankAfter - bankBetween,
 			...usedFields(uploadUsed, downloadUsed),
 		};
