@@ -87,7 +87,9 @@ export interface TransferSizeResult {
 export interface TransferResult {
 	sizes: number[];
 	peer?: PeerResult;
-	[size: string]: TransferSizeResult | number[] | PeerResult | undefined;
+	/** Why the comparison with the peer could not be made, if it could not. */
+	peerError?: string;
+	[size: string]: TransferSizeResult | number[] | PeerResult | string | undefined;
 }
 
 /** A run's full collections during its upload and download, with their pauses. */
@@ -225,7 +227,15 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Tra
 				targets: { ratioToPair: '<= 1.3', peakRssMb: '< 64' },
 			};
 		}
-		if (process.env.BENCH_EBICS_PEER !== '0') result.peer = await runPeer(bank, dir);
+		if (process.env.BENCH_EBICS_PEER !== '0') {
+			// The pair's figures are kept when the peer's comparison fails.
+			try {
+				result.peer = await runPeer(bank, dir);
+			} catch (error) {
+				result.peerError = (error as Error)?.message ?? String(error);
+				console.log(`  ebicsTransfer peer: ${result.peerError}`);
+			}
+		}
 		return result;
 	} finally {
 		await pairBank.stop();
