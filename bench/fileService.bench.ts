@@ -13,7 +13,9 @@
  * packs); the node is also measured signing its requests and verifying the bank's signatures.
  *
  * Per size: wallS (upload + download seconds, median), peakRssMb (peak RSS over the idle
- * process, MiB), ratioToLowerBound, naiveOk, and the details behind them.
+ * process, MiB), ratioToLowerBound, signedRatio (the signed round trip over the unsigned one)
+ * and signedUploadRatio (the signed upload over the unsigned one), naiveOk, and the details
+ * behind them. `BENCH_FILESERVICE_SIZES=100` runs only the sizes given (MiB, comma-separated).
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
@@ -33,6 +35,8 @@ const MIB = 1024 * 1024;
 const SIZES = [100, 1024] as const;
 /** Repetitions per size (medians); the large size once. */
 const REPS: Record<number, number> = { 100: 5, 1024: 1 };
+/** Signed round trips per size (medians), alternating with the unsigned ones. */
+const SIGNED_REPS: Record<number, number> = { 100: 3, 1024: 1 };
 /** The warm-up file: each client process makes two round trips with it before the measured one. */
 const WARMUP_MIB = 32;
 
@@ -75,8 +79,26 @@ export interface SizeResult {
 	lowerBoundUploadS: number;
 	lowerBoundDownloadS: number;
 	lowerBoundPeakRssMb: number;
-	signedWallS?: number;
-	signedPeakRssMb?: number;
+	/** The signed round trip (requests signed, the bank's answers verified) over the unsigned one. */
+	signedRatio: number;
+	/** The signed upload over the unsigned upload (target <= 1.2). */
+	signedUploadRatio: number;
+	/**
+	 * The same in CPU seconds of the node's process and the bank's during the upload, which the
+	 * machine's load changes far less than wall time.
+	 */
+	signedUploadCpuRatio: number;
+	uploadCpuS: number;
+	uploadBankCpuS: number;
+	signedUploadCpuS: number;
+	signedUploadBankCpuS: number;
+	/** The machine's 1-minute load average before and after the size's runs (2 cores). */
+	loadAverage: [number, number];
+	signedWallS: number;
+	signedUploadS: number;
+	signedDownloadS: number;
+	signedPeakRssMb: number;
+	signedRuns: number;
 	naiveWallS?: number;
 	naiveMaxRssMb?: number;
 	naiveError?: string;
@@ -106,7 +128,7 @@ export function makeFile(file: string, mib: number): string {
 	return hash.digest('hex');
 }
 
-export async function runWorker(worker: string, settings: Record<string, unknown>, dir: string): Promise<Measured> {
+export async function runWorker(worker: string, settings: Record<string, unknown>, dir: string, options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Measured> {
 	const settingsFile = path.join(dir, `settings-${Date.now()}.json`);
 	writeFileSync(settingsFile, JSON.stringify(settings));
 	// time writes its report to a file of its own: the worker's stderr (shared with time) may be left
@@ -115,12 +137,23 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 	const child = spawn('/usr/bin/time', ['-v', '-o', timeFile, process.execPath, ...(process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter(Boolean), '--expose-gc', worker, settingsFile], {
 		cwd: ROOT,
 		stdio: ['ignore', 'pipe', 'pipe'],
+		env: { ...process.env, ...options.env },
 	});
+	// A client that hangs is stopped (a benchmark of a client written by others may need it).
+	let timedOut = false;
+	const timer = options.timeoutMs
+		? setTimeout(() => {
+				timedOut = true;
+				// The measured process first (a child of time), then time.
+				spawn('pkill', ['-KILL', '-P', String(child.pid)]).once('exit', () => child.kill('SIGKILL'));
+			}, options.timeoutMs)
+		: undefined;
 	let stdout = '';
 	let stderr = '';
 	child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
 	child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
 	const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+	if (timer) clearTimeout(timer);
 	rmSync(settingsFile, { force: true });
 	if (process.env.BENCH_WORKER_LOG) writeFileSync(`${process.env.BENCH_WORKER_LOG}-${child.pid}.log`, stdout);
 	const report = existsSync(timeFile) ? readFileSync(timeFile, 'utf8') : '';
@@ -128,7 +161,7 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 	const maxKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)?.[1] ?? NaN);
 	const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
 	if (!line) {
-		const reason = /FATAL ERROR: ([^\n]+)/.exec(stderr)?.[1] ?? /Error: ([^\n]+)/.exec(stderr)?.[1] ?? `exit code ${code}`;
+		const reason = timedOut ? `no result within ${Math.round((options.timeoutMs ?? 0) / 1000)} s` : (/FATAL ERROR: ([^\n]+)/.exec(stderr)?.[1] ?? /Error: ([^\n]+)/.exec(stderr)?.[1] ?? `exit code ${code}`);
 		return { ok: false, error: reason.trim(), maxRssMb: round(maxKb / 1024, 1) };
 	}
 	const reported = JSON.parse(line.slice(7)) as Partial<TransferTiming> & {
@@ -193,7 +226,12 @@ async function resetBank(bank: SandboxProcess, signed: boolean): Promise<void> {
 	await bank.admin('POST', '/switches', { signResponses: signed });
 }
 
-export async function run(sizes: readonly number[] = SIZES): Promise<FileServiceResult> {
+function chosenSizes(): number[] {
+	const given = (process.env.BENCH_FILESERVICE_SIZES ?? '').split(',').filter(Boolean).map(Number);
+	return given.length ? given : [...SIZES];
+}
+
+export async function run(sizes: readonly number[] = chosenSizes()): Promise<FileServiceResult> {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-file-service-'));
 	// Both the sandbox bank and the clients run as compiled JavaScript, as n8n runs the built package.
 	const worker = await compile('bench/fileServiceWorker.ts', 'file-service-worker');
@@ -216,46 +254,70 @@ export async function run(sizes: readonly number[] = SIZES): Promise<FileService
 		await resetBank(bank, false);
 		await runWorker(worker, { client: 'lowerBound', file: warmupFile, size: WARMUP_MIB * MIB, sha256: warmupSha256, warmupFile, warmupSha256, target, credentials, signed: false }, dir);
 		for (const mib of sizes) {
+			const loadBefore = os.loadavg()[0];
 			const file = path.join(dir, `file-${mib}.bin`);
 			const sha256 = makeFile(file, mib);
-			const common = { file, size: mib * MIB, sha256, warmupFile, warmupSha256, target, credentials };
+			const common = { file, size: mib * MIB, sha256, warmupFile, warmupSha256, target, credentials, bankPid: bank.pid };
 			const measure = async (client: Client, signed = false): Promise<Measured> => {
 				await resetBank(bank, signed);
 				const measured = await runWorker(worker, { ...common, client, signed }, dir);
 				cleanHarnessFolders();
 				const label = `${client}${signed ? ' (signed)' : ''}`;
-				console.log(`  fileService ${mib} MiB ${label.padEnd(18)} ${measured.ok ? `${measured.wallS} s, peak RSS +${measured.peakRssMb} MiB` : `failed: ${measured.error}`}`);
+				console.log(`  fileService ${mib} MiB ${label.padEnd(18)} ${measured.ok ? `${measured.wallS} s (upload ${measured.uploadS} s, download ${measured.downloadS} s), peak RSS +${measured.peakRssMb} MiB, upload CPU ${measured.uploadCpuS} s + bank ${measured.uploadBankCpuS} s, load ${os.loadavg()[0].toFixed(1)}` : `failed: ${measured.error}`}`);
 				return measured;
 			};
-			const { nodeRuns, lowerRuns } = await alternateRuns(REPS[mib] ?? 1, measure);
-			const signed = await measure('node', true);
+			// The node unsigned, its lower bound and the node signed, alternating.
+			const nodeRuns: Measured[] = [];
+			const lowerRuns: Measured[] = [];
+			const signedRuns: Measured[] = [];
+			for (let i = 0; i < (REPS[mib] ?? 1); i++) {
+				lowerRuns.push(await measure('lowerBound'));
+				nodeRuns.push(await measure('node'));
+				if (i < (SIGNED_REPS[mib] ?? 1)) signedRuns.push(await measure('node', true));
+			}
 			const naive = await measure('naive');
 			rmSync(file, { force: true });
-			for (const runs of [nodeRuns, lowerRuns]) {
+			for (const runs of [nodeRuns, lowerRuns, signedRuns]) {
 				const failed = runs.find((r) => !r.ok);
 				if (failed) throw new Error(`fileService ${mib} MiB: a round trip failed: ${failed.error}`);
 			}
 			const pick = (runs: Measured[], key: keyof Measured) => median(runs.map((r) => Number(r[key])));
 			const wallS = round(pick(nodeRuns, 'wallS'));
+			const uploadS = round(pick(nodeRuns, 'uploadS'));
+			const signedWallS = round(pick(signedRuns, 'wallS'));
+			const signedUploadS = round(pick(signedRuns, 'uploadS'));
+			/** CPU seconds of the node's process and of the bank during an upload (medians of the sums). */
+			const uploadWork = (runs: Measured[]) => median(runs.map((r) => Number(r.uploadCpuS) + Number(r.uploadBankCpuS)));
 			const lowerBoundWallS = round(pick(lowerRuns, 'wallS'));
 			result[String(mib)] = {
 				wallS,
 				peakRssMb: round(Math.max(...nodeRuns.map((r) => Number(r.peakRssMb))), 1),
 				ratioToLowerBound: round(wallS / lowerBoundWallS),
+				signedRatio: round(signedWallS / wallS),
+				signedUploadRatio: round(signedUploadS / uploadS),
+				signedUploadCpuRatio: round(uploadWork(signedRuns) / uploadWork(nodeRuns)),
+				uploadCpuS: round(pick(nodeRuns, 'uploadCpuS')),
+				uploadBankCpuS: round(pick(nodeRuns, 'uploadBankCpuS')),
+				signedUploadCpuS: round(pick(signedRuns, 'uploadCpuS')),
+				signedUploadBankCpuS: round(pick(signedRuns, 'uploadBankCpuS')),
+				loadAverage: [round(loadBefore, 2), round(os.loadavg()[0], 2)],
 				naiveOk: naive.ok,
-				uploadS: round(pick(nodeRuns, 'uploadS')),
+				uploadS,
 				downloadS: round(pick(nodeRuns, 'downloadS')),
 				lowerBoundWallS,
 				lowerBoundUploadS: round(pick(lowerRuns, 'uploadS')),
 				lowerBoundDownloadS: round(pick(lowerRuns, 'downloadS')),
 				lowerBoundPeakRssMb: round(Math.max(...lowerRuns.map((r) => Number(r.peakRssMb))), 1),
-				...(signed.ok ? { signedWallS: signed.wallS, signedPeakRssMb: signed.peakRssMb } : {}),
+				signedWallS,
+				signedUploadS,
+				signedDownloadS: round(pick(signedRuns, 'downloadS')),
+				signedPeakRssMb: round(Math.max(...signedRuns.map((r) => Number(r.peakRssMb))), 1),
+				signedRuns: signedRuns.length,
 				...(naive.ok ? { naiveWallS: naive.wallS } : { naiveError: naive.error }),
 				naiveMaxRssMb: naive.maxRssMb,
 				idleRssMb: round(pick(nodeRuns, 'idleRssMb'), 1),
 				runs: nodeRuns.length,
 			};
-			if (!signed.ok) throw new Error(`fileService ${mib} MiB: the signed round trip failed: ${signed.error}`);
 		}
 		return result;
 	} finally {

@@ -19,9 +19,11 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import type { INodeExecutionData } from 'n8n-workflow';
+
 import { createCredentialStore, type ChainStep, type RunResult } from '../test/harness/engine';
 import { InspectFile } from '../test/helpers/binaryNodes';
-import { ReadFile, reportMeasured, runMain, sha256 } from './workerCommon';
+import { cpuSeconds, peakDuring, ReadFile, reportMeasured, runMain, sha256, unused, usedFields, type TransferTiming } from './workerCommon';
 import { FILE_SERVICE_TYPE as TYPE, FILES, runFileServiceChain } from '../test/helpers/nodes';
 import type { BankTarget } from './fileServiceClients';
 import { lowerBoundDownload, lowerBoundUpload, naiveDownload, naiveUpload } from './fileServiceClients';
@@ -39,6 +41,8 @@ interface Settings {
 	signed: boolean;
 	/** Node only: the file is uploaded before the measurement; only its download is measured. */
 	downloadOnly?: boolean;
+	/** The sandbox bank's process ID: its CPU seconds during each direction are reported. */
+	bankPid?: number;
 }
 
 interface Timing {
@@ -55,8 +59,9 @@ function nodeStore(settings: Settings) {
 }
 
 /** Runs the steps through n8n's engine with the bench's credential; `what` names a failure. */
-async function runChain(settings: Settings, steps: ChainStep[], what: string): Promise<RunResult> {
+async function runChain(settings: Settings, steps: ChainStep[], what: string, inputItems?: INodeExecutionData[]): Promise<RunResult> {
 	const result = await runFileServiceChain(steps, {
+		inputItems,
 		store: nodeStore(settings),
 		credentialId: 'files',
 		nodeTypes: { 'bench.readFile': new ReadFile(), 'bench.hashFile': new InspectFile() },
@@ -70,17 +75,44 @@ function checkHash(result: RunResult, expected: string): void {
 	if (got !== expected) throw new Error(`the downloaded file differs (${String(got)} instead of ${expected})`);
 }
 
-async function nodeRoundTrip(settings: Settings, file: string, expected: string): Promise<Timing> {
-	const steps: ChainStep[] = [
-		{ name: 'Read', type: 'bench.readFile', parameters: { path: file } },
-		{ name: 'Upload', type: TYPE, parameters: { operation: 'uploadFile', fileType: 'XT', options: { compress: false } } },
-		{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: '={{ $json.fileReference }}' } },
-		{ name: 'Hash', type: 'bench.hashFile', parameters: {} },
-	];
-	const result = await runChain(settings, steps, 'workflow');
-	checkHash(result, expected);
-	const seconds = (name: string) => (result.runData[name]?.[0]?.executionTime ?? NaN) / 1000;
-	return { uploadS: seconds('Upload'), downloadS: seconds('Download') };
+/**
+ * The node's round trip as three workflow runs: Read File (the file into binary storage), Upload
+ * (timed, with the CPU seconds of this process and of the bank during it), Download -> Hash.
+ */
+async function nodeRoundTrip(settings: Settings, file: string, expected: string): Promise<TransferTiming> {
+	const read = await runChain(settings, [{ name: 'Read', type: 'bench.readFile', parameters: { path: file } }], 'read');
+	const uploadUsed = unused();
+	const downloadUsed = unused();
+	let up!: RunResult;
+	let down!: RunResult;
+	const bankBefore = cpuSeconds(settings.bankPid);
+	const uploadPeakRss = await peakDuring(async () => {
+		up = await runChain(settings, [{ name: 'Upload', type: TYPE, parameters: { operation: 'uploadFile', fileType: 'XT', options: { compress: false } } }], 'upload', read.output('Read'));
+	}, uploadUsed);
+	const bankBetween = cpuSeconds(settings.bankPid);
+	const reference = String(up.output('Upload')[0].json.fileReference);
+	const downloadPeakRss = await peakDuring(async () => {
+		down = await runChain(
+			settings,
+			[
+				{ name: 'Download', type: TYPE, parameters: { operation: 'downloadFile', fileReference: reference } },
+				{ name: 'Hash', type: 'bench.hashFile', parameters: {} },
+			],
+			'download',
+		);
+	}, downloadUsed);
+	const bankAfter = cpuSeconds(settings.bankPid);
+	checkHash(down, expected);
+	const seconds = (result: RunResult, name: string) => (result.runData[name]?.[0]?.executionTime ?? NaN) / 1000;
+	return {
+		uploadS: seconds(up, 'Upload'),
+		downloadS: seconds(down, 'Download'),
+		uploadPeakRss,
+		downloadPeakRss,
+		uploadBankCpuS: bankBetween - bankBefore,
+		downloadBankCpuS: bankAfter - bankBetween,
+		...usedFields(uploadUsed, downloadUsed),
+	};
 }
 
 /** Uploads a file through the node (not measured); returns its file reference. */

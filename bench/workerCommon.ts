@@ -1,6 +1,7 @@
 /** What the benchmark workers share: a Read File node, a file's SHA-256, the measured run and its report. */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
+import { constants as perfConstants, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
@@ -104,3 +105,71 @@ export function runMain(main: () => Promise<void>): void {
 		},
 	);
 }
+
+/** CPU seconds (user and system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+export function cpuSeconds(pid: number | undefined): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		// utime and stime (fields 14 and 15 of stat), in clock ticks of 1/100 s.
+		return (Number(fields[11]) + Number(fields[12])) / 100;
+	} catch {
+		return NaN;
+	}
+}
+
+/** V8's collections as Node reports them (`gc` performance entries, delivered after each). */
+const collections: PerformanceEntry[] = [];
+const collectionObserver = new PerformanceObserver((list) => collections.push(...list.getEntries()));
+collectionObserver.observe({ entryTypes: ['gc'] });
+
+/** What a direction used besides its time: CPU seconds, full collections and their pauses. */
+export interface Used {
+	cpuS: number;
+	fullGcs: number;
+	fullGcMs: number;
+}
+
+/**
+ * The peak resident memory while `work` runs (seen by the measuring sampler, every 10 ms); `used`
+ * gets the process's CPU seconds and the full collections that started meanwhile.
+ */
+export async function peakDuring(work: () => Promise<void>, used?: Used): Promise<number> {
+	phasePeakRss.value = process.memoryUsage.rss();
+	const before = process.cpuUsage();
+	const start = performance.now();
+	await work();
+	const end = performance.now();
+	const cpu = process.cpuUsage(before);
+	// The entries of the last collections come after the current turn.
+	await new Promise((resolve) => setImmediate(resolve));
+	collections.push(...collectionObserver.takeRecords());
+	if (used) {
+		used.cpuS = (cpu.user + cpu.system) / 1e6;
+		const full = collections.filter(
+			(entry) =>
+				entry.startTime >= start &&
+				entry.startTime <= end &&
+				(entry as unknown as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR,
+		);
+		used.fullGcs = full.length;
+		used.fullGcMs = full.reduce((sum, entry) => sum + entry.duration, 0);
+	}
+	collections.length = 0;
+	return Math.max(phasePeakRss.value, process.memoryUsage.rss());
+}
+
+/** The `TransferTiming` fields of what the upload and the download used. */
+export function usedFields(upload: Used, download: Used): Partial<TransferTiming> {
+	return {
+		uploadCpuS: upload.cpuS,
+		downloadCpuS: download.cpuS,
+		uploadFullGcs: upload.fullGcs,
+		downloadFullGcs: download.fullGcs,
+		uploadFullGcMs: upload.fullGcMs,
+		downloadFullGcMs: download.fullGcMs,
+	};
+}
+
+export const unused = (): Used => ({ cpuS: NaN, fullGcs: NaN, fullGcMs: NaN });
+

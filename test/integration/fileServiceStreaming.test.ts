@@ -7,6 +7,8 @@
  * Errors found while a file streams (signature, codes, broken answers) still fail the item
  * without leaving a file behind.
  */
+import { existsSync, readdirSync } from 'node:fs';
+
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { streamingThresholds } from '../../nodes/shared/bxd/node/request';
@@ -18,6 +20,9 @@ import { FILES, sandboxCredentials, useSandbox } from '../helpers/bank';
 import { INSPECT_FILE, MAKE_STREAMED_FILE, streamedFileNodes } from '../helpers/binaryNodes';
 import { allocationWatch } from '../helpers/memory';
 import { FILE_SERVICE_TYPE as TYPE, runFileServiceChain } from '../helpers/nodes';
+
+/** The function itself: the tests below spy on the module's export. */
+const prepareStreamingRequest = requestStreamModule.prepareStreamingRequest;
 
 const sandbox = useSandbox({ seed: 42 });
 const bank = () => sandbox.bank();
@@ -180,4 +185,54 @@ describe('Corporate File Service: failures while a file streams', () => {
 		expect(result.status).toBe('success');
 		expect(result.output('Download')).toEqual([]);
 	});
+});
+
+describe('Corporate File Service: a signed streamed upload reads the file once, from a spool it removes', () => {
+	/** The spool folder the node gave the request, from the call it made. */
+	const spoolDirOf = (): string => {
+		const calls = (requestStreamModule.prepareStreamingRequest as jest.Mock).mock.calls;
+		expect(calls).toHaveLength(1);
+		const dir = (calls[0][5] as { spoolDir?: string } | undefined)?.spoolDir;
+		expect(dir).toEqual(expect.stringContaining('n8n-bxd-upload-'));
+		return dir as string;
+	};
+
+	/** Counts the reads of the stored file and the files in the spool folder once the request is prepared. */
+	function watchPreparation(): { opens: () => number; spoolFiles: string[] } {
+		let opens = 0;
+		const spoolFiles: string[] = [];
+		(requestStreamModule.prepareStreamingRequest as jest.Mock).mockImplementation(async (...args: Parameters<typeof prepareStreamingRequest>) => {
+			const source = args[3];
+			const request = await prepareStreamingRequest(args[0], args[1], args[2], { length: source.length, open: async () => (opens++, await source.open()) }, args[4], args[5]);
+			spoolFiles.push(...readdirSync(args[5]?.spoolDir as string));
+			return request;
+		});
+		return { opens: () => opens, spoolFiles };
+	}
+
+	test('accepted: the signatures verify at the bank, the file is read from storage once, and the spool folder is gone', async () => {
+		bank().switches.requireSignedRequests = true;
+		const store = credentials(true);
+		const made = await chain([make(6 * MB)], store);
+		const watch = watchPreparation();
+		const result = await chain([upload(false)], store, made.output('Make'));
+		expect(result.error?.message).toBeUndefined();
+		expect(result.output('Upload')[0].json).toMatchObject({ responseCode: '00', signed: true, fileSize: 6 * MB });
+		expect(bank().stats.soapCalls.find((c) => c.operation === 'uploadFile')).toMatchObject({ signature: 'valid', responseCode: '00' });
+		expect(watch.opens()).toBe(1);
+		expect(watch.spoolFiles).toEqual([expect.stringMatching(/^bxd-body-[0-9a-f]{16}\.b64$/)]);
+		expect(existsSync(spoolDirOf())).toBe(false);
+	}, 120_000);
+
+	test('refused by the bank: the item fails with the bank\'s code and the spool folder is gone', async () => {
+		bank().faults.add({ kind: 'soapFault', category: 'technical', code: '26', message: 'Backend unavailable', status: 500 });
+		const store = credentials(true);
+		const made = await chain([make(6 * MB)], store);
+		const watch = watchPreparation();
+		const result = await chain([upload(false)], store, made.output('Make'));
+		expect(result.status).toBe('error');
+		expect(watch.spoolFiles).toHaveLength(1);
+		expect(result.nodeError('Upload')).toMatchObject({ message: expect.stringContaining('Backend unavailable'), context: expect.objectContaining({ code: '26' }) });
+		expect(existsSync(spoolDirOf())).toBe(false);
+	}, 120_000);
 });

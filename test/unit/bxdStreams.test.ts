@@ -6,6 +6,9 @@
  * against their whole-text counterparts, for every way the chunks can be cut.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync, deflateRawSync } from 'node:zlib';
 
@@ -118,7 +121,7 @@ describe('Stream pieces against their whole-text counterparts', () => {
 });
 
 describe('A streamed request: signed in a streaming pass, checked by xmlsec1', () => {
-	async function streamedRequest(content: Buffer, settings: FileServiceSettings, opens: Array<() => Readable> = []) {
+	async function streamedRequest(content: Buffer, settings: FileServiceSettings, opens: Array<() => Readable> = [], spoolDir?: string) {
 		let opened = 0;
 		const source = {
 			length: content.length,
@@ -130,6 +133,7 @@ describe('A streamed request: signed in a streaming pass, checked by xmlsec1', (
 			{ fileType: 'pain.001.001.03', userFilename: 'Åbo & "Trä" <1>.xml', compression: false },
 			source,
 			new Date('2030-01-02T03:04:05Z'),
+			{ spoolDir },
 		);
 		return { request, body: await collect(request.body()), opened: () => opened };
 	}
@@ -155,6 +159,68 @@ describe('A streamed request: signed in a streaming pass, checked by xmlsec1', (
 			expect(carried.equals(content)).toBe(true);
 		},
 	);
+
+	describe('with a spool folder: the file read and encoded once, the message sent from a temporary file', () => {
+		let spoolDir: string;
+		beforeEach(() => {
+			spoolDir = mkdtempSync(join(tmpdir(), 'bxd-spool-test-'));
+		});
+		afterEach(() => rmSync(spoolDir, { recursive: true, force: true }));
+
+		test.each(['inclusive', 'exclusive'] as const)('%s C14N: one read of the file, both signatures verify with xmlsec1, the file comes out whole, dispose removes the spool', async (canonicalization) => {
+			const { request, body, opened } = await streamedRequest(content, { ...SETTINGS, signing: material, canonicalization }, [], spoolDir);
+			expect(opened()).toBe(1);
+			expect(readdirSync(spoolDir)).toHaveLength(1);
+			expect(body.length).toBe(request.size);
+			// Sent again from the same spool: the same bytes.
+			expect((await collect(request.body())).equals(body)).toBe(true);
+			const xml = body.toString('utf8');
+			const envelope = verifyWsSecurity(xml);
+			expect(envelope.output).toMatch(/SignedInfo References \(ok\/all\): 2\/2/);
+			expect(envelope.ok).toBe(true);
+			const inner = innerOf(xml);
+			expect(verifyApplicationRequest(inner).ok).toBe(true);
+			expect(Buffer.from(between(inner.toString('latin1'), '<Content>', '</Content>'), 'base64').equals(content)).toBe(true);
+			await request.dispose();
+			expect(readdirSync(spoolDir)).toEqual([]);
+			await request.dispose();
+		});
+
+		test('a file that fails while it is read leaves no spool file behind, and the error is the read\'s', async () => {
+			const failing = () =>
+				Readable.from(
+					(async function* () {
+						yield content.subarray(0, 2_000_000);
+						throw new Error('disk read failed');
+					})(),
+					{ objectMode: false },
+				);
+			await expect(streamedRequest(content, { ...SETTINGS, signing: material }, [failing], spoolDir)).rejects.toThrow('disk read failed');
+			expect(readdirSync(spoolDir)).toEqual([]);
+		});
+
+		test('a file shorter than announced fails the digest pass and leaves no spool file behind', async () => {
+			const shorter = () => Readable.from(cut(content.subarray(0, content.length - 10), [65536]), { objectMode: false });
+			await expect(streamedRequest(content, { ...SETTINGS, signing: material }, [shorter], spoolDir)).rejects.toThrow(/changed while it was being sent/);
+			expect(readdirSync(spoolDir)).toEqual([]);
+		});
+
+		test('a spool file cut after it was written breaks the message instead of sending another one', async () => {
+			const { request } = await streamedRequest(content, { ...SETTINGS, signing: material }, [], spoolDir);
+			const [name] = readdirSync(spoolDir);
+			const { truncateSync } = await import('node:fs');
+			truncateSync(join(spoolDir, name), 1000);
+			await expect(collect(request.body())).rejects.toThrow(/changed before it was sent/);
+			await request.dispose();
+			expect(readdirSync(spoolDir)).toEqual([]);
+		});
+
+		test('unsigned, nothing is spooled', async () => {
+			const { opened } = await streamedRequest(content, SETTINGS, [], spoolDir);
+			expect(opened()).toBe(1);
+			expect(readdirSync(spoolDir)).toEqual([]);
+		});
+	});
 
 	test('xmlsec1 rejects both signatures after one character of the streamed file changed', async () => {
 		const { body } = await streamedRequest(content, { ...SETTINGS, signing: material });

@@ -72,7 +72,8 @@ function fitFilename(name: string): string {
  * Upload File: sends the input item's binary file (gzipped unless Compress is off) and returns the
  * bank's result with the file reference it gave the file. A large file stored on disk is streamed
  * from disk into the request (gzipped to a temporary file first when Compress is on); it is never
- * sent twice.
+ * sent twice. A signed one is read and encoded once: the message's Body is written to a
+ * temporary file while its digests are computed, and sent from there.
  */
 export const execute: FileServiceOperation = async (ctx, itemIndex, service) => {
 	const propertyName = textParam(ctx, 'binaryPropertyName', itemIndex) ?? 'data';
@@ -106,8 +107,10 @@ export const execute: FileServiceOperation = async (ctx, itemIndex, service) => 
 		let tempDir: string | undefined;
 		try {
 			let source: ContentSource;
-			if (options.compress) {
+			// The gzipped file and the signed message's Body are spooled here, removed afterwards.
+			if (options.compress || service.settings.signing)
 				tempDir = await mkdtemp(join(tmpdir(), 'n8n-bxd-upload-'));
+			if (options.compress && tempDir) {
 				const packedPath = join(tempDir, 'content.gz');
 				const packed = await gzipToFile(
 					await ctx.helpers.getBinaryStream(id, CONTENT_CHUNK),
@@ -132,13 +135,19 @@ export const execute: FileServiceOperation = async (ctx, itemIndex, service) => 
 					'uploadFile',
 					withExecutionSerial(fields, options),
 					source,
+					undefined,
+					{ spoolDir: tempDir },
 				),
 			);
-			result = await sendStreamingRequest(ctx, service, request, {
-				itemIndex,
-				endpoint: options.endpoint,
-				timeoutMs: options.timeoutMs,
-			});
+			try {
+				result = await sendStreamingRequest(ctx, service, request, {
+					itemIndex,
+					endpoint: options.endpoint,
+					timeoutMs: options.timeoutMs,
+				});
+			} finally {
+				await request.dispose();
+			}
 		} finally {
 			if (tempDir) await rm(tempDir, { recursive: true, force: true });
 		}
