@@ -1326,7 +1326,14 @@ describe('credential values and CLI', () => {
 			'corporateBankingEbicsApi#SIGNER2',
 			'corporateBankingFileServiceApi',
 			'corporateBankingMtlsApi',
+			'corporateBankingSftpApi',
 		]);
+		expect(values.corporateBankingSftpApi).toMatchObject({
+			host: bank.sftp.host,
+			port: bank.sftp.port,
+			hostKeyFingerprint: bank.sftp.fingerprint,
+			pgpKeySource: 'imported',
+		});
 		expect(values.corporateBankingClientCredentialsApi).toMatchObject({
 			environment: 'sandbox',
 			apiUrl: bank.urls.base,
