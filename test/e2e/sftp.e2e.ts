@@ -6,7 +6,8 @@
  *    uploaded under a temporary name; the bank holds one file under its own name.
  * 2. The trigger example published and run by `n8n start`: a pain.002 acknowledgement and a
  *    camt.053 statement the bank encrypted and signed come once each, decrypted, verified and
- *    parsed; the next poll moves them to the archive folder.
+ *    parsed; n8n is killed (SIGKILL) after the hand-over and started again; the files are moved
+ *    to the archive folder and none is emitted twice.
  */
 import { expectNoNodeErrors, finished, waitForEmitted } from './lib/executions';
 import { N8N_VERSION } from './lib/install';
@@ -55,7 +56,7 @@ else {
 		expect(folders.outgoing).toEqual([sent.json.name]);
 	}, 300_000);
 
-	it(`n8n ${N8N_VERSION} start: an acknowledgement and a statement from the bank come once each, decrypted, verified and parsed, then moved to the archive`, async () => {
+	it(`n8n ${N8N_VERSION} start: an acknowledgement and a statement from the bank come once each, decrypted, verified and parsed, then moved to the archive, across a SIGKILL of n8n after the hand-over`, async () => {
 		const wanted = ['ack_pain002_e2e.xml', 'stmt_camt053_e2e.xml'];
 		const statement = (await import('../../nodes/shared/delivery')).SAMPLE_FILES;
 		await stack!.bank.admin('POST', '/sftp/arrive', { name: `${wanted[0]}.pgp`, content: statement['pain.002'].content });
@@ -70,6 +71,10 @@ else {
 			expect(execution.status).toBe('success');
 			expectNoNodeErrors(execution, trigger);
 		}
+		// n8n killed (SIGKILL, as a crash) once the hand-over is saved, before or while the next poll
+		// moves the files; started again, it moves what is left and emits nothing twice.
+		await stack!.n8n.kill();
+		await stack!.n8n.start();
 		// The next poll moves them; a wrong repeat would show up as another execution meanwhile.
 		const deadline = Date.now() + 120_000;
 		let folders = await stack!.bank.admin<Folders>('GET', '/sftp');
@@ -79,6 +84,7 @@ else {
 		}
 		expect(folders.archive).toEqual(wanted.map((n) => `${n}.pgp`).sort());
 		expect(folders.incoming).toEqual([]);
+		await sleep(TEST_POLL_SECONDS * 2000); // two more polls: room for a wrong repeat to show up
 		const items = itemsOf(stack!.n8n.executions(id).filter(finished));
 		const fileItems = items.filter((i) => i.json.kind === 'file');
 		expect(fileItems.map((i) => i.json.fileName).sort()).toEqual([...wanted].sort());

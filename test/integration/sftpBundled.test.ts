@@ -8,10 +8,17 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { cacheRoot, NODE_VERSION } from '../e2e/lib/install';
 import { Gpg } from '../helpers/gpg';
 import { startSshd, type Sshd } from '../helpers/sshd';
 
 const root = path.resolve(__dirname, '../..');
+/**
+ * The Node.js that n8n 2.x runs on (24, installed for the e2e tests), when it is there: Node 23
+ * removed APIs that libraries still called (util.isDate, which ssh2 1.15 used); else this Node.
+ */
+const NODE_24 = path.join(cacheRoot(), `node-${NODE_VERSION}`, 'node_modules', 'node', 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', 'node');
+const node = existsSync(NODE_24) ? NODE_24 : process.execPath;
 let sshd: Sshd;
 let gpg: Gpg;
 
@@ -24,7 +31,7 @@ afterAll(async () => {
 	gpg?.remove();
 });
 
-it('the bundled library (no cpu-features, no native crypto binding) logs in, uploads what gpg opens, reads it back', () => {
+it(`the bundled library (no cpu-features, no native crypto binding), on Node ${existsSync(NODE_24) ? NODE_VERSION : process.version}, logs in, uploads what gpg opens, reads it back`, () => {
 	expect(existsSync(path.join(root, 'dist/vendor.js'))).toBe(true);
 	const bankFp = gpg.generate('Bank <h2h@bank.example>', { algorithm: 'ed25519' });
 	const customerFp = gpg.generate('Customer <c@customer.example>', { algorithm: 'ed25519' });
@@ -58,7 +65,7 @@ const input = JSON.parse(require('node:fs').readFileSync(process.argv[1], 'utf8'
 	process.stdout.write(JSON.stringify({ bytes: result.bytes, readBack: Buffer.concat(chunks).length, native }));
 })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });
 `;
-	const out = JSON.parse(execFileSync(process.execPath, ['-e', script, input], { encoding: 'utf8' })) as { bytes: number; readBack: number; native: string[] };
+	const out = JSON.parse(execFileSync(node, ['-e', script, input], { encoding: 'utf8' })) as { bytes: number; readBack: number; native: string[] };
 	expect(out.native).toEqual([]);
 	expect(out.readBack).toBe(out.bytes);
 	const opened = gpg.decrypt(readFileSync(sshd.bankPath('outgoing', 'bundled.pgp')));

@@ -48,8 +48,12 @@ export const SFTP_STATUS = { EOF: 1, NO_SUCH_FILE: 2, PERMISSION_DENIED: 3, FAIL
 
 /** Bytes asked for in one read or sent in one write: what every server takes (32 KiB). */
 const CHUNK = 32 * 1024;
-/** Requests kept in flight on one file. */
-const IN_FLIGHT = 16;
+/**
+ * Requests kept in flight on one file: reads wait for the server's answer to carry the data, so
+ * more of them keep the connection busy (64, as ssh2's fastGet does); writes are answered at once.
+ */
+const READS_IN_FLIGHT = 64;
+const WRITES_IN_FLIGHT = 16;
 
 /** A remote path: folder and name joined with one `/`. */
 export function joinRemote(folder: string, name: string): string {
@@ -269,7 +273,7 @@ export class SftpSession {
 				});
 			});
 		const fill = () => {
-			while (!ended && queue.length < IN_FLIGHT) {
+			while (!ended && queue.length < READS_IN_FLIGHT) {
 				queue.push({ at: position, data: request(position, CHUNK) });
 				position += CHUNK;
 			}
@@ -353,7 +357,7 @@ export class SftpSession {
 				try {
 					handle ??= await openHandle(path, 'w', 'Creating');
 					for (let offset = 0; offset < chunk.length; offset += CHUNK) {
-						while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+						while (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
 						if (failure) throw failure;
 						const part = chunk.subarray(offset, Math.min(offset + CHUNK, chunk.length));
 						void send(part, position);
