@@ -161,7 +161,10 @@ describe('secrets never show', () => {
 });
 
 describe('TLS: verification always on, a custom CA per credential, turning it off only on purpose', () => {
-	const credentialTypes = packageCredentialTypes();
+	// Every credential that speaks HTTPS; the Bank SFTP credential speaks SSH, where the server's
+	// pinned host key takes the place of TLS verification (test/integration/sftpLibrary.test.ts).
+	const credentialTypes = packageCredentialTypes().filter((t) => t.name !== 'corporateBankingSftpApi');
+	expect(credentialTypes.length).toBe(packageCredentialTypes().length - 1);
 	const property = (type: ICredentialType | { properties: INodeProperties[] }, name: string) => type.properties.find((p) => p.name === name);
 
 	/** Whether n8n's editor shows a property for these values (n8n's own display logic). */
