@@ -546,14 +546,20 @@ else {
 					await goto(`/home/credentials/${credentialId(type)}`);
 					const dialog = page.locator('[data-test-id="credential-edit-dialog"]');
 					await dialog.waitFor();
-					const ca = dialog.locator('[data-test-id="parameter-input-caCertificate"] textarea');
-					await ca.waitFor();
-					expect(await ca.inputValue()).toMatch(/^-----BEGIN CERTIFICATE-----/);
+					// What the credential trusts the bank by, shown in clear: the CA of an HTTPS bank,
+					// the pinned host key fingerprint of an SFTP server.
+					const trust =
+						type === 'corporateBankingSftpApi'
+							? { field: 'hostKeyFingerprint', box: 'input', value: /^SHA256:[A-Za-z0-9+/]{43}$/ }
+							: { field: 'caCertificate', box: 'textarea', value: /^-----BEGIN CERTIFICATE-----/ };
+					const anchor = dialog.locator(`[data-test-id="parameter-input-${trust.field}"] ${trust.box}`);
+					await anchor.waitFor();
+					expect(await anchor.inputValue()).toMatch(trust.value);
 					// n8n masks a one-line secret as a password input and a multi-line one as a
 					// textarea drawn with discs (its "masked" style).
 					const masked = (box: Locator) => box.locator('input[type="password"], textarea[class*="_masked_"]');
-					expect(await masked(dialog.locator('[data-test-id="parameter-input-caCertificate"]')).count()).toBe(0);
-					for (const secret of ['privateKey', 'signingPrivateKey', 'clientId']) {
+					expect(await masked(dialog.locator(`[data-test-id="parameter-input-${trust.field}"]`)).count()).toBe(0);
+					for (const secret of ['privateKey', 'signingPrivateKey', 'clientId', 'pgpPrivateKey', 'password']) {
 						const box = dialog.locator(`[data-test-id="parameter-input-${secret}"]`);
 						if (await box.count()) expect([secret, await masked(box).count()]).toEqual([secret, 1]);
 					}

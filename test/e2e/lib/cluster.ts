@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -320,7 +320,11 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
 			for (;;) {
 				const registered = new Set(pg.query('SELECT "webhookPath" FROM webhook_entity').map((r) => r[0]));
 				if (paths.every((p) => registered.has(p))) return;
-				if (Date.now() > deadline) throw new Error(`webhooks ${paths.filter((p) => !registered.has(p)).join(', ')} not registered after ${timeoutMs / 1000} s`);
+				if (Date.now() > deadline)
+					throw new Error(
+						`webhooks ${paths.filter((p) => !registered.has(p)).join(', ')} not registered after ${timeoutMs / 1000} s; the main's log ends:\n` +
+							(existsSync(main.logFile) ? readFileSync(main.logFile, 'utf8').slice(-4000) : '(no log)'),
+					);
 				await new Promise((r) => setTimeout(r, 500));
 			}
 		};

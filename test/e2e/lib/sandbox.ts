@@ -75,15 +75,29 @@ export interface SandboxProcess {
 	stop(): Promise<void>;
 }
 
-/** Starts `test/sandbox/cli.ts` and waits for `SANDBOX_READY`. */
-export async function startSandboxProcess(
-	opts: {
-		ports?: [number, number, number];
-		seed?: number;
-		mockErrorRate?: number;
-		echo?: boolean;
-	} = {},
-): Promise<SandboxProcess> {
+type SandboxOptions = {
+	ports?: [number, number, number];
+	seed?: number;
+	mockErrorRate?: number;
+	echo?: boolean;
+};
+
+/**
+ * Starts `test/sandbox/cli.ts` and waits for `SANDBOX_READY`. A port the system gave as free can
+ * be taken by another process before the bank listens on it (two test files start their stacks at
+ * once): the bank then exits with EADDRINUSE, and it is started again on other free ports.
+ */
+export async function startSandboxProcess(opts: SandboxOptions = {}): Promise<SandboxProcess> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await startSandboxOnce(opts);
+		} catch (error) {
+			if (attempt >= 3 || !/EADDRINUSE/.test(String(error))) throw error;
+		}
+	}
+}
+
+async function startSandboxOnce(opts: SandboxOptions): Promise<SandboxProcess> {
 	const [port, mtlsPort, foreignPort] = opts.ports ? await choosePorts(opts.ports) : await freePorts(3);
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'corporate-banking-sandbox-'));
 	const stateFile = path.join(dir, 'sandbox.json');
