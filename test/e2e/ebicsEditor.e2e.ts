@@ -28,7 +28,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { ebicsForm, ebicsFormLines, ebicsNodeWorkflow, EBICS_CREDENTIAL, type EbicsForm } from './lib/ebicsSandbox';
 import { escapeRegExp, executeStep, outputPane } from './lib/editor';
 import { ensureChromium, N8N_VERSION } from './lib/install';
-import { nodeItems } from './lib/n8n';
+import { nodeError, nodeItems, type StoredExecution } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import { launchChromium, setupOwner, signedInContext } from './lib/ui';
@@ -126,6 +126,26 @@ async function runStep(id: string): Promise<void> {
 	const deadline = Date.now() + 120_000;
 	while (stack.n8n.executions(id).filter((e) => e.finished || e.status === 'success' || e.status === 'error').length <= before) {
 		if (Date.now() > deadline) throw new Error(`no execution of ${id} was saved`);
+		await page.waitForTimeout(250);
+	}
+}
+
+/** "Execute workflow" on the canvas of the open workflow; resolves with the execution n8n saved. */
+async function runWorkflow(id: string): Promise<StoredExecution> {
+	const before = stack.n8n.executions(id).length;
+	await page.locator('[data-test-id="execute-workflow-button"]').click();
+	const deadline = Date.now() + 180_000;
+	for (;;) {
+		const done = stack.n8n.executions(id).slice(before).find((e) => e.finished || e.status === 'success' || e.status === 'error');
+		if (done) {
+			const failed = Object.keys(done.run?.data.resultData.runData ?? {}).map((name) => [name, nodeError(done.run!, name)?.message]).filter(([, message]) => message);
+			expect(failed).toEqual([]);
+			return done;
+		}
+		if (Date.now() > deadline) {
+			await shot(page, 'editor-failed.png');
+			throw new Error(`no run of ${id} was saved`);
+		}
 		await page.waitForTimeout(250);
 	}
 }
@@ -259,7 +279,9 @@ else {
 				expect(value).toMatch(/^([0-9A-F]{2} ){31}[0-9A-F]{2}$/);
 				expect(value).toBe(bank[key]);
 			}
-			await seeInOutput('signatureHash');
+			// The output pane opens on the binary files; its JSON view shows each hash on one line.
+			await outputPane(page).getByText('JSON', { exact: true }).first().click();
+			await seeInOutput(`"signatureHash": "${String(letter.json.signatureHash)}"`);
 			await shot(outputPane(page), 'editor-letters-output.png');
 		});
 
@@ -268,8 +290,7 @@ else {
 			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
 			const id = workflowId('ebics-payments.json');
 			await page.goto(`${stack.n8n.baseUrl}/workflow/${id}`, { waitUntil: 'commit' });
-			await page.locator('[data-test-id="execute-workflow-button"]').click();
-			await page.getByText('Workflow executed successfully').first().waitFor();
+			await runWorkflow(id);
 			// The run's output stays with the workflow open: the node opened from the canvas.
 			await page.locator('[data-test-id="canvas-node"]').filter({ hasText: upload.name }).first().dblclick();
 			const notice = ndv().getByText(/signed with the electronic signature of the subscriber of the credential chosen above: its Partner ID and User ID at its Host ID/);
@@ -290,8 +311,7 @@ else {
 			const id = workflowId('ebics-statements.json');
 			// The first run downloads the new statements, and the bank marks them delivered.
 			await page.goto(`${stack.n8n.baseUrl}/workflow/${id}`, { waitUntil: 'commit' });
-			await page.locator('[data-test-id="execute-workflow-button"]').click();
-			await page.getByText('Workflow executed successfully').first().waitFor();
+			await runWorkflow(id);
 			const { subscribers } = await stack.bank.admin<{ subscribers: Array<{ partnerId: string; userId: string; files: Array<{ msgName: string; delivered: boolean }> }> }>('GET', '/ebics/subscribers');
 			const camt = subscribers.find((s) => s.userId === 'READY1')!.files.filter((f) => f.msgName === 'camt.053');
 			expect(camt.length).toBeGreaterThan(0);
