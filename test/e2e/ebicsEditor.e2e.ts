@@ -3,7 +3,8 @@
  * real n8n with the packed package (trusting the sandbox's test CA, as the demo's does) and the
  * sandbox bank, headless Chromium; values typed key by key, as a person types them. Each test
  * asserts what the person sees (and, where it matters, what the bank got), and takes a picture of
- * it under docs/ebics/ (editor-*.png).
+ * it: the two docs/ebics.md shows under docs/ebics/, the others in corporate-banking-ebics-editor
+ * of the system's temporary folder.
  *
  * 1. What the demo prints for EBICS typed into a new credential: the labels it names are the
  *    editor's, a hash being typed is marked until it is one, the Status is text to read (no text
@@ -21,6 +22,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
@@ -34,7 +36,10 @@ import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import { launchChromium, setupOwner, signedInContext } from './lib/ui';
 import { loadExample, workflowId } from './lib/workflows';
 
-const SHOTS = path.join(PROJECT_ROOT, 'docs', 'ebics');
+/** The pictures docs/ebics.md shows; the others (each check's) go to a folder outside the package. */
+const DOC_SHOTS = path.join(PROJECT_ROOT, 'docs', 'ebics');
+const DOC_PICTURES = ['editor-credential-hash-typed.png', 'editor-credential-ready.png'];
+const CHECK_SHOTS = path.join(os.tmpdir(), 'corporate-banking-ebics-editor');
 const EXAMPLES = ['ebics-statements.json', 'ebics-payments.json', 'ebics-trigger.json'];
 
 const chromium = ensureChromium((line) => process.stderr.write(`[e2e] ${line}\n`));
@@ -50,9 +55,10 @@ let printed: string[];
 let made: { id: string; name: string };
 
 async function shot(locator: Locator | Page, name: string): Promise<void> {
-	mkdirSync(SHOTS, { recursive: true });
+	const folder = DOC_PICTURES.includes(name) ? DOC_SHOTS : CHECK_SHOTS;
+	mkdirSync(folder, { recursive: true });
 	await page.mouse.move(0, 0);
-	await locator.screenshot({ path: path.join(SHOTS, name) });
+	await locator.screenshot({ path: path.join(folder, name) });
 }
 
 /** Waits until the output pane shows the text; a picture of the panel when it does not come. */
