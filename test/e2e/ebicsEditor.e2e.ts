@@ -3,7 +3,8 @@
  * real n8n with the packed package (trusting the sandbox's test CA, as the demo's does) and the
  * sandbox bank, headless Chromium; values typed key by key, as a person types them. Each test
  * asserts what the person sees (and, where it matters, what the bank got), and takes a picture of
- * it under docs/ebics/ (editor-*.png).
+ * it: the two docs/ebics.md shows under docs/ebics/, the others in corporate-banking-ebics-editor
+ * of the system's temporary folder.
  *
  * 1. What the demo prints for EBICS typed into a new credential: the labels it names are the
  *    editor's, a hash being typed is marked until it is one, the Status is text to read (no text
@@ -21,6 +22,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
@@ -28,13 +30,16 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { ebicsForm, ebicsFormLines, ebicsNodeWorkflow, EBICS_CREDENTIAL, type EbicsForm } from './lib/ebicsSandbox';
 import { escapeRegExp, executeStep, outputPane } from './lib/editor';
 import { ensureChromium, N8N_VERSION } from './lib/install';
-import { nodeItems } from './lib/n8n';
+import { nodeError, nodeItems, type StoredExecution } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import { launchChromium, setupOwner, signedInContext } from './lib/ui';
 import { loadExample, workflowId } from './lib/workflows';
 
-const SHOTS = path.join(PROJECT_ROOT, 'docs', 'ebics');
+/** The pictures docs/ebics.md shows; the others (each check's) go to a folder outside the package. */
+const DOC_SHOTS = path.join(PROJECT_ROOT, 'docs', 'ebics');
+const DOC_PICTURES = ['editor-credential-hash-typed.png', 'editor-credential-ready.png'];
+const CHECK_SHOTS = path.join(os.tmpdir(), 'corporate-banking-ebics-editor');
 const EXAMPLES = ['ebics-statements.json', 'ebics-payments.json', 'ebics-trigger.json'];
 
 const chromium = ensureChromium((line) => process.stderr.write(`[e2e] ${line}\n`));
@@ -50,9 +55,10 @@ let printed: string[];
 let made: { id: string; name: string };
 
 async function shot(locator: Locator | Page, name: string): Promise<void> {
-	mkdirSync(SHOTS, { recursive: true });
+	const folder = DOC_PICTURES.includes(name) ? DOC_SHOTS : CHECK_SHOTS;
+	mkdirSync(folder, { recursive: true });
 	await page.mouse.move(0, 0);
-	await locator.screenshot({ path: path.join(SHOTS, name) });
+	await locator.screenshot({ path: path.join(folder, name) });
 }
 
 /** Waits until the output pane shows the text; a picture of the panel when it does not come. */
@@ -126,6 +132,26 @@ async function runStep(id: string): Promise<void> {
 	const deadline = Date.now() + 120_000;
 	while (stack.n8n.executions(id).filter((e) => e.finished || e.status === 'success' || e.status === 'error').length <= before) {
 		if (Date.now() > deadline) throw new Error(`no execution of ${id} was saved`);
+		await page.waitForTimeout(250);
+	}
+}
+
+/** "Execute workflow" on the canvas of the open workflow; resolves with the execution n8n saved. */
+async function runWorkflow(id: string): Promise<StoredExecution> {
+	const before = stack.n8n.executions(id).length;
+	await page.locator('[data-test-id="execute-workflow-button"]').click();
+	const deadline = Date.now() + 180_000;
+	for (;;) {
+		const done = stack.n8n.executions(id).slice(before).find((e) => e.finished || e.status === 'success' || e.status === 'error');
+		if (done) {
+			const failed = Object.keys(done.run?.data.resultData.runData ?? {}).map((name) => [name, nodeError(done.run!, name)?.message]).filter(([, message]) => message);
+			expect(failed).toEqual([]);
+			return done;
+		}
+		if (Date.now() > deadline) {
+			await shot(page, 'editor-failed.png');
+			throw new Error(`no run of ${id} was saved`);
+		}
 		await page.waitForTimeout(250);
 	}
 }
@@ -259,7 +285,9 @@ else {
 				expect(value).toMatch(/^([0-9A-F]{2} ){31}[0-9A-F]{2}$/);
 				expect(value).toBe(bank[key]);
 			}
-			await seeInOutput('signatureHash');
+			// The output pane opens on the binary files; its JSON view shows each hash on one line.
+			await outputPane(page).getByText('JSON', { exact: true }).first().click();
+			await seeInOutput(`"signatureHash": "${String(letter.json.signatureHash)}"`);
 			await shot(outputPane(page), 'editor-letters-output.png');
 		});
 
@@ -268,8 +296,7 @@ else {
 			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
 			const id = workflowId('ebics-payments.json');
 			await page.goto(`${stack.n8n.baseUrl}/workflow/${id}`, { waitUntil: 'commit' });
-			await page.locator('[data-test-id="execute-workflow-button"]').click();
-			await page.getByText('Workflow executed successfully').first().waitFor();
+			await runWorkflow(id);
 			// The run's output stays with the workflow open: the node opened from the canvas.
 			await page.locator('[data-test-id="canvas-node"]').filter({ hasText: upload.name }).first().dblclick();
 			const notice = ndv().getByText(/signed with the electronic signature of the subscriber of the credential chosen above: its Partner ID and User ID at its Host ID/);
@@ -290,8 +317,7 @@ else {
 			const id = workflowId('ebics-statements.json');
 			// The first run downloads the new statements, and the bank marks them delivered.
 			await page.goto(`${stack.n8n.baseUrl}/workflow/${id}`, { waitUntil: 'commit' });
-			await page.locator('[data-test-id="execute-workflow-button"]').click();
-			await page.getByText('Workflow executed successfully').first().waitFor();
+			await runWorkflow(id);
 			const { subscribers } = await stack.bank.admin<{ subscribers: Array<{ partnerId: string; userId: string; files: Array<{ msgName: string; delivered: boolean }> }> }>('GET', '/ebics/subscribers');
 			const camt = subscribers.find((s) => s.userId === 'READY1')!.files.filter((f) => f.msgName === 'camt.053');
 			expect(camt.length).toBeGreaterThan(0);
