@@ -3,21 +3,12 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { SftpFileError, SFTP_STATUS } from '../../shared/sftp';
 import type { SftpRun } from '../../shared/sftp/node/context';
 import { receiveFile } from '../../shared/sftp/node/receive';
-import { remotePath } from '../helpers/paths';
+import { incomingFile, incomingFileField } from '../helpers/paths';
 
 const show = { show: { resource: ['file'], operation: ['download'] } };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'File',
-		name: 'path',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'statement-20261202.xml.pgp',
-		description: "A name in the credential's Incoming Folder, or a path with its folder",
-		displayOptions: show,
-	},
+	incomingFileField(show, 'statement-20261202.xml.pgp'),
 	{
 		displayName: 'Decrypt and Verify',
 		name: 'decrypt',
@@ -52,10 +43,7 @@ export async function execute(
 	run: SftpRun,
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
-	const path = remotePath(
-		this.getNodeParameter('path', itemIndex) as string,
-		run.view.folders.incoming,
-	);
+	const path = incomingFile(this, run, itemIndex);
 	const session = await run.connect();
 	const entry = await session.stat(path);
 	if (!entry || !entry.isFile)

@@ -4,6 +4,7 @@ import { storeStream } from '../../shared/common/binaryOutput';
 import { protect, spacedFingerprint } from '../../shared/sftp';
 import type { SftpRun } from '../../shared/sftp/node/context';
 import { inputFile } from '../helpers/input';
+import { signEncryptFields } from '../helpers/pgpFields';
 
 const show = { show: { resource: ['openpgp'], operation: ['encryptSign'] } };
 
@@ -17,22 +18,7 @@ export const description: INodeProperties[] = [
 		hint: 'The file to sign and encrypt; the result replaces it in the same field',
 		displayOptions: show,
 	},
-	{
-		displayName: 'Sign',
-		name: 'sign',
-		type: 'boolean',
-		default: true,
-		description: 'Whether to sign the file with your OpenPGP key',
-		displayOptions: show,
-	},
-	{
-		displayName: 'Encrypt',
-		name: 'encrypt',
-		type: 'boolean',
-		default: true,
-		description: "Whether to encrypt the file to the bank's OpenPGP key",
-		displayOptions: show,
-	},
+	...signEncryptFields(show),
 	{
 		displayName: 'ASCII Armour',
 		name: 'armour',

@@ -2,20 +2,12 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { checkFileName, joinRemote } from '../../shared/sftp';
 import type { SftpRun } from '../../shared/sftp/node/context';
-import { remotePath, splitPath } from '../helpers/paths';
+import { incomingFile, incomingFileField, splitPath } from '../helpers/paths';
 
 const show = { show: { resource: ['file'], operation: ['move'] } };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'File',
-		name: 'path',
-		type: 'string',
-		default: '',
-		required: true,
-		description: "A name in the credential's Incoming Folder, or a path with its folder",
-		displayOptions: show,
-	},
+	incomingFileField(show),
 	{
 		displayName: 'To Folder',
 		name: 'toFolder',
@@ -39,10 +31,7 @@ export async function execute(
 	run: SftpRun,
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
-	const from = remotePath(
-		this.getNodeParameter('path', itemIndex) as string,
-		run.view.folders.incoming,
-	);
+	const from = incomingFile(this, run, itemIndex);
 	const folder =
 		(this.getNodeParameter('toFolder', itemIndex, '') as string).trim() || run.view.folders.archive;
 	const given = (this.getNodeParameter('newName', itemIndex, '') as string).trim();

@@ -21,6 +21,7 @@ import type { SftpJournalEntry } from '../../shared/sftp/journal/uploadJournal';
 import { findSftpEntry } from '../../shared/sftp/journal/uploadJournal';
 import { inputFile, sha256Of } from '../helpers/input';
 import { journalEntries, putJournal } from '../helpers/journal';
+import { signEncryptFields } from '../helpers/pgpFields';
 
 const show = { show: { resource: ['file'], operation: ['upload'] } };
 
@@ -52,22 +53,7 @@ export const description: INodeProperties[] = [
 			"The name at the bank. Empty: the input file's name, with .pgp added when encrypted.",
 		displayOptions: show,
 	},
-	{
-		displayName: 'Sign',
-		name: 'sign',
-		type: 'boolean',
-		default: true,
-		description: 'Whether to sign the file with your OpenPGP key',
-		displayOptions: show,
-	},
-	{
-		displayName: 'Encrypt',
-		name: 'encrypt',
-		type: 'boolean',
-		default: true,
-		description: "Whether to encrypt the file to the bank's OpenPGP key",
-		displayOptions: show,
-	},
+	...signEncryptFields(show),
 	optionsCollection(
 		[
 			{
