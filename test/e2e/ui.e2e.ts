@@ -153,12 +153,12 @@ else {
 			await page.locator('[data-test-id="node-creator-search-bar"]').waitFor();
 
 			// A trigger whose node (its type name without "Trigger") has actions is listed inside that
-			// node's entry, as n8n folds them: Bank File Trigger in Bank File, EBICS Trigger in EBICS
-			// (editor.e2e.ts adds each from there).
+			// node's entry, as n8n folds them: Bank File Trigger in Bank File, EBICS Trigger in EBICS,
+			// Bank SFTP Trigger in Bank SFTP (editor.e2e.ts adds the first two from there).
 			const folded = manifest.nodes
 				.filter((n) => n.endsWith('Trigger') && manifest.nodes.includes(n.replace(/Trigger$/, '')))
 				.map((n) => displayNames.get(n)!);
-			expect(folded.sort()).toEqual(['Bank File Trigger', 'EBICS Trigger']);
+			expect(folded.sort()).toEqual(['Bank File Trigger', 'Bank SFTP Trigger', 'EBICS Trigger']);
 			// A few searches a person would type, then each node still missing by its own name.
 			const wanted = [...displayNames.values()].filter((name) => !folded.includes(name));
 			const found = new Set<string>();
