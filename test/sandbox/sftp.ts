@@ -188,15 +188,28 @@ function equal(a: string, b: string): boolean {
 	return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/**
+ * An Ed25519 host key. ssh2's generator writes about 4 keys in 1000 that its own parser refuses
+ * ("Malformed OpenSSH private key"), so a key is made again until it reads back.
+ */
+export function makeHostKey(): { hostKey: string; parsedHostKey: ParsedKey | ParsedKey[] } {
+	let last: Error | undefined;
+	for (let attempt = 0; attempt < 20; attempt++) {
+		const hostKey = utils.generateKeyPairSync('ed25519').private;
+		const parsedHostKey = utils.parseKey(hostKey);
+		if (!(parsedHostKey instanceof Error)) return { hostKey, parsedHostKey };
+		last = parsedHostKey;
+	}
+	throw last!;
+}
+
 export async function startSandboxSftp(options: SandboxSftpOptions = {}): Promise<SandboxSftp> {
 	const root = mkdtempSync(path.join(tmpdir(), 'n8n-sandbox-sftp-'));
 	const folders = { outgoing: 'outgoing', incoming: 'incoming', archive: 'archive' };
 	for (const folder of Object.values(folders)) mkdirSync(path.join(root, folder));
 	const username = options.username ?? 'sandbox-h2h';
 	const password = options.password ?? 'sandbox-h2h-password';
-	const hostKey = utils.generateKeyPairSync('ed25519').private;
-	const parsedHostKey = utils.parseKey(hostKey);
-	if (parsedHostKey instanceof Error) throw parsedHostKey;
+	const { hostKey, parsedHostKey } = makeHostKey();
 	const hostKeyObject = Array.isArray(parsedHostKey) ? parsedHostKey[0] : parsedHostKey;
 	const allowed = (options.authorizedKeys ?? [])
 		.map((line) => utils.parseKey(line))
