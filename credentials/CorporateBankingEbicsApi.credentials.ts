@@ -42,14 +42,23 @@ const replacement = { show: { keySource: ['import'], replacementKeys: [true] } }
  */
 const HASH_PATTERN = '^[\\s:-]*(?:[0-9a-fA-F][\\s:-]*){64}$|^\\s*[A-Za-z0-9+/]{43}=\\s*$';
 
-/** The notice under a hash field while what is typed there is not a hash the credential takes. */
+/**
+ * The notice under a hash field while what is typed there is not a hash the credential takes,
+ * until the subscriber is ready. n8n checks a credential's display rules each time it loads it to
+ * run a node, and a rule with a regular expression can fail that run on a busy machine (n8n stops
+ * a regular expression after 250 ms of wall time); n8n checks `show` first, so for a ready
+ * subscriber (its check field holds a time) the pattern is never tried.
+ */
 function hashNotice(field: string, label: string): INodeProperties {
 	return {
 		displayName: `${label}: not a hash yet. The bank's letter prints it as 32 byte pairs (64 hexadecimal digits, 0-9 and A-F), e.g. 3F 9A 0C ... on two lines; spaces, line breaks and colons between them are fine, either case.`,
 		name: `${field}Notice`,
 		type: 'notice',
 		default: '',
-		displayOptions: unlessValid(field, HASH_PATTERN),
+		displayOptions: {
+			show: { [EBICS_KEY_FIELDS.check]: [''] },
+			...unlessValid(field, HASH_PATTERN),
+		},
 	};
 }
 
@@ -100,7 +109,9 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 	properties: INodeProperties[] = [
 		{
 			displayName:
-				"Saving this credential tests it. For a new subscriber the test makes the keys and sends them to the bank (INI and HIA); then print the letters with the EBICS node and send them signed to the bank. Once the bank has activated you, test again: it fetches the bank's keys (HPB).",
+				'Saving this credential tests it. For a new subscriber the test makes the keys and sends them to the bank (INI and HIA); then print the letters with the EBICS node and send them signed to the bank. Once the bank has activated you, test again: it fetches the bank\'s keys (HPB). Where the subscriber stands shows above this notice after each test (on opening, on Save and on Retry): "Connection tested successfully" once it is ready, otherwise the step it has reached and what to do next (under More details); the EBICS node\'s Get Initialisation Letters gives it too, as status.',
+			// n8n's dialog keeps the values it opened with and never shows what a test writes, so the
+			// status is the test's own answer at the top of the dialog, not a field.
 			name: 'initialisationNotice',
 			type: 'notice',
 			default: '',
@@ -225,7 +236,7 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 					name: 'Import Keys',
 					value: 'import',
 					description:
-						'Paste the keys and certificates of a subscriber another EBICS client initialised. After a key change from the EBICS node, n8n uses the new keys it keeps instead of the pasted ones (the Status says so)',
+						'Paste the keys and certificates of a subscriber another EBICS client initialised. After a key change from the EBICS node, n8n uses the new keys it keeps instead of the pasted ones (the status that Get Initialisation Letters gives says so)',
 				},
 			],
 			default: 'generate',
@@ -339,14 +350,11 @@ export class CorporateBankingEbicsApi implements ICredentialType {
 			description: 'The passphrase of the new private keys, when they are encrypted',
 		},
 		{
-			// Written by the credential's test, never typed: n8n shows it as text to read and copy.
+			// Written by the credential's preAuthentication, read by the nodes; never typed.
 			displayName: 'Status',
 			name: EBICS_STATUS_FIELD,
-			type: 'string',
-			typeOptions: { copyButton: true },
+			type: 'hidden',
 			default: EBICS_NEW_STATUS,
-			description:
-				"Where the subscriber stands at the bank (new, letters sent, waiting for the bank, ready, suspended) and what to do next, as the credential's last test found it when this window was opened. The test n8n runs now (when you open or save the credential, or Retry) answers at the top of this window.",
 		},
 		{
 			displayName: 'Bank Key Digests in Requests',

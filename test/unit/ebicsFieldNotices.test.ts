@@ -6,13 +6,14 @@
  * hidden for every value it takes.
  */
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
-import { NodeHelpers } from 'n8n-workflow';
+import { NodeHelpers, resetSafeRegexEngine, setSafeRegexEngine } from 'n8n-workflow';
 
 import { CorporateBankingEbicsApi } from '../../credentials/CorporateBankingEbicsApi.credentials';
 import { Ebics } from '../../nodes/Ebics/Ebics.node';
 import { attempt } from '../../nodes/shared/common/attempt';
 import { EbicsTrigger } from '../../nodes/EbicsTrigger/EbicsTrigger.node';
 import { checkService, ORDER_TYPE_PATTERN, parseHash, type BtfService } from '../../nodes/shared/ebics';
+import { EBICS_CHECK_FIELD } from '../../nodes/shared/ebics/credential/ebicsCredential';
 
 // Version 1's fields; version 2 shows the same ones (test/unit/ebicsResources.test.ts).
 const ebics = new Ebics().getNodeType(1).description.properties;
@@ -115,8 +116,35 @@ describe("EBICS credential: the bank's key hashes marked as typed, by the rule t
 			const notices = credential.filter((p) => p.name === `${field}Notice`);
 			expect(notices).toHaveLength(1);
 			const refusedHash = value.trim() !== '' && !attempt(() => parseHash(value, field)).ok;
-			expect(NodeHelpers.displayParameter({ [field]: value }, notices[0], null, null)).toBe(refusedHash);
+			expect(NodeHelpers.displayParameter({ [field]: value, [EBICS_CHECK_FIELD]: '' }, notices[0], null, null)).toBe(refusedHash);
 			// It stands right under its field.
 			expect(credential[credential.indexOf(notices[0]) - 1].name).toBe(field);
 		});
+
+	it('a ready subscriber (its check field holds a time): no notice, and n8n loading the credential to run a node tries no regular expression', () => {
+		// n8n stops a regular expression after 250 ms of wall time and fails the run: on a busy
+		// machine even a short pattern can. Count what n8n's engine is asked to match.
+		const tried: string[] = [];
+		setSafeRegexEngine({
+			exec: (p, i, f) => new RegExp(p, f).exec(i),
+			test: (p, i, f) => (tried.push(i), new RegExp(p, f).test(i)),
+			replace: (p, i, f, r) => i.replace(new RegExp(p, f), r),
+			matchAll: (p, i, f) => Array.from(i.matchAll(new RegExp(p, f))),
+			split: (p, i, f) => i.split(new RegExp(p, f)),
+		} as Parameters<typeof setSafeRegexEngine>[0]);
+		try {
+			const ready = { url: 'https://bank.example/ebics', hostId: 'HOST', partnerId: 'P', userId: 'U', bankAuthenticationHash: HASH, bankEncryptionHash: HASH, [EBICS_CHECK_FIELD]: '2026-12-02T10:00:00.000Z' };
+			const loaded = NodeHelpers.getNodeParameters(credential, ready, true, false, null, null);
+			expect(loaded).toMatchObject({ bankAuthenticationHash: HASH, bankEncryptionHash: HASH });
+			expect(tried).toEqual([]);
+			for (const field of ['bankAuthenticationHash', 'bankEncryptionHash'])
+				expect(NodeHelpers.displayParameter({ ...ready, [field]: 'AF 2A' }, credential.find((p) => p.name === `${field}Notice`)!, null, null)).toBe(false);
+			// While the subscriber is not ready, the typed hashes are checked (this is the editor's case).
+			NodeHelpers.getNodeParameters(credential, { ...ready, [EBICS_CHECK_FIELD]: '' }, true, false, null, null);
+			expect(tried.length).toBeGreaterThan(0);
+			expect(new Set(tried)).toEqual(new Set([HASH]));
+		} finally {
+			resetSafeRegexEngine();
+		}
+	});
 });

@@ -258,7 +258,8 @@ export function scopeNotice(field: string, show?: IDisplayOptions['show']): INod
 		type: 'notice',
 		default: '',
 		displayOptions: {
-			...unlessValid(field, trimmedPattern(btfRule('scope').pattern)),
+			// The scopes of the EBICS countries pass without n8n's regular expression engine.
+			...unlessValid(field, trimmedPattern(btfRule('scope').pattern), ['DE', 'AT', 'CH', 'FR']),
 			...(show ? { show } : {}),
 		},
 	};
