@@ -7,11 +7,13 @@
  * of the system's temporary folder.
  *
  * 1. What the demo prints for EBICS typed into a new credential: the labels it names are the
- *    editor's, a hash being typed is marked until it is one, the Status is text to read (no text
- *    box), Save sends INI and HIA; the printed activation command activates the subscriber at this
- *    very bank.
- * 2. The Status after the activation: opened again, the test passes; a Save in that dialog, and
- *    the credential opened once more shows "Ready" (not the status from before the activation).
+ *    editor's, a hash being typed is marked until it is one, the dialog shows no status of its
+ *    own (its values are those it opened with) but says where the status shows; Save sends INI
+ *    and HIA and the test's answer names the step reached; the printed activation command
+ *    activates the subscriber at this very bank.
+ * 2. After the activation: opened again, the test's answer is that it is ready, and nothing in the
+ *    dialog still says what was true before; a Save in that dialog is tested again and is ready;
+ *    Get Initialisation Letters gives the status "Ready".
  * 3. The letters run in the editor: the hashes as fields on one line, each the bank's own hash of
  *    the key it received.
  * 4. The Upload's notice says whose signature it carries; its output names the subscriber.
@@ -83,13 +85,16 @@ function entryOf(name: string): Locator {
 		.first();
 }
 
-/** The Status entry: its text shown by n8n's copy field. */
-function statusEntry(): Locator {
-	return dialog().locator('[data-test-id="credential-connection-parameter"]').filter({ has: page.locator('[data-test-id="copy-input"]') }).filter({ hasText: /^Status/ }).first();
+/** The notice that says where the subscriber's status shows. */
+function statusNotice(): Locator {
+	return dialog().getByText(/Where the subscriber stands shows above this notice after each test/).first();
 }
 
-async function statusText(): Promise<string> {
-	return (await statusEntry().locator('[data-test-id="copy-input"] span').first().innerText()).trim();
+/** What the dialog's fields show (labels, values, notices), without the test's answer at its top. */
+async function fieldsText(): Promise<string> {
+	const texts = await dialog().locator('[data-test-id="credential-connection-parameter"]').allInnerTexts();
+	const values = await dialog().locator('[data-test-id="credential-connection-parameter"] input, [data-test-id="credential-connection-parameter"] textarea').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+	return [...texts, ...values].join('\n');
 }
 
 /** Opens a saved credential; resolves with what its test (n8n runs it on opening) answered. */
@@ -181,7 +186,7 @@ else {
 	});
 
 	describe(`the EBICS first hour in real n8n ${N8N_VERSION}'s editor`, () => {
-		test('what the demo prints for EBICS, typed into a new credential: the labels are the editor\'s, a hash is marked while it is not one, the Status is text to read; Save sends INI and HIA', async () => {
+		test('what the demo prints for EBICS, typed into a new credential: the labels are the editor\'s, a hash is marked while it is not one, the dialog says where the status shows; Save sends INI and HIA', async () => {
 			// The demo prints every field with its value, and the activation command for its own bank.
 			for (const field of form.fields) expect(printed.some((line) => line.includes(`${field.label}:`) && line.endsWith(` ${field.value}`))).toBe(true);
 			expect(form.fields.map((f) => f.name)).toEqual(['url', 'hostId', 'partnerId', 'userId', 'bankAuthenticationHash', 'bankEncryptionHash']);
@@ -196,10 +201,11 @@ else {
 			await page.locator('[data-test-id="new-credential-type-button"]').click();
 			await dialog().waitFor();
 
-			// Before anything: the Status is text n8n shows (with a Copy button), not a box to type in.
-			await statusEntry().waitFor();
+			// Before anything: no Status field (n8n's dialog would show it as it opened, never as a test
+			// writes it), but a notice saying where the status shows.
+			await statusNotice().waitFor();
 			expect(await dialog().locator('[data-test-id="parameter-input-ebicsStatus"]').count()).toBe(0);
-			expect(await statusText()).toBe('New: test (save) the credential to make the keys and send them to the bank (INI and HIA)');
+			expect(await fieldsText()).not.toMatch(/^(New|Letters sent|Waiting|Ready):/m);
 
 			for (const field of form.fields) {
 				const entry = entryOf(field.name);
@@ -232,13 +238,15 @@ else {
 			await dialog().getByText(/Couldn.t connect with these settings/).first().waitFor();
 			await dialog().getByText('More details').first().click();
 			await dialog().getByText(/Letters sent: the keys went to the bank with INI and HIA on \d{4}-\d\d-\d\d/).first().waitFor();
+			// The dialog's fields still hold what they opened with; none of them claims a status.
+			expect(await fieldsText()).not.toMatch(/New: test|Letters sent/);
 			expect((await subscriber(partnerIdOf(form), userIdOf(form))).state).toBe('initialised');
 			await page.waitForFunction(() => !!document.querySelector('[data-test-id="credential-save-button"]')?.textContent?.trim());
 			await shot(page.getByRole('dialog').filter({ has: dialog() }).first(), 'editor-credential-saved.png');
 			await page.keyboard.press('Escape');
 		});
 
-		test('the printed activation command activates the subscriber at this bank; the Status opened after a Save in the dialog is current and still no text box', async () => {
+		test('the printed activation command activates the subscriber at this bank; after each test the dialog shows the status that test found, and nothing from before', async () => {
 			const command = printed.map((l) => l.trim()).find((l) => l.startsWith('curl ') && l.endsWith(`/${partnerIdOf(form)}/${userIdOf(form)}/activate`))!;
 			execFileSync('sh', ['-c', command], { stdio: 'pipe' });
 			expect((await subscriber(partnerIdOf(form), userIdOf(form))).state).toBe('ready');
@@ -246,9 +254,9 @@ else {
 			// Opened: n8n tests it, the test fetches the bank's keys (HPB): connection tested successfully.
 			expect(await openCredential(made.id)).toEqual({ status: 'OK', message: 'Connection successful!' });
 			await dialog().getByText('Connection tested successfully').first().waitFor();
-			// The text under the Status says which test it is from, and where this test's answer shows.
-			await statusEntry().getByText(/as the credential's last test found it when this window was opened/).waitFor();
-			await statusEntry().scrollIntoViewIfNeeded();
+			// Nothing in the dialog still says where the subscriber stood before this test.
+			expect(await fieldsText()).not.toMatch(/Letters sent|not activated|Waiting for the bank|New: /);
+			await statusNotice().scrollIntoViewIfNeeded();
 			await shot(page.getByRole('dialog').filter({ has: dialog() }).first(), 'editor-credential-activated.png');
 			// A change saved in this dialog (the letters' bank name): saved with the dialog's fields, tested again.
 			const bankName = entryOf('bankName').locator('input').first();
@@ -257,15 +265,14 @@ else {
 			const tested = page.waitForResponse((r) => /\/rest\/credentials\/test/.test(r.url()));
 			await page.locator('[data-test-id="credential-save-button"]').click();
 			expect(((await (await tested).json()) as { data: unknown }).data).toEqual({ status: 'OK', message: 'Connection successful!' });
+			await dialog().getByText('Connection tested successfully').first().waitFor();
+			expect(await fieldsText()).not.toMatch(/Letters sent|not activated|Waiting for the bank|New: /);
 			await page.keyboard.press('Escape');
 
-			// Opened once more: the Status is the subscriber's now, ready, and shown as text.
+			// Opened once more: ready, and the status the test wrote (which the nodes read) says so.
 			expect(await openCredential(made.id)).toEqual({ status: 'OK', message: 'Connection successful!' });
-			await statusEntry().waitFor();
-			expect(await statusText()).toMatch(/^Ready: the bank's keys were fetched on \d{4}-\d\d-\d\d and match the hashes of its letter\. Nothing to do$/);
-			expect(await dialog().locator('[data-test-id="parameter-input-ebicsStatus"]').count()).toBe(0);
-			expect(await statusEntry().locator('input, textarea').count()).toBe(0);
-			await statusEntry().scrollIntoViewIfNeeded();
+			await dialog().getByText('Connection tested successfully').first().waitFor();
+			await statusNotice().scrollIntoViewIfNeeded();
 			await shot(page.getByRole('dialog').filter({ has: dialog() }).first(), 'editor-credential-ready.png');
 			await page.keyboard.press('Escape');
 		});
@@ -279,6 +286,8 @@ else {
 			await runStep(id);
 			const [letter] = nodeItems(stack.n8n.executions(id).at(-1)!.run!, 'Initialisation Letters');
 			const bank = (await subscriber(partnerIdOf(form), userIdOf(form))).certificateHashes;
+			// Where the subscriber stands, as the credential's last test wrote it: ready.
+			expect(String(letter.json.status)).toMatch(/^Ready: the bank's keys were fetched on \d{4}-\d\d-\d\d and match the hashes of its letter\. Nothing to do$/);
 			for (const key of ['signature', 'authentication', 'encryption'] as const) {
 				const value = String(letter.json[`${key}Hash`]);
 				expect(value).not.toContain('\n');
