@@ -21,6 +21,12 @@ export function median(values: number[]): number {
 	return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/**
+ * The Node.js that runs every process a benchmark starts (the measured clients and the banks):
+ * `BENCH_NODE=/path/to/node` (for example Node 24, which n8n itself needs), else this one.
+ */
+export const BENCH_NODE = process.env.BENCH_NODE || process.execPath;
+
 export const round = (n: number, digits = 3): number => Number(n.toFixed(digits));
 
 /** A plain HTTPS JSON request with a keep-alive agent: what a hand-written client would do. */
