@@ -15,6 +15,8 @@ import {
 	SFTP_CHECK_URL,
 	SFTP_CREDENTIAL,
 	SFTP_GENERATED_KEY_FIELD,
+	SFTP_KEYS_FIELD,
+	SFTP_KEYS_UNTESTED,
 	sftpPreAuthentication,
 } from '../nodes/shared/sftp/credential/sftpCredential';
 import {
@@ -54,10 +56,14 @@ export class CorporateBankingSftpApi implements ICredentialType {
 			description: "The bank's SFTP server, as its host-to-host onboarding gives it",
 		},
 		{
+			// Text, not n8n's number box: that box puts back the previous number when letters are
+			// typed, so a typo would become another port; the credential's test names the field.
 			displayName: 'Port',
 			name: 'port',
-			type: 'number',
-			default: 22,
+			type: 'string',
+			default: '22',
+			placeholder: '22',
+			description: 'The port of the SFTP server, digits only (22 when empty)',
 		},
 		{
 			displayName: 'User',
@@ -213,6 +219,16 @@ export class CorporateBankingSftpApi implements ICredentialType {
 			placeholder: '-----BEGIN PGP PUBLIC KEY BLOCK-----',
 			description:
 				"The bank's public key (or keys, one block after another): files to the bank are encrypted to them, files from the bank must be signed by one of them. The Bank SFTP node's Key Information shows their fingerprints to compare with the bank's.",
+		},
+		{
+			// Written by the credential's test, never typed: n8n shows it as text to read and copy.
+			displayName: 'Key Fingerprints',
+			name: SFTP_KEYS_FIELD,
+			type: 'string',
+			typeOptions: { copyButton: true },
+			default: SFTP_KEYS_UNTESTED,
+			description:
+				"The fingerprints of the bank's keys and of yours, as gpg prints them, as the credential's last test read them when this window was opened: compare them with what the bank gave you",
 		},
 		{
 			displayName: 'Signature Hash',
