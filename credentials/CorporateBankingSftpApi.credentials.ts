@@ -23,11 +23,13 @@ import {
 	SFTP_UPLOAD_JOURNAL_FIELD,
 	SFTP_UPLOAD_JOURNAL_WRITE_FIELD,
 } from '../nodes/shared/sftp/journal/uploadJournal';
+import { SFTP_PROFILES } from '../nodes/shared/sftp/profiles';
 
 const sshKey = { show: { authentication: ['privateKey'] } };
 const password = { show: { authentication: ['password'] } };
 const importedKey = { show: { pgpKeySource: ['imported'] } };
 const generatedKey = { show: { pgpKeySource: ['generated'] } };
+const customFolders = { show: { bankProfile: ['custom'] } };
 
 export class CorporateBankingSftpApi implements ICredentialType {
 	name = SFTP_CREDENTIAL;
@@ -119,11 +121,41 @@ export class CorporateBankingSftpApi implements ICredentialType {
 				"The server's host key fingerprint as OpenSSH prints it (SHA256:...), from your bank. Several may be given, separated by spaces, while the bank changes its key. Empty: the test shows the server's and refuses.",
 		},
 		{
+			displayName: 'Bank Profile',
+			name: 'bankProfile',
+			type: 'options',
+			options: [
+				{
+					name: 'Custom',
+					value: 'custom',
+					description: "Every folder typed in, as the bank's host-to-host onboarding gives it",
+				},
+				...Object.values(SFTP_PROFILES).map((p) => ({
+					name: p.name,
+					value: p.id,
+					description: `Files to the bank in ${p.outgoing}, from the bank in ${p.incoming} (the bank's public SFTP page)`,
+				})),
+			],
+			default: 'custom',
+			description:
+				'The folders of a bank whose public host-to-host page names them; Custom for any other bank, or for folders the bank set up otherwise for you',
+		},
+		...Object.values(SFTP_PROFILES).map(
+			(p): INodeProperties => ({
+				displayName: `${p.name}: files to the bank go to ${p.outgoing}, the bank's files are read from ${p.incoming}, as ${p.source.url} names them. If your bank set up other folders for you, choose Custom.`,
+				name: `${p.id}ProfileNotice`,
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { bankProfile: [p.id] } },
+			}),
+		),
+		{
 			displayName: 'Outgoing Folder',
 			name: 'outgoingFolder',
 			type: 'string',
 			default: 'outgoing',
 			description: 'Where files to the bank are put (payments)',
+			displayOptions: customFolders,
 		},
 		{
 			displayName: 'Incoming Folder',
@@ -131,6 +163,7 @@ export class CorporateBankingSftpApi implements ICredentialType {
 			type: 'string',
 			default: 'incoming',
 			description: 'Where the bank puts its files (statements, acknowledgements)',
+			displayOptions: customFolders,
 		},
 		{
 			displayName: 'Archive Folder',

@@ -20,10 +20,11 @@
  * Pictures: the three docs/sftp.md shows under docs/sftp/, the others in corporate-banking-sftp-
  * editor of the system's temporary folder. Waiting is always for something to appear.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
@@ -161,7 +162,8 @@ else {
 		sshPrivateKey = readFileSync(keyFile, 'utf8');
 		bank = await startSandboxSftp({ authorizedKeys: [readFileSync(`${keyFile}.pub`, 'utf8').trim()] });
 		// OpenSSH's view of the host key, independent of the node: ssh-keyscan, ssh-keygen -l.
-		const scanned = execFileSync('ssh-keyscan', ['-T', '20', '-t', 'ed25519', '-p', String(bank.port), bank.host], { stdio: ['ignore', 'pipe', 'ignore'] });
+		// (asynchronously: the server answers from this very process)
+		const { stdout: scanned } = await promisify(execFile)('ssh-keyscan', ['-T', '20', '-t', 'ed25519', '-p', String(bank.port), bank.host]);
 		opensshFingerprint = execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', '-'], { input: scanned }).toString('utf8').split(' ')[1];
 		gpg = new Gpg();
 		bankFp = gpg.generate('Bank H2H <h2h@bank.example>', { algorithm: 'ed25519' });

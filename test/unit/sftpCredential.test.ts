@@ -12,6 +12,7 @@ import {
 	SFTP_KEYS_FIELD,
 } from '../../nodes/shared/sftp/credential/sftpCredential';
 import { SftpValidationError } from '../../nodes/shared/sftp';
+import { SFTP_PROFILES } from '../../nodes/shared/sftp/profiles';
 
 const base = { host: 'sftp.bank.example', username: 'acme', authentication: 'password', password: 'secret' };
 
@@ -50,4 +51,13 @@ test("Key Fingerprints names the bank's keys and the customer's as gpg prints th
 	expect(await keyFingerprintsText({ ...base })).toBe("Bank: none pasted (Bank's OpenPGP Public Keys is empty). Yours: none (Your OpenPGP Key is None).");
 	const broken = await keyFingerprintsText({ ...base, bankPublicKeys: 'not a key', pgpKeySource: 'imported', pgpPrivateKey: '' });
 	expect(broken).toMatch(/^Bank: Bank Public Keys .+\. Yours: Your OpenPGP Private Key is empty: paste the armoured private key\.$/);
+});
+
+test('a bank profile gives the folders its public page names; Archive Folder stays the one typed in; Custom (or none, as before profiles) the typed ones', () => {
+	const typed = { ...base, outgoingFolder: 'to-bank', incomingFolder: 'from-bank', archiveFolder: 'done' };
+	expect(readSftpCredential({ ...typed, bankProfile: 'danske' }).folders).toEqual({ outgoing: 'Outbox', incoming: 'Inbox', archive: 'done' });
+	expect(readSftpCredential({ ...typed, bankProfile: 'bcb' }).folders).toEqual({ outgoing: '/input', incoming: '/output', archive: 'done' });
+	expect(readSftpCredential({ ...typed, bankProfile: 'custom' }).folders).toEqual({ outgoing: 'to-bank', incoming: 'from-bank', archive: 'done' });
+	expect(readSftpCredential(typed).folders).toEqual({ outgoing: 'to-bank', incoming: 'from-bank', archive: 'done' });
+	for (const profile of Object.values(SFTP_PROFILES)) expect(profile.source.url).toMatch(/^https:\/\//);
 });

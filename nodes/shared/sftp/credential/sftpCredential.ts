@@ -28,6 +28,7 @@ import {
 	type KeyAlgorithm,
 	type SftpConnectOptions,
 } from '../index';
+import { sftpProfile } from '../profiles';
 import {
 	readSftpJournalWrite,
 	SFTP_UPLOAD_JOURNAL_FIELD,
@@ -98,6 +99,21 @@ function portOf(value: unknown): number {
 	return Number(typed);
 }
 
+/**
+ * The folders: a bank profile's (the ones its public page names), or those typed in (Custom). A
+ * profile that names no folder for files taken from the incoming one uses Archive Folder.
+ */
+function foldersOf(credentials: ICredentialDataDecryptedObject): SftpFolders {
+	const profile = sftpProfile(credentials.bankProfile);
+	return {
+		outgoing:
+			profile?.outgoing ?? folder(credentials.outgoingFolder, 'Outgoing Folder', 'outgoing'),
+		incoming:
+			profile?.incoming ?? folder(credentials.incomingFolder, 'Incoming Folder', 'incoming'),
+		archive: profile?.archive ?? folder(credentials.archiveFolder, 'Archive Folder', 'archive'),
+	};
+}
+
 /** Reads and checks the credential's fields (nothing is sent). */
 export function readSftpCredential(credentials: ICredentialDataDecryptedObject): SftpCredential {
 	const host = text(credentials.host);
@@ -145,11 +161,7 @@ export function readSftpCredential(credentials: ICredentialDataDecryptedObject):
 	return {
 		connect,
 		owner: `${username}@${host}:${port}`,
-		folders: {
-			outgoing: folder(credentials.outgoingFolder, 'Outgoing Folder', 'outgoing'),
-			incoming: folder(credentials.incomingFolder, 'Incoming Folder', 'incoming'),
-			archive: folder(credentials.archiveFolder, 'Archive Folder', 'archive'),
-		},
+		folders: foldersOf(credentials),
 		hash,
 		cipher,
 		bankKeysArmoured: text(credentials.bankPublicKeys),
