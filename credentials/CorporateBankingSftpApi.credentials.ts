@@ -15,17 +15,21 @@ import {
 	SFTP_CHECK_URL,
 	SFTP_CREDENTIAL,
 	SFTP_GENERATED_KEY_FIELD,
+	SFTP_KEYS_FIELD,
+	SFTP_KEYS_UNTESTED,
 	sftpPreAuthentication,
 } from '../nodes/shared/sftp/credential/sftpCredential';
 import {
 	SFTP_UPLOAD_JOURNAL_FIELD,
 	SFTP_UPLOAD_JOURNAL_WRITE_FIELD,
 } from '../nodes/shared/sftp/journal/uploadJournal';
+import { SFTP_PROFILES } from '../nodes/shared/sftp/profiles';
 
 const sshKey = { show: { authentication: ['privateKey'] } };
 const password = { show: { authentication: ['password'] } };
 const importedKey = { show: { pgpKeySource: ['imported'] } };
 const generatedKey = { show: { pgpKeySource: ['generated'] } };
+const customFolders = { show: { bankProfile: ['custom'] } };
 
 export class CorporateBankingSftpApi implements ICredentialType {
 	name = SFTP_CREDENTIAL;
@@ -54,10 +58,14 @@ export class CorporateBankingSftpApi implements ICredentialType {
 			description: "The bank's SFTP server, as its host-to-host onboarding gives it",
 		},
 		{
+			// Text, not n8n's number box: that box puts back the previous number when letters are
+			// typed, so a typo would become another port; the credential's test names the field.
 			displayName: 'Port',
 			name: 'port',
-			type: 'number',
-			default: 22,
+			type: 'string',
+			default: '22',
+			placeholder: '22',
+			description: 'The port of the SFTP server, digits only (22 when empty)',
 		},
 		{
 			displayName: 'User',
@@ -113,11 +121,41 @@ export class CorporateBankingSftpApi implements ICredentialType {
 				"The server's host key fingerprint as OpenSSH prints it (SHA256:...), from your bank. Several may be given, separated by spaces, while the bank changes its key. Empty: the test shows the server's and refuses.",
 		},
 		{
+			displayName: 'Bank Profile',
+			name: 'bankProfile',
+			type: 'options',
+			options: [
+				{
+					name: 'Custom',
+					value: 'custom',
+					description: "Every folder typed in, as the bank's host-to-host onboarding gives it",
+				},
+				...Object.values(SFTP_PROFILES).map((p) => ({
+					name: p.name,
+					value: p.id,
+					description: `Files to the bank in ${p.outgoing}, from the bank in ${p.incoming} (the bank's public SFTP page)`,
+				})),
+			],
+			default: 'custom',
+			description:
+				'The folders of a bank whose public host-to-host page names them; Custom for any other bank, or for folders the bank set up otherwise for you',
+		},
+		...Object.values(SFTP_PROFILES).map(
+			(p): INodeProperties => ({
+				displayName: `${p.name}: files to the bank go to ${p.outgoing}, the bank's files are read from ${p.incoming}, as ${p.source.url} names them. If your bank set up other folders for you, choose Custom.`,
+				name: `${p.id}ProfileNotice`,
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { bankProfile: [p.id] } },
+			}),
+		),
+		{
 			displayName: 'Outgoing Folder',
 			name: 'outgoingFolder',
 			type: 'string',
 			default: 'outgoing',
 			description: 'Where files to the bank are put (payments)',
+			displayOptions: customFolders,
 		},
 		{
 			displayName: 'Incoming Folder',
@@ -125,6 +163,7 @@ export class CorporateBankingSftpApi implements ICredentialType {
 			type: 'string',
 			default: 'incoming',
 			description: 'Where the bank puts its files (statements, acknowledgements)',
+			displayOptions: customFolders,
 		},
 		{
 			displayName: 'Archive Folder',
@@ -213,6 +252,16 @@ export class CorporateBankingSftpApi implements ICredentialType {
 			placeholder: '-----BEGIN PGP PUBLIC KEY BLOCK-----',
 			description:
 				"The bank's public key (or keys, one block after another): files to the bank are encrypted to them, files from the bank must be signed by one of them. The Bank SFTP node's Key Information shows their fingerprints to compare with the bank's.",
+		},
+		{
+			// Written by the credential's test, never typed: n8n shows it as text to read and copy.
+			displayName: 'Key Fingerprints',
+			name: SFTP_KEYS_FIELD,
+			type: 'string',
+			typeOptions: { copyButton: true },
+			default: SFTP_KEYS_UNTESTED,
+			description:
+				"The fingerprints of the bank's keys and of yours, as gpg prints them, as the credential's last test read them when this window was opened: compare them with what the bank gave you",
 		},
 		{
 			displayName: 'Signature Hash',

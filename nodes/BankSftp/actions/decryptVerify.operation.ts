@@ -1,7 +1,23 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { Readable } from 'node:stream';
+
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { storeStream } from '../../shared/common/binaryOutput';
-import { open, spacedFingerprint } from '../../shared/sftp';
+import { optionsCollection } from '../../shared/common/properties';
+import {
+	MAX_SIGNATURE_BYTES,
+	open,
+	PgpError,
+	signatureFirst,
+	spacedFingerprint,
+	verifyDetached,
+	type DetachedResult,
+} from '../../shared/sftp';
 import type { SftpRun } from '../../shared/sftp/node/context';
 import { plainName } from '../../shared/sftp/node/receive';
 import { inputFile } from '../helpers/input';
@@ -27,6 +43,28 @@ export const description: INodeProperties[] = [
 			"Whether to accept a file the bank did not sign. A signature by a key that is not the bank's is refused either way.",
 		displayOptions: show,
 	},
+	optionsCollection(
+		[
+			{
+				displayName: 'Detached Signature Field',
+				name: 'detachedSignatureField',
+				type: 'string',
+				default: '',
+				placeholder: 'signature',
+				description:
+					"The input binary field holding a detached signature (.sig or .asc) of the bank's key over the file as given: a signature by another key, or one that does not match, refuses the file. With one, a file without a signature inside is accepted.",
+			},
+			{
+				displayName: 'Decrypt',
+				name: 'decrypt',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether the file is an OpenPGP message to decrypt (and verify inside). Off: the file is only checked against its detached signature and passes as it is.',
+			},
+		],
+		{ placeholder: 'Add option', displayOptions: show },
+	),
 ];
 
 export async function execute(
@@ -35,19 +73,71 @@ export async function execute(
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const field = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const file = inputFile(this, itemIndex, field);
 	const verifyWith = await run.bankKeys();
-	// The customer's key is needed only for an encrypted file; a signed-only one opens without it.
-	const decryptWith = run.view.keySource === 'none' ? undefined : await run.customerKey();
-	const opened = await open(await file.open(), {
-		decryptWith,
-		verifyWith,
-		allowUnsigned: this.getNodeParameter('allowUnsigned', itemIndex, false) as boolean,
-	});
-	const stored = await storeStream(this, itemIndex, opened.stream, {
-		userFilename: plainName(file.fileName ?? 'file'),
-	});
-	const result = await opened.result;
+	const signatureField =
+		typeof options.detachedSignatureField === 'string' ? options.detachedSignatureField.trim() : '';
+	const decrypt = options.decrypt !== false;
+	if (!decrypt && !signatureField)
+		throw new PgpError(
+			'unsigned',
+			'Decrypt is off and no Detached Signature Field is given: the file would pass unchecked',
+		);
+	let source: Readable = await file.open();
+	let detached: { name: string; result: Promise<DetachedResult> } | undefined;
+	if (signatureField) {
+		const signatureFile = inputFile(this, itemIndex, signatureField);
+		const chunks: Buffer[] = [];
+		for await (const chunk of await signatureFile.open()) {
+			chunks.push(chunk as Buffer);
+			if (chunks.reduce((n, c) => n + c.length, 0) > MAX_SIGNATURE_BYTES) break;
+		}
+		const name = signatureFile.fileName ?? signatureField;
+		const checked = await verifyDetached(source, Buffer.concat(chunks), {
+			verifyWith,
+			signatureName: name,
+			fileName: file.fileName ?? field,
+		});
+		source = checked.stream;
+		detached = { name, result: checked.result };
+	}
+	// A failure of the detached signature is told as it is (not as what the decryption made of it).
+	const told = async <T>(work: Promise<T>): Promise<T> =>
+		await signatureFirst(work, detached?.result);
+	let json: IDataObject = { decrypted: false, signed: false, signedBy: [] };
+	let stored;
+	if (decrypt) {
+		// The customer's key is needed only for an encrypted file; a signed-only one opens without it.
+		const decryptWith = run.view.keySource === 'none' ? undefined : await run.customerKey();
+		const opened = await told(
+			open(source, {
+				decryptWith,
+				verifyWith,
+				allowUnsigned:
+					(this.getNodeParameter('allowUnsigned', itemIndex, false) as boolean) || !!detached,
+			}),
+		);
+		stored = await told(
+			storeStream(this, itemIndex, opened.stream, {
+				userFilename: plainName(file.fileName ?? 'file'),
+			}),
+		);
+		const result = await opened.result;
+		json = {
+			decrypted: result.encrypted,
+			signed: result.signed,
+			signedBy: result.signedBy.map(spacedFingerprint),
+		};
+	} else {
+		stored = await told(
+			storeStream(this, itemIndex, source, { userFilename: file.fileName ?? 'file' }),
+		);
+	}
+	if (detached) {
+		const result = await detached.result;
+		json.detachedSignature = { name: detached.name, signedBy: spacedFingerprint(result.signedBy) };
+	}
 	const item = this.getInputData()[itemIndex];
 	return [
 		{
@@ -56,9 +146,7 @@ export async function execute(
 				fileName: stored.fileName,
 				fileSize: stored.bytes,
 				mimeType: stored.mimeType,
-				decrypted: result.encrypted,
-				signed: result.signed,
-				signedBy: result.signedBy.map(spacedFingerprint),
+				...json,
 			},
 			binary: { ...item.binary, [field]: stored.binaryData },
 			pairedItem: { item: itemIndex },

@@ -1,8 +1,15 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
+import { optionsCollection } from '../../shared/common/properties';
 import { SftpFileError, SFTP_STATUS } from '../../shared/sftp';
 import type { SftpRun } from '../../shared/sftp/node/context';
 import { receiveFile } from '../../shared/sftp/node/receive';
+import { detachedSignatureAtBank, detachedSignatureCheck } from '../helpers/detached';
 import { incomingFile, incomingFileField } from '../helpers/paths';
 
 const show = { show: { resource: ['file'], operation: ['download'] } };
@@ -36,6 +43,7 @@ export const description: INodeProperties[] = [
 		hint: 'The name of the output binary field to put the file in',
 		displayOptions: show,
 	},
+	optionsCollection(detachedSignatureCheck(), { placeholder: 'Add option', displayOptions: show }),
 ];
 
 export async function execute(
@@ -52,8 +60,11 @@ export async function execute(
 			path,
 			SFTP_STATUS.NO_SUCH_FILE,
 		);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const detached = await detachedSignatureAtBank(session, path, options);
 	return [
 		await receiveFile(this, run, entry, {
+			detached,
 			itemIndex,
 			binaryPropertyName: this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string,
 			decrypt: this.getNodeParameter('decrypt', itemIndex, true) as boolean,

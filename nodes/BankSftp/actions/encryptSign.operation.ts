@@ -1,8 +1,15 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { storeStream } from '../../shared/common/binaryOutput';
-import { protect, spacedFingerprint } from '../../shared/sftp';
+import { optionsCollection } from '../../shared/common/properties';
+import { detachedSigner, protect, signatureNameFor, spacedFingerprint } from '../../shared/sftp';
 import type { SftpRun } from '../../shared/sftp/node/context';
+import { detachedFormOf, detachedSignatureOption } from '../helpers/detached';
 import { inputFile } from '../helpers/input';
 import { signEncryptFields } from '../helpers/pgpFields';
 
@@ -27,6 +34,21 @@ export const description: INodeProperties[] = [
 		description: 'Whether to write the OpenPGP message as text (.asc) instead of binary (.pgp)',
 		displayOptions: show,
 	},
+	optionsCollection(
+		[
+			detachedSignatureOption(
+				'A signature file of your key over the output file, in its own binary field (the output name with .sig or .asc added). Besides Sign, or instead of it: with Sign and Encrypt both off, the output file is the input file as it is.',
+			),
+			{
+				displayName: 'Put Signature in Field',
+				name: 'signatureBinaryPropertyName',
+				type: 'string',
+				default: 'signature',
+				description: 'The output binary field the detached signature goes in',
+			},
+		],
+		{ placeholder: 'Add option', displayOptions: show },
+	),
 ];
 
 export async function execute(
@@ -42,18 +64,53 @@ export async function execute(
 	const encryptTo = (this.getNodeParameter('encrypt', itemIndex, true) as boolean)
 		? await run.bankKeys()
 		: undefined;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const detachedForm = detachedFormOf(options.detachedSignature);
+	const signatureField =
+		(typeof options.signatureBinaryPropertyName === 'string' &&
+			options.signatureBinaryPropertyName.trim()) ||
+		'signature';
+	const detachedKey = detachedForm ? await run.customerKey() : undefined;
 	const file = inputFile(this, itemIndex, field);
-	const sealed = await protect(await file.open(), {
-		signWith,
-		encryptTo,
-		armour,
-		hash: run.view.hash,
-		cipher: run.view.cipher,
-		fileName: file.fileName,
+	const sealing = !!signWith || !!encryptTo?.length || !detachedKey;
+	const sealed = sealing
+		? await protect(await file.open(), {
+				signWith,
+				encryptTo,
+				armour,
+				hash: run.view.hash,
+				cipher: run.view.cipher,
+				fileName: file.fileName,
+			})
+		: await file.open();
+	const name = sealing
+		? `${file.fileName ?? 'file'}${armour ? '.asc' : '.pgp'}`
+		: (file.fileName ?? 'file');
+	const signer = detachedKey
+		? await detachedSigner(detachedKey, { form: detachedForm!, hash: run.view.hash })
+		: undefined;
+	if (signer) sealed.once('error', (error) => signer.tap.destroy(error));
+	const stored = await storeStream(this, itemIndex, signer ? sealed.pipe(signer.tap) : sealed, {
+		userFilename: name,
 	});
-	const name = `${file.fileName ?? 'file'}${armour ? '.asc' : '.pgp'}`;
-	const stored = await storeStream(this, itemIndex, sealed, { userFilename: name });
 	const item = this.getInputData()[itemIndex];
+	const signatureBinary: IDataObject = {};
+	let detachedSignature: IDataObject | null = null;
+	if (signer && detachedKey) {
+		const signatureName = signatureNameFor(name, detachedForm!);
+		const signatureFile = await this.helpers.prepareBinaryData(
+			await signer.signature,
+			signatureName,
+			detachedForm === 'armoured' ? 'text/plain' : 'application/pgp-signature',
+		);
+		signatureBinary[signatureField] = signatureFile;
+		detachedSignature = {
+			name: signatureName,
+			field: signatureField,
+			form: detachedForm,
+			signedBy: spacedFingerprint(detachedKey.getFingerprint()),
+		};
+	}
 	return [
 		{
 			json: {
@@ -64,13 +121,17 @@ export async function execute(
 				signedBy: signWith ? spacedFingerprint(signWith.getFingerprint()) : null,
 				encrypted: !!encryptTo?.length,
 				encryptedTo: (encryptTo ?? []).map((k) => spacedFingerprint(k.getFingerprint())),
+				detachedSignature,
 			},
 			binary: {
 				...item.binary,
-				[field]: {
-					...stored.binaryData,
-					mimeType: armour ? 'text/plain' : 'application/pgp-encrypted',
-				},
+				[field]: sealing
+					? {
+							...stored.binaryData,
+							mimeType: armour ? 'text/plain' : 'application/pgp-encrypted',
+						}
+					: stored.binaryData,
+				...(signatureBinary as INodeExecutionData['binary']),
 			},
 			pairedItem: { item: itemIndex },
 		},

@@ -7,18 +7,26 @@ import type {
 
 import { InputError } from '../../shared/common/errors';
 import { optionsCollection } from '../../shared/common/properties';
+import { Readable } from 'node:stream';
+
 import {
 	DEFAULT_TEMPORARY_NAME,
+	SftpFileError,
+	SFTP_STATUS,
 	checkFileName,
+	detachedSigner,
 	joinRemote,
 	protect,
 	spacedFingerprint,
 	temporaryNameFor,
+	signatureNameFor,
 	uploadStream,
+	type UploadResult,
 } from '../../shared/sftp';
 import type { SftpRun } from '../../shared/sftp/node/context';
 import type { SftpJournalEntry } from '../../shared/sftp/journal/uploadJournal';
 import { findSftpEntry } from '../../shared/sftp/journal/uploadJournal';
+import { detachedFormOf, detachedSignatureOption } from '../helpers/detached';
 import { inputFile, sha256Of } from '../helpers/input';
 import { journalEntries, putJournal } from '../helpers/journal';
 import { signEncryptFields } from '../helpers/pgpFields';
@@ -70,6 +78,9 @@ export const description: INodeProperties[] = [
 				default: false,
 				description: 'Whether to write the OpenPGP message as text (.asc) instead of binary',
 			},
+			detachedSignatureOption(
+				'A signature file of your key beside the file (its name with .sig or .asc added), over the file as the bank gets it; written under a temporary name and renamed before the file is. Besides Sign, or instead of it.',
+			),
 			{
 				displayName: 'Temporary Name',
 				name: 'temporaryName',
@@ -119,9 +130,14 @@ export async function execute(
 		typeof options.temporaryName === 'string' ? options.temporaryName : DEFAULT_TEMPORARY_NAME,
 		name,
 	);
+	const detachedForm = detachedFormOf(options.detachedSignature);
+	const signatureName = detachedForm
+		? checkFileName('File Name', signatureNameFor(name, detachedForm))
+		: undefined;
 	// Keys first: a key problem is told before anything is read or sent.
 	const signWith = sign ? await run.customerKey() : undefined;
 	const encryptTo = encrypt ? await run.bankKeys() : undefined;
+	const detachedKey = detachedForm ? await run.customerKey() : undefined;
 
 	const sha256 = await sha256Of(await file.open());
 	const key = { owner: run.view.owner, folder, sha256 };
@@ -188,8 +204,17 @@ export async function execute(
 		);
 	}
 
+	if (signatureName && (await session.stat(joinRemote(folder, signatureName))))
+		throw new SftpFileError(
+			`A file named ${joinRemote(folder, signatureName)} is already at the bank (not picked up yet): nothing was written. Give the file another name, or wait until the bank has taken the earlier one`,
+			joinRemote(folder, signatureName),
+			SFTP_STATUS.FAILURE,
+		);
+	const signer = detachedKey
+		? await detachedSigner(detachedKey, { form: detachedForm!, hash: run.view.hash })
+		: undefined;
 	const source = await file.open();
-	const sealed =
+	const protectedStream =
 		signWith || encryptTo?.length
 			? await protect(source, {
 					signWith,
@@ -200,16 +225,26 @@ export async function execute(
 					fileName: file.fileName,
 				})
 			: source;
+	// The detached signature is made over the bytes as they go to the bank.
+	if (signer) protectedStream.once('error', (error) => signer.tap.destroy(error));
+	const sealed = signer ? protectedStream.pipe(signer.tap) : protectedStream;
+	const temporaryPattern =
+		typeof options.temporaryName === 'string' ? options.temporaryName : undefined;
 	let entry: SftpJournalEntry | undefined;
+	let signatureSent: UploadResult | undefined;
 	const result = await uploadStream(
 		session,
 		sealed,
-		{
-			folder,
-			name,
-			temporaryName: typeof options.temporaryName === 'string' ? options.temporaryName : undefined,
-		},
+		{ folder, name, temporaryName: temporaryPattern },
 		async () => {
+			// The signature is at the bank under its own name before the file is: a bank that
+			// takes the file finds its signature beside it.
+			if (signer && signatureName)
+				signatureSent = await uploadStream(session, Readable.from([await signer.signature]), {
+					folder,
+					name: signatureName,
+					temporaryName: temporaryPattern,
+				});
 			entry = { ...key, name, temporaryName, state: 'renaming', at: new Date().toISOString() };
 			await putJournal(this, entry, itemIndex);
 		},
@@ -225,6 +260,16 @@ export async function execute(
 				signedBy: signWith ? spacedFingerprint(signWith.getFingerprint()) : null,
 				encrypted: !!encryptTo?.length,
 				encryptedTo: (encryptTo ?? []).map((k) => spacedFingerprint(k.getFingerprint())),
+				detachedSignature:
+					signatureSent && detachedKey
+						? {
+								name: signatureName,
+								path: signatureSent.path,
+								form: detachedForm,
+								bytes: signatureSent.bytes,
+								signedBy: spacedFingerprint(detachedKey.getFingerprint()),
+							}
+						: null,
 				removedLeftover: result.removedLeftover,
 				sentAt: new Date().toISOString(),
 			},

@@ -5,6 +5,17 @@
  * journal/ and node/.
  */
 export * from './errors';
+export {
+	detachedSigner,
+	MAX_SIGNATURE_BYTES,
+	signatureCandidates,
+	signatureNameFor,
+	signatureFirst,
+	signDetached,
+	verifyDetached,
+	type DetachedForm,
+	type DetachedResult,
+} from './detached';
 export { hostKeyFingerprint, hostKeyType, parsePinnedFingerprints } from './hostKey';
 export {
 	checkKeyUsable,

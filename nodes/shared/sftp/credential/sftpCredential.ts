@@ -15,16 +15,20 @@ import type * as openpgp from 'openpgp';
 
 import {
 	generateKeyPair,
+	keyInfo,
 	parsePinnedFingerprints,
 	readPrivateKey,
 	readPublicKeys,
+	SftpHostKeyError,
 	SftpValidationError,
+	spacedFingerprint,
 	withSession,
 	type CipherChoice,
 	type HashChoice,
 	type KeyAlgorithm,
 	type SftpConnectOptions,
 } from '../index';
+import { sftpProfile } from '../profiles';
 import {
 	readSftpJournalWrite,
 	SFTP_UPLOAD_JOURNAL_FIELD,
@@ -38,6 +42,11 @@ export const SFTP_CREDENTIAL = 'corporateBankingSftpApi';
 export const SFTP_CHECK_FIELD = 'sftpCheck';
 /** Hidden field: the customer's OpenPGP key made in n8n (armoured private key). */
 export const SFTP_GENERATED_KEY_FIELD = 'pgpGeneratedKey';
+/** Read-only field written by the credential's test: the fingerprints of the OpenPGP keys it read. */
+export const SFTP_KEYS_FIELD = 'keyFingerprints';
+/** What the keys field says before the first test. */
+export const SFTP_KEYS_UNTESTED =
+	'Not tested yet: save the credential, then open it again to read the fingerprints of the keys it holds';
 /** Header naming a request the credential answers itself ('test': the credential test; 'probe'). */
 export const SFTP_CHECK_HEADER = 'x-sftp-credential-check';
 /** Address the check requests name: the credential answers them, nothing goes out. */
@@ -74,6 +83,37 @@ function folder(value: unknown, field: string, fallback: string): string {
 	return given.replace(/\/+$/, '') || '/';
 }
 
+/**
+ * The port: digits only (as typed; a number from a credential saved before the field was text),
+ * 1 to 65535. A minus sign, letters, a decimal point or an exponent are refused, never read as
+ * another port (Number() would take "1e3" as 1000, the editor's number box "2a2" as the old value).
+ */
+function portOf(value: unknown): number {
+	if (value === undefined || value === null || value === '') return 22;
+	const typed = typeof value === 'number' ? String(value) : text(value);
+	if (!/^\d{1,5}$/.test(typed) || Number(typed) < 1 || Number(typed) > 65535)
+		throw new SftpValidationError(
+			'Port',
+			`"${typed}" is not a port: digits only, a whole number from 1 to 65535 (22 when empty)`,
+		);
+	return Number(typed);
+}
+
+/**
+ * The folders: a bank profile's (the ones its public page names), or those typed in (Custom). A
+ * profile that names no folder for files taken from the incoming one uses Archive Folder.
+ */
+function foldersOf(credentials: ICredentialDataDecryptedObject): SftpFolders {
+	const profile = sftpProfile(credentials.bankProfile);
+	return {
+		outgoing:
+			profile?.outgoing ?? folder(credentials.outgoingFolder, 'Outgoing Folder', 'outgoing'),
+		incoming:
+			profile?.incoming ?? folder(credentials.incomingFolder, 'Incoming Folder', 'incoming'),
+		archive: profile?.archive ?? folder(credentials.archiveFolder, 'Archive Folder', 'archive'),
+	};
+}
+
 /** Reads and checks the credential's fields (nothing is sent). */
 export function readSftpCredential(credentials: ICredentialDataDecryptedObject): SftpCredential {
 	const host = text(credentials.host);
@@ -83,9 +123,7 @@ export function readSftpCredential(credentials: ICredentialDataDecryptedObject):
 			'Host',
 			`"${host}" must be a host name or address only (no sftp://, no path)`,
 		);
-	const port = Number(credentials.port ?? 22);
-	if (!Number.isInteger(port) || port < 1 || port > 65535)
-		throw new SftpValidationError('Port', 'must be a whole number from 1 to 65535');
+	const port = portOf(credentials.port);
 	const username = text(credentials.username);
 	if (!username)
 		throw new SftpValidationError('User', 'is required: the user the bank set up for you');
@@ -123,11 +161,7 @@ export function readSftpCredential(credentials: ICredentialDataDecryptedObject):
 	return {
 		connect,
 		owner: `${username}@${host}:${port}`,
-		folders: {
-			outgoing: folder(credentials.outgoingFolder, 'Outgoing Folder', 'outgoing'),
-			incoming: folder(credentials.incomingFolder, 'Incoming Folder', 'incoming'),
-			archive: folder(credentials.archiveFolder, 'Archive Folder', 'archive'),
-		},
+		folders: foldersOf(credentials),
 		hash,
 		cipher,
 		bankKeysArmoured: text(credentials.bankPublicKeys),
@@ -189,9 +223,53 @@ export async function sftpPreAuthentication(
 		const name = text(credentials.pgpUserName) || text(credentials.username) || 'n8n';
 		const email = text(credentials.pgpUserEmail) || undefined;
 		const made = await generateKeyPair(algorithm, { name, email });
-		return { [SFTP_GENERATED_KEY_FIELD]: made.privateKey, ...check };
+		const withKey = { ...credentials, [SFTP_GENERATED_KEY_FIELD]: made.privateKey };
+		return {
+			[SFTP_GENERATED_KEY_FIELD]: made.privateKey,
+			[SFTP_KEYS_FIELD]: await keyFingerprintsText(withKey),
+			...check,
+		};
 	}
-	return check;
+	return { [SFTP_KEYS_FIELD]: await keyFingerprintsText(credentials), ...check };
+}
+
+/** One key as the keys field shows it: fingerprint as gpg prints it, algorithm, expiry. */
+async function keyLine(key: openpgp.Key): Promise<string> {
+	const info = await keyInfo(key);
+	const until = info.expires ? `expires ${info.expires.slice(0, 10)}` : 'no expiry';
+	const revoked = info.revoked ? ', REVOKED' : '';
+	// openpgp.js names the v4 Ed25519 curve ed25519Legacy; gpg prints it ed25519.
+	const algorithm = info.algorithm.replace(/\b(ed25519|curve25519)Legacy\b/, '$1');
+	return `${spacedFingerprint(info.fingerprint)} (${algorithm}, ${until}${revoked})`;
+}
+
+/**
+ * What the keys field shows after a test: the fingerprint of each bank key and of the customer's
+ * key, to compare with what the bank gave and with what it was sent (never a key's material). A
+ * key that cannot be read is named with the reason, as the test's error names it.
+ */
+export async function keyFingerprintsText(
+	credentials: ICredentialDataDecryptedObject,
+): Promise<string> {
+	const reason = (error: unknown): string =>
+		error instanceof SftpValidationError ? `${error.field} ${error.message}` : 'cannot be read';
+	const parts: string[] = [];
+	if (text(credentials.bankPublicKeys)) {
+		try {
+			const keys = await bankKeysOf(credentials);
+			parts.push(`Bank: ${(await Promise.all(keys.map(keyLine))).join('; ')}`);
+		} catch (error) {
+			parts.push(`Bank: ${reason(error)}`);
+		}
+	} else parts.push("Bank: none pasted (Bank's OpenPGP Public Keys is empty)");
+	if ((text(credentials.pgpKeySource) || 'none') !== 'none') {
+		try {
+			parts.push(`Yours: ${await keyLine(await customerKeyOf(credentials))}`);
+		} catch (error) {
+			parts.push(`Yours: ${reason(error)}`);
+		}
+	} else parts.push('Yours: none (Your OpenPGP Key is None)');
+	return `${parts.join('. ')}.`;
 }
 
 /** The marker of a check request ('test' or 'probe'), or undefined for any other request. */
@@ -217,6 +295,16 @@ export async function judgeSftpCredential(
 }
 
 /**
+ * What the editor shows of a failed test: a value to change names its field first (the field's
+ * label, as the dialog shows it), a host key not pinned or another one names Host Key Fingerprint.
+ */
+function testFailure(error: unknown): unknown {
+	if (error instanceof SftpValidationError) return new Error(`${error.field}: ${error.message}`);
+	if (error instanceof SftpHostKeyError) return new Error(`Host Key Fingerprint: ${error.message}`);
+	return error;
+}
+
+/**
  * The credential's authenticate: the check requests are answered here (the test judged by
  * logging in), and n8n then fetches a data: address, so that nothing goes to the network.
  */
@@ -225,7 +313,13 @@ export async function authenticateSftp(
 	request: IHttpRequestOptions,
 ): Promise<IHttpRequestOptions> {
 	const marker = checkMarker(request);
-	if (marker === 'test') await judgeSftpCredential(credentials);
+	if (marker === 'test') {
+		try {
+			await judgeSftpCredential(credentials);
+		} catch (error) {
+			throw testFailure(error);
+		}
+	}
 	return { url: SFTP_CHECK_PASSED_URL, method: 'GET', json: false, headers: {} };
 }
 

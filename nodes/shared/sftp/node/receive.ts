@@ -7,7 +7,17 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { storeStream } from '../../common/binaryOutput';
-import { open, SftpFileBusyError, spacedFingerprint, type RemoteEntry } from '../index';
+import type { Readable } from 'node:stream';
+
+import {
+	open,
+	SftpFileBusyError,
+	signatureFirst,
+	spacedFingerprint,
+	verifyDetached,
+	type DetachedResult,
+	type RemoteEntry,
+} from '../index';
 import type { SftpContext, SftpRun } from './context';
 
 export interface ReceiveOptions {
@@ -16,6 +26,11 @@ export interface ReceiveOptions {
 	/** Decrypt and verify with the credential's keys. */
 	decrypt: boolean;
 	allowUnsigned: boolean;
+	/**
+	 * A detached signature of the file (as it is at the bank) to verify it against: its name (for
+	 * messages) and bytes. With one, a message without a signature inside is accepted.
+	 */
+	detached?: { name: string; signature: Buffer };
 }
 
 /** The file's name without the OpenPGP extension (`statement.xml.pgp` -> `statement.xml`). */
@@ -42,19 +57,35 @@ export async function receiveFile(
 	options: ReceiveOptions,
 ): Promise<INodeExecutionData> {
 	const session = await run.connect();
-	const raw = session.read(entry.path);
+	let raw: Readable = session.read(entry.path);
 	let json: IDataObject = { ...entryJson(entry), decrypted: false, signed: false, signedBy: [] };
+	let detached: Promise<DetachedResult> | undefined;
+	if (options.detached) {
+		const checked = await verifyDetached(raw, options.detached.signature, {
+			verifyWith: await run.bankKeys(),
+			signatureName: options.detached.name,
+			fileName: entry.path,
+		});
+		raw = checked.stream;
+		detached = checked.result;
+	}
+	// A failure of the detached signature is told as it is (not as what the decryption made of it).
+	const told = async <T>(work: Promise<T>): Promise<T> => await signatureFirst(work, detached);
 	let stored;
 	if (options.decrypt) {
 		const keys = { bank: await run.bankKeys(), customer: await run.customerKey() };
-		const opened = await open(raw, {
-			decryptWith: keys.customer,
-			verifyWith: keys.bank,
-			allowUnsigned: options.allowUnsigned,
-		});
-		stored = await storeStream(ctx, options.itemIndex, opened.stream, {
-			userFilename: plainName(entry.name),
-		});
+		const opened = await told(
+			open(raw, {
+				decryptWith: keys.customer,
+				verifyWith: keys.bank,
+				allowUnsigned: options.allowUnsigned || !!options.detached,
+			}),
+		);
+		stored = await told(
+			storeStream(ctx, options.itemIndex, opened.stream, {
+				userFilename: plainName(entry.name),
+			}),
+		);
 		const result = await opened.result;
 		json = {
 			...json,
@@ -63,7 +94,14 @@ export async function receiveFile(
 			signedBy: result.signedBy.map(spacedFingerprint),
 		};
 	} else {
-		stored = await storeStream(ctx, options.itemIndex, raw, { userFilename: entry.name });
+		stored = await told(storeStream(ctx, options.itemIndex, raw, { userFilename: entry.name }));
+	}
+	if (detached && options.detached) {
+		const result = await detached;
+		json.detachedSignature = {
+			name: options.detached.name,
+			signedBy: spacedFingerprint(result.signedBy),
+		};
 	}
 	const after = await session.stat(entry.path);
 	if (!after || after.size !== entry.size || after.modifiedAt !== entry.modifiedAt)
