@@ -23,9 +23,13 @@ export function median(values: number[]): number {
 
 /**
  * The Node.js that runs every process a benchmark starts (the measured clients and the banks):
- * `BENCH_NODE=/path/to/node` (for example Node 24, which n8n itself needs), else this one.
+ * `BENCH_NODE=/path/to/node`, or `BENCH_NODE=self` for the one running the benchmarks. `npm run
+ * bench` sets it to Node 24, the Node.js n8n needs (bench/run.ts).
  */
-export const BENCH_NODE = process.env.BENCH_NODE || process.execPath;
+export function benchNode(): string {
+	const chosen = process.env.BENCH_NODE;
+	return chosen && chosen !== 'self' ? chosen : process.execPath;
+}
 
 export const round = (n: number, digits = 3): number => Number(n.toFixed(digits));
 

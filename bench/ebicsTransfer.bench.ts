@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { loadOrCreatePki } from '../test/sandbox/certs';
-import { BENCH_NODE, median, round } from './common';
+import { benchNode, median, round } from './common';
 import { compile, ROOT, startCompiledSandbox } from './compiled';
 import { alternateRuns, cleanHarnessFolders, makeFile, runWorker, type Measured } from './fileService.bench';
 import type { SandboxProcess } from './sandboxProcess';
@@ -129,7 +129,7 @@ async function startPairBank(worker: string, dir: string, keys: ReturnType<typeo
 	const pki = await loadOrCreatePki();
 	const settingsFile = path.join(dir, 'pair-bank.json');
 	writeFileSync(settingsFile, JSON.stringify({ keyPem: pki.serverKeyPem, certPem: pki.serverCertPem, key: keys.key, signaturePublicKeyPem: keys.signaturePublicKeyPem }));
-	const child: ChildProcess = spawn(BENCH_NODE, [worker, 'bank', settingsFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+	const child: ChildProcess = spawn(benchNode(), [worker, 'bank', settingsFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
 	const port = await new Promise<number>((resolve, reject) => {
 		let out = '';
 		child.stdout!.on('data', (c: Buffer) => {
@@ -319,7 +319,7 @@ export async function runPeer(bank: SandboxProcess, dir: string): Promise<PeerRe
 		mkdirSync(settings.keysDir, { recursive: true });
 		const settingsFile = path.join(dir, `peer-keys-${userId}.json`);
 		writeFileSync(settingsFile, JSON.stringify(settings));
-		const child = spawn(BENCH_NODE, [peerWorker, 'keys', settingsFile], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(benchNode(), [peerWorker, 'keys', settingsFile], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 		let out = '';
 		child.stdout.on('data', (c: Buffer) => (out += c.toString()));
 		child.stderr.on('data', (c: Buffer) => (out += c.toString()));

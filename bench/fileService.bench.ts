@@ -23,7 +23,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import os from 'node:os';
 import path from 'node:path';
 
-import { BENCH_NODE, median, round } from './common';
+import { benchNode, median, round } from './common';
 import { compile, ROOT, startCompiledSandbox } from './compiled';
 import type { BankTarget } from './fileServiceClients';
 import type { SandboxProcess } from './sandboxProcess';
@@ -134,7 +134,7 @@ export async function runWorker(worker: string, settings: Record<string, unknown
 	// time writes its report to a file of its own: the worker's stderr (shared with time) may be left
 	// non-blocking by node, and a crash report can fill it.
 	const timeFile = path.join(dir, `time-${Date.now()}.txt`);
-	const child = spawn('/usr/bin/time', ['-v', '-o', timeFile, BENCH_NODE, ...(process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter(Boolean), '--expose-gc', worker, settingsFile], {
+	const child = spawn('/usr/bin/time', ['-v', '-o', timeFile, benchNode(), ...(process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter(Boolean), '--expose-gc', worker, settingsFile], {
 		cwd: ROOT,
 		stdio: ['ignore', 'pipe', 'pipe'],
 		env: { ...process.env, ...options.env },

@@ -7,8 +7,11 @@
  */
 import '../test/harness/env';
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+
+import { benchNode } from './common';
 
 type Bench = { name: string; file: string };
 
@@ -102,7 +105,7 @@ export function summaryTable(results: Result): string {
 	for (const bench of BENCHES) {
 		const r = results[bench.name] as Result | undefined;
 		if (!r) continue;
-		for (const row of rowsOf(bench.name, r)) rows.push({ benchmark: bench.name, date: String(r.measuredAt ?? '').slice(0, 10), ...row });
+		for (const row of rowsOf(bench.name, r)) rows.push({ benchmark: bench.name, date: `${String(r.measuredAt ?? '').slice(0, 10)}, Node ${String(r.processNode ?? r.node ?? '').replace(/^v(\d+).*/, '$1')}`, ...row });
 	}
 	const lines = [
 		'| benchmark | measured | against | ratio | peak RSS over idle | target | met | measured on |',
@@ -120,6 +123,14 @@ async function main(): Promise<void> {
 		console.log(summaryTable(results));
 		return;
 	}
+	// The processes a benchmark starts run on the Node.js n8n itself needs (installed once, as for
+	// the end-to-end tests), unless BENCH_NODE names another.
+	if (!process.env.BENCH_NODE) {
+		const { ensureNode24 } = await import('../test/e2e/lib/install');
+		process.env.BENCH_NODE = ensureNode24().node;
+	}
+	const processNode = spawnSync(benchNode(), ['--version'], { encoding: 'utf8' }).stdout.trim();
+	console.log(`benchmark processes on Node.js ${processNode} (${benchNode()})`);
 	for (const bench of BENCHES) {
 		if (only.length && !only.includes(bench.name)) continue;
 		const modulePath = path.join(__dirname, `${bench.file}.ts`);
@@ -127,7 +138,7 @@ async function main(): Promise<void> {
 		console.log(`running ${bench.name} ...`);
 		const mod = (await import(modulePath)) as { run: () => Promise<Record<string, unknown>> };
 		const result = await mod.run();
-		results[bench.name] = { ...result, measuredAt: new Date().toISOString(), node: process.version };
+		results[bench.name] = { ...result, measuredAt: new Date().toISOString(), node: process.version, processNode };
 		writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 	}
 	// Every benchmark's last figures, the ones not run now with the date they were measured.

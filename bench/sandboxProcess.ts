@@ -4,7 +4,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 
-import { BENCH_NODE, plainJson } from './common';
+import { benchNode, plainJson } from './common';
 
 export interface SandboxState {
 	urls: Record<string, string>;
@@ -35,7 +35,7 @@ export async function startSandboxProcess(args: string[] = [], launch?: { script
 	const command = launch
 		? [...(launch.nodeArgs ?? []), launch.script]
 		: [path.join(root, 'node_modules/ts-node/dist/bin.js'), '--transpile-only', '--prefer-ts-exts', path.join(root, 'test/sandbox/cli.ts')];
-	const child: ChildProcess = spawn(BENCH_NODE, [...(process.env.BENCH_BANK_FLAGS ?? '').split(' ').filter(Boolean), ...command, '--state-file', stateFile, '--quiet', ...args], {
+	const child: ChildProcess = spawn(benchNode(), [...(process.env.BENCH_BANK_FLAGS ?? '').split(' ').filter(Boolean), ...command, '--state-file', stateFile, '--quiet', ...args], {
 		cwd: root,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});

@@ -18,7 +18,7 @@ import path from 'node:path';
 import type { StatementDetail } from '../test/sandbox/bankfiles';
 import { camt053, makeIban } from '../test/sandbox/bankfiles';
 import { Prng } from '../test/sandbox/prng';
-import { BENCH_NODE, median, round } from './common';
+import { benchNode, median, round } from './common';
 import { compile, ROOT } from './compiled';
 
 const ENTRIES = 100_000;
@@ -189,7 +189,7 @@ export function writeBai2(file: string, accounts: number, perAccount: number): n
 }
 
 async function runWorker(worker: string, mode: string, file: string): Promise<WorkerResult> {
-	const child = spawn(BENCH_NODE, ['--expose-gc', '--max-old-space-size=8192', worker, mode, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(benchNode(), ['--expose-gc', '--max-old-space-size=8192', worker, mode, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 	let stdout = '';
 	let stderr = '';
 	child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
