@@ -362,26 +362,39 @@ export class SftpSession {
 			return p;
 		};
 		// Bytes short of a whole write, kept for the next chunk (the stream's chunks rarely come in
-		// multiples of WRITE_CHUNK): every write but the last is a whole one.
+		// multiples of WRITE_CHUNK): every write but the last is a whole one. Only what fills the
+		// carried part up to a whole write is copied.
 		let carry: Buffer | undefined;
-		const sendAll = async (data: Buffer, last: boolean): Promise<void> => {
-			let offset = 0;
-			while (data.length - offset >= WRITE_CHUNK || (last && offset < data.length)) {
-				while (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
-				if (failure) throw failure;
-				const part = data.subarray(offset, Math.min(offset + WRITE_CHUNK, data.length));
-				void send(part, position);
-				position += part.length;
-				offset += part.length;
+		const sendWhole = async (part: Buffer): Promise<void> => {
+			while (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
+			if (failure) throw failure;
+			void send(part, position);
+			position += part.length;
+		};
+		const sendAll = async (chunk: Buffer): Promise<void> => {
+			let data = chunk;
+			if (carry) {
+				const need = WRITE_CHUNK - carry.length;
+				if (data.length < need) {
+					carry = Buffer.concat([carry, data]);
+					return;
+				}
+				const whole = Buffer.concat([carry, data.subarray(0, need)]);
+				carry = undefined;
+				data = data.subarray(need);
+				await sendWhole(whole);
 			}
-			carry = offset < data.length ? data.subarray(offset) : undefined;
+			let offset = 0;
+			for (; data.length - offset >= WRITE_CHUNK; offset += WRITE_CHUNK)
+				await sendWhole(data.subarray(offset, offset + WRITE_CHUNK));
+			if (offset < data.length) carry = data.subarray(offset);
 		};
 		const writable = new Writable({
 			highWaterMark: WRITE_CHUNK * 2,
 			async write(chunk: Buffer, _encoding, done) {
 				try {
 					handle ??= await openHandle(path, 'w', 'Creating');
-					await sendAll(carry ? Buffer.concat([carry, chunk]) : chunk, false);
+					await sendAll(chunk);
 					done(failure ?? null);
 				} catch (error) {
 					done(error as Error);
@@ -390,7 +403,11 @@ export class SftpSession {
 			async final(done) {
 				try {
 					handle ??= await openHandle(path, 'w', 'Creating');
-					if (carry) await sendAll(carry, true);
+					if (carry) {
+						const last = carry;
+						carry = undefined;
+						await sendWhole(last);
+					}
 					await Promise.all(inFlight);
 					if (failure) throw failure;
 					const h = handle;
