@@ -268,7 +268,7 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Sft
 					n8nSftpDownloadCpuS: pick(runs.n8nSftp, 'downloadCpuS'),
 					n8nSftpPeakRssOverIdleMiB: peak(runs.n8nSftp, 'peakRssMb'),
 				});
-			} else s.n8nSftpError = runs.n8nSftp.find((r) => !r.ok)?.error ?? 'not measured at this size (BENCH_SFTP_N8N_SIZES)';
+			} else s.n8nSftpError = runs.n8nSftp.find((r) => !r.ok)?.error ?? 'not measured in this run (BENCH_SFTP_N8N_SIZES, BENCH_SFTP_CLIENTS)';
 			result[String(mib)] = s;
 		}
 		return result;
