@@ -361,33 +361,44 @@ export class SftpSession {
 			void p.then(() => inFlight.delete(p));
 			return p;
 		};
-		// Bytes short of a whole write, kept for the next chunk (the stream's chunks rarely come in
-		// multiples of WRITE_CHUNK): every write but the last is a whole one. Only what fills the
-		// carried part up to a whole write is copied.
-		let carry: Buffer | undefined;
+		// Bytes short of a whole write, kept for the next chunks (the stream's chunks rarely come in
+		// multiples of WRITE_CHUNK): every write but the last is a whole one. Only what makes up a
+		// whole write from the kept parts is copied, once.
+		let carry: Buffer[] = [];
+		let carried = 0;
 		const sendWhole = async (part: Buffer): Promise<void> => {
 			while (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
 			if (failure) throw failure;
 			void send(part, position);
 			position += part.length;
 		};
+		const takeCarry = (tail?: Buffer): Buffer => {
+			const parts = tail ? [...carry, tail] : carry;
+			const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+			carry = [];
+			carried = 0;
+			return whole;
+		};
 		const sendAll = async (chunk: Buffer): Promise<void> => {
 			let data = chunk;
-			if (carry) {
-				const need = WRITE_CHUNK - carry.length;
+			if (carried) {
+				const need = WRITE_CHUNK - carried;
 				if (data.length < need) {
-					carry = Buffer.concat([carry, data]);
+					carry.push(data);
+					carried += data.length;
 					return;
 				}
-				const whole = Buffer.concat([carry, data.subarray(0, need)]);
-				carry = undefined;
+				const whole = takeCarry(data.subarray(0, need));
 				data = data.subarray(need);
 				await sendWhole(whole);
 			}
 			let offset = 0;
 			for (; data.length - offset >= WRITE_CHUNK; offset += WRITE_CHUNK)
 				await sendWhole(data.subarray(offset, offset + WRITE_CHUNK));
-			if (offset < data.length) carry = data.subarray(offset);
+			if (offset < data.length) {
+				carry.push(data.subarray(offset));
+				carried = data.length - offset;
+			}
 		};
 		const writable = new Writable({
 			highWaterMark: WRITE_CHUNK * 2,
@@ -403,11 +414,7 @@ export class SftpSession {
 			async final(done) {
 				try {
 					handle ??= await openHandle(path, 'w', 'Creating');
-					if (carry) {
-						const last = carry;
-						carry = undefined;
-						await sendWhole(last);
-					}
+					if (carried) await sendWhole(takeCarry());
 					await Promise.all(inFlight);
 					if (failure) throw failure;
 					const h = handle;
