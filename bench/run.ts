@@ -22,6 +22,7 @@ const BENCHES: Bench[] = [
 	{ name: 'danskeDownload', file: './danske.bench' },
 	{ name: 'ebicsTransfer', file: './ebicsTransfer.bench' },
 	{ name: 'statementParse', file: './statementParse.bench' },
+	{ name: 'sftpTransfer', file: './sftpTransfer.bench' },
 ];
 
 type Result = Record<string, unknown>;
@@ -85,6 +86,19 @@ function rowsOf(name: string, r: Result): Array<Omit<SummaryRow, 'benchmark' | '
 				}
 			return rows;
 		}
+		case 'sftpTransfer':
+			return sizes.flatMap((size) => {
+				const s = at(size);
+				if (s.ratioToLowerBoundUpload === undefined) return [];
+				return (['Upload', 'Download'] as const).flatMap((direction) => {
+					const ratio = s[`ratioToLowerBound${direction}`];
+					const memory = s[`${direction.toLowerCase()}PeakRssOverIdleMiB`];
+					const rows: Array<Omit<SummaryRow, 'benchmark' | 'date'>> = [{ measured: `${sizeName(size)} ${direction === 'Upload' ? 'upload, signed and encrypted' : 'download, decrypted and verified'}`, against: 'OpenSSH sftp + gpg', ratio: fixed(ratio), memory: mib(memory), target: 'ratio <= 1.2, peak < 64 MiB', met: ratio <= 1.2 && memory < 64 }];
+					const n8n = s[`ratioToN8nSftp${direction}`];
+					if (n8n !== undefined) rows.push({ measured: `${sizeName(size)} ${direction.toLowerCase()} (with OpenPGP)`, against: "n8n's SFTP node (transfer only)", ratio: fixed(n8n), memory: `${mib(memory)} (n8n's node: ${mib(s.n8nSftpPeakRssOverIdleMiB)})`, target: '— (comparison)', met: undefined });
+					return rows;
+				});
+			});
 		case 'statementParse': {
 			const mt = r.mt940 as Record<string, number>;
 			const bai2 = r.bai2 as Record<string, number> | undefined;

@@ -22,7 +22,9 @@
  * peakRssOverIdleMiB (target < 64), seconds, CPU seconds, and the load average before and after.
  * `BENCH_SFTP_SIZES=100` runs only the sizes given (MiB, comma-separated); `BENCH_SFTP_REPS`
  * the repetitions at 100 MiB (default 3; 1 GiB once); `BENCH_SFTP_CLIENTS=node` measures only
- * the clients named (lowerBound, node, n8nSftp: for a profile; no ratios without both).
+ * the clients named (lowerBound, node, n8nSftp: for a profile; no ratios without both);
+ * `BENCH_SFTP_N8N_SIZES=100` measures n8n's SFTP node only at the sizes given (it needs about ten
+ * times the node's time: 1 GiB would take it some 20 minutes here).
  */
 import { spawn } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -193,7 +195,10 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Sft
 			const downloadName = `statement-${mib}.bin.pgp`;
 			const encrypted = bankFile(gpg, sshd, keys, file, downloadName);
 			const encryptedSha256 = await sha256(encrypted);
-			const clients = (['lowerBound', 'node', 'n8nSftp'] as const).filter((c) => !process.env.BENCH_SFTP_CLIENTS || process.env.BENCH_SFTP_CLIENTS.split(',').includes(c));
+			const n8nSizes = (process.env.BENCH_SFTP_N8N_SIZES ?? '').split(',').filter(Boolean).map(Number);
+			const clients = (['lowerBound', 'node', 'n8nSftp'] as const)
+				.filter((c) => !process.env.BENCH_SFTP_CLIENTS || process.env.BENCH_SFTP_CLIENTS.split(',').includes(c))
+				.filter((c) => c !== 'n8nSftp' || !n8nSizes.length || n8nSizes.includes(mib));
 			const runs: Record<'lowerBound' | 'node' | 'n8nSftp', Measured[]> = { lowerBound: [], node: [], n8nSftp: [] };
 			for (let rep = 0; rep < (REPS[mib] ?? 1); rep++) {
 				for (const client of clients) {
@@ -263,7 +268,7 @@ export async function run(sizes: readonly number[] = chosenSizes()): Promise<Sft
 					n8nSftpDownloadCpuS: pick(runs.n8nSftp, 'downloadCpuS'),
 					n8nSftpPeakRssOverIdleMiB: peak(runs.n8nSftp, 'peakRssMb'),
 				});
-			} else s.n8nSftpError = runs.n8nSftp.find((r) => !r.ok)?.error ?? 'not run';
+			} else s.n8nSftpError = runs.n8nSftp.find((r) => !r.ok)?.error ?? 'not measured in this run (BENCH_SFTP_N8N_SIZES, BENCH_SFTP_CLIENTS)';
 			result[String(mib)] = s;
 		}
 		return result;

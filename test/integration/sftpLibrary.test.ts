@@ -109,6 +109,24 @@ describe('SSH and SFTP against OpenSSH', () => {
 		}
 	});
 
+	it('chunks of any size (a byte, less than a write, more than several) arrive whole and in order, and read back the same', async () => {
+		// Writes are whole (128 KiB less a header) but the last: what a chunk leaves over is kept for the next.
+		const sizes = [1, 3, 131_007, 70_000, 262_145, 1, 600_000, 131_008, 17];
+		let seed = 7;
+		const chunks = sizes.map((n) => Buffer.from(Array.from({ length: n }, () => (seed = (seed * 1103515245 + 12345) & 0xff))));
+		const content = Buffer.concat(chunks);
+		const session = await SftpSession.open(connect());
+		try {
+			const result = await uploadStream(session, Readable.from(chunks), { folder: 'outgoing', name: 'odd-chunks.bin' });
+			expect(result.bytes).toBe(content.length);
+			expect(readFileSync(sshd.bankPath('outgoing', 'odd-chunks.bin')).equals(content)).toBe(true);
+			expect((await readAll(session.read('outgoing/odd-chunks.bin'))).equals(content)).toBe(true);
+			await session.remove('outgoing/odd-chunks.bin');
+		} finally {
+			session.close();
+		}
+	});
+
 	it('a temporary file left by an upload that stopped is removed and the file written again from the start', async () => {
 		sshd.put('outgoing', '.pay-2.xml.part', 'half a fi');
 		const session = await SftpSession.open(connect());

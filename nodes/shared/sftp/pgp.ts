@@ -401,11 +401,26 @@ export async function open(
 		fail = reject;
 	});
 	result.catch(() => undefined);
+	// openpgp.js hands the content on in the pieces the message was framed in (8 KiB from gpg):
+	// gathered into pieces of 256 KiB, what comes after (n8n's storage, a file) makes far fewer
+	// writes.
+	const GATHER = 256 * 1024;
+	let gathered: Buffer[] = [];
+	let gatheredBytes = 0;
+	const takeGathered = (): Buffer => {
+		const piece = gathered.length === 1 ? gathered[0] : Buffer.concat(gathered, gatheredBytes);
+		gathered = [];
+		gatheredBytes = 0;
+		return piece;
+	};
 	const checked = new Transform({
 		transform(chunk: Buffer, _encoding, done) {
-			done(null, chunk);
+			gathered.push(chunk);
+			gatheredBytes += chunk.length;
+			done(null, gatheredBytes >= GATHER ? takeGathered() : undefined);
 		},
 		flush(done) {
+			if (gatheredBytes) this.push(takeGathered());
 			void Promise.all(signatures.map(async (s) => await s.verified))
 				.then(() => {
 					const signedBy = [
