@@ -72,3 +72,20 @@ it('every host key the sandbox makes reads back, so the sandbox bank always star
 		expect(Array.isArray(parsedHostKey) ? parsedHostKey[0].type : parsedHostKey.type).toBe('ssh-ed25519');
 	}
 });
+
+it('an SSH key the sandbox host was given logs in (its signature verified); another key is refused', async () => {
+	const dir = require('node:fs').mkdtempSync(path.join(require('node:os').tmpdir(), 'sandbox-ssh-key-'));
+	try {
+		for (const name of ['allowed', 'other']) require('node:child_process').execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, name)]);
+		const keyed = await startSandboxSftp({ authorizedKeys: [readFileSync(path.join(dir, 'allowed.pub'), 'utf8').trim()] });
+		try {
+			const withKey = (file: string) => sftpStore({ ...values(), host: keyed.host, port: keyed.port, hostKeyFingerprint: keyed.fingerprint, authentication: 'privateKey', privateKey: readFileSync(path.join(dir, file), 'utf8') });
+			expect(await testCredential({ store: withKey('allowed'), credentialTypes: packageCredentialTypes(), id: SFTP_ID })).toEqual({ status: 'OK' });
+			expect((await testCredential({ store: withKey('other'), credentialTypes: packageCredentialTypes(), id: SFTP_ID })).message).toContain('refused the login');
+		} finally {
+			await keyed.stop();
+		}
+	} finally {
+		require('node:fs').rmSync(dir, { recursive: true, force: true });
+	}
+});

@@ -224,7 +224,7 @@ export async function startSandboxSftp(options: SandboxSftpOptions = {}): Promis
 			if (ctx.method === 'password' && equal(ctx.password, password)) return ctx.accept();
 			if (ctx.method === 'publickey') {
 				const key = allowed.find((k) => k.getPublicSSH().equals(ctx.key.data));
-				if (key && (!ctx.signature || key.verify(ctx.blob!, ctx.signature, ctx.key.algo) === true)) return ctx.accept();
+				if (key && (!ctx.signature || key.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true)) return ctx.accept();
 			}
 			ctx.reject(['password', 'publickey']);
 		});
