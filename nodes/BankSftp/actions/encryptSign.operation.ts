@@ -7,11 +7,11 @@ import type {
 
 import { storeStream } from '../../shared/common/binaryOutput';
 import { optionsCollection } from '../../shared/common/properties';
-import { detachedSigner, protect, signatureNameFor, spacedFingerprint } from '../../shared/sftp';
+import { detachedSigner, signatureNameFor, spacedFingerprint } from '../../shared/sftp';
 import type { SftpRun } from '../../shared/sftp/node/context';
 import { detachedFormOf, detachedSignatureOption } from '../helpers/detached';
 import { inputFile } from '../helpers/input';
-import { signEncryptFields } from '../helpers/pgpFields';
+import { protectFile, signEncryptFields } from '../helpers/pgpFields';
 
 const show = { show: { resource: ['openpgp'], operation: ['encryptSign'] } };
 
@@ -74,12 +74,10 @@ export async function execute(
 	const file = inputFile(this, itemIndex, field);
 	const sealing = !!signWith || !!encryptTo?.length || !detachedKey;
 	const sealed = sealing
-		? await protect(await file.open(), {
+		? await protectFile(run, await file.open(), {
 				signWith,
 				encryptTo,
 				armour,
-				hash: run.view.hash,
-				cipher: run.view.cipher,
 				fileName: file.fileName,
 			})
 		: await file.open();

@@ -16,7 +16,6 @@ import {
 	checkFileName,
 	detachedSigner,
 	joinRemote,
-	protect,
 	spacedFingerprint,
 	temporaryNameFor,
 	signatureNameFor,
@@ -29,7 +28,7 @@ import { findSftpEntry } from '../../shared/sftp/journal/uploadJournal';
 import { detachedFormOf, detachedSignatureOption } from '../helpers/detached';
 import { inputFile, sha256Of } from '../helpers/input';
 import { journalEntries, putJournal } from '../helpers/journal';
-import { signEncryptFields } from '../helpers/pgpFields';
+import { protectFile, signEncryptFields } from '../helpers/pgpFields';
 
 const show = { show: { resource: ['file'], operation: ['upload'] } };
 
@@ -216,12 +215,10 @@ export async function execute(
 	const source = await file.open();
 	const protectedStream =
 		signWith || encryptTo?.length
-			? await protect(source, {
+			? await protectFile(run, source, {
 					signWith,
 					encryptTo,
 					armour,
-					hash: run.view.hash,
-					cipher: run.view.cipher,
 					fileName: file.fileName,
 				})
 			: source;

@@ -1,5 +1,10 @@
 /** The OpenPGP choices of the operations that send or make a file for the bank. */
+import type { Readable } from 'node:stream';
+
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+
+import { protect, type ProtectOptions } from '../../shared/sftp';
+import type { SftpRun } from '../../shared/sftp/node/context';
 
 /** Sign and Encrypt, both on by default: what banks ask for. */
 export function signEncryptFields(displayOptions: IDisplayOptions): INodeProperties[] {
@@ -21,4 +26,13 @@ export function signEncryptFields(displayOptions: IDisplayOptions): INodePropert
 			displayOptions,
 		},
 	];
+}
+
+/** The file signed and/or encrypted as chosen, with the hash and cipher of the run's credential. */
+export async function protectFile(
+	run: SftpRun,
+	source: Readable,
+	options: Pick<ProtectOptions, 'signWith' | 'encryptTo' | 'armour' | 'fileName'>,
+): Promise<Readable> {
+	return await protect(source, { ...options, hash: run.view.hash, cipher: run.view.cipher });
 }

@@ -10,7 +10,7 @@ import { PassThrough, Readable, Transform } from 'node:stream';
 
 import * as openpgp from 'openpgp';
 
-import { attemptAsync } from '../common/attempt';
+import { attemptAsync, pending } from '../common/attempt';
 import { PgpError, SftpValidationError } from './errors';
 import { checkKeyUsable, spacedFingerprint, type HashChoice } from './pgp';
 
@@ -192,13 +192,7 @@ export async function verifyDetached(
 	);
 	if (!verified.ok) throw mismatch();
 	const { data, signatures } = verified.value;
-	let settle!: (value: DetachedResult) => void;
-	let fail!: (error: Error) => void;
-	const result = new Promise<DetachedResult>((resolve, reject) => {
-		settle = resolve;
-		fail = reject;
-	});
-	result.catch(() => undefined);
+	const { promise: result, settle, fail } = pending<DetachedResult, Error>();
 	const checked = new Transform({
 		transform(chunk: Buffer, _encoding, done) {
 			done(null, chunk);

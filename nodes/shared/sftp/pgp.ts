@@ -9,7 +9,7 @@ import { Readable, Transform } from 'node:stream';
 
 import * as openpgp from 'openpgp';
 
-import { attemptAsync } from '../common/attempt';
+import { attemptAsync, pending } from '../common/attempt';
 import { peekStream } from '../common/streamHead';
 import { PgpError, SftpValidationError } from './errors';
 
@@ -394,13 +394,7 @@ export async function open(
 				`The file is signed by key ID ${keyId}, which is not one of the bank's keys (${options.verifyWith.map((k) => spacedFingerprint(k.getFingerprint())).join('; ') || 'none given'}): it is refused`,
 			);
 	}
-	let settle!: (value: OpenResult) => void;
-	let fail!: (error: PgpError) => void;
-	const result = new Promise<OpenResult>((resolve, reject) => {
-		settle = resolve;
-		fail = reject;
-	});
-	result.catch(() => undefined);
+	const { promise: result, settle, fail } = pending<OpenResult, PgpError>();
 	// openpgp.js hands the content on in the pieces the message was framed in (8 KiB from gpg):
 	// gathered into pieces of 256 KiB, what comes after (n8n's storage, a file) makes far fewer
 	// writes.
