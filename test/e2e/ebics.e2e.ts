@@ -32,7 +32,7 @@ import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import type { EbicsRecord } from '../sandbox/ebics/bank';
 import { choose, emptyMarker, escapeRegExp, executeStep, outputPane, panelEntry, parameterInput, retype, searchNewWorkflow, seeInOutput, typeInto } from './lib/editor';
 import { ebicsNodeWorkflow, executeCleanly, until, withEbicsCredential } from './lib/ebicsSandbox';
-import { launchChromium, setupOwner, signedInContext } from './lib/ui';
+import { openEditor } from './lib/ui';
 import { credentialId, credentialName, loadExample, prepareForImport, type WorkflowJson } from './lib/workflows';
 
 const SHOTS = path.join(PROJECT_ROOT, 'docs', 'ebics');
@@ -112,10 +112,7 @@ else {
 			withEbicsCredential(loadExample('ebics-statements.json'), CREDENTIAL, WORKFLOWS.statements, 'EBICS: statements of the new subscriber'),
 		]);
 		await stack.n8n.start();
-		const cookie = await setupOwner(stack.n8n.baseUrl);
-		browser = await launchChromium(chromium.path!);
-		context = await signedInContext(browser, stack.n8n.baseUrl, cookie, { debounce: false });
-		page = await context.newPage();
+		({ browser, context, page } = await openEditor(stack.n8n.baseUrl, chromium.path!));
 	}, 600_000);
 
 	afterAll(async () => {

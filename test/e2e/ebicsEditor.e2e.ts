@@ -27,15 +27,15 @@ import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 
 import { ebicsForm, ebicsFormLines, ebicsNodeWorkflow, EBICS_CREDENTIAL, type EbicsForm } from './lib/ebicsSandbox';
-import { escapeRegExp, executeStep, outputPane } from './lib/editor';
+import { credentialDialog, credentialEntry, escapeRegExp, executeStep, outputPane } from './lib/editor';
 import { ensureChromium, N8N_VERSION } from './lib/install';
 import { nodeError, nodeItems, type StoredExecution } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
-import { launchChromium, setupOwner, signedInContext } from './lib/ui';
+import { openEditor } from './lib/ui';
 import { loadExample, workflowId } from './lib/workflows';
 
 /** The pictures docs/ebics.md shows; the others (each check's) go to a folder outside the package. */
@@ -48,7 +48,6 @@ const chromium = ensureChromium((line) => process.stderr.write(`[e2e] ${line}\n`
 
 let stack: Stack;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let cookie: string;
 let form: EbicsForm;
@@ -74,16 +73,11 @@ async function seeInOutput(text: string | RegExp): Promise<void> {
 }
 
 /** The credential dialog on screen (one the editor closed may stay in the page, hidden). */
-const dialog = (): Locator => page.locator('[data-test-id="credential-edit-dialog"]:visible').first();
+const dialog = (): Locator => credentialDialog(page);
 const ndv = (): Locator => page.locator('[data-test-id="ndv"]');
 
 /** The form entry (label and input) of a credential field. */
-function entryOf(name: string): Locator {
-	return dialog()
-		.locator('[data-test-id="credential-connection-parameter"]')
-		.filter({ has: page.locator(`[data-test-id="parameter-input-${name}"]`) })
-		.first();
-}
+const entryOf = (name: string): Locator => credentialEntry(page, name);
 
 /** The notice that says where the subscriber's status shows. */
 function statusNotice(): Locator {
@@ -172,12 +166,9 @@ else {
 		stack = await startStack({ install, pkg, trustSandboxCa: true });
 		await stack.importExamples(EXAMPLES);
 		await stack.n8n.start();
-		cookie = await setupOwner(stack.n8n.baseUrl);
+		({ cookie, browser, page } = await openEditor(stack.n8n.baseUrl, chromium.path!));
 		form = await ebicsForm(stack.bank);
 		printed = ebicsFormLines(form);
-		browser = await launchChromium(chromium.path!);
-		context = await signedInContext(browser, stack.n8n.baseUrl, cookie, { debounce: false });
-		page = await context.newPage();
 	}, 600_000);
 
 	afterAll(async () => {

@@ -27,16 +27,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 
 import { startSandboxSftp, type SandboxSftp } from '../sandbox/sftp';
 import { Gpg } from '../helpers/gpg';
-import { parameterInput, retype } from './lib/editor';
+import { credentialDialog, credentialEntry, parameterInput, retype } from './lib/editor';
 import { ensureChromium, N8N_VERSION } from './lib/install';
 import { nodeError, nodeItems, type StoredExecution } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
-import { launchChromium, setupOwner, signedInContext } from './lib/ui';
+import { openEditor } from './lib/ui';
 import { loadExample, packageManifest, type WorkflowJson } from './lib/workflows';
 
 const DOC_SHOTS = path.join(PROJECT_ROOT, 'docs', 'sftp');
@@ -58,7 +58,6 @@ let sshPrivateKey: string;
 /** The host key fingerprint as OpenSSH's own tools print it. */
 let opensshFingerprint: string;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let cookie: string;
 let made: { id: string; name: string };
@@ -72,17 +71,12 @@ async function shot(locator: Locator | Page, name: string): Promise<void> {
 	await locator.screenshot({ path: path.join(folder, name) });
 }
 
-const dialog = (): Locator => page.locator('[data-test-id="credential-edit-dialog"]:visible').first();
+const dialog = (): Locator => credentialDialog(page);
 const modal = (): Locator => page.getByRole('dialog').filter({ has: dialog() }).first();
 const ndv = (): Locator => page.locator('[data-test-id="ndv"]');
 
 /** The form entry (label and input) of a credential field. */
-function entryOf(name: string): Locator {
-	return dialog()
-		.locator('[data-test-id="credential-connection-parameter"]')
-		.filter({ has: page.locator(`[data-test-id="parameter-input-${name}"]`) })
-		.first();
-}
+const entryOf = (name: string): Locator => credentialEntry(page, name);
 
 const inputOf = (name: string): Locator => parameterInput(dialog(), name);
 
@@ -172,10 +166,7 @@ else {
 
 		stack = await startStack({ install, pkg });
 		await stack.n8n.start();
-		cookie = await setupOwner(stack.n8n.baseUrl);
-		browser = await launchChromium(chromium.path!);
-		context = await signedInContext(browser, stack.n8n.baseUrl, cookie, { debounce: false });
-		page = await context.newPage();
+		({ cookie, browser, page } = await openEditor(stack.n8n.baseUrl, chromium.path!));
 	}, 600_000);
 
 	afterAll(async () => {

@@ -113,3 +113,16 @@ export function outputPane(page: Page): Locator {
 export async function seeInOutput(page: Page, text: string | RegExp): Promise<void> {
 	await outputPane(page).getByText(text).first().waitFor();
 }
+
+/** The credential dialog on screen (one the editor closed may stay in the page, hidden). */
+export function credentialDialog(page: Page): Locator {
+	return page.locator('[data-test-id="credential-edit-dialog"]:visible').first();
+}
+
+/** The form entry (label and input) of a credential field in the dialog on screen. */
+export function credentialEntry(page: Page, name: string): Locator {
+	return credentialDialog(page)
+		.locator('[data-test-id="credential-connection-parameter"]')
+		.filter({ has: page.locator(`[data-test-id="parameter-input-${name}"]`) })
+		.first();
+}

@@ -3,7 +3,7 @@
  * REST API (`POST /rest/owner/setup`), logging in, and launching Debian's Chromium with
  * playwright-core.
  */
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /** The owner of a local, throwaway n8n (sandbox demo and tests only). */
 export const DEMO_OWNER = {
@@ -86,4 +86,15 @@ export async function signedInContext(
 	// tests (N8N_DEBOUNCE_MULTIPLIER) makes that the next moment, as a person's slower click sees it.
 	if (options.debounce === false) await context.addInitScript(() => sessionStorage.setItem('N8N_DEBOUNCE_MULTIPLIER', '0'));
 	return context;
+}
+
+/** Headless Chromium with one page signed in to n8n as its owner (set up now), debounce off. */
+export async function openEditor(
+	baseUrl: string,
+	executablePath: string,
+): Promise<{ cookie: string; browser: Browser; context: BrowserContext; page: Page }> {
+	const cookie = await setupOwner(baseUrl);
+	const browser = await launchChromium(executablePath);
+	const context = await signedInContext(browser, baseUrl, cookie, { debounce: false });
+	return { cookie, browser, context, page: await context.newPage() };
 }
