@@ -30,7 +30,7 @@ import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 
 import { ebicsForm, ebicsFormLines, ebicsNodeWorkflow, EBICS_CREDENTIAL, type EbicsForm } from './lib/ebicsSandbox';
-import { credentialDialog, credentialEntry, escapeRegExp, executeStep, outputPane } from './lib/editor';
+import { credentialDialog, credentialEntry, runFromCanvas, escapeRegExp, executeStep, outputPane } from './lib/editor';
 import { ensureChromium, N8N_VERSION } from './lib/install';
 import { nodeError, nodeItems, type StoredExecution } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
@@ -135,24 +135,12 @@ async function runStep(id: string): Promise<void> {
 	}
 }
 
-/** "Execute workflow" on the canvas of the open workflow; resolves with the execution n8n saved. */
+/** "Execute workflow" on the canvas of the open workflow; resolves with the execution n8n saved, every node without an error. */
 async function runWorkflow(id: string): Promise<StoredExecution> {
-	const before = stack.n8n.executions(id).length;
-	await page.locator('[data-test-id="execute-workflow-button"]').click();
-	const deadline = Date.now() + 180_000;
-	for (;;) {
-		const done = stack.n8n.executions(id).slice(before).find((e) => e.finished || e.status === 'success' || e.status === 'error');
-		if (done) {
-			const failed = Object.keys(done.run?.data.resultData.runData ?? {}).map((name) => [name, nodeError(done.run!, name)?.message]).filter(([, message]) => message);
-			expect(failed).toEqual([]);
-			return done;
-		}
-		if (Date.now() > deadline) {
-			await shot(page, 'editor-failed.png');
-			throw new Error(`no run of ${id} was saved`);
-		}
-		await page.waitForTimeout(250);
-	}
+	const done = await runFromCanvas(page, () => stack.n8n.executions(id), async () => await shot(page, 'editor-failed.png'));
+	const failed = Object.keys(done.run?.data.resultData.runData ?? {}).map((name) => [name, nodeError(done.run!, name)?.message]).filter(([, message]) => message);
+	expect(failed).toEqual([]);
+	return done;
 }
 
 const partnerIdOf = (f: EbicsForm): string => f.fields.find((x) => x.name === 'partnerId')!.value;

@@ -31,7 +31,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 
 import { startSandboxSftp, type SandboxSftp } from '../sandbox/sftp';
 import { Gpg } from '../helpers/gpg';
-import { credentialDialog, credentialEntry, parameterInput, retype } from './lib/editor';
+import { credentialDialog, credentialEntry, runFromCanvas, parameterInput, retype } from './lib/editor';
 import { ensureChromium, N8N_VERSION } from './lib/install';
 import { nodeError, nodeItems, type StoredExecution } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
@@ -131,18 +131,7 @@ async function createWorkflow(workflow: WorkflowJson, name: string): Promise<str
 
 /** "Execute workflow" on the canvas of the open workflow; resolves with the execution n8n saved. */
 async function runWorkflow(id: string): Promise<StoredExecution> {
-	const before = stack.n8n.executions(id).length;
-	await page.locator('[data-test-id="execute-workflow-button"]').click();
-	const deadline = Date.now() + 180_000;
-	for (;;) {
-		const done = stack.n8n.executions(id).slice(before).find((e) => e.finished || e.status === 'success' || e.status === 'error');
-		if (done) return done;
-		if (Date.now() > deadline) {
-			await shot(page, 'editor-failed.png');
-			throw new Error(`no run of ${id} was saved`);
-		}
-		await page.waitForTimeout(250);
-	}
+	return await runFromCanvas(page, () => stack.n8n.executions(id), async () => await shot(page, 'editor-failed.png'));
 }
 
 if (!manifest.nodes.includes('bankSftp')) skipAll('Bank SFTP in the editor', 'package.json does not list the Bank SFTP node');

@@ -6,6 +6,8 @@
  */
 import type { Locator, Page } from 'playwright-core';
 
+import type { StoredExecution } from './n8n';
+
 export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The input (or text area) of a parameter, in the page or in a part of it (a dialog, the panel). */
@@ -125,4 +127,24 @@ export function credentialEntry(page: Page, name: string): Locator {
 		.locator('[data-test-id="credential-connection-parameter"]')
 		.filter({ has: page.locator(`[data-test-id="parameter-input-${name}"]`) })
 		.first();
+}
+
+/**
+ * "Execute workflow" on the canvas of the open workflow; resolves with the execution n8n saved
+ * (`executions` lists the workflow's saved executions). `onTimeout` runs before the error when
+ * none is saved within 3 minutes (a picture of the page, say).
+ */
+export async function runFromCanvas(page: Page, executions: () => StoredExecution[], onTimeout?: () => Promise<void>): Promise<StoredExecution> {
+	const before = executions().length;
+	await page.locator('[data-test-id="execute-workflow-button"]').click();
+	const deadline = Date.now() + 180_000;
+	for (;;) {
+		const done = executions().slice(before).find((e) => e.finished || e.status === 'success' || e.status === 'error');
+		if (done) return done;
+		if (Date.now() > deadline) {
+			await onTimeout?.();
+			throw new Error('no run of the workflow was saved');
+		}
+		await page.waitForTimeout(250);
+	}
 }
