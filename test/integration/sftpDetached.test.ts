@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import {
 	PgpError,
@@ -215,6 +215,9 @@ describe('Bank SFTP node', () => {
 
 	it('Download verifies the .sig (or .asc) the bank put beside the file, naming the bank key; a missing or wrong signature refuses the file, nothing handed out', async () => {
 		const store = sftpStore(sftpValues(sshd, keys));
+		/** Download of an incoming file with its detached signature checked as `options` say. */
+		const download = async (path: string, options: IDataObject, decrypt = false) =>
+			await runSftp(store, { resource: 'file', operation: 'download', path, ...(decrypt ? {} : { decrypt: false }), options });
 		const plain = Buffer.from(
 			'{1:F01BANKFIHHAXXX}camt.053 as the bank sends it in clear with a detached signature\n',
 		);
@@ -226,13 +229,7 @@ describe('Bank SFTP node', () => {
 				plain,
 			),
 		);
-		const ok = await runSftp(store, {
-			resource: 'file',
-			operation: 'download',
-			path: 'stmt-1.txt',
-			decrypt: false,
-			options: { detachedSignature: 'beside' },
-		});
+		const ok = await download('stmt-1.txt', { detachedSignature: 'beside' });
 		expect(ok.nodeError('Bank')).toBeUndefined();
 		const item = items(ok)[0];
 		expect(item.json).toMatchObject({
@@ -248,12 +245,7 @@ describe('Bank SFTP node', () => {
 			sshd.bankPath('incoming', 'stmt-2.txt.pgp.sig'),
 			keys.gpg.ok(['--detach-sign', '--local-user', keys.bankFp, '--passphrase', ''], sealed),
 		);
-		const both = await runSftp(store, {
-			resource: 'file',
-			operation: 'download',
-			path: 'stmt-2.txt.pgp',
-			options: { detachedSignature: 'beside' },
-		});
+		const both = await download('stmt-2.txt.pgp', { detachedSignature: 'beside' }, true);
 		expect(both.nodeError('Bank')).toBeUndefined();
 		expect(items(both)[0].json).toMatchObject({
 			decrypted: true,
@@ -264,13 +256,7 @@ describe('Bank SFTP node', () => {
 
 		// Missing.
 		writeFileSync(sshd.bankPath('incoming', 'stmt-3.txt'), plain);
-		const missing = await runSftp(store, {
-			resource: 'file',
-			operation: 'download',
-			path: 'stmt-3.txt',
-			decrypt: false,
-			options: { detachedSignature: 'beside' },
-		});
+		const missing = await download('stmt-3.txt', { detachedSignature: 'beside' });
 		expect(missing.nodeError('Bank')?.message).toBe(
 			'No detached signature beside incoming/stmt-3.txt: neither stmt-3.txt.sig nor stmt-3.txt.asc is at the bank. The file is refused',
 		);
@@ -283,13 +269,7 @@ describe('Bank SFTP node', () => {
 			sshd.bankPath('incoming', 'signatures-4.asc'),
 			readFileSync(sshd.bankPath('incoming', 'stmt-1.txt.asc')),
 		);
-		const tampered = await runSftp(store, {
-			resource: 'file',
-			operation: 'download',
-			path: 'stmt-4.txt',
-			decrypt: false,
-			options: { detachedSignature: 'named', signatureFile: 'signatures-4.asc' },
-		});
+		const tampered = await download('stmt-4.txt', { detachedSignature: 'named', signatureFile: 'signatures-4.asc' });
 		expect(tampered.nodeError('Bank')?.message).toBe(
 			`The detached signature signatures-4.asc (key ${spaced(keys.bankFp)}) does not match incoming/stmt-4.txt: the file was changed after it was signed, or the signature is of another file. Nothing of it is used`,
 		);
@@ -300,13 +280,7 @@ describe('Bank SFTP node', () => {
 			sshd.bankPath('incoming', 'stmt-5.txt.sig'),
 			keys.gpg.ok(['--detach-sign', '--local-user', keys.customerFp, '--passphrase', ''], plain),
 		);
-		const other = await runSftp(store, {
-			resource: 'file',
-			operation: 'download',
-			path: 'stmt-5.txt',
-			decrypt: false,
-			options: { detachedSignature: 'beside' },
-		});
+		const other = await download('stmt-5.txt', { detachedSignature: 'beside' });
 		expect(other.nodeError('Bank')?.message).toBe(
 			`stmt-5.txt.sig is a signature by key ID ${keys.customerFp.slice(-16)}, which is not one of the bank's keys (${spaced(keys.bankFp)}): the file is refused`,
 		);
