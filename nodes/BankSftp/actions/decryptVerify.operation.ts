@@ -1,5 +1,3 @@
-import type { Readable } from 'node:stream';
-
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -7,19 +5,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { storeStream } from '../../shared/common/binaryOutput';
 import { optionsCollection } from '../../shared/common/properties';
-import {
-	MAX_SIGNATURE_BYTES,
-	open,
-	PgpError,
-	signatureFirst,
-	spacedFingerprint,
-	verifyDetached,
-	type DetachedResult,
-} from '../../shared/sftp';
+import { MAX_SIGNATURE_BYTES, PgpError } from '../../shared/sftp';
 import type { SftpRun } from '../../shared/sftp/node/context';
-import { plainName } from '../../shared/sftp/node/receive';
+import { openAndStore } from '../../shared/sftp/node/receive';
 import { inputFile } from '../helpers/input';
 
 const show = { show: { resource: ['openpgp'], operation: ['decryptVerify'] } };
@@ -84,8 +73,7 @@ export async function execute(
 			'unsigned',
 			'Decrypt is off and no Detached Signature Field is given: the file would pass unchecked',
 		);
-	let source: Readable = await file.open();
-	let detached: { name: string; result: Promise<DetachedResult> } | undefined;
+	let detached: { name: string; signature: Buffer } | undefined;
 	if (signatureField) {
 		const signatureFile = inputFile(this, itemIndex, signatureField);
 		const chunks: Buffer[] = [];
@@ -93,51 +81,18 @@ export async function execute(
 			chunks.push(chunk as Buffer);
 			if (chunks.reduce((n, c) => n + c.length, 0) > MAX_SIGNATURE_BYTES) break;
 		}
-		const name = signatureFile.fileName ?? signatureField;
-		const checked = await verifyDetached(source, Buffer.concat(chunks), {
-			verifyWith,
-			signatureName: name,
-			fileName: file.fileName ?? field,
-		});
-		source = checked.stream;
-		detached = { name, result: checked.result };
+		detached = { name: signatureFile.fileName ?? signatureField, signature: Buffer.concat(chunks) };
 	}
-	// A failure of the detached signature is told as it is (not as what the decryption made of it).
-	const told = async <T>(work: Promise<T>): Promise<T> =>
-		await signatureFirst(work, detached?.result);
-	let json: IDataObject = { decrypted: false, signed: false, signedBy: [] };
-	let stored;
-	if (decrypt) {
+	const { stored, json } = await openAndStore(this, itemIndex, await file.open(), {
+		decrypt,
+		allowUnsigned: this.getNodeParameter('allowUnsigned', itemIndex, false) as boolean,
+		detached,
+		verifyWith: async () => verifyWith,
 		// The customer's key is needed only for an encrypted file; a signed-only one opens without it.
-		const decryptWith = run.view.keySource === 'none' ? undefined : await run.customerKey();
-		const opened = await told(
-			open(source, {
-				decryptWith,
-				verifyWith,
-				allowUnsigned:
-					(this.getNodeParameter('allowUnsigned', itemIndex, false) as boolean) || !!detached,
-			}),
-		);
-		stored = await told(
-			storeStream(this, itemIndex, opened.stream, {
-				userFilename: plainName(file.fileName ?? 'file'),
-			}),
-		);
-		const result = await opened.result;
-		json = {
-			decrypted: result.encrypted,
-			signed: result.signed,
-			signedBy: result.signedBy.map(spacedFingerprint),
-		};
-	} else {
-		stored = await told(
-			storeStream(this, itemIndex, source, { userFilename: file.fileName ?? 'file' }),
-		);
-	}
-	if (detached) {
-		const result = await detached.result;
-		json.detachedSignature = { name: detached.name, signedBy: spacedFingerprint(result.signedBy) };
-	}
+		decryptWith: async () => (run.view.keySource === 'none' ? undefined : await run.customerKey()),
+		fileName: file.fileName ?? 'file',
+		label: file.fileName ?? field,
+	});
 	const item = this.getInputData()[itemIndex];
 	return [
 		{

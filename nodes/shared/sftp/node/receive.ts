@@ -5,6 +5,7 @@
  * the bank after the read (same size and time): a file the bank is still writing is refused.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { PrivateKey, PublicKey } from 'openpgp';
 
 import { storeStream } from '../../common/binaryOutput';
 import type { Readable } from 'node:stream';
@@ -49,6 +50,72 @@ export function entryJson(entry: RemoteEntry): IDataObject {
 	};
 }
 
+/**
+ * A file's bytes into n8n's binary storage: checked against its detached signature when one is
+ * given, decrypted and verified when asked (a message without a signature inside is then accepted
+ * when the detached one holds). A failure of the detached signature is told as it is, not as what
+ * the decryption made of it. Returns what was stored and what the item says of the checks.
+ */
+export async function openAndStore(
+	ctx: SftpContext,
+	itemIndex: number,
+	source: Readable,
+	options: {
+		decrypt: boolean;
+		allowUnsigned: boolean;
+		detached?: { name: string; signature: Buffer };
+		/** The bank's keys, asked for only when something is verified. */
+		verifyWith: () => Promise<PublicKey[]>;
+		/** The customer's key, asked for only when decrypting. */
+		decryptWith: () => Promise<PrivateKey | undefined>;
+		/** The file's name as stored (without its OpenPGP extension once decrypted). */
+		fileName: string;
+		/** How messages name the file. */
+		label: string;
+	},
+): Promise<{ stored: Awaited<ReturnType<typeof storeStream>>; json: IDataObject }> {
+	let raw = source;
+	let detached: Promise<DetachedResult> | undefined;
+	if (options.detached) {
+		const checked = await verifyDetached(raw, options.detached.signature, {
+			verifyWith: await options.verifyWith(),
+			signatureName: options.detached.name,
+			fileName: options.label,
+		});
+		raw = checked.stream;
+		detached = checked.result;
+	}
+	const told = async <T>(work: Promise<T>): Promise<T> => await signatureFirst(work, detached);
+	const json: IDataObject = { decrypted: false, signed: false, signedBy: [] };
+	let stored;
+	if (options.decrypt) {
+		const opened = await told(
+			open(raw, {
+				decryptWith: await options.decryptWith(),
+				verifyWith: await options.verifyWith(),
+				allowUnsigned: options.allowUnsigned || !!options.detached,
+			}),
+		);
+		stored = await told(
+			storeStream(ctx, itemIndex, opened.stream, { userFilename: plainName(options.fileName) }),
+		);
+		const result = await opened.result;
+		Object.assign(json, {
+			decrypted: result.encrypted,
+			signed: result.signed,
+			signedBy: result.signedBy.map(spacedFingerprint),
+		});
+	} else {
+		stored = await told(storeStream(ctx, itemIndex, raw, { userFilename: options.fileName }));
+	}
+	if (detached && options.detached)
+		json.detachedSignature = {
+			name: options.detached.name,
+			signedBy: spacedFingerprint((await detached).signedBy),
+		};
+	return { stored, json };
+}
+
 /** Reads `entry` into n8n as one item; throws (nothing stored is handed out) when anything fails. */
 export async function receiveFile(
 	ctx: SftpContext,
@@ -57,52 +124,21 @@ export async function receiveFile(
 	options: ReceiveOptions,
 ): Promise<INodeExecutionData> {
 	const session = await run.connect();
-	let raw: Readable = session.read(entry.path);
-	let json: IDataObject = { ...entryJson(entry), decrypted: false, signed: false, signedBy: [] };
-	let detached: Promise<DetachedResult> | undefined;
-	if (options.detached) {
-		const checked = await verifyDetached(raw, options.detached.signature, {
-			verifyWith: await run.bankKeys(),
-			signatureName: options.detached.name,
-			fileName: entry.path,
-		});
-		raw = checked.stream;
-		detached = checked.result;
-	}
-	// A failure of the detached signature is told as it is (not as what the decryption made of it).
-	const told = async <T>(work: Promise<T>): Promise<T> => await signatureFirst(work, detached);
-	let stored;
-	if (options.decrypt) {
-		const keys = { bank: await run.bankKeys(), customer: await run.customerKey() };
-		const opened = await told(
-			open(raw, {
-				decryptWith: keys.customer,
-				verifyWith: keys.bank,
-				allowUnsigned: options.allowUnsigned || !!options.detached,
-			}),
-		);
-		stored = await told(
-			storeStream(ctx, options.itemIndex, opened.stream, {
-				userFilename: plainName(entry.name),
-			}),
-		);
-		const result = await opened.result;
-		json = {
-			...json,
-			decrypted: result.encrypted,
-			signed: result.signed,
-			signedBy: result.signedBy.map(spacedFingerprint),
-		};
-	} else {
-		stored = await told(storeStream(ctx, options.itemIndex, raw, { userFilename: entry.name }));
-	}
-	if (detached && options.detached) {
-		const result = await detached;
-		json.detachedSignature = {
-			name: options.detached.name,
-			signedBy: spacedFingerprint(result.signedBy),
-		};
-	}
+	const { stored, json: checked } = await openAndStore(
+		ctx,
+		options.itemIndex,
+		session.read(entry.path),
+		{
+			decrypt: options.decrypt,
+			allowUnsigned: options.allowUnsigned,
+			detached: options.detached,
+			verifyWith: async () => await run.bankKeys(),
+			decryptWith: async () => await run.customerKey(),
+			fileName: entry.name,
+			label: entry.path,
+		},
+	);
+	const json: IDataObject = { ...entryJson(entry), ...checked };
 	const after = await session.stat(entry.path);
 	if (!after || after.size !== entry.size || after.modifiedAt !== entry.modifiedAt)
 		throw new SftpFileBusyError(
