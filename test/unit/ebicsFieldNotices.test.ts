@@ -12,7 +12,7 @@ import { CorporateBankingEbicsApi } from '../../credentials/CorporateBankingEbic
 import { Ebics } from '../../nodes/Ebics/Ebics.node';
 import { attempt } from '../../nodes/shared/common/attempt';
 import { EbicsTrigger } from '../../nodes/EbicsTrigger/EbicsTrigger.node';
-import { checkService, ORDER_TYPE_PATTERN, parseHash, type BtfService } from '../../nodes/shared/ebics';
+import { checkService, ORDER_TYPE_PATTERN, parseHash, USUAL_BTF_VALUES, type BtfService } from '../../nodes/shared/ebics';
 import { EBICS_CHECK_FIELD } from '../../nodes/shared/ebics/credential/ebicsCredential';
 
 // Version 1's fields; version 2 shows the same ones (test/unit/ebicsResources.test.ts).
@@ -84,6 +84,38 @@ describe('EBICS: typed BTF parameters marked as typed, by the rules the node che
 			const notice = ebics.find((p) => p.name === `${direction}OtherOrderTypeNotice`)!;
 			expect([direction, NodeHelpers.displayParameter(values, notice, null, null)]).toEqual([direction, !ORDER_TYPE_PATTERN.test(value.trim())]);
 		}
+	});
+});
+
+describe("EBICS: the usual values pass without n8n's regular expression engine (its 250 ms wall-clock limit fails runs on a busy machine)", () => {
+	/** Runs `check` with n8n's engine replaced by one that fails every pattern it is given. */
+	function withoutPatterns(check: () => void): void {
+		const refuse = (): never => {
+			throw new Error('Regular expression execution timed out');
+		};
+		setSafeRegexEngine({ exec: refuse, test: refuse, replace: refuse, matchAll: refuse, split: refuse });
+		try {
+			check();
+		} finally {
+			resetSafeRegexEngine();
+		}
+	}
+
+	it.each(Object.entries(USUAL_BTF_VALUES))('%s: each usual value is one the node takes, and its notice stays hidden without a pattern', (parameter, usual) => {
+		const field = FIELDS.find(([, p]) => p === parameter)?.[0];
+		for (const value of usual!) {
+			expect([value, refused(parameter as keyof BtfService, value)]).toEqual([value, false]);
+			if (field) withoutPatterns(() => expect([value, shown(`${field}Notice`, { operation: 'upload', uploadService: 'custom', [field]: value })]).toEqual([value, false]));
+		}
+	});
+
+	it("an Other Order Type from the node's list or the banks' usual ones: no notice, no pattern; another one still goes through the rule", () => {
+		const values = (value: string) => ({ operation: 'download', downloadService: 'orderType', downloadOrderType: 'other', downloadOtherOrderType: value });
+		const notice = ebics.find((p) => p.name === 'downloadOtherOrderTypeNotice')!;
+		withoutPatterns(() => {
+			for (const value of ['C53', 'STA', 'CRZ', 'Z53', 'XE2', 'CDZ']) expect([value, NodeHelpers.displayParameter(values(value), notice, null, null)]).toEqual([value, false]);
+			expect(() => NodeHelpers.displayParameter(values('Q7X'), notice, null, null)).toThrow('timed out');
+		});
 	});
 });
 

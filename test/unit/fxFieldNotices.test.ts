@@ -8,6 +8,7 @@ import { NodeHelpers, resetSafeRegexEngine, setSafeRegexEngine } from 'n8n-workf
 
 import { FxTradeExecution } from '../../nodes/FxTradeExecution/FxTradeExecution.node';
 import { BankMockService } from '../../nodes/BankMockService/BankMockService.node';
+import { FxValidator } from '../../nodes/shared/fx/validation';
 
 const properties = new FxTradeExecution().description.properties;
 const notice = (name: string) => properties.find((p) => p.name === name)!;
@@ -33,6 +34,27 @@ describe('FX Trade Execution: fields marked before the node runs', () => {
 			expect(shown(notice('amountNotice'), { amount })).toBe(false);
 		},
 	);
+
+	it.each(['1e3', '0x10', '.5', '5.', 'Infinity'])(
+		"an Amount of %j, a number in JavaScript's own notation, shows no notice; the run refuses it naming the field",
+		(amount) => {
+			expect(shown(notice('amountNotice'), { amount })).toBe(false);
+			expect(() => new FxValidator(0).positiveAmount('Amount', amount, 'EUR')).toThrow(/^Amount: .* is not an amount/);
+		},
+	);
+
+	it("no Amount reaches n8n's regular expression engine (its 250 ms limit fails runs on a busy machine)", () => {
+		const refuse = (): never => {
+			throw new Error('Regular expression execution timed out');
+		};
+		setSafeRegexEngine({ exec: refuse, test: refuse, replace: refuse, matchAll: refuse, split: refuse });
+		try {
+			for (const amount of ['1000', '-5', '1,5', 'abc', '1500.50', ''])
+				expect([amount, shown(notice('amountNotice'), { amount })]).toEqual([amount, !['1000', '1500.50', ''].includes(amount)]);
+		} finally {
+			resetSafeRegexEngine();
+		}
+	});
 
 	it.each(['EURO', 'XYZ', 'E', '€'])('a Buy Currency code of %j shows the currency notice, the Sell Currency none', (value) => {
 		expect(shown(notice('buyCurrencyNotice'), { buyCurrency: code(value) })).toBe(true);

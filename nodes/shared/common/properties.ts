@@ -50,8 +50,10 @@ export function outputFileField(displayOptions: IDisplayOptions): INodePropertie
  * Hides a notice while the watched field is empty, one of the usual good values, an expression
  * (checked when the node runs) or matches the pattern of a good value: n8n shows it the moment the
  * field holds anything else. n8n tries the rules in order and stops at the first that holds, so a
- * usual value never reaches n8n's regular expression engine, which fails the whole workflow when
- * a pattern takes longer than 250 ms (a long pattern on a busy machine can).
+ * usual value never reaches n8n's regular expression engine. That engine runs each pattern in a vm
+ * with a 250 ms wall-clock limit every time n8n loads the workflow (for a run too), and fails the
+ * whole run past it, which a busy machine's pause can cause with any pattern: the usual values
+ * keep the patterns for what is rarely typed.
  */
 export function unlessValid(
 	field: string,
@@ -60,7 +62,7 @@ export function unlessValid(
 ): INodeProperties['displayOptions'] {
 	return {
 		hide: {
-			[field]: ['', ...usual, { _cnd: { startsWith: '=' } }, { _cnd: { regex: pattern } }],
+			[field]: ['', { _cnd: { startsWith: '=' } }, ...usual, { _cnd: { regex: pattern } }],
 		},
 	};
 }

@@ -54,6 +54,32 @@ const RULES: Array<[keyof BtfService, RegExp, string, boolean]> = [
 	['msgFormat', /^[A-Z0-9]{1,4}$/, 'up to four upper-case letters or digits (e.g. XML)', false],
 ];
 
+/**
+ * Values of each BTF parameter that banks' BTF code lists and contracts use most, every one within
+ * its rule: the editor's notices let them by without a pattern (see unlessValid).
+ */
+export const USUAL_BTF_VALUES: Partial<Record<keyof BtfService, string[]>> = {
+	serviceName: ['EOP', 'STM', 'REP', 'PSR', 'SCT', 'SCI', 'SDD', 'XCT', 'DCT', 'MCT'],
+	scope: ['DE', 'AT', 'CH', 'FR', 'BIL', 'GLB'],
+	serviceOption: ['COR', 'B2B', 'COR1', 'URG', 'XSTM', 'XREP'],
+	container: ['XML', 'ZIP', 'SVC'],
+	msgName: [
+		'camt.052',
+		'camt.053',
+		'camt.054',
+		'camt.086',
+		'pain.001',
+		'pain.002',
+		'pain.008',
+		'pain.014',
+		'mt940',
+		'mt942',
+	],
+	msgVersion: ['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12', '13'],
+	msgVariant: ['001', '002', '003'],
+	msgFormat: ['XML', 'PDF', 'TXT', 'ZIP'],
+};
+
 /** The rule of one BTF parameter, as checkService applies it (the editor's notices show it). */
 export function btfRule(name: keyof BtfService): BtfRule {
 	const [, pattern, rule, required] = RULES.find(([field]) => field === name)!;

@@ -11,6 +11,7 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 
 import {
 	orderTypeLabel,
+	H004_ORDER_TYPES,
 	H004_PRESET_ORDER_TYPES,
 	h004OrderTypes,
 	ORDER_TYPE_PATTERN,
@@ -30,6 +31,35 @@ type Direction = H004OrderType['direction'];
 /** The Service choice that takes an EBICS 2.5 order type. */
 export const ORDER_TYPE_CHOICE = 'orderType';
 const OTHER = 'other';
+
+/**
+ * Order types banks' contracts name beyond the node's list (camt and SEPA variants, the German
+ * banks' Z-types, the Swiss ones), each within the rule: the notice lets them by without a pattern.
+ */
+const USUAL_ORDER_TYPES = [
+	...new Set([
+		...Object.values(H004_ORDER_TYPES).map((entry) => entry.orderType),
+		...[
+			'CRZ',
+			'CIP',
+			'C5N',
+			'CCC',
+			'CCU',
+			'CDC',
+			'CDZ',
+			'C1C',
+			'C2C',
+			'XE2',
+			'XE3',
+			'Z01',
+			'Z52',
+			'Z53',
+			'Z54',
+			'FDL',
+			'FUL',
+		],
+	]),
+];
 
 /** The Service option of the EBICS 2.5 order types. */
 export function orderTypeOption(direction: Direction): {
@@ -89,7 +119,11 @@ export function orderTypeProperties(direction: Direction, operation: string): IN
 			type: 'notice',
 			default: '',
 			displayOptions: {
-				...unlessValid(`${direction}OtherOrderType`, trimmedPattern(ORDER_TYPE_PATTERN)),
+				...unlessValid(
+					`${direction}OtherOrderType`,
+					trimmedPattern(ORDER_TYPE_PATTERN),
+					USUAL_ORDER_TYPES,
+				),
 				...show({ [typeField]: [OTHER] }),
 			},
 		},

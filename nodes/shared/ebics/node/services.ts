@@ -8,7 +8,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { BtfService } from '../index';
-import { btfRule, SERVICE_PRESETS } from '../index';
+import { btfRule, SERVICE_PRESETS, USUAL_BTF_VALUES } from '../index';
 import { InputError } from '../../common/errors';
 import { trimmedPattern, unlessValid } from '../../common/properties';
 import { orderTypeOption } from './orderTypes';
@@ -92,7 +92,10 @@ export function btfNotice(
 		name: `${field}Notice`,
 		type: 'notice',
 		default: '',
-		displayOptions: { ...unlessValid(field, trimmedPattern(pattern)), ...(show ? { show } : {}) },
+		displayOptions: {
+			...unlessValid(field, trimmedPattern(pattern), USUAL_BTF_VALUES[parameter]),
+			...(show ? { show } : {}),
+		},
 	};
 }
 
@@ -259,7 +262,7 @@ export function scopeNotice(field: string, show?: IDisplayOptions['show']): INod
 		default: '',
 		displayOptions: {
 			// The scopes of the EBICS countries pass without n8n's regular expression engine.
-			...unlessValid(field, trimmedPattern(btfRule('scope').pattern), ['DE', 'AT', 'CH', 'FR']),
+			...unlessValid(field, trimmedPattern(btfRule('scope').pattern), USUAL_BTF_VALUES.scope),
 			...(show ? { show } : {}),
 		},
 	};

@@ -7,7 +7,7 @@ import type { FxOperation, FxTarget } from '../target';
 import { isJsonObject, tradeJson } from '../trade';
 import { FxValidator, TENOR_NAMES, TENORS } from '../validation';
 import { bankFailure, outcomeUnknown } from '../../transport/errors';
-import { dayProperties, unlessValid } from '../../common/properties';
+import { dayProperties } from '../../common/properties';
 import type { BankResponse } from '../../transport/request';
 
 const SIDES = ['BUY', 'SELL'] as const;
@@ -54,8 +54,11 @@ export const description: INodeProperties[] = [
 		name: 'amountNotice',
 		type: 'notice',
 		default: '',
-		// What FxValidator.positiveAmount takes as text, but for the decimals the currency allows.
-		displayOptions: unlessValid('amount', '^\\s*\\+?(?=[\\d.]*[1-9])\\d+(\\.\\d+)?\\s*$'),
+		// A number above zero as JavaScript reads the text: what FxValidator.positiveAmount takes,
+		// but for the decimals the currency allows and JavaScript's own notations (1e3, 0x10, .5, 5.),
+		// which the run refuses by name. No regular expression: n8n runs those in a vm with a 250 ms
+		// wall-clock limit each time it loads the workflow, which fails runs on a busy machine.
+		displayOptions: { hide: { amount: ['', { _cnd: { startsWith: '=' } }, { _cnd: { gt: 0 } }] } },
 	},
 	{
 		displayName: 'Amount Side',
