@@ -30,7 +30,7 @@ import { binaryFile, nodeItems } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
 import { requireContext, skipAll, startStack, type Stack } from './lib/stack';
 import type { EbicsRecord } from '../sandbox/ebics/bank';
-import { choose, emptyMarker, escapeRegExp, executeStep, outputPane, panelEntry, parameterInput, retype, searchNewWorkflow, seeInOutput, typeInto } from './lib/editor';
+import { choose, emptyMarker, escapeRegExp, executeStep, goTo, outputPane, panelEntry, parameterInput, retype, searchNewWorkflow, seeInOutput, typeInto } from './lib/editor';
 import { ebicsNodeWorkflow, executeCleanly, until, withEbicsCredential } from './lib/ebicsSandbox';
 import { openEditor } from './lib/ui';
 import { credentialId, credentialName, loadExample, prepareForImport, type WorkflowJson } from './lib/workflows';
@@ -163,7 +163,7 @@ else {
 		test('the EBICS node in the editor: the Download and Upload panels, a Scope typed into the upload', async () => {
 			const statements = loadExample('ebics-statements.json');
 			const download = statements.nodes.find((n) => n.name === 'Download Statements (BTD)')!;
-			await page.goto(`${stack.n8n.baseUrl}/workflow/${WORKFLOWS.statements}/${download.id}`, { waitUntil: 'commit' });
+			await goTo(page, stack.n8n.baseUrl, `/workflow/${WORKFLOWS.statements}/${download.id}`);
 			const ndv = page.locator('[data-test-id="ndv"]');
 			await ndv.locator('[data-test-id="parameter-input-downloadService"]').waitFor();
 			expect(await ndv.locator('[data-test-id="node-issues"], [data-test-id="parameter-issues"]').count()).toBe(0);
@@ -171,7 +171,7 @@ else {
 
 			const payments = loadExample('ebics-payments.json');
 			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
-			await page.goto(`${stack.n8n.baseUrl}/workflow/${WORKFLOWS.payments}/${upload.id}`, { waitUntil: 'commit' });
+			await goTo(page, stack.n8n.baseUrl, `/workflow/${WORKFLOWS.payments}/${upload.id}`);
 			await ndv.locator('[data-test-id="parameter-input-uploadService"]').waitFor();
 			await ndv.getByText(/Running this node sends the file to the bank as an order/).first().waitFor();
 			const scope = field('scope', ndv);
@@ -307,7 +307,7 @@ else {
 
 		/** Opens a node of an imported workflow the way a link to it does. */
 		const openNode = async (workflowId: string, nodeId: string): Promise<void> => {
-			await page.goto(`${stack.n8n.baseUrl}/workflow/${workflowId}/${nodeId}`, { waitUntil: 'commit' });
+			await goTo(page, stack.n8n.baseUrl, `/workflow/${workflowId}/${nodeId}`);
 			await ndv().locator('[data-test-id="node-parameters"]').waitFor();
 		};
 

@@ -30,7 +30,7 @@ import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 
 import { ebicsForm, ebicsFormLines, ebicsNodeWorkflow, EBICS_CREDENTIAL, type EbicsForm } from './lib/ebicsSandbox';
-import { credentialDialog, credentialEntry, runFromCanvas, escapeRegExp, executeStep, outputPane } from './lib/editor';
+import { credentialDialog, credentialEntry, runFromCanvas, escapeRegExp, executeStep, goTo, outputPane } from './lib/editor';
 import { ensureChromium, N8N_VERSION } from './lib/install';
 import { nodeError, nodeItems, type StoredExecution } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
@@ -260,7 +260,7 @@ else {
 			const workflow = ebicsNodeWorkflow('Initialisation Letters', { operation: 'initialisationLetters' });
 			for (const node of workflow.nodes) if (node.credentials?.[EBICS_CREDENTIAL]) node.credentials[EBICS_CREDENTIAL] = { ...made };
 			const id = await createWorkflow(workflow, 'EBICS: letters of the subscriber made in the editor');
-			await page.goto(`${stack.n8n.baseUrl}/workflow/${id}/ebics`, { waitUntil: 'commit' });
+			await goTo(page, stack.n8n.baseUrl, `/workflow/${id}/ebics`);
 			await ndv().locator('[data-test-id="node-parameters"]').waitFor();
 			await runStep(id);
 			const [letter] = nodeItems(stack.n8n.executions(id).at(-1)!.run!, 'Initialisation Letters');
@@ -283,7 +283,7 @@ else {
 			const payments = loadExample('ebics-payments.json');
 			const upload = payments.nodes.find((n) => n.name === 'Upload Credit Transfer (BTU)')!;
 			const id = workflowId('ebics-payments.json');
-			await page.goto(`${stack.n8n.baseUrl}/workflow/${id}`, { waitUntil: 'commit' });
+			await goTo(page, stack.n8n.baseUrl, `/workflow/${id}`);
 			await runWorkflow(id);
 			// The run's output stays with the workflow open: the node opened from the canvas.
 			await page.locator('[data-test-id="canvas-node"]').filter({ hasText: upload.name }).first().dblclick();
@@ -304,14 +304,14 @@ else {
 			const download = statements.nodes.find((n) => n.name === 'Download Statements (BTD)')!;
 			const id = workflowId('ebics-statements.json');
 			// The first run downloads the new statements, and the bank marks them delivered.
-			await page.goto(`${stack.n8n.baseUrl}/workflow/${id}`, { waitUntil: 'commit' });
+			await goTo(page, stack.n8n.baseUrl, `/workflow/${id}`);
 			await runWorkflow(id);
 			const { subscribers } = await stack.bank.admin<{ subscribers: Array<{ partnerId: string; userId: string; files: Array<{ msgName: string; delivered: boolean }> }> }>('GET', '/ebics/subscribers');
 			const camt = subscribers.find((s) => s.userId === 'READY1')!.files.filter((f) => f.msgName === 'camt.053');
 			expect(camt.length).toBeGreaterThan(0);
 			expect(camt.every((f) => f.delivered)).toBe(true);
 			// The step tried again, as a person tests the node.
-			await page.goto(`${stack.n8n.baseUrl}/workflow/${id}/${download.id}`, { waitUntil: 'commit' });
+			await goTo(page, stack.n8n.baseUrl, `/workflow/${id}/${download.id}`);
 			await ndv().locator('[data-test-id="parameter-input-which"]').waitFor();
 			await executeStep(page);
 			await seeInOutput(/Which Data is "New \(Not Downloaded Yet\)": the bank gives only what it has not delivered yet/);
@@ -325,7 +325,7 @@ else {
 
 		test('the EBICS Trigger names its order types field for no EBICS version (the panel cannot know the credential\'s)', async () => {
 			const trigger = loadExample('ebics-trigger.json').nodes.find((n) => n.type.endsWith('.ebicsTrigger'))!;
-			await page.goto(`${stack.n8n.baseUrl}/workflow/${workflowId('ebics-trigger.json')}/${trigger.id}`, { waitUntil: 'commit' });
+			await goTo(page, stack.n8n.baseUrl, `/workflow/${workflowId('ebics-trigger.json')}/${trigger.id}`);
 			const entry = ndv().locator('[data-test-id="parameter-item"]').filter({ has: page.locator('[data-test-id="parameter-input-h004OrderTypes"]') }).first();
 			await entry.waitFor();
 			expect((await entry.locator('label').first().innerText()).split('\n')[0].trim()).toBe('Order Types');

@@ -19,6 +19,7 @@ import {
 	emptyMarker as emptyMarkerOf,
 	escapeRegExp,
 	executeStep as executeStepOf,
+	goTo,
 	outputPane,
 	panelEntry as panelEntryOf,
 	parameterInput,
@@ -83,7 +84,7 @@ function exampleNode(type: string): { id: string; file: string; workflow: Workfl
 
 /** Goes to a page of the editor; what to wait for is up to the caller. */
 async function goto(route: string): Promise<void> {
-	await page.goto(`${baseUrl()}${route}`, { waitUntil: 'commit' });
+	await goTo(page, baseUrl(), route);
 }
 
 /** Opens a node's panel the way a link to it does, and waits for its parameters. */

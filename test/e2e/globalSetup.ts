@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { ensureN8n } from './lib/install';
+import { DATABASE_TEMPLATE_ENV, makeDatabaseTemplate } from './lib/n8n';
 import { buildAndPack } from './lib/package';
 import type { E2eContext } from './lib/stack';
 
@@ -17,7 +18,7 @@ const say = (line: string): void => {
 	process.stderr.write(`[e2e] ${line}\n`);
 };
 
-export default function globalSetup(): void {
+export default async function globalSetup(): Promise<void> {
 	const ctx: E2eContext = { installSeconds: 0 };
 	const started = Date.now();
 	try {
@@ -46,6 +47,15 @@ export default function globalSetup(): void {
 		say(`build/pack failed: ${ctx.packError.split('\n')[0]}`);
 	}
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'corporate-banking-e2e-'));
+	if (ctx.install) {
+		const database = path.join(dir, 'database.sqlite');
+		try {
+			await makeDatabaseTemplate(ctx.install, database);
+			process.env[DATABASE_TEMPLATE_ENV] = database;
+		} catch (error) {
+			say(`each n8n migrates its own database: ${(error as Error).message.split('\n')[0]}`);
+		}
+	}
 	const file = path.join(dir, 'context.json');
 	writeFileSync(file, JSON.stringify(ctx));
 	process.env.CORPORATE_BANKING_E2E_CONTEXT = file;

@@ -45,6 +45,8 @@ function main() {
 	const build = !args.includes('--no-build');
 	const rest = args.filter((a) => a !== outArg && a !== mergeArg && a !== '--no-build');
 	const started = Date.now();
+	const timing = path.join(os.tmpdir(), `corporate-banking-e2e-timing-${process.pid}.jsonl`);
+	fs.rmSync(timing, { force: true });
 	const res = spawnSync(
 		process.execPath,
 		[
@@ -60,7 +62,11 @@ function main() {
 		{
 			stdio: 'inherit',
 			cwd: root,
-			env: { ...process.env, CORPORATE_BANKING_E2E_BUILD: build ? '1' : '0' },
+			env: {
+				...process.env,
+				CORPORATE_BANKING_E2E_BUILD: build ? '1' : '0',
+				CORPORATE_BANKING_E2E_TIMING: timing,
+			},
 		},
 	);
 	const status = res.status ?? 1;
@@ -79,11 +85,46 @@ function main() {
 		console.log('\nTime of each e2e file:');
 		for (const [file, seconds] of c.files.sort((a, b) => b[1] - a[1]))
 			console.log(`  ${file.padEnd(48)} ${seconds.toFixed(0).padStart(5)} s`);
+		printN8nTimes(timing);
 		if (mergeArg) mergeInto(path.resolve(mergeArg.slice('--merge-into='.length)), c);
 		if (!keepReport) fs.rmSync(report, { force: true });
 	}
+	fs.rmSync(timing, { force: true });
 	console.log(`\n${summary} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
 	return status;
+}
+
+/**
+ * Where the e2e time goes: the n8n processes the tests started (the `n8n <command>` CLI runs, each
+ * a whole n8n start-up, and the servers until ready), counted with their seconds, per command and
+ * per test file (from the lines lib/n8n.ts writes).
+ */
+function printN8nTimes(file) {
+	if (!fs.existsSync(file)) return;
+	const lines = fs
+		.readFileSync(file, 'utf8')
+		.split('\n')
+		.filter(Boolean)
+		.map((l) => JSON.parse(l));
+	const add = (map, key, seconds) => {
+		const entry = map.get(key) ?? { count: 0, seconds: 0 };
+		entry.count += 1;
+		entry.seconds += seconds;
+		map.set(key, entry);
+	};
+	const byCommand = new Map();
+	const byFile = new Map();
+	for (const { file: test, command, seconds } of lines) {
+		add(byCommand, `n8n ${command}`, seconds);
+		add(byFile, path.relative(root, test) || '(set-up)', seconds);
+	}
+	const show = (title, map) => {
+		console.log(`\n${title}:`);
+		for (const [key, { count, seconds }] of [...map].sort((a, b) => b[1].seconds - a[1].seconds))
+			console.log(`  ${key.padEnd(48)} ${String(count).padStart(4)} × ${seconds.toFixed(0).padStart(5)} s`);
+	};
+	show('n8n processes started by the e2e tests, by command (count × seconds in all)', byCommand);
+	show('the same, by test file', byFile);
 }
 
 /** Adds counts to the totals of a jest JSON report (creating a minimal one when it is missing). */

@@ -31,7 +31,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 
 import { startSandboxSftp, type SandboxSftp } from '../sandbox/sftp';
 import { Gpg } from '../helpers/gpg';
-import { credentialDialog, credentialEntry, runFromCanvas, parameterInput, retype } from './lib/editor';
+import { credentialDialog, credentialEntry, runFromCanvas, goTo, parameterInput, retype } from './lib/editor';
 import { ensureChromium, N8N_VERSION } from './lib/install';
 import { nodeError, nodeItems, type StoredExecution } from './lib/n8n';
 import { PROJECT_ROOT } from './lib/sandbox';
@@ -278,7 +278,7 @@ else {
 			const workflow = loadExample('sftp-payments-upload.json');
 			for (const node of workflow.nodes) if (node.credentials?.[SFTP_CREDENTIAL]) node.credentials[SFTP_CREDENTIAL] = { ...made };
 			const id = await createWorkflow(workflow, 'Bank SFTP: upload with the credential typed in the editor');
-			await page.goto(`${stack.n8n.baseUrl}/workflow/${id}`, { waitUntil: 'commit' });
+			await goTo(page, stack.n8n.baseUrl, `/workflow/${id}`);
 			const done = await runWorkflow(id);
 			const failed = workflow.nodes.map((n) => [n.name, nodeError(done.run!, n.name)?.message]).filter(([, m]) => m);
 			expect(failed).toEqual([]);

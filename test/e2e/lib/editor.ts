@@ -62,7 +62,12 @@ export async function retype(
  * Clears a field and types the text key by key, as a person does; leaves the field once saved
  * (`saved`: the value the workflow is saved with, when n8n stores it otherwise than typed).
  */
-export async function typeInto(page: Page, name: string, text: string, saved = text): Promise<void> {
+export async function typeInto(
+	page: Page,
+	name: string,
+	text: string,
+	saved = text,
+): Promise<void> {
 	// n8n leaves an emptied parameter out of what it saves; the field's empty marker says it took it.
 	const done = saved ? savedWith(page, name, saved) : emptyMarker(page, name).waitFor();
 	await retype(parameterInput(page, name), text, { leave: 'Tab' });
@@ -86,6 +91,67 @@ export async function choose(page: Page, name: string, option: string): Promise<
 		.click();
 }
 
+/**
+ * Goes to a page of the editor (`route`: its path, such as /workflow/<id>/<node id> or
+ * /home/credentials/<id>). Once the editor is loaded it moves the way its own links do, through
+ * its router, without loading the page again: a load costs the whole editor bundle, seconds on a
+ * busy machine. A workflow left with changes not saved is left without saving them, as a person
+ * who has what they came for does; the workflow on screen is read again, as saved and with no run
+ * shown, as a load gives it. A workflow's route ends once that workflow is on the canvas, and a
+ * node's route then opens its panel (the editor opens a panel only for a node it shows).
+ */
+export async function goTo(page: Page, baseUrl: string, route: string): Promise<void> {
+	const loaded =
+		page.url().startsWith(baseUrl) &&
+		(await page.evaluate(() =>
+			Boolean((document.querySelector('#app') as { __vue_app__?: unknown } | null)?.__vue_app__),
+		));
+	if (!loaded) {
+		await page.goto(`${baseUrl}${route}`, { waitUntil: 'commit' });
+		return;
+	}
+	// The same page or workflow again is opened again (a workflow read as saved, with no run
+	// shown), as a load gives it.
+	const here = new URL(page.url()).pathname;
+	const workflow = /^\/workflow\/([^/]+)/.exec(route)?.[1];
+	if (here === route || (workflow && here.startsWith(`/workflow/${workflow}`)))
+		await routerPush(page, '/home/workflows');
+	if (workflow && workflow !== 'new') {
+		await routerPush(page, `/workflow/${workflow}`);
+		// That workflow on the canvas: its nodes' handles carry the workflow's id.
+		await page
+			.locator(`.vue-flow__handle[data-id^="${workflow}-"]`)
+			.first()
+			.waitFor({ state: 'attached' });
+	}
+	if (route !== `/workflow/${workflow}`) await routerPush(page, route);
+}
+
+/** The editor's router moved to `route` (its navigation ended), past its "Save changes before leaving?" question. */
+async function routerPush(page: Page, route: string): Promise<void> {
+	await page.evaluate((to) => {
+		type Router = { push(to: string): Promise<unknown> };
+		const app = (
+			document.querySelector('#app') as unknown as {
+				__vue_app__: { config: { globalProperties: { $router: Router } } };
+			}
+		).__vue_app__;
+		const state = window as unknown as { corporateBankingNavigation?: string };
+		state.corporateBankingNavigation = undefined;
+		app.config.globalProperties.$router.push(to).then(
+			() => (state.corporateBankingNavigation = 'done'),
+			(error: unknown) => (state.corporateBankingNavigation = String(error)),
+		);
+	}, route);
+	const ended = 'window.corporateBankingNavigation !== undefined';
+	const asked =
+		"Array.from(document.querySelectorAll('button')).some((b) => b.textContent.trim() === 'Leave without saving')";
+	await page.waitForFunction(`${ended} || ${asked}`);
+	const leave = page.getByRole('button', { name: 'Leave without saving' });
+	if (await leave.isVisible()) await leave.click();
+	await page.waitForFunction(ended);
+}
+
 /** The node panel (node creator) of a new, empty workflow, searched as typed. */
 export async function searchNewWorkflow(page: Page, baseUrl: string, term: string): Promise<void> {
 	await page.goto(`${baseUrl}/workflow/new`, { waitUntil: 'commit' });
@@ -95,11 +161,9 @@ export async function searchNewWorkflow(page: Page, baseUrl: string, term: strin
 
 /** A node entry of the node panel by its exact name. */
 export function panelEntry(page: Page, name: string): Locator {
-	return page
-		.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]')
-		.filter({
-			has: page.locator('[data-test-id="node-creator-item-name"]').getByText(name, { exact: true }),
-		});
+	return page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]').filter({
+		has: page.locator('[data-test-id="node-creator-item-name"]').getByText(name, { exact: true }),
+	});
 }
 
 /** "Execute step" (or a trigger's "Fetch Test Event") in the open node panel. */
@@ -134,12 +198,18 @@ export function credentialEntry(page: Page, name: string): Locator {
  * (`executions` lists the workflow's saved executions). `onTimeout` runs before the error when
  * none is saved within 3 minutes (a picture of the page, say).
  */
-export async function runFromCanvas(page: Page, executions: () => StoredExecution[], onTimeout?: () => Promise<void>): Promise<StoredExecution> {
+export async function runFromCanvas(
+	page: Page,
+	executions: () => StoredExecution[],
+	onTimeout?: () => Promise<void>,
+): Promise<StoredExecution> {
 	const before = executions().length;
 	await page.locator('[data-test-id="execute-workflow-button"]').click();
 	const deadline = Date.now() + 180_000;
 	for (;;) {
-		const done = executions().slice(before).find((e) => e.finished || e.status === 'success' || e.status === 'error');
+		const done = executions()
+			.slice(before)
+			.find((e) => e.finished || e.status === 'success' || e.status === 'error');
 		if (done) return done;
 		if (Date.now() > deadline) {
 			await onTimeout?.();

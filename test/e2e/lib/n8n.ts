@@ -7,7 +7,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
 	closeSync,
+	copyFileSync,
 	createWriteStream,
+	existsSync,
 	mkdirSync,
 	mkdtempSync,
 	openSync,
@@ -125,6 +127,35 @@ export function extractRun(text: string): RunData | undefined {
 	return found;
 }
 
+/** The environment variable naming the migrated database each new instance starts from. */
+export const DATABASE_TEMPLATE_ENV = 'CORPORATE_BANKING_E2E_DATABASE';
+
+/**
+ * Makes `file` an empty n8n database with every migration of this n8n run (a throwaway instance's,
+ * copied as one file by SQLite's VACUUM INTO). Instances created while DATABASE_TEMPLATE_ENV names
+ * it start from a copy: a new n8n's first command otherwise spends seconds of CPU migrating.
+ */
+export async function makeDatabaseTemplate(install: N8nInstall, file: string): Promise<void> {
+	const n8n = await N8n.create({ install });
+	try {
+		await n8n.importCredentials([]);
+		const res = spawnSync(
+			install.runtime.node,
+			[
+				'--no-warnings',
+				'-e',
+				"const { DatabaseSync } = require('node:sqlite'); const [from, to] = process.argv.slice(1); const db = new DatabaseSync(from); db.prepare('VACUUM INTO ?').run(to); db.close();",
+				n8n.databaseFile,
+				file,
+			],
+			{ encoding: 'utf8' },
+		);
+		if (res.status !== 0) throw new Error(`VACUUM INTO failed: ${res.stderr}`);
+	} finally {
+		await n8n.dispose();
+	}
+}
+
 export interface N8nOptions {
 	install: N8nInstall;
 	/** Editor/REST port (preferred when free; default: a port the system gives). The task broker always gets one the system gives. */
@@ -154,6 +185,10 @@ export class N8n {
 	) {
 		this.userFolder = mkdtempSync(path.join(os.tmpdir(), 'corporate-banking-n8n-'));
 		mkdirSync(path.join(this.userFolder, '.n8n', 'nodes'), { recursive: true });
+		// A database n8n has migrated already (see makeDatabaseTemplate): its first command then
+		// starts without running every migration again.
+		const template = process.env[DATABASE_TEMPLATE_ENV];
+		if (template && existsSync(template)) copyFileSync(template, this.databaseFile);
 		this.logFile = logFile ?? path.join(this.userFolder, 'n8n.log');
 	}
 
@@ -283,7 +318,9 @@ export class N8n {
 				rmSync(`${base}.err`, { force: true });
 				this.log(stdout + stderr);
 				if (signal) this.log(`\n(n8n ${args[0]} ended by ${signal})\n`);
-				resolve({ code, signal, stdout, stderr, seconds: (Date.now() - started) / 1000 });
+				const seconds = (Date.now() - started) / 1000;
+				recordTime(args[0], seconds);
+				resolve({ code, signal, stdout, stderr, seconds });
 			});
 		});
 	}
@@ -397,11 +434,15 @@ export class N8n {
 		};
 		child.stdout!.on('data', keep);
 		child.stderr!.on('data', keep);
-		const deadline = Date.now() + timeoutMs;
+		const started = Date.now();
+		const deadline = started + timeoutMs;
 		while (Date.now() < deadline) {
 			if (!this.running)
 				throw new Error(`n8n ${command} exited (${child.exitCode ?? child.signalCode}):\n${tail}`);
-			if ((await httpStatus(`http://127.0.0.1:${this.port}/healthz/readiness`)) === 200) return;
+			if ((await httpStatus(`http://127.0.0.1:${this.port}/healthz/readiness`)) === 200) {
+				recordTime(`${command} (until ready)`, (Date.now() - started) / 1000);
+				return;
+			}
 			await sleep(500);
 		}
 		await this.stop();
@@ -537,6 +578,17 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Writes what an n8n process cost to the file CORPORATE_BANKING_E2E_TIMING names (one JSON line:
+ * the test file, `n8n <command>`, its seconds), for the runner's summary of where e2e time goes.
+ */
+function recordTime(command: string, seconds: number): void {
+	const file = process.env.CORPORATE_BANKING_E2E_TIMING;
+	if (!file) return;
+	const testPath = (globalThis as { expect?: { getState(): { testPath?: string } } }).expect?.getState().testPath;
+	writeFileSync(file, `${JSON.stringify({ file: testPath ?? '', command, seconds })}\n`, { flag: 'a' });
+}
 
 export async function httpStatus(url: string): Promise<number> {
 	return await new Promise((resolve) => {
