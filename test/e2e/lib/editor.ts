@@ -62,12 +62,7 @@ export async function retype(
  * Clears a field and types the text key by key, as a person does; leaves the field once saved
  * (`saved`: the value the workflow is saved with, when n8n stores it otherwise than typed).
  */
-export async function typeInto(
-	page: Page,
-	name: string,
-	text: string,
-	saved = text,
-): Promise<void> {
+export async function typeInto(page: Page, name: string, text: string, saved = text): Promise<void> {
 	// n8n leaves an emptied parameter out of what it saves; the field's empty marker says it took it.
 	const done = saved ? savedWith(page, name, saved) : emptyMarker(page, name).waitFor();
 	await retype(parameterInput(page, name), text, { leave: 'Tab' });
@@ -161,9 +156,11 @@ export async function searchNewWorkflow(page: Page, baseUrl: string, term: strin
 
 /** A node entry of the node panel by its exact name. */
 export function panelEntry(page: Page, name: string): Locator {
-	return page.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]').filter({
-		has: page.locator('[data-test-id="node-creator-item-name"]').getByText(name, { exact: true }),
-	});
+	return page
+		.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]')
+		.filter({
+			has: page.locator('[data-test-id="node-creator-item-name"]').getByText(name, { exact: true }),
+		});
 }
 
 /** "Execute step" (or a trigger's "Fetch Test Event") in the open node panel. */
@@ -198,18 +195,12 @@ export function credentialEntry(page: Page, name: string): Locator {
  * (`executions` lists the workflow's saved executions). `onTimeout` runs before the error when
  * none is saved within 3 minutes (a picture of the page, say).
  */
-export async function runFromCanvas(
-	page: Page,
-	executions: () => StoredExecution[],
-	onTimeout?: () => Promise<void>,
-): Promise<StoredExecution> {
+export async function runFromCanvas(page: Page, executions: () => StoredExecution[], onTimeout?: () => Promise<void>): Promise<StoredExecution> {
 	const before = executions().length;
 	await page.locator('[data-test-id="execute-workflow-button"]').click();
 	const deadline = Date.now() + 180_000;
 	for (;;) {
-		const done = executions()
-			.slice(before)
-			.find((e) => e.finished || e.status === 'success' || e.status === 'error');
+		const done = executions().slice(before).find((e) => e.finished || e.status === 'success' || e.status === 'error');
 		if (done) return done;
 		if (Date.now() > deadline) {
 			await onTimeout?.();

@@ -139,18 +139,7 @@ export async function makeDatabaseTemplate(install: N8nInstall, file: string): P
 	const n8n = await N8n.create({ install });
 	try {
 		await n8n.importCredentials([]);
-		const res = spawnSync(
-			install.runtime.node,
-			[
-				'--no-warnings',
-				'-e',
-				"const { DatabaseSync } = require('node:sqlite'); const [from, to] = process.argv.slice(1); const db = new DatabaseSync(from); db.prepare('VACUUM INTO ?').run(to); db.close();",
-				n8n.databaseFile,
-				file,
-			],
-			{ encoding: 'utf8' },
-		);
-		if (res.status !== 0) throw new Error(`VACUUM INTO failed: ${res.stderr}`);
+		n8n.query('VACUUM INTO ?', [file]);
 	} finally {
 		await n8n.dispose();
 	}
